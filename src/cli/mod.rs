@@ -1,0 +1,57 @@
+//! The command line: argument parsing and the subcommands.
+//!
+//! Boundary: the only layer that prints, reads the environment or chooses exit codes.
+
+mod check;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// flexrules: board games written as entities, behaviours, laws and side-effects.
+#[derive(Parser, Debug)]
+#[command(name = "flexrules", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How diagnostics are printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Source excerpts with the problem underlined (on standard error).
+    #[default]
+    Human,
+    /// One JSON object per diagnostic, one per line (on standard output), for editors.
+    Json,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Load a game and report every problem found before it runs.
+    ///
+    /// Reads the game (a directory holding game.fr, or a single .fr file), every file it
+    /// includes and every law and side-effect file it binds, and checks them: syntax,
+    /// unknown directives, duplicate definitions, inheritance, the targets of advice,
+    /// unbound variables, unknown functions and argument counts.
+    ///
+    /// Exit status: 0 when the game is clean (warnings allowed), 1 when it has errors,
+    /// 2 when the command line is wrong or the game cannot be opened.
+    Check(check::CheckArgs),
+}
+
+/// Run the command line.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+    }
+}
+
+/// Whether to colour output written to standard error.
+pub fn stderr_color() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+}

@@ -1,0 +1,713 @@
+//! Static checks run before anything executes.
+//!
+//! Duplicate definitions, inheritance, the targets of advice, instances, boards and
+//! representations, unbound variables, unknown functions and argument counts. Every
+//! problem is reported; checking never stops at the first.
+
+use std::collections::hash_map::Entry;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::diagnostic::{Diagnostic, closest};
+use crate::source::Span;
+use crate::syntax::ast::{
+    AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, FormOp, Item, Name, Pattern,
+    Symbol,
+};
+use crate::syntax::intern::Interner;
+use crate::syntax::load::Loaded;
+
+use super::builtins::{self, FORM_NAMES};
+
+/// What the checker may assume about the world the game runs in.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Warn about advice bound to labels or states nothing uses.
+    pub lint_unused_patterns: bool,
+}
+
+/// Where a piece of code runs, which decides the forms it may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Context {
+    /// A behaviour of an entity, or advice.
+    Entity,
+    /// A behaviour of a representation.
+    Representation,
+    /// A `#define`d function (called from either).
+    Function,
+    /// `#setup`, `#actions`.
+    Game,
+    /// A `#property`, `#param` or `#instance` value.
+    Value,
+}
+
+struct TypeInfo {
+    def_span: Span,
+    extends: Option<Name>,
+    states: FxHashSet<Symbol>,
+}
+
+/// Check a loaded game. Returns the diagnostics (errors and warnings) found.
+pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut c = Checker {
+        interner: &loaded.interner,
+        diags: Vec::new(),
+        types: FxHashMap::default(),
+        functions: FxHashMap::default(),
+        instances: FxHashMap::default(),
+        open_boards: false,
+        labels: FxHashSet::default(),
+    };
+    let items = &loaded.program.items;
+    c.collect(items);
+    c.check_items(items);
+    if options.lint_unused_patterns {
+        c.lint_patterns(items);
+    }
+    c.diags
+}
+
+struct Checker<'a> {
+    interner: &'a Interner,
+    diags: Vec<Diagnostic>,
+    types: FxHashMap<Symbol, TypeInfo>,
+    /// Function name -> (parameter count, definition).
+    functions: FxHashMap<Symbol, (usize, Span)>,
+    /// Instance name -> (type, where it was made).
+    instances: FxHashMap<Symbol, (Symbol, Span)>,
+    /// A board whose cell names are only known when it is built.
+    open_boards: bool,
+    /// Every label some behaviour handles.
+    labels: FxHashSet<Symbol>,
+}
+
+impl Checker<'_> {
+    fn text(&self, sym: Symbol) -> &str {
+        self.interner.resolve(sym)
+    }
+
+    fn duplicate(&mut self, code: &'static str, what: &str, name: Name, first: Span) {
+        let text = self.text(name.sym).to_string();
+        self.diags.push(
+            Diagnostic::error(code, name.span, format!("{what} `{text}` is defined twice"))
+                .with_note(first, "first defined here")
+                .with_hint(format!(
+                    "rename or remove one of the two definitions of `{text}`"
+                )),
+        );
+    }
+
+    /// First pass: every global name.
+    fn collect(&mut self, items: &[Item]) {
+        for item in items {
+            match item {
+                Item::Entity(e) => self.collect_entity(e),
+                Item::Function(f) => {
+                    let text = self.text(f.name.sym);
+                    if FORM_NAMES.contains(&text) || builtins::lookup(text).is_some() {
+                        let text = text.to_string();
+                        self.diags.push(
+                            Diagnostic::error(
+                                "reserved-name",
+                                f.name.span,
+                                format!("`{text}` is a builtin and cannot be redefined"),
+                            )
+                            .with_hint("choose another name for the function"),
+                        );
+                        continue;
+                    }
+                    match self.functions.entry(f.name.sym) {
+                        Entry::Occupied(o) => {
+                            let first = o.get().1;
+                            self.duplicate("duplicate-function", "function", f.name, first);
+                        }
+                        Entry::Vacant(v) => {
+                            v.insert((f.params.len(), f.name.span));
+                        }
+                    }
+                }
+                Item::Representation(r) => {
+                    for state in &r.states {
+                        self.labels
+                            .extend(state.behaviours.iter().map(|b| b.label.sym));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Instances need the types.
+        for item in items {
+            match item {
+                Item::Instance(i) => self.add_instance(i.name, i.ty.sym),
+                Item::Board(b) => self.collect_board(b),
+                _ => {}
+            }
+        }
+    }
+
+    fn collect_entity(&mut self, e: &EntityDef) {
+        match self.types.entry(e.name.sym) {
+            Entry::Occupied(o) => {
+                let first = o.get().def_span;
+                self.duplicate("duplicate-entity", "entity type", e.name, first);
+            }
+            Entry::Vacant(v) => {
+                v.insert(TypeInfo {
+                    def_span: e.name.span,
+                    extends: e.extends,
+                    states: e.states.iter().map(|s| s.name.sym).collect(),
+                });
+            }
+        }
+        for state in &e.states {
+            self.labels
+                .extend(state.behaviours.iter().map(|b| b.label.sym));
+        }
+    }
+
+    fn add_instance(&mut self, name: Name, ty: Symbol) {
+        match self.instances.entry(name.sym) {
+            Entry::Occupied(o) => {
+                let first = o.get().1;
+                self.duplicate("duplicate-instance", "instance", name, first);
+            }
+            Entry::Vacant(v) => {
+                v.insert((ty, name.span));
+            }
+        }
+    }
+
+    fn collect_board(&mut self, b: &crate::syntax::ast::BoardDef) {
+        match &b.shape {
+            BoardShape::Ring { size, prefix } => {
+                let prefix = self.text(prefix.sym).to_string();
+                for i in 0..(*size).clamp(0, 1 << 20) {
+                    let name = format!("{prefix}{i}");
+                    if let Some(sym) = self.interner.get(&name) {
+                        self.add_instance(Name { sym, span: b.span }, b.ty.sym);
+                    } else {
+                        // Never written anywhere, so nothing can refer to it by name here.
+                    }
+                }
+            }
+            BoardShape::Identification(_) | BoardShape::File { .. } => self.open_boards = true,
+        }
+    }
+
+    /// Second pass: each definition and all code.
+    fn check_items(&mut self, items: &[Item]) {
+        let mut params: FxHashMap<Symbol, Span> = FxHashMap::default();
+        let mut advice_names: FxHashMap<String, Span> = FxHashMap::default();
+        let mut representations: FxHashMap<Symbol, Span> = FxHashMap::default();
+        let mut actions: Option<Span> = None;
+        let mut advice_count = 0usize;
+        for item in items {
+            match item {
+                Item::Include(_) => {}
+                Item::Entity(e) => {
+                    self.check_extends(e);
+                    self.check_entity_body(e, Context::Entity);
+                }
+                Item::Representation(r) => {
+                    self.require_type(r.name, "#representation");
+                    match representations.entry(r.name.sym) {
+                        Entry::Occupied(o) => {
+                            let first = *o.get();
+                            self.duplicate(
+                                "duplicate-representation",
+                                "representation of",
+                                r.name,
+                                first,
+                            );
+                        }
+                        Entry::Vacant(v) => {
+                            v.insert(r.name.span);
+                        }
+                    }
+                    self.check_entity_body(r, Context::Representation);
+                }
+                Item::Instance(i) => {
+                    self.require_type(i.ty, "#instance");
+                    let mut seen: FxHashMap<Symbol, Span> = FxHashMap::default();
+                    for (key, value) in &i.properties {
+                        if let Some(first) = seen.insert(key.sym, key.span) {
+                            self.duplicate("duplicate-property", "property", *key, first);
+                        }
+                        self.check_code(std::slice::from_ref(value), Context::Value, &[]);
+                    }
+                }
+                Item::Board(b) => self.require_type(b.ty, "#board"),
+                Item::Advice(a) => {
+                    advice_count += 1;
+                    self.check_advice(a, advice_count, &mut advice_names);
+                }
+                Item::Function(f) => {
+                    let mut seen: FxHashMap<Symbol, Span> = FxHashMap::default();
+                    for p in &f.params {
+                        if let Some(first) = seen.insert(p.sym, p.span) {
+                            self.duplicate("duplicate-parameter", "parameter", *p, first);
+                        }
+                    }
+                    let params: Vec<Symbol> = f.params.iter().map(|p| p.sym).collect();
+                    self.check_code(&f.body, Context::Function, &params);
+                }
+                Item::Param(p) => {
+                    match params.entry(p.name.sym) {
+                        Entry::Occupied(o) => {
+                            let first = *o.get();
+                            self.duplicate("duplicate-param", "parameter", p.name, first);
+                        }
+                        Entry::Vacant(v) => {
+                            v.insert(p.name.span);
+                        }
+                    }
+                    self.check_code(std::slice::from_ref(&p.value), Context::Value, &[]);
+                }
+                Item::Setup(b) => self.check_code(&b.body, Context::Game, &[]),
+                Item::Actions(b) => {
+                    if let Some(first) = actions {
+                        self.diags.push(
+                            Diagnostic::error("duplicate-actions", b.span, "a second #actions")
+                                .with_note(first, "the first #actions")
+                                .with_hint("a game has one #actions expression; combine them with (concat ...)"),
+                        );
+                    }
+                    actions = Some(b.span);
+                    self.check_code(&b.body, Context::Game, &[]);
+                }
+            }
+        }
+    }
+
+    fn require_type(&mut self, name: Name, directive: &str) {
+        if self.types.contains_key(&name.sym) {
+            return;
+        }
+        let text = self.text(name.sym).to_string();
+        let mut d = Diagnostic::error(
+            "unknown-entity-type",
+            name.span,
+            format!("{directive} names unknown entity type `{text}`"),
+        );
+        let names: Vec<&str> = self.types.keys().map(|s| self.text(*s)).collect();
+        d = match closest(&text, names.iter().copied()) {
+            Some(c) => d.with_hint(format!("did you mean `{c}`?")),
+            None => d.with_hint(format!("define it with `#entity {text}`")),
+        };
+        self.diags.push(d);
+    }
+
+    fn check_extends(&mut self, e: &EntityDef) {
+        let Some(parent) = e.extends else { return };
+        if !self.types.contains_key(&parent.sym) {
+            self.require_type(parent, "#extends");
+            return;
+        }
+        // Walk up from the parent; meeting `e` again is a cycle. Each cycle is reported
+        // once, at the member whose #extends is written first.
+        let mut seen = vec![e.name.sym];
+        let mut cur = Some(parent.sym);
+        while let Some(t) = cur {
+            if t == e.name.sym {
+                let first_in_cycle = seen
+                    .iter()
+                    .filter_map(|s| self.types.get(s).map(|i| i.def_span))
+                    .min_by_key(|s| (s.file, s.start));
+                if first_in_cycle == Some(e.name.span) {
+                    let chain = seen
+                        .iter()
+                        .chain(std::iter::once(&e.name.sym))
+                        .map(|s| self.text(*s))
+                        .collect::<Vec<_>>()
+                        .join(" -> ");
+                    self.diags.push(
+                        Diagnostic::error(
+                            "inheritance-cycle",
+                            parent.span,
+                            format!("entity types inherit from each other: {chain}"),
+                        )
+                        .with_hint("remove one #extends to break the cycle"),
+                    );
+                }
+                return;
+            }
+            if seen.contains(&t) {
+                return; // a cycle further up, reported there
+            }
+            seen.push(t);
+            cur = self.types.get(&t).and_then(|i| i.extends.map(|n| n.sym));
+        }
+    }
+
+    fn check_entity_body(&mut self, e: &EntityDef, ctx: Context) {
+        let mut props: FxHashMap<Symbol, Span> = FxHashMap::default();
+        for p in &e.properties {
+            if let Some(first) = props.insert(p.name.sym, p.name.span) {
+                self.duplicate("duplicate-property", "property", p.name, first);
+            }
+            self.check_code(std::slice::from_ref(&p.value), Context::Value, &[]);
+        }
+        let mut states: FxHashMap<Symbol, Span> = FxHashMap::default();
+        let mut behaviours: FxHashMap<(Symbol, Symbol), Span> = FxHashMap::default();
+        for state in &e.states {
+            if let Some(first) = states.insert(state.name.sym, state.name.span) {
+                self.duplicate("duplicate-state", "state", state.name, first);
+            }
+            for b in &state.behaviours {
+                if let Some(first) = behaviours.insert((state.name.sym, b.label.sym), b.label.span)
+                {
+                    let (ty, st, label) = (
+                        self.text(e.name.sym).to_string(),
+                        self.text(state.name.sym).to_string(),
+                        self.text(b.label.sym).to_string(),
+                    );
+                    self.diags.push(
+                        Diagnostic::error(
+                            "duplicate-behaviour",
+                            b.label.span,
+                            format!("`{ty}` already handles `{label}` in state `{st}`"),
+                        )
+                        .with_note(first, "first behaviour here")
+                        .with_hint("one behaviour per type, state and label; put extra rules in a #law or #sideeffect"),
+                    );
+                }
+                self.check_code(&b.body, ctx, &[]);
+            }
+        }
+    }
+
+    fn check_advice(&mut self, a: &AdviceDef, index: usize, names: &mut FxHashMap<String, Span>) {
+        let target_known =
+            self.types.contains_key(&a.target.sym) || self.instances.contains_key(&a.target.sym);
+        if !target_known && !self.open_boards {
+            let text = self.text(a.target.sym).to_string();
+            let directive = match a.kind {
+                AdviceKind::Law => "#law",
+                AdviceKind::SideEffect => "#sideeffect",
+            };
+            let candidates: Vec<&str> = self
+                .types
+                .keys()
+                .chain(self.instances.keys())
+                .map(|s| self.text(*s))
+                .collect();
+            let mut d = Diagnostic::error(
+                "unknown-advice-target",
+                a.target.span,
+                format!(
+                    "{directive} binds to `{text}`, which is neither an entity type nor an instance"
+                ),
+            );
+            d = match closest(&text, candidates.iter().copied()) {
+                Some(c) => d.with_hint(format!("did you mean `{c}`?")),
+                None => d.with_hint(
+                    "advice binds to an #entity type (all its instances) or one instance",
+                ),
+            };
+            self.diags.push(d);
+        }
+        let name = advice_name(self.interner, a, index);
+        let span = a.name.map_or(a.span, |n| n.span);
+        match names.entry(name.clone()) {
+            Entry::Occupied(o) => {
+                self.diags.push(
+                    Diagnostic::error(
+                        "duplicate-advice",
+                        span,
+                        format!("two pieces of advice are named `{name}`"),
+                    )
+                    .with_note(*o.get(), "the first one")
+                    .with_hint("give one an explicit name: #law \"<name>\" on ..."),
+                );
+            }
+            Entry::Vacant(v) => {
+                v.insert(span);
+            }
+        }
+        self.check_code(a.body.statements(), Context::Entity, &[]);
+    }
+
+    fn lint_patterns(&mut self, items: &[Item]) {
+        for item in items {
+            let Item::Advice(a) = item else { continue };
+            if let Pattern::Name(label) = a.label
+                && !self.labels.contains(&label.sym)
+            {
+                let text = self.text(label.sym).to_string();
+                let labels: Vec<&str> = self.labels.iter().map(|s| self.text(*s)).collect();
+                let mut d = Diagnostic::warning(
+                    "unknown-label",
+                    label.span,
+                    format!("no behaviour handles label `{text}`"),
+                );
+                if let Some(c) = closest(&text, labels.iter().copied()) {
+                    d = d.with_hint(format!("did you mean `{c}`?"));
+                }
+                self.diags.push(d);
+            }
+            if let (Pattern::Name(state), Some(info)) = (a.state, self.types.get(&a.target.sym))
+                && !info.states.contains(&state.sym)
+                && !self.ancestor_has_state(a.target.sym, state.sym)
+            {
+                let text = self.text(state.sym).to_string();
+                let ty = self.text(a.target.sym).to_string();
+                let states: Vec<&str> = info.states.iter().map(|s| self.text(*s)).collect();
+                let mut d = Diagnostic::warning(
+                    "unknown-state",
+                    state.span,
+                    format!("entity type `{ty}` declares no state `{text}`"),
+                );
+                if let Some(c) = closest(&text, states.iter().copied()) {
+                    d = d.with_hint(format!("did you mean `{c}`?"));
+                }
+                self.diags.push(d);
+            }
+        }
+    }
+
+    fn ancestor_has_state(&self, ty: Symbol, state: Symbol) -> bool {
+        let mut cur = self.types.get(&ty).and_then(|i| i.extends.map(|n| n.sym));
+        let mut steps = 0;
+        while let Some(t) = cur {
+            let Some(info) = self.types.get(&t) else {
+                return false;
+            };
+            if info.states.contains(&state) {
+                return true;
+            }
+            steps += 1;
+            if steps > self.types.len() {
+                return false;
+            }
+            cur = info.extends.map(|n| n.sym);
+        }
+        false
+    }
+
+    fn check_code(&mut self, body: &[Expr], ctx: Context, params: &[Symbol]) {
+        let mut scope = Scope {
+            locals: params.to_vec(),
+        };
+        for e in body {
+            self.expr(e, ctx, &mut scope);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, ctx: Context, scope: &mut Scope) {
+        match &e.kind {
+            ExprKind::Nil
+            | ExprKind::Bool(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Str(_)
+            | ExprKind::Message
+            | ExprKind::Error => {}
+            ExprKind::Var(sym) => {
+                if !scope.locals.contains(sym) {
+                    self.unbound(*sym, e.span, scope);
+                }
+            }
+            ExprKind::Call { func, args } => {
+                for a in args {
+                    self.expr(a, ctx, scope);
+                }
+                self.call(*func, args.len(), e.span);
+            }
+            ExprKind::VarDef { name, value } => {
+                self.expr(value, ctx, scope);
+                scope.declare(name.sym);
+            }
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond, ctx, scope);
+                self.expr(then, ctx, scope);
+                if let Some(o) = otherwise {
+                    self.expr(o, ctx, scope);
+                }
+            }
+            ExprKind::Switch {
+                value,
+                cases,
+                default,
+            } => {
+                self.expr(value, ctx, scope);
+                for (v, body) in cases {
+                    self.expr(v, ctx, scope);
+                    self.expr(body, ctx, scope);
+                }
+                if let Some(d) = default {
+                    self.expr(d, ctx, scope);
+                }
+            }
+            ExprKind::Foreach { var, iter, body } => {
+                self.expr(iter, ctx, scope);
+                scope.declare(var.sym);
+                self.expr(body, ctx, scope);
+            }
+            ExprKind::While { cond, body } => {
+                self.expr(cond, ctx, scope);
+                self.expr(body, ctx, scope);
+            }
+            ExprKind::Do(items) | ExprKind::And(items) | ExprKind::Or(items) => {
+                for i in items {
+                    self.expr(i, ctx, scope);
+                }
+            }
+            ExprKind::Return(value) => {
+                if let Some(v) = value {
+                    self.expr(v, ctx, scope);
+                }
+            }
+            ExprKind::Form { op, args, attrs } => {
+                for a in args {
+                    self.expr(a, ctx, scope);
+                }
+                for (k, v) in attrs {
+                    self.expr(k, ctx, scope);
+                    self.expr(v, ctx, scope);
+                }
+                self.form_context(*op, ctx, e.span);
+            }
+        }
+    }
+
+    fn form_context(&mut self, op: FormOp, ctx: Context, span: Span) {
+        use FormOp::*;
+        let drawing = matches!(
+            op,
+            NewGraphic | UpdateGraphic | DeleteGraphic | Observe | OnClickNotify | OnClickEmit
+        );
+        if drawing && matches!(ctx, Context::Entity | Context::Game | Context::Value) {
+            self.diags.push(
+                Diagnostic::error(
+                    "drawing-outside-representation",
+                    span,
+                    "only a #representation draws and observes",
+                )
+                .with_hint("move this into a #representation of the entity type; entities change properties and representations observe them"),
+            );
+        }
+    }
+
+    fn call(&mut self, func: Name, argc: usize, span: Span) {
+        let text = self.text(func.sym);
+        if let Some(b) = builtins::lookup(text) {
+            if !b.arity.accepts(argc) {
+                let name = b.name;
+                self.diags.push(
+                    Diagnostic::error(
+                        "wrong-arity",
+                        span,
+                        format!("`{name}` takes {}, but {argc} given", b.arity.describe()),
+                    )
+                    .with_hint(format!("usage: {}", b.usage)),
+                );
+            }
+            return;
+        }
+        if let Some(&(params, def)) = self.functions.get(&func.sym) {
+            if params != argc {
+                let name = text.to_string();
+                let plural = if params == 1 { "" } else { "s" };
+                self.diags.push(
+                    Diagnostic::error(
+                        "wrong-arity",
+                        span,
+                        format!("`{name}` takes {params} argument{plural}, but {argc} given"),
+                    )
+                    .with_note(def, "defined here"),
+                );
+            }
+            return;
+        }
+        let name = text.to_string();
+        let candidates = builtins::BUILTINS
+            .iter()
+            .map(|b| b.name)
+            .chain(FORM_NAMES.iter().copied())
+            .chain(self.functions.keys().map(|s| self.interner.resolve(*s)));
+        let mut d = Diagnostic::error(
+            "unknown-function",
+            func.span,
+            format!("unknown function `{name}`"),
+        );
+        d = match closest(&name, candidates) {
+            Some(c) => d.with_hint(format!("did you mean `{c}`?")),
+            None => d.with_hint(format!(
+                "define it with `#define {name} (<parameters>) <body>`"
+            )),
+        };
+        self.diags.push(d);
+    }
+
+    fn unbound(&mut self, sym: Symbol, span: Span, scope: &Scope) {
+        let name = self.text(sym).to_string();
+        let mut d = Diagnostic::error(
+            "unbound-name",
+            span,
+            format!("`{name}` is not a variable here"),
+        );
+        let global = self.types.contains_key(&sym)
+            || self.instances.contains_key(&sym)
+            || self.labels.contains(&sym)
+            || self.types.values().any(|t| t.states.contains(&sym));
+        d = if global {
+            d.with_hint(format!(
+                "names of entities, states, labels and properties are strings in code: write \"{name}\""
+            ))
+        } else if let Some(c) = closest(
+            &name,
+            scope.locals.iter().map(|s| self.interner.resolve(*s)),
+        ) {
+            d.with_hint(format!("did you mean `{c}`?"))
+        } else if builtins::lookup(&name).is_some() || self.functions.contains_key(&sym) {
+            d.with_hint(format!("`{name}` is a function: call it as ({name} ...)"))
+        } else {
+            d.with_hint(format!(
+                "declare it first with (var {name} <value>); locals live for one behaviour or advice"
+            ))
+        };
+        self.diags.push(d);
+    }
+}
+
+/// The locals visible at a point of a body: declared by `var`, `foreach` or as parameters,
+/// textually before the point.
+struct Scope {
+    locals: Vec<Symbol>,
+}
+
+impl Scope {
+    fn declare(&mut self, sym: Symbol) {
+        if !self.locals.contains(&sym) {
+            self.locals.push(sym);
+        }
+    }
+}
+
+/// The name of an advice: its explicit name, else its file's stem, else
+/// `<entity>/<label>/<state>#<n>` where `n` counts the advice directives from 1.
+pub fn advice_name(interner: &Interner, a: &AdviceDef, index: usize) -> String {
+    if let Some(n) = a.name {
+        return interner.resolve(n.sym).to_string();
+    }
+    if let crate::syntax::ast::AdviceBody::File { path, .. } = &a.body {
+        let p = std::path::Path::new(interner.resolve(path.sym));
+        if let Some(stem) = p.file_stem() {
+            return stem.to_string_lossy().into_owned();
+        }
+    }
+    let pat = |p: Pattern| match p {
+        Pattern::Any(_) => "*".to_string(),
+        Pattern::Name(n) => interner.resolve(n.sym).to_string(),
+    };
+    format!(
+        "{}/{}/{}#{index}",
+        interner.resolve(a.target.sym),
+        pat(a.label),
+        pat(a.state)
+    )
+}

@@ -1,0 +1,293 @@
+//! The one diagnostic type of every phase, and its renderers.
+//!
+//! Lexer, parser, loader, static checks and (later) the runtime all report through
+//! [`Diagnostic`]. Rendering happens only here: ariadne for people, JSON for editors.
+//! Knows nothing about syntax or values.
+
+use std::fmt;
+use std::io;
+
+use serde::Serialize;
+
+use crate::source::{FileId, SourceMap, Span};
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The game cannot load or run.
+    Error,
+    /// Suspicious but harmless.
+    Warning,
+}
+
+/// A secondary place a diagnostic points at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    /// Where.
+    pub span: Span,
+    /// What is there.
+    pub message: String,
+}
+
+/// A message about a place in the sources.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Stable short name of the kind of problem, such as `unbound-name`.
+    pub code: &'static str,
+    /// One line saying what is wrong.
+    pub message: String,
+    /// The primary place.
+    pub span: Span,
+    /// What to write under the primary place, when it says more than `message`.
+    pub label: Option<String>,
+    /// Other places worth seeing.
+    pub notes: Vec<Note>,
+    /// How to fix it, where a hint helps.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error of kind `code` at `span`.
+    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            span,
+            label: None,
+            notes: Vec::new(),
+            hint: None,
+        }
+    }
+
+    /// A warning of kind `code` at `span`.
+    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, span, message)
+        }
+    }
+
+    /// Add the text written under the primary span.
+    pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Add a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Add a secondary place.
+    pub fn with_note(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.notes.push(Note {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl ariadne::Span for Span {
+    type SourceId = FileId;
+
+    fn source(&self) -> &FileId {
+        &self.file
+    }
+
+    fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    fn end(&self) -> usize {
+        self.end as usize
+    }
+}
+
+/// Adapts a [`SourceMap`] to ariadne's cache.
+struct Cache<'a> {
+    map: &'a SourceMap,
+    sources: Vec<Option<ariadne::Source<std::sync::Arc<str>>>>,
+}
+
+impl ariadne::Cache<FileId> for Cache<'_> {
+    type Storage = std::sync::Arc<str>;
+
+    fn fetch(&mut self, id: &FileId) -> Result<&ariadne::Source<Self::Storage>, impl fmt::Debug> {
+        let i = id.0 as usize;
+        if i >= self.sources.len() {
+            self.sources.resize_with(i + 1, || None);
+        }
+        let map = self.map;
+        let source = self.sources[i]
+            .get_or_insert_with(|| ariadne::Source::from(map.file(*id).text.clone()));
+        Ok::<_, String>(source)
+    }
+
+    fn display<'b>(&self, id: &'b FileId) -> Option<impl fmt::Display + 'b> {
+        Some(self.map.file(*id).path.display().to_string())
+    }
+}
+
+/// How to render diagnostics for people.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenderConfig {
+    /// Use terminal colours.
+    pub color: bool,
+}
+
+/// Render `diagnostics` with ariadne into `out`.
+pub fn render(
+    map: &SourceMap,
+    diagnostics: &[Diagnostic],
+    config: RenderConfig,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
+    let mut cache = Cache {
+        map,
+        sources: Vec::new(),
+    };
+    for d in diagnostics {
+        let kind = match d.severity {
+            Severity::Error => ReportKind::Error,
+            Severity::Warning => ReportKind::Warning,
+        };
+        let color = match d.severity {
+            Severity::Error => Color::Red,
+            Severity::Warning => Color::Yellow,
+        };
+        let mut report = Report::build(kind, d.span)
+            .with_config(
+                Config::default()
+                    .with_color(config.color)
+                    .with_index_type(IndexType::Byte),
+            )
+            .with_code(d.code)
+            .with_message(&d.message)
+            .with_label(
+                Label::new(d.span)
+                    .with_message(d.label.as_deref().unwrap_or(&d.message))
+                    .with_color(color),
+            );
+        for note in &d.notes {
+            report = report.with_label(
+                Label::new(note.span)
+                    .with_message(&note.message)
+                    .with_color(Color::Blue),
+            );
+        }
+        if let Some(hint) = &d.hint {
+            report = report.with_help(hint);
+        }
+        report.finish().write(&mut cache, &mut *out)?;
+    }
+    Ok(())
+}
+
+/// Render `diagnostics` to a string without colour (tests, logs).
+pub fn render_plain(map: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = render(map, diagnostics, RenderConfig { color: false }, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The machine-readable form of one diagnostic (`--format json`).
+#[derive(Serialize)]
+pub struct JsonDiagnostic<'a> {
+    /// Path of the file.
+    pub file: String,
+    /// Byte range `[start, end)`.
+    pub range: [u32; 2],
+    /// 1-based line of the start.
+    pub line: usize,
+    /// 1-based column (characters) of the start.
+    pub column: usize,
+    /// 1-based line of the end.
+    pub end_line: usize,
+    /// 1-based column of the end.
+    pub end_column: usize,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// Kind of problem.
+    pub code: &'a str,
+    /// What is wrong.
+    pub message: &'a str,
+    /// How to fix it.
+    pub hint: Option<&'a str>,
+}
+
+/// The JSON form of `d`.
+pub fn to_json<'a>(map: &SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
+    let file = map.file(d.span.file);
+    let (line, column) = file.line_col(d.span.start as usize);
+    let (end_line, end_column) = file.line_col(d.span.end as usize);
+    JsonDiagnostic {
+        file: file.path.display().to_string(),
+        range: [d.span.start, d.span.end],
+        line,
+        column,
+        end_line,
+        end_column,
+        severity: d.severity,
+        code: d.code,
+        message: &d.message,
+        hint: d.hint.as_deref(),
+    }
+}
+
+/// The candidate closest to `word`, if one is close enough to be a likely typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .filter(|c| *c != word)
+        .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, c)| (d, c))
+        .map(|(_, c)| c)
+}
+
+/// Edit distance counting insertions, deletions, substitutions and swaps of two
+/// neighbouring characters (optimal string alignment).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let w = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * w];
+    for i in 0..=a.len() {
+        d[i * w] = i;
+    }
+    for (j, cell) in d.iter_mut().enumerate().take(w) {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[(i - 2) * w + j - 2] + 1);
+            }
+            d[i * w + j] = v;
+        }
+    }
+    d[a.len() * w + b.len()]
+}
+
+/// Order diagnostics by file and position, as a reader meets them.
+pub fn sort(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.span.end));
+}

@@ -1,0 +1,11 @@
+//! flexrules: an interpreter for a Lisp-like board-game definition language in which the
+//! rules people change are laws and side-effects kept apart from the entities' behaviours.
+//!
+//! The layers, lowest first: [`source`] and [`diagnostic`] (shared by all), [`syntax`]
+//! (tokens to AST), [`compile`] (name resolution and static checks), [`cli`].
+
+pub mod cli;
+pub mod compile;
+pub mod diagnostic;
+pub mod source;
+pub mod syntax;

@@ -1,0 +1,5 @@
+//! The `flexrules` command.
+
+fn main() -> std::process::ExitCode {
+    flexrules::cli::main()
+}
