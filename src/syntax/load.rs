@@ -288,10 +288,11 @@ impl Loader<'_> {
             );
             return None;
         }
-        let dir = from.parent().unwrap_or(Path::new(""));
-        let joined = dir.join(rel);
-        let inside = normalize(&joined)
-            .filter(|p| normalize(&self.root).is_some_and(|root| p.starts_with(&root)));
+        // Every path read is the root joined with a normalised relative path, so the part
+        // of `from` below the root is known; resolve against that and refuse climbing out.
+        let from_rel = from.strip_prefix(&self.root).unwrap_or(from);
+        let dir = from_rel.parent().unwrap_or(Path::new(""));
+        let inside = normalize(&dir.join(rel)).map(|p| self.root.join(p));
         match inside {
             Some(p) => Some(p),
             None => {
