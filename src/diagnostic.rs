@@ -167,6 +167,16 @@ pub fn render(
             Severity::Error => Color::Red,
             Severity::Warning => Color::Yellow,
         };
+        // Labels are given in source order so that ariadne shows the places of one file in
+        // one excerpt, top to bottom.
+        let mut places: Vec<(Span, &str, Color)> = Vec::with_capacity(1 + d.notes.len());
+        places.push((d.span, d.label.as_deref().unwrap_or(&d.message), color));
+        places.extend(
+            d.notes
+                .iter()
+                .map(|n| (n.span, n.message.as_str(), Color::Blue)),
+        );
+        places.sort_by_key(|(s, _, _)| (s.file, s.start));
         let mut report = Report::build(kind, d.span)
             .with_config(
                 Config::default()
@@ -174,17 +184,13 @@ pub fn render(
                     .with_index_type(IndexType::Byte),
             )
             .with_code(d.code)
-            .with_message(&d.message)
-            .with_label(
-                Label::new(d.span)
-                    .with_message(d.label.as_deref().unwrap_or(&d.message))
-                    .with_color(color),
-            );
-        for note in &d.notes {
+            .with_message(&d.message);
+        for (order, (span, message, color)) in places.into_iter().enumerate() {
             report = report.with_label(
-                Label::new(note.span)
-                    .with_message(&note.message)
-                    .with_color(Color::Blue),
+                Label::new(span)
+                    .with_message(message)
+                    .with_color(color)
+                    .with_order(order as i32),
             );
         }
         if let Some(hint) = &d.hint {

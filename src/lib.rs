@@ -4,6 +4,8 @@
 //! The layers, lowest first: [`source`] and [`diagnostic`] (shared by all), [`syntax`]
 //! (tokens to AST), [`compile`] (name resolution and static checks), [`cli`].
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod compile;
 pub mod diagnostic;

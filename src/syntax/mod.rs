@@ -5,6 +5,7 @@
 //! it returns a tree and a list of diagnostics.
 
 pub mod ast;
+pub mod dump;
 pub mod intern;
 pub mod load;
 pub mod lower;

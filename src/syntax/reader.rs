@@ -28,6 +28,8 @@ pub enum Atom<'s> {
     Int(i64),
     /// A float.
     Float(f64),
+    /// A token the lexer rejected (already reported); `true` for an unterminated string.
+    Error(bool),
 }
 
 /// An S-expression with its byte range.
@@ -49,6 +51,16 @@ pub enum Sexp<'s> {
 }
 
 impl Sexp<'_> {
+    /// True when this expression ends in an unterminated string (which swallowed
+    /// whatever followed it on its line, closing parentheses included).
+    pub fn ends_in_unterminated_string(&self) -> bool {
+        match self {
+            Sexp::Atom(Atom::Error(true), _) => true,
+            Sexp::List { items, .. } => items.last().is_some_and(Sexp::ends_in_unterminated_string),
+            _ => false,
+        }
+    }
+
     /// The byte range of this expression.
     pub fn span(&self) -> Range<usize> {
         match self {
@@ -85,7 +97,7 @@ impl std::fmt::Display for Token<'_> {
             Token::RParen => write!(f, ")"),
             Token::Directive(d) => write!(f, "#{d}"),
             Token::Str(s) => write!(f, "\"{s}\""),
-            Token::UnterminatedStr | Token::BadNumber => write!(f, "<error>"),
+            Token::UnterminatedStr | Token::BadNumber | Token::Error(_) => write!(f, "<error>"),
             Token::Int(i) => write!(f, "{i}"),
             Token::Float(x) => write!(f, "{x}"),
             Token::Ident(s) => write!(f, "{s}"),
@@ -105,6 +117,7 @@ where
             Token::Str(s) => Atom::Str(s),
             Token::Int(i) => Atom::Int(i),
             Token::Float(x) => Atom::Float(x),
+            Token::Error(unterminated) => Atom::Error(unterminated),
         }
         .map_with(|a, e| {
             let span: SimpleSpan = e.span();

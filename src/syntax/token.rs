@@ -61,6 +61,10 @@ pub enum Token<'s> {
     /// A number run into letters (`3abc`): always an error.
     #[regex(r"-?[0-9][0-9A-Za-z_?!.\-]*", malformed_number, priority = 2)]
     BadNumber,
+    /// Where a bad token was (its diagnostic is already reported). Never produced by
+    /// logos itself: [`lex`] puts it in place of each error so the forms around it keep
+    /// their shape and report nothing more.
+    Error(bool),
     /// An identifier or operator name.
     #[regex(r"[A-Za-z_?!][A-Za-z0-9_?!\-]*")]
     #[regex(r"-[A-Za-z_?!\-][A-Za-z0-9_?!\-]*")]
@@ -145,7 +149,11 @@ pub fn lex(file: FileId, text: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
         let range = lexer.span();
         match result {
             Ok(token) => tokens.push((token, range)),
-            Err(e) => errors.push(lex_diagnostic(file, text, range, e)),
+            Err(e) => {
+                let unterminated = e == LexError::UnterminatedString;
+                errors.push(lex_diagnostic(file, text, range.clone(), e));
+                tokens.push((Token::Error(unterminated), range));
+            }
         }
     }
     (tokens, errors)

@@ -46,10 +46,14 @@ fn range_of(d: &Directive<'_>) -> Range<usize> {
 pub fn lower(lw: &mut Lowerer<'_>, directives: &[Directive<'_>]) -> Vec<Item> {
     let mut items = Vec::new();
     let mut open: Option<Open> = None;
+    // After an unknown directive (often a misspelt #entity), the entity directives that
+    // follow are not reported again as being outside an entity.
+    let mut after_unknown = false;
     for d in directives {
         let range = range_of(d);
         match d.name {
             "entity" | "representation" => {
+                after_unknown = false;
                 close(&mut items, open.take());
                 let representation = d.name == "representation";
                 let usage = if representation {
@@ -74,6 +78,10 @@ pub fn lower(lw: &mut Lowerer<'_>, directives: &[Directive<'_>]) -> Vec<Item> {
             }
             "extends" | "property" | "state" | "onMessage" => {
                 let Some(block) = open.as_mut() else {
+                    if after_unknown {
+                        lw.statements(&d.args);
+                        continue;
+                    }
                     let span = lw.span(d.name_span.clone());
                     lw.error(
                         Diagnostic::error(
@@ -94,6 +102,7 @@ pub fn lower(lw: &mut Lowerer<'_>, directives: &[Directive<'_>]) -> Vec<Item> {
             }
             _ => {
                 close(&mut items, open.take());
+                after_unknown = !DIRECTIVES.contains(&d.name);
                 if let Some(item) = top_level(lw, d, range) {
                     items.push(item);
                 }
@@ -364,6 +373,7 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
             }
             Some(other) => {
                 a.pos += 1;
+                a.ok = false;
                 let s = lw.span(other.span());
                 lw.error(
                     Diagnostic::error("bad-board", s, "expected the number of cells of the ring")
@@ -413,7 +423,11 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
 }
 
 fn pattern(lw: &mut Lowerer<'_>, a: &mut Args<'_, '_>, what: &str) -> Option<Pattern> {
-    if a.peek_word("*") {
+    let star = matches!(
+        a.peek(),
+        Some(Sexp::Atom(Atom::Ident("*") | Atom::Str("*"), _))
+    );
+    if star {
         let s = lw.span(a.peek().map(|s| s.span()).unwrap_or_default());
         a.pos += 1;
         return Some(Pattern::Any(s));
@@ -434,10 +448,9 @@ fn advice(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Optio
     };
     let span = lw.span(range.clone());
     let mut a = Args::new(&d.args, 0, range, usage);
-    let name = if a.peek_word("on") {
-        None
-    } else {
-        a.name(lw, "the advice name")
+    let name = match a.peek() {
+        Some(s) if !super::is_word(s, "on") => a.name(lw, "the advice name"),
+        _ => None,
     };
     a.keyword(lw, "on");
     let label = pattern(lw, &mut a, "the message label (or *)");

@@ -53,6 +53,10 @@ impl<'x, 's> Args<'x, 's> {
     }
 
     pub(super) fn missing(&mut self, lw: &mut Lowerer<'_>, what: &str) {
+        // Once one part is missing, so is everything after it: say so once.
+        if !self.ok && self.pos >= self.items.len() {
+            return;
+        }
         self.ok = false;
         let end = self.form.end;
         let at = self
@@ -96,6 +100,12 @@ impl<'x, 's> Args<'x, 's> {
                         .with_label(format!("`{word}` should come here"))
                         .with_hint(format!("usage: {}", self.usage)),
                 );
+                // A name in a keyword's place is most likely the keyword misspelt: skip
+                // it so the operands after it line up. Anything else is an operand and
+                // the keyword was left out.
+                if matches!(s, Sexp::Atom(Atom::Ident(_), _)) {
+                    self.pos += 1;
+                }
                 false
             }
             None => {
@@ -214,6 +224,7 @@ impl Lowerer<'_> {
         let kind = match atom {
             Atom::Int(i) => ExprKind::Int(i),
             Atom::Float(x) => ExprKind::Float(x),
+            Atom::Error(_) => ExprKind::Error,
             Atom::Str(body) => ExprKind::Str(self.interner.intern(&unescape(body))),
             Atom::Ident("nil") => ExprKind::Nil,
             Atom::Ident("true") => ExprKind::Bool(true),
@@ -247,6 +258,9 @@ impl Lowerer<'_> {
 
     fn list(&mut self, items: &[Sexp<'_>], range: Range<usize>, closed: bool) -> Expr {
         let Some(head) = items.first() else {
+            if !closed {
+                return self.error_expr(range); // reported as unclosed
+            }
             let span = self.span(range.clone());
             self.error(
                 Diagnostic::error("empty-form", span, "empty form `()`")
@@ -256,6 +270,12 @@ impl Lowerer<'_> {
         };
         let word = match head {
             Sexp::Atom(Atom::Ident(w), _) => *w,
+            Sexp::Atom(Atom::Error(_), _) => {
+                for s in &items[1..] {
+                    self.expr(s);
+                }
+                return self.error_expr(range);
+            }
             other => {
                 let span = self.span(other.span());
                 self.error(

@@ -114,6 +114,7 @@ impl<'a> Lowerer<'a> {
                 sym: self.interner.intern(&unescape(body)),
                 span: self.span(range.clone()),
             }),
+            Sexp::Atom(Atom::Error(_), _) => None,
             other => {
                 let span = self.span(other.span());
                 self.error(
@@ -133,6 +134,7 @@ impl<'a> Lowerer<'a> {
                 sym: self.interner.intern(text),
                 span: self.span(range.clone()),
             }),
+            Sexp::Atom(Atom::Error(_), _) => None,
             other => {
                 let span = self.span(other.span());
                 self.error(
@@ -145,13 +147,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Report an unclosed list once.
+    /// Report an unclosed list once (not when an unterminated string, already reported,
+    /// swallowed its `)`).
     fn check_closed(&mut self, s: &Sexp<'_>) {
         if let Sexp::List {
             closed: false,
             span,
             ..
         } = s
+            && !s.ends_in_unterminated_string()
         {
             let open = self.span(span.start..span.start + 1);
             self.error(
