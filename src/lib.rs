@@ -10,4 +10,5 @@ pub mod cli;
 pub mod compile;
 pub mod diagnostic;
 pub mod source;
+pub mod symbol;
 pub mod syntax;

@@ -194,17 +194,16 @@ fn paper_figures_check_clean() {
         })
         .collect();
     assert_eq!(advice.len(), 2);
-    let interner = &checked.loaded.interner;
     let shape: Vec<_> = advice
         .iter()
         .map(|a| {
             let pattern = |p: Pattern| match p {
                 Pattern::Any(_) => "*".to_string(),
-                Pattern::Name(n) => interner.resolve(n.sym).to_string(),
+                Pattern::Name(n) => n.sym.as_str().to_string(),
             };
             let (path, loaded) = match &a.body {
                 AdviceBody::File { path, file, .. } => {
-                    (interner.resolve(path.sym).to_string(), file.is_some())
+                    (path.sym.as_str().to_string(), file.is_some())
                 }
                 AdviceBody::Inline(_) => (String::new(), false),
             };
@@ -212,7 +211,7 @@ fn paper_figures_check_clean() {
                 a.kind,
                 a.name.is_none(),
                 pattern(a.label),
-                interner.resolve(a.target.sym).to_string(),
+                a.target.sym.as_str().to_string(),
                 pattern(a.state),
                 path,
                 loaded,
@@ -280,7 +279,7 @@ fn expressions_dump_with_resolved_names() {
     let Some(Item::Function(f)) = checked.loaded.program.items.first() else {
         panic!("expected one #define");
     };
-    let text = dump::expr(&f.body[0], &checked.loaded.interner);
+    let text = dump::expr(&f.body[0]);
     insta::assert_snapshot!(text, @r#"(if (call > (var x) 1) (form Rollback "no") else nil)"#);
 }
 
@@ -296,6 +295,6 @@ fn malformed_forms_dump_as_error_nodes() {
     };
     let codes: Vec<&str> = checked.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, ["unknown-form"]);
-    let text = dump::program(&checked.loaded.program, &checked.loaded.interner);
+    let text = dump::program(&checked.loaded.program);
     insta::assert_snapshot!(text, @"(setup (call print 1) (error 17..28))");
 }

@@ -14,7 +14,6 @@ use crate::syntax::ast::{
     AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, FormOp, Item, Name, Pattern,
     Symbol,
 };
-use crate::syntax::intern::Interner;
 use crate::syntax::load::Loaded;
 
 use super::builtins::{self, FORM_NAMES};
@@ -50,7 +49,6 @@ struct TypeInfo {
 /// Check a loaded game. Returns the diagnostics (errors and warnings) found.
 pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut c = Checker {
-        interner: &loaded.interner,
         diags: Vec::new(),
         types: FxHashMap::default(),
         functions: FxHashMap::default(),
@@ -67,8 +65,7 @@ pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
     c.diags
 }
 
-struct Checker<'a> {
-    interner: &'a Interner,
+struct Checker {
     diags: Vec<Diagnostic>,
     types: FxHashMap<Symbol, TypeInfo>,
     /// Function name -> (parameter count, definition).
@@ -81,9 +78,9 @@ struct Checker<'a> {
     labels: FxHashSet<Symbol>,
 }
 
-impl Checker<'_> {
-    fn text(&self, sym: Symbol) -> &str {
-        self.interner.resolve(sym)
+impl Checker {
+    fn text(&self, sym: Symbol) -> &'static str {
+        sym.as_str()
     }
 
     fn duplicate(&mut self, code: &'static str, what: &str, name: Name, first: Span) {
@@ -181,13 +178,9 @@ impl Checker<'_> {
         match &b.shape {
             BoardShape::Ring { size, prefix } => {
                 let prefix = self.text(prefix.sym).to_string();
-                for i in 0..(*size).clamp(0, 1 << 20) {
-                    let name = format!("{prefix}{i}");
-                    if let Some(sym) = self.interner.get(&name) {
-                        self.add_instance(Name { sym, span: b.span }, b.ty.sym);
-                    } else {
-                        // Never written anywhere, so nothing can refer to it by name here.
-                    }
+                for i in 0..(*size).clamp(0, crate::syntax::ast::MAX_RING) {
+                    let sym = Symbol::intern(&format!("{prefix}{i}"));
+                    self.add_instance(Name { sym, span: b.span }, b.ty.sym);
                 }
             }
             BoardShape::Identification(_) | BoardShape::File { .. } => self.open_boards = true,
@@ -406,7 +399,7 @@ impl Checker<'_> {
             };
             self.diags.push(d);
         }
-        let name = advice_name(self.interner, a, index);
+        let name = advice_name(a, index);
         let span = a.name.map_or(a.span, |n| n.span);
         match names.entry(name.clone()) {
             Entry::Occupied(o) => {
@@ -628,7 +621,7 @@ impl Checker<'_> {
             .iter()
             .map(|b| b.name)
             .chain(FORM_NAMES.iter().copied())
-            .chain(self.functions.keys().map(|s| self.interner.resolve(*s)));
+            .chain(self.functions.keys().map(|s| s.as_str()));
         let mut d = Diagnostic::error(
             "unknown-function",
             func.span,
@@ -658,10 +651,7 @@ impl Checker<'_> {
             d.with_hint(format!(
                 "names of entities, states, labels and properties are strings in code: write \"{name}\""
             ))
-        } else if let Some(c) = closest(
-            &name,
-            scope.locals.iter().map(|s| self.interner.resolve(*s)),
-        ) {
+        } else if let Some(c) = closest(&name, scope.locals.iter().map(|s| s.as_str())) {
             d.with_hint(format!("did you mean `{c}`?"))
         } else if builtins::lookup(&name).is_some() || self.functions.contains_key(&sym) {
             d.with_hint(format!("`{name}` is a function: call it as ({name} ...)"))
@@ -690,23 +680,23 @@ impl Scope {
 
 /// The name of an advice: its explicit name, else its file's stem, else
 /// `<entity>/<label>/<state>#<n>` where `n` counts the advice directives from 1.
-pub fn advice_name(interner: &Interner, a: &AdviceDef, index: usize) -> String {
+pub fn advice_name(a: &AdviceDef, index: usize) -> String {
     if let Some(n) = a.name {
-        return interner.resolve(n.sym).to_string();
+        return n.sym.as_str().to_string();
     }
     if let crate::syntax::ast::AdviceBody::File { path, .. } = &a.body {
-        let p = std::path::Path::new(interner.resolve(path.sym));
+        let p = std::path::Path::new(path.sym.as_str());
         if let Some(stem) = p.file_stem() {
             return stem.to_string_lossy().into_owned();
         }
     }
     let pat = |p: Pattern| match p {
         Pattern::Any(_) => "*".to_string(),
-        Pattern::Name(n) => interner.resolve(n.sym).to_string(),
+        Pattern::Name(n) => n.sym.as_str().to_string(),
     };
     format!(
         "{}/{}/{}#{index}",
-        interner.resolve(a.target.sym),
+        a.target.sym.as_str(),
         pat(a.label),
         pat(a.state)
     )

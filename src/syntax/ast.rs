@@ -7,7 +7,7 @@
 
 use crate::source::{FileId, Span};
 
-pub use super::intern::Symbol;
+pub use crate::symbol::Symbol;
 
 /// A name written in the source: an identifier or, in directive positions, a string.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -305,6 +305,9 @@ pub struct InstanceDef {
     /// The directive.
     pub span: Span,
 }
+
+/// The most cells `#board ring` makes.
+pub const MAX_RING: i64 = 100_000;
 
 /// What a `#board` builds.
 #[derive(Clone, Debug, PartialEq)]

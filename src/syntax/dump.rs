@@ -5,7 +5,7 @@
 //! `(form SendNew "seed" (var to) (with ("left" 3)))` with its operands in the order of
 //! [`FormOp::operands`](super::ast::FormOp::operands), and each directive becomes one
 //! node such as `(entity hole (extends pit) (property seeds 4) (state default (on sow)))`.
-//! Names are resolved through the [`Interner`]; spans are left out except for
+//! Names are shown by their text; spans are left out except for
 //! [`ExprKind::Error`], whose byte range says which text failed. The same tree always
 //! gives the same text, so dumps can be compared and stored as snapshots.
 //!
@@ -16,30 +16,30 @@ use std::path::Path;
 
 use crate::source::{FileId, SourceMap, Span};
 
+use super::ast::Symbol;
 use super::ast::{
     AdviceBody, AdviceDef, AdviceKind, Behaviour, Block, BoardDef, BoardShape, EntityDef, Expr,
     ExprKind, FunctionDef, InstanceDef, Item, Name, ParamDef, Pattern, Program,
 };
-use super::intern::{Interner, Symbol};
 use super::load::Loaded;
 
 /// Lines longer than this are broken over several lines.
 pub const DEFAULT_WIDTH: usize = 88;
 
 /// Dump a whole program, one top-level node per directive.
-pub fn program(program: &Program, interner: &Interner) -> String {
-    Dumper::new(interner).program(program)
+pub fn program(program: &Program) -> String {
+    Dumper::new().program(program)
 }
 
 /// Dump one expression.
-pub fn expr(expr: &Expr, interner: &Interner) -> String {
-    Dumper::new(interner).expr(expr)
+pub fn expr(expr: &Expr) -> String {
+    Dumper::new().expr(expr)
 }
 
 /// Dump a loaded game: its program, with a `; file: <path>` line each time the items
 /// start coming from another file, and paths shown relative to the game's directory.
 pub fn loaded(loaded: &Loaded) -> String {
-    Dumper::new(&loaded.interner)
+    Dumper::new()
         .with_sources(&loaded.sources, &loaded.root)
         .program(&loaded.program)
 }
@@ -48,7 +48,6 @@ pub fn loaded(loaded: &Loaded) -> String {
 /// [`Dumper::program`], [`Dumper::item`] or [`Dumper::expr`].
 #[derive(Clone, Copy)]
 pub struct Dumper<'a> {
-    interner: &'a Interner,
     sources: Option<(&'a SourceMap, &'a Path)>,
     width: usize,
 }
@@ -74,10 +73,9 @@ fn list(head: &str, rest: impl IntoIterator<Item = Node>) -> Node {
 }
 
 impl<'a> Dumper<'a> {
-    /// A dumper resolving names through `interner`, with no source files.
-    pub fn new(interner: &'a Interner) -> Dumper<'a> {
+    /// A dumper with no source files.
+    pub fn new() -> Dumper<'a> {
         Dumper {
-            interner,
             sources: None,
             width: DEFAULT_WIDTH,
         }
@@ -129,8 +127,8 @@ impl<'a> Dumper<'a> {
         out
     }
 
-    fn text(&self, sym: Symbol) -> &str {
-        self.interner.resolve(sym)
+    fn text(&self, sym: Symbol) -> &'static str {
+        sym.as_str()
     }
 
     /// A path relative to the game's directory when it lies inside it.

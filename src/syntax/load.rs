@@ -12,7 +12,6 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceMap, Span};
 
 use super::ast::{AdviceBody, BoardShape, Expr, Item, Name, Program};
-use super::intern::Interner;
 use super::lower::Lowerer;
 use super::reader::{ReadError, read};
 use super::token::lex;
@@ -80,8 +79,6 @@ impl FileSystem for MemoryFs {
 pub struct Loaded {
     /// Every file read.
     pub sources: SourceMap,
-    /// Every name and string.
-    pub interner: Interner,
     /// The items, includes expanded.
     pub program: Program,
     /// Problems found while reading, lexing, parsing and lowering.
@@ -140,7 +137,6 @@ pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, OpenError> {
         fs,
         root: root.clone(),
         sources: SourceMap::new(),
-        interner: Interner::new(),
         diagnostics: Vec::new(),
         stack: Vec::new(),
         included: HashMap::new(),
@@ -150,7 +146,6 @@ pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, OpenError> {
     let items = loader.game_file(main, main_path);
     Ok(Loaded {
         sources: loader.sources,
-        interner: loader.interner,
         program: Program { items },
         diagnostics: loader.diagnostics,
         root,
@@ -163,7 +158,6 @@ pub fn load_advice_file(
     fs: &dyn FileSystem,
     path: &Path,
     sources: &mut SourceMap,
-    interner: &mut Interner,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<(FileId, Vec<Expr>), OpenError> {
     let text = fs.read(path).map_err(|e| OpenError {
@@ -171,7 +165,7 @@ pub fn load_advice_file(
         reason: e.to_string(),
     })?;
     let file = sources.add(path.to_path_buf(), text);
-    let body = parse_advice(sources, interner, diagnostics, file);
+    let body = parse_advice(sources, diagnostics, file);
     Ok((file, body))
 }
 
@@ -179,7 +173,6 @@ struct Loader<'f> {
     fs: &'f dyn FileSystem,
     root: PathBuf,
     sources: SourceMap,
-    interner: Interner,
     diagnostics: Vec<Diagnostic>,
     /// Files being included, outermost first, with the directive that included each.
     stack: Vec<(PathBuf, Option<Span>)>,
@@ -208,32 +201,22 @@ fn read_errors(file: FileId, errors: Vec<ReadError>, diagnostics: &mut Vec<Diagn
     }
 }
 
-fn parse_game(
-    sources: &SourceMap,
-    interner: &mut Interner,
-    diagnostics: &mut Vec<Diagnostic>,
-    file: FileId,
-) -> Vec<Item> {
+fn parse_game(sources: &SourceMap, diagnostics: &mut Vec<Diagnostic>, file: FileId) -> Vec<Item> {
     let text = sources.file(file).text.clone();
     let (tokens, lex_errors) = lex(file, &text);
     diagnostics.extend(lex_errors);
     let (cst, errors) = read(&tokens, text.len());
     read_errors(file, errors, diagnostics);
-    Lowerer::new(file, interner, diagnostics).game_file(&cst)
+    Lowerer::new(file, diagnostics).game_file(&cst)
 }
 
-fn parse_advice(
-    sources: &SourceMap,
-    interner: &mut Interner,
-    diagnostics: &mut Vec<Diagnostic>,
-    file: FileId,
-) -> Vec<Expr> {
+fn parse_advice(sources: &SourceMap, diagnostics: &mut Vec<Diagnostic>, file: FileId) -> Vec<Expr> {
     let text = sources.file(file).text.clone();
     let (tokens, lex_errors) = lex(file, &text);
     diagnostics.extend(lex_errors);
     let (cst, errors) = read(&tokens, text.len());
     read_errors(file, errors, diagnostics);
-    Lowerer::new(file, interner, diagnostics).advice_file(&cst)
+    Lowerer::new(file, diagnostics).advice_file(&cst)
 }
 
 /// Lexically normalise `path` (no `.`; `..` pops), or `None` if it climbs above the start.
@@ -257,12 +240,7 @@ impl Loader<'_> {
     fn game_file(&mut self, file: FileId, path: PathBuf) -> Vec<Item> {
         self.included.insert(path.clone(), file);
         self.stack.push((path.clone(), None));
-        let items = parse_game(
-            &self.sources,
-            &mut self.interner,
-            &mut self.diagnostics,
-            file,
-        );
+        let items = parse_game(&self.sources, &mut self.diagnostics, file);
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             self.expand(item, &path, &mut out);
@@ -273,7 +251,7 @@ impl Loader<'_> {
 
     /// Resolve `name` (a path written in `from`) inside the game's directory.
     fn resolve(&mut self, name: Name, from: &Path, what: &str) -> Option<PathBuf> {
-        let written = self.interner.resolve(name.sym).to_string();
+        let written = name.sym.as_str().to_string();
         let rel = Path::new(&written);
         if rel.is_absolute() || written.starts_with('/') || written.starts_with('\\') {
             self.diagnostics.push(
@@ -313,7 +291,7 @@ impl Loader<'_> {
     }
 
     fn missing_file(&mut self, name: Name, path: &Path, what: &str, error: std::io::Error) {
-        let written = self.interner.resolve(name.sym).to_string();
+        let written = name.sym.as_str().to_string();
         self.diagnostics.push(
             Diagnostic::error(
                 "missing-file",
@@ -340,12 +318,7 @@ impl Loader<'_> {
                         match self.fs.read(&resolved) {
                             Ok(text) => {
                                 let id = self.sources.add(resolved.clone(), text);
-                                let stmts = parse_advice(
-                                    &self.sources,
-                                    &mut self.interner,
-                                    &mut self.diagnostics,
-                                    id,
-                                );
+                                let stmts = parse_advice(&self.sources, &mut self.diagnostics, id);
                                 self.advice_files.insert(resolved, (id, stmts.clone()));
                                 *file = Some(id);
                                 *body = stmts;
@@ -411,12 +384,7 @@ impl Loader<'_> {
         let file = self.sources.add(path.clone(), text);
         self.included.insert(path.clone(), file);
         self.stack.push((path.clone(), Some(name.span)));
-        let items = parse_game(
-            &self.sources,
-            &mut self.interner,
-            &mut self.diagnostics,
-            file,
-        );
+        let items = parse_game(&self.sources, &mut self.diagnostics, file);
         for item in items {
             self.expand(item, &path, out);
         }

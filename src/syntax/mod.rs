@@ -6,7 +6,6 @@
 
 pub mod ast;
 pub mod dump;
-pub mod intern;
 pub mod load;
 pub mod lower;
 pub mod reader;

@@ -362,11 +362,16 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
         let size = match a.peek() {
             Some(Sexp::Atom(Atom::Int(n), r)) => {
                 a.pos += 1;
-                if *n < 1 {
+                if !(1..=super::super::ast::MAX_RING).contains(n) {
+                    a.ok = false;
                     let s = lw.span(r.clone());
                     lw.error(
-                        Diagnostic::error("bad-board", s, "a ring needs at least one cell")
-                            .with_hint(USAGE),
+                        Diagnostic::error(
+                            "bad-board",
+                            s,
+                            format!("a ring has from 1 to {} cells", super::super::ast::MAX_RING),
+                        )
+                        .with_hint(format!("usage: {USAGE}")),
                     );
                 }
                 Some(*n)
@@ -402,7 +407,7 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
     } else {
         let desc = string(lw, &mut a, "the board");
         desc.map(|name| {
-            if lw.interner.resolve(name.sym).ends_with(".xml") {
+            if name.sym.as_str().ends_with(".xml") {
                 BoardShape::File {
                     path: name,
                     resolved: None,

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use crate::diagnostic::Diagnostic;
 
-use super::super::ast::{Expr, ExprKind, FormOp};
+use super::super::ast::{Expr, ExprKind, FormOp, Symbol};
 use super::super::reader::{Atom, Sexp};
 use super::super::token::unescape;
 use super::{Lowerer, is_word};
@@ -225,7 +225,7 @@ impl Lowerer<'_> {
             Atom::Int(i) => ExprKind::Int(i),
             Atom::Float(x) => ExprKind::Float(x),
             Atom::Error(_) => ExprKind::Error,
-            Atom::Str(body) => ExprKind::Str(self.interner.intern(&unescape(body))),
+            Atom::Str(body) => ExprKind::Str(Symbol::intern(&unescape(body))),
             Atom::Ident("nil") => ExprKind::Nil,
             Atom::Ident("true") => ExprKind::Bool(true),
             Atom::Ident("false") => ExprKind::Bool(false),
@@ -247,7 +247,7 @@ impl Lowerer<'_> {
                     );
                     return self.error_expr(range);
                 }
-                ExprKind::Var(self.interner.intern(word))
+                ExprKind::Var(Symbol::intern(word))
             }
         };
         Expr {
@@ -325,7 +325,7 @@ impl Lowerer<'_> {
                 Some(kind) => kind,
                 None => ExprKind::Call {
                     func: super::super::ast::Name {
-                        sym: self.interner.intern(word),
+                        sym: Symbol::intern(word),
                         span: self.span(head.span()),
                     },
                     args: self.statements(&items[1..]),

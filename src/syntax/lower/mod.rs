@@ -15,30 +15,20 @@ use std::ops::Range;
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, Span};
 
-use super::ast::{Expr, ExprKind, Item, Name};
-use super::intern::Interner;
+use super::ast::{Expr, ExprKind, Item, Name, Symbol};
 use super::reader::{Atom, File, Sexp};
 use super::token::unescape;
 
 /// Lowers the S-expressions of one file.
 pub struct Lowerer<'a> {
     file: FileId,
-    interner: &'a mut Interner,
     diags: &'a mut Vec<Diagnostic>,
 }
 
 impl<'a> Lowerer<'a> {
-    /// A lowerer for `file`, interning into `interner` and reporting into `diags`.
-    pub fn new(
-        file: FileId,
-        interner: &'a mut Interner,
-        diags: &'a mut Vec<Diagnostic>,
-    ) -> Lowerer<'a> {
-        Lowerer {
-            file,
-            interner,
-            diags,
-        }
+    /// A lowerer for `file`, reporting into `diags`.
+    pub fn new(file: FileId, diags: &'a mut Vec<Diagnostic>) -> Lowerer<'a> {
+        Lowerer { file, diags }
     }
 
     /// Lower a game file: its directives, in order. Statements before the first directive
@@ -107,11 +97,11 @@ impl<'a> Lowerer<'a> {
     fn name(&mut self, s: &Sexp<'_>, what: &str, usage: &str) -> Option<Name> {
         match s {
             Sexp::Atom(Atom::Ident(text), range) => Some(Name {
-                sym: self.interner.intern(text),
+                sym: Symbol::intern(text),
                 span: self.span(range.clone()),
             }),
             Sexp::Atom(Atom::Str(body), range) => Some(Name {
-                sym: self.interner.intern(&unescape(body)),
+                sym: Symbol::intern(&unescape(body)),
                 span: self.span(range.clone()),
             }),
             Sexp::Atom(Atom::Error(_), _) => None,
@@ -131,7 +121,7 @@ impl<'a> Lowerer<'a> {
     fn ident(&mut self, s: &Sexp<'_>, what: &str, usage: &str) -> Option<Name> {
         match s {
             Sexp::Atom(Atom::Ident(text), range) => Some(Name {
-                sym: self.interner.intern(text),
+                sym: Symbol::intern(text),
                 span: self.span(range.clone()),
             }),
             Sexp::Atom(Atom::Error(_), _) => None,

@@ -1,0 +1,83 @@
+//! Interned strings, shared by every game in the process.
+//!
+//! Every identifier and string literal is interned when a game is loaded, and every string
+//! the runtime builds is interned when it is made, so comparing, hashing and dispatching on
+//! names costs a word compare. The table only grows; reading a symbol's text takes no lock.
+//! Symbols are ordered by text where order matters ([`Symbol::cmp_text`]), never by number,
+//! because numbers depend on what else the process loaded first.
+
+use std::sync::{OnceLock, RwLock};
+
+use rustc_hash::FxHashMap;
+
+/// An interned string.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Symbol(u32);
+
+struct Table {
+    ids: RwLock<FxHashMap<&'static str, Symbol>>,
+    texts: boxcar::Vec<&'static str>,
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table {
+        ids: RwLock::new(FxHashMap::default()),
+        texts: boxcar::Vec::new(),
+    })
+}
+
+impl Symbol {
+    /// The symbol for `text`, adding it if new.
+    pub fn intern(text: &str) -> Symbol {
+        let t = table();
+        if let Some(&sym) = t.ids.read().unwrap_or_else(|e| e.into_inner()).get(text) {
+            return sym;
+        }
+        let mut ids = t.ids.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(&sym) = ids.get(text) {
+            return sym;
+        }
+        let leaked: &'static str = Box::leak(text.into());
+        let sym = Symbol(t.texts.push(leaked) as u32);
+        ids.insert(leaked, sym);
+        sym
+    }
+
+    /// The symbol for `text` if it was ever interned.
+    pub fn get(text: &str) -> Option<Symbol> {
+        table()
+            .ids
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(text)
+            .copied()
+    }
+
+    /// The text.
+    pub fn as_str(self) -> &'static str {
+        // A Symbol is only made by `intern`, after its text was pushed.
+        table().texts[self.0 as usize]
+    }
+
+    /// Compare by text.
+    pub fn cmp_text(self, other: Symbol) -> std::cmp::Ordering {
+        if self == other {
+            std::cmp::Ordering::Equal
+        } else {
+            self.as_str().cmp(other.as_str())
+        }
+    }
+}
+
+impl std::fmt::Debug for Symbol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl std::fmt::Display for Symbol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
