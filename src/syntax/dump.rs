@@ -72,6 +72,12 @@ fn list(head: &str, rest: impl IntoIterator<Item = Node>) -> Node {
     Node::List(items)
 }
 
+impl Default for Dumper<'_> {
+    fn default() -> Self {
+        Dumper::new()
+    }
+}
+
 impl<'a> Dumper<'a> {
     /// A dumper with no source files.
     pub fn new() -> Dumper<'a> {
