@@ -55,6 +55,8 @@ pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
         instances: FxHashMap::default(),
         open_boards: false,
         labels: FxHashSet::default(),
+        checked_files: FxHashSet::default(),
+        configured: FxHashSet::default(),
     };
     let items = &loaded.program.items;
     c.collect(items);
@@ -76,6 +78,10 @@ struct Checker {
     open_boards: bool,
     /// Every label some behaviour handles.
     labels: FxHashSet<Symbol>,
+    /// Board cells configured by an #instance.
+    configured: FxHashSet<Symbol>,
+    /// Advice files already checked.
+    checked_files: FxHashSet<crate::source::FileId>,
 }
 
 impl Checker {
@@ -101,13 +107,19 @@ impl Checker {
                 Item::Entity(e) => self.collect_entity(e),
                 Item::Function(f) => {
                     let text = self.text(f.name.sym);
-                    if FORM_NAMES.contains(&text) || builtins::lookup(text).is_some() {
-                        let text = text.to_string();
+                    let what = if FORM_NAMES.contains(&text) {
+                        Some("starts a built-in form")
+                    } else if builtins::lookup(text).is_some() {
+                        Some("is a builtin function")
+                    } else {
+                        None
+                    };
+                    if let Some(what) = what {
                         self.diags.push(
                             Diagnostic::error(
                                 "reserved-name",
                                 f.name.span,
-                                format!("`{text}` is a builtin and cannot be redefined"),
+                                format!("`{text}` {what} and cannot be redefined"),
                             )
                             .with_hint("choose another name for the function"),
                         );
@@ -132,12 +144,34 @@ impl Checker {
                 _ => {}
             }
         }
-        // Instances need the types.
+        // Board cells first: an #instance naming a cell of its own type sets that cell's
+        // initial properties instead of making a second entity.
         for item in items {
-            match item {
-                Item::Instance(i) => self.add_instance(i.name, i.ty.sym),
-                Item::Board(b) => self.collect_board(b),
-                _ => {}
+            if let Item::Board(b) = item {
+                self.collect_board(b);
+            }
+        }
+        let cells: FxHashMap<Symbol, (Symbol, Span)> = self.instances.clone();
+        for item in items {
+            if let Item::Instance(i) = item {
+                match cells.get(&i.name.sym) {
+                    Some(&(ty, _)) if ty == i.ty.sym && !self.configured.contains(&i.name.sym) => {
+                        self.configured.insert(i.name.sym);
+                    }
+                    Some(&(ty, board)) if ty != i.ty.sym => {
+                        let (name, cell_ty) = (self.text(i.name.sym), self.text(ty));
+                        self.diags.push(
+                            Diagnostic::error(
+                                "duplicate-instance",
+                                i.name.span,
+                                format!("`{name}` is already a cell of type `{cell_ty}` made by a #board"),
+                            )
+                            .with_note(board, "the board that makes it")
+                            .with_hint(format!("an #instance can set a board cell's properties only with the cell's own type: #instance {name} of {cell_ty} with ...")),
+                        );
+                    }
+                    _ => self.add_instance(i.name, i.ty.sym),
+                }
             }
         }
     }
@@ -417,6 +451,12 @@ impl Checker {
                 v.insert(span);
             }
         }
+        // A file bound by several directives is checked once.
+        if let crate::syntax::ast::AdviceBody::File { file: Some(id), .. } = &a.body
+            && !self.checked_files.insert(*id)
+        {
+            return;
+        }
         self.check_code(a.body.statements(), Context::Entity, &[]);
     }
 
@@ -588,6 +628,18 @@ impl Checker {
     fn call(&mut self, func: Name, argc: usize, span: Span) {
         let text = self.text(func.sym);
         if let Some(b) = builtins::lookup(text) {
+            if b.name == "dict" && argc % 2 == 1 {
+                self.diags.push(
+                    Diagnostic::error(
+                        "wrong-arity",
+                        span,
+                        format!(
+                            "`dict` takes keys and values in pairs, but {argc} arguments given"
+                        ),
+                    )
+                    .with_hint(format!("usage: {}", b.usage)),
+                );
+            }
             if !b.arity.accepts(argc) {
                 let name = b.name;
                 self.diags.push(

@@ -268,7 +268,24 @@ fn top_level(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Op
                         .filter_map(|p| lw.ident(p, "a parameter name", USAGE))
                         .collect()
                 }
-                _ => {
+                Some(other) => {
+                    // `#define f x body`: take a lone name as the one parameter, so the
+                    // body is still checked sensibly.
+                    let span = lw.span(other.span());
+                    lw.error(
+                        Diagnostic::error(
+                            "expected-parameters",
+                            span,
+                            "expected the parameter list in parentheses",
+                        )
+                        .with_hint(format!("usage: {USAGE}; write () for no parameters")),
+                    );
+                    a.pos += 1;
+                    lw.ident(other, "a parameter name", USAGE)
+                        .into_iter()
+                        .collect()
+                }
+                None => {
                     a.missing(lw, "the parameter list (write () for none)");
                     Vec::new()
                 }

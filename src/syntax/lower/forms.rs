@@ -610,7 +610,7 @@ impl Lowerer<'_> {
         let mut attrs = Vec::new();
         match op {
             ChangeState | Property | Attribute | Rollback | DeleteGraphic | DeleteEntity => {
-                args.push(a.expr(self, op.operands()[0]));
+                args.push(a.expr(self, &format!("the {}", op.operands()[0])));
             }
             Label | State | Finish => {}
             NewProperty => {
@@ -619,13 +619,13 @@ impl Lowerer<'_> {
                 args.push(a.expr(self, "the value"));
             }
             PropertyOf | AttributeOf => {
-                args.push(a.expr(self, op.operands()[0]));
+                args.push(a.expr(self, &format!("the {}", op.operands()[0])));
                 a.keyword(self, "of");
-                args.push(a.expr(self, op.operands()[1]));
+                args.push(a.expr(self, &format!("the {}", op.operands()[1])));
             }
             LabelOf | StateOf | TypeOf | EntitiesOf => {
                 a.keyword(self, "of");
-                args.push(a.expr(self, op.operands()[0]));
+                args.push(a.expr(self, &format!("the {}", op.operands()[0])));
             }
             UpdateProperty => {
                 args.push(a.expr(self, "the property name"));

@@ -120,6 +120,19 @@ impl<'a> Lowerer<'a> {
     /// An identifier (not a string): variables and parameters.
     fn ident(&mut self, s: &Sexp<'_>, what: &str, usage: &str) -> Option<Name> {
         match s {
+            Sexp::Atom(Atom::Ident(text), range) if RESERVED.contains(text) => {
+                let span = self.span(range.clone());
+                self.error(
+                    Diagnostic::error(
+                        "reserved-name",
+                        span,
+                        format!("`{text}` cannot be a variable name"),
+                    )
+                    .with_label(format!("`{text}` always means the same thing"))
+                    .with_hint("choose another name"),
+                );
+                None
+            }
             Sexp::Atom(Atom::Ident(text), range) => Some(Name {
                 sym: Symbol::intern(text),
                 span: self.span(range.clone()),
@@ -164,6 +177,9 @@ impl<'a> Lowerer<'a> {
         );
     }
 }
+
+/// Words that can never name a variable: literals, `message` and the block words.
+const RESERVED: &[&str] = &["nil", "true", "false", "message", "else", "end"];
 
 /// True when `s` is the identifier `word`.
 fn is_word(s: &Sexp<'_>, word: &str) -> bool {
