@@ -47,6 +47,8 @@ pub struct Diagnostic {
     pub notes: Vec<Note>,
     /// How to fix it, where a hint helps.
     pub hint: Option<String>,
+    /// Further lines of context, such as the chain of messages that led to a runtime error.
+    pub context: Vec<String>,
 }
 
 impl Diagnostic {
@@ -60,6 +62,7 @@ impl Diagnostic {
             label: None,
             notes: Vec::new(),
             hint: None,
+            context: Vec::new(),
         }
     }
 
@@ -89,6 +92,12 @@ impl Diagnostic {
             span,
             message: message.into(),
         });
+        self
+    }
+
+    /// Add a line of context.
+    pub fn with_context(mut self, line: impl Into<String>) -> Diagnostic {
+        self.context.push(line.into());
         self
     }
 
@@ -193,6 +202,9 @@ pub fn render(
                     .with_order(order as i32),
             );
         }
+        for line in &d.context {
+            report = report.with_note(line);
+        }
         if let Some(hint) = &d.hint {
             report = report.with_help(hint);
         }
@@ -232,6 +244,8 @@ pub struct JsonDiagnostic<'a> {
     pub message: &'a str,
     /// How to fix it.
     pub hint: Option<&'a str>,
+    /// Further context lines.
+    pub context: &'a [String],
 }
 
 /// The JSON form of `d`.
@@ -250,6 +264,7 @@ pub fn to_json<'a>(map: &SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
         code: d.code,
         message: &d.message,
         hint: d.hint.as_deref(),
+        context: &d.context,
     }
 }
 

@@ -3,6 +3,8 @@
 //! Boundary: the only layer that prints, reads the environment or chooses exit codes.
 
 mod check;
+pub mod game;
+pub mod run;
 
 use std::process::ExitCode;
 
@@ -40,6 +42,19 @@ pub enum Command {
     /// Exit status: 0 when the game is clean (warnings allowed), 1 when it has errors,
     /// 2 when the command line is wrong or the game cannot be opened.
     Check(check::CheckArgs),
+    /// Run a game: #setup, then each --send and each --play action as one transaction.
+    ///
+    /// Prints each transaction's result (committed, vetoed by <law>, rolled back: <reason>,
+    /// or failed with the error and the chain of messages that led to it), and the outcome
+    /// if the game finished. Exit status: 0 unless the game fails to load, check or start
+    /// (1), or the command line is wrong (2).
+    Run(run::RunArgs),
+    /// Print the names of the legal actions, after playing the --play ones.
+    ///
+    /// An action is legal when delivering it commits (no law vetoes it, nothing rolls it
+    /// back, nothing fails). An unknown or illegal name in --play is an error that gives
+    /// the ply and lists the legal names there.
+    Moves(run::MovesArgs),
 }
 
 /// Run the command line.
@@ -47,6 +62,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Moves(args) => run::moves(&args),
     }
 }
 

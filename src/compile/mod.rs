@@ -1,11 +1,14 @@
-//! The compile layer: name resolution and static checks (and, later, lowering to bytecode).
+//! The compile layer: name resolution, static checks and lowering to bytecode.
 //!
 //! Boundary: this layer knows what names mean (entity types, instances, functions,
-//! parameters, locals, builtins) but not how anything runs. It reads the AST and never
-//! changes it.
+//! parameters, locals, builtins) and how code is laid out for the VM, but not how anything
+//! runs. It reads the AST and never changes it.
 
 pub mod builtins;
+pub mod bytecode;
 pub mod check;
+pub mod codegen;
+pub mod program;
 
 pub use check::{CheckOptions, check};
 

@@ -76,7 +76,7 @@ impl Key {
 }
 
 /// A message value.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, PartialEq, Debug)]
 pub struct Message {
     /// The label it is dispatched on.
     pub label: Symbol,
@@ -194,11 +194,7 @@ impl Value {
 }
 
 fn dict_json(d: &Dict) -> serde_json::Value {
-    serde_json::Value::Object(
-        d.iter()
-            .map(|(k, v)| (key_text(*k), v.to_json()))
-            .collect(),
-    )
+    serde_json::Value::Object(d.iter().map(|(k, v)| (key_text(*k), v.to_json())).collect())
 }
 
 fn key_text(k: Key) -> String {
@@ -320,7 +316,11 @@ mod tests {
 
     #[test]
     fn display_forms() {
-        let l = Value::list(imbl::vector![Value::Int(1), Value::str("x"), Value::Float(2.0)]);
+        let l = Value::list(imbl::vector![
+            Value::Int(1),
+            Value::str("x"),
+            Value::Float(2.0)
+        ]);
         assert_eq!(l.to_string(), "(1 \"x\" 2.0)");
         assert_eq!(Value::str("x").to_text(), "x");
     }

@@ -127,6 +127,8 @@ pub enum FormOp {
     PropertyOf,
     /// `(update property p to v)`
     UpdateProperty,
+    /// `(update property p of e to v)`: only an entity's own code or the user may.
+    UpdatePropertyOf,
     /// `(send new message l to r with ...)`
     SendNew,
     /// `(send m to r)`
@@ -188,6 +190,7 @@ impl FormOp {
         match self {
             ChangeState => &["state"],
             NewProperty | UpdateProperty => &["property", "value"],
+            UpdatePropertyOf => &["property", "entity", "value"],
             Property => &["property"],
             PropertyOf => &["property", "entity"],
             SendNew => &["label", "recipient"],
@@ -221,7 +224,9 @@ impl FormOp {
             ChangeState => "(changeState <state>)",
             NewProperty => "(new property <name> as <value>)",
             Property | PropertyOf => "(property <name>) or (property <name> of <entity>)",
-            UpdateProperty => "(update property <name> to <value>)",
+            UpdateProperty | UpdatePropertyOf => {
+                "(update property <name> to <value>) or (update property <name> of <entity> to <value>)"
+            }
             SendNew => "(send new message <label> to <recipient> with <key> <value> ...)",
             Send => "(send <message> to <recipient>)",
             NewMessage => "(new message <label> with <key> <value> ...)",

@@ -566,6 +566,9 @@ impl Lowerer<'_> {
             }
             "property" if items.len() > 2 => (PropertyOf, 1),
             "property" => (Property, 1),
+            "update" if second("property") && items.get(3).is_some_and(|s| is_word(s, "of")) => {
+                (UpdatePropertyOf, 2)
+            }
             "update" if second("property") => (UpdateProperty, 2),
             "update" if second("message") => (UpdateAttribute, 2),
             "update" if second("graphic") => (UpdateGraphic, 2),
@@ -629,6 +632,13 @@ impl Lowerer<'_> {
             }
             UpdateProperty => {
                 args.push(a.expr(self, "the property name"));
+                a.keyword(self, "to");
+                args.push(a.expr(self, "the value"));
+            }
+            UpdatePropertyOf => {
+                args.push(a.expr(self, "the property name"));
+                a.keyword(self, "of");
+                args.push(a.expr(self, "the entity"));
                 a.keyword(self, "to");
                 args.push(a.expr(self, "the value"));
             }

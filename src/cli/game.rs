@@ -1,0 +1,120 @@
+//! Loading, checking and compiling a game for the commands that run one.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::compile::codegen::compile;
+use crate::compile::program::Game;
+use crate::compile::{CheckOptions, Checked, check_game};
+use crate::diagnostic::{Diagnostic, RenderConfig, render};
+use crate::runtime::outside::parse_literal;
+use crate::runtime::session::{Session, SessionOptions};
+use crate::runtime::value::Value;
+use crate::runtime::vm::Limits;
+use crate::source::SourceMap;
+use crate::syntax::load::DiskFs;
+
+use super::stderr_color;
+
+/// Options shared by every command that runs a game.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunOptions {
+    /// The game: a directory holding game.fr, or a .fr file.
+    pub game: std::path::PathBuf,
+    /// Seed of the random generator.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Override a #param: --param name=value (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Instructions one transaction may execute before it fails.
+    #[arg(long, default_value_t = Limits::default().max_steps)]
+    pub max_steps: u64,
+    /// Nested sends and calls one transaction may have open before it fails.
+    #[arg(long, default_value_t = Limits::default().max_depth)]
+    pub max_depth: usize,
+}
+
+/// A game ready to play, with its sources for diagnostics.
+pub struct Opened {
+    /// Every file read.
+    pub sources: SourceMap,
+    /// The session after #setup.
+    pub session: Session,
+}
+
+/// Print diagnostics on standard error.
+pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) {
+    let _ = render(
+        sources,
+        diagnostics,
+        RenderConfig {
+            color: stderr_color(),
+        },
+        &mut std::io::stderr().lock(),
+    );
+}
+
+/// Load, check, compile and start the game; on any problem print it and return the exit
+/// code to use.
+pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
+    let (sources, game) = load_game(&options.game)?;
+    let mut params = Vec::new();
+    for p in &options.params {
+        let Some((name, value)) = p.split_once('=') else {
+            eprintln!("error: --param takes NAME=VALUE, got `{p}`");
+            return Err(ExitCode::from(2));
+        };
+        params.push((name.trim().to_string(), parse_literal(value)));
+    }
+    let session_options = SessionOptions {
+        seed: options.seed,
+        params,
+        limits: Limits {
+            max_steps: options.max_steps,
+            max_depth: options.max_depth,
+        },
+        trace,
+    };
+    match Session::start(game, &session_options) {
+        Ok((session, _)) => Ok(Opened { sources, session }),
+        Err(e) => {
+            match e.diagnostic() {
+                Some(d) => report(&sources, &[d]),
+                None => eprintln!("error: {e}"),
+            }
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+/// Load, check and compile the game at `path`.
+pub fn load_game(path: &Path) -> Result<(SourceMap, Arc<Game>), ExitCode> {
+    let Checked {
+        loaded,
+        diagnostics,
+    } = match check_game(&DiskFs, path, &CheckOptions::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        report(&loaded.sources, &diagnostics);
+        return Err(ExitCode::from(1));
+    }
+    match compile(&loaded.program) {
+        Ok(game) => Ok((loaded.sources, Arc::new(game))),
+        Err(errors) => {
+            report(&loaded.sources, &errors);
+            Err(ExitCode::from(1))
+        }
+    }
+}
+
+/// A value as JSON text for people (strings unquoted).
+pub fn show(v: &Value) -> String {
+    v.to_text()
+}

@@ -1,0 +1,572 @@
+//! Lowering of a checked program to a [`Game`]: types laid out, names interned to ids,
+//! locals resolved to slots, every body compiled to [`Op`]s.
+//!
+//! Runs only on programs the checker passed; a name it cannot resolve is reported as an
+//! internal error rather than trusted.
+
+use rustc_hash::FxHashMap;
+
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::symbol::Symbol;
+use crate::syntax::ast::{
+    AdviceBody, BoardShape, EntityDef, Expr, ExprKind, Item, Pattern, Program,
+};
+
+use super::builtins::BUILTINS;
+use super::bytecode::{Code, CodeId, FuncId, Op};
+use super::check::advice_name;
+use super::program::{
+    Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, Param, TypeId,
+};
+
+/// Compile a checked program.
+pub fn compile(program: &Program) -> Result<Game, Vec<Diagnostic>> {
+    let mut c = Compiler {
+        game: Game::default(),
+        errors: Vec::new(),
+    };
+    c.types(&program.items);
+    c.functions(&program.items);
+    c.rest(&program.items);
+    if c.errors.is_empty() {
+        Ok(c.game)
+    } else {
+        Err(c.errors)
+    }
+}
+
+struct Compiler {
+    game: Game,
+    errors: Vec<Diagnostic>,
+}
+
+fn internal(span: Span, message: String) -> Diagnostic {
+    Diagnostic::error("internal", span, message)
+        .with_hint("the checker should have caught this; please report it")
+}
+
+impl Compiler {
+    fn types(&mut self, items: &[Item]) {
+        let defs: Vec<&EntityDef> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Entity(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        for (i, e) in defs.iter().enumerate() {
+            self.game.type_ids.insert(e.name.sym, TypeId(i as u32));
+            self.game.types.push(EntityType {
+                name: e.name.sym,
+                parent: None,
+                ancestors: Vec::new(),
+                properties: Vec::new(),
+                slots: FxHashMap::default(),
+                behaviours: FxHashMap::default(),
+            });
+        }
+        for (i, e) in defs.iter().enumerate() {
+            let parent = e
+                .extends
+                .and_then(|p| self.game.type_ids.get(&p.sym).copied());
+            self.game.types[i].parent = parent;
+        }
+        for i in 0..defs.len() {
+            let mut ancestors = vec![TypeId(i as u32)];
+            let mut cur = self.game.types[i].parent;
+            while let Some(t) = cur {
+                if ancestors.contains(&t) {
+                    break; // a cycle; the checker reported it
+                }
+                ancestors.push(t);
+                cur = self.game.types[t.0 as usize].parent;
+            }
+            self.game.types[i].ancestors = ancestors;
+        }
+        // Lay out each type from its root down, so inherited slots come first.
+        for i in 0..defs.len() {
+            let chain: Vec<TypeId> = self.game.types[i].ancestors.iter().rev().copied().collect();
+            let mut properties: Vec<(Symbol, CodeId)> = Vec::new();
+            let mut slots: FxHashMap<Symbol, u16> = FxHashMap::default();
+            let mut behaviours = FxHashMap::default();
+            for t in chain {
+                let def = defs[t.0 as usize];
+                for p in &def.properties {
+                    let code = self.body(
+                        std::slice::from_ref(&p.value),
+                        &[],
+                        format!("default of {}.{}", def.name.sym, p.name.sym),
+                        p.value.span,
+                    );
+                    match slots.get(&p.name.sym) {
+                        Some(&slot) => properties[slot as usize].1 = code,
+                        None => {
+                            slots.insert(p.name.sym, properties.len() as u16);
+                            properties.push((p.name.sym, code));
+                        }
+                    }
+                }
+                for state in &def.states {
+                    for b in &state.behaviours {
+                        let code = self.body(
+                            &b.body,
+                            &[],
+                            format!(
+                                "behaviour {}/{}/{}",
+                                def.name.sym, state.name.sym, b.label.sym
+                            ),
+                            b.span,
+                        );
+                        behaviours.insert((state.name.sym, b.label.sym), code);
+                    }
+                }
+            }
+            let ty = &mut self.game.types[i];
+            ty.properties = properties;
+            ty.slots = slots;
+            ty.behaviours = behaviours;
+        }
+    }
+
+    fn functions(&mut self, items: &[Item]) {
+        for item in items {
+            if let Item::Function(f) = item
+                && !self.game.function_ids.contains_key(&f.name.sym)
+            {
+                let id = FuncId(self.game.functions.len() as u32);
+                self.game.function_ids.insert(f.name.sym, id);
+                self.game.functions.push(Function {
+                    name: f.name.sym,
+                    code: CodeId(u32::MAX),
+                });
+            }
+        }
+        for item in items {
+            if let Item::Function(f) = item {
+                let params: Vec<Symbol> = f.params.iter().map(|p| p.sym).collect();
+                let code = self.body(&f.body, &params, format!("function {}", f.name.sym), f.span);
+                if let Some(id) = self.game.function_ids.get(&f.name.sym) {
+                    self.game.functions[id.0 as usize].code = code;
+                }
+            }
+        }
+    }
+
+    fn type_id(&mut self, name: Symbol, span: Span) -> Option<TypeId> {
+        let id = self.game.type_ids.get(&name).copied();
+        if id.is_none() {
+            self.errors
+                .push(internal(span, format!("unknown entity type `{name}`")));
+        }
+        id
+    }
+
+    fn rest(&mut self, items: &[Item]) {
+        let mut advice_index = 0;
+        let mut by_name: FxHashMap<Symbol, usize> = FxHashMap::default();
+        for item in items {
+            if let Item::Board(b) = item {
+                {
+                    let Some(ty) = self.type_id(b.ty.sym, b.ty.span) else {
+                        continue;
+                    };
+                    match &b.shape {
+                        BoardShape::Ring { size, prefix } => {
+                            let n = *size;
+                            let name = |i: i64| {
+                                Symbol::intern(&format!("{}{}", prefix.sym, i.rem_euclid(n)))
+                            };
+                            for i in 0..n {
+                                let links = vec![
+                                    (Symbol::intern("next"), name(i + 1)),
+                                    (Symbol::intern("prev"), name(i - 1)),
+                                ];
+                                let cell = name(i);
+                                by_name.insert(cell, self.game.instances.len());
+                                self.game.instances.push(Instance {
+                                    name: cell,
+                                    ty,
+                                    properties: vec![
+                                        (Symbol::intern("index"), InitValue::Int(i)),
+                                        (Symbol::intern("next"), InitValue::Str(name(i + 1))),
+                                        (Symbol::intern("prev"), InitValue::Str(name(i - 1))),
+                                        (Symbol::intern("links"), InitValue::Links(links)),
+                                    ],
+                                    span: b.span,
+                                });
+                            }
+                        }
+                        BoardShape::Identification(_) | BoardShape::File { .. } => {
+                            self.errors.push(
+                                Diagnostic::error(
+                                    "board-not-supported",
+                                    b.span,
+                                    "this kind of #board cannot be built yet",
+                                )
+                                .with_hint("only `#board ring <n> of <type> named \"<prefix>\"` runs in this version; grids and board files are checked but not built"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for item in items {
+            match item {
+                Item::Instance(i) => {
+                    let Some(ty) = self.type_id(i.ty.sym, i.ty.span) else {
+                        continue;
+                    };
+                    let properties: Vec<(Symbol, InitValue)> = i
+                        .properties
+                        .iter()
+                        .map(|(k, v)| {
+                            let code = self.body(
+                                std::slice::from_ref(v),
+                                &[],
+                                format!("property {} of {}", k.sym, i.name.sym),
+                                v.span,
+                            );
+                            (k.sym, InitValue::Code(code))
+                        })
+                        .collect();
+                    match by_name.get(&i.name.sym) {
+                        Some(&cell) => self.game.instances[cell].properties.extend(properties),
+                        None => {
+                            by_name.insert(i.name.sym, self.game.instances.len());
+                            self.game.instances.push(Instance {
+                                name: i.name.sym,
+                                ty,
+                                properties,
+                                span: i.span,
+                            });
+                        }
+                    }
+                }
+                Item::Advice(a) => {
+                    advice_index += 1;
+                    let target = match self.game.type_ids.get(&a.target.sym) {
+                        Some(&t) => AdviceTarget::Type(t),
+                        None => AdviceTarget::Instance(a.target.sym),
+                    };
+                    let name = Symbol::intern(&advice_name(a, advice_index));
+                    let source = match &a.body {
+                        AdviceBody::File { path, .. } => path.sym.as_str().to_string(),
+                        AdviceBody::Inline(_) => "inline".to_string(),
+                    };
+                    let kind = match a.kind {
+                        crate::syntax::ast::AdviceKind::Law => "law",
+                        crate::syntax::ast::AdviceKind::SideEffect => "side-effect",
+                    };
+                    let code =
+                        self.body(a.body.statements(), &[], format!("{kind} {name}"), a.span);
+                    let pattern = |p: Pattern| match p {
+                        Pattern::Any(_) => None,
+                        Pattern::Name(n) => Some(n.sym),
+                    };
+                    self.game.advice.push(Advice {
+                        name,
+                        kind: a.kind,
+                        label: pattern(a.label),
+                        target,
+                        state: pattern(a.state),
+                        code,
+                        source,
+                        span: a.span,
+                    });
+                }
+                Item::Param(p) => {
+                    let default = self.body(
+                        std::slice::from_ref(&p.value),
+                        &[],
+                        format!("param {}", p.name.sym),
+                        p.span,
+                    );
+                    self.game.params.push(Param {
+                        name: p.name.sym,
+                        default,
+                    });
+                }
+                Item::Setup(b) => {
+                    let code = self.body(&b.body, &[], "setup".to_string(), b.span);
+                    self.game.setup.push(code);
+                }
+                Item::Actions(b) => {
+                    let code = self.body(&b.body, &[], "actions".to_string(), b.span);
+                    self.game.actions = Some(code);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Compile a sequence of statements with `params` in the first slots.
+    pub fn body(&mut self, body: &[Expr], params: &[Symbol], name: String, span: Span) -> CodeId {
+        let mut e = Emitter {
+            ops: Vec::new(),
+            spans: Vec::new(),
+            locals: params.to_vec(),
+            game: &self.game,
+            errors: &mut self.errors,
+        };
+        e.sequence(body, span);
+        e.emit(Op::End, span);
+        let locals = e.locals.len();
+        let code = Code {
+            ops: e.ops,
+            spans: e.spans,
+            locals: locals.min(u16::MAX as usize) as u16,
+            params: params.len() as u16,
+            name,
+            span,
+        };
+        if locals > u16::MAX as usize {
+            self.errors.push(
+                Diagnostic::error("too-many-locals", span, "more than 65535 local variables")
+                    .with_hint("split this code into #define functions"),
+            );
+        }
+        let id = CodeId(self.game.codes.len() as u32);
+        self.game.codes.push(code);
+        id
+    }
+}
+
+/// Compile a standalone body (a REPL expression, a house rule) against a compiled game.
+pub fn compile_body(
+    game: &mut Game,
+    body: &[Expr],
+    name: String,
+    span: Span,
+) -> Result<CodeId, Vec<Diagnostic>> {
+    let mut c = Compiler {
+        game: std::mem::take(game),
+        errors: Vec::new(),
+    };
+    let id = c.body(body, &[], name, span);
+    *game = c.game;
+    if c.errors.is_empty() {
+        Ok(id)
+    } else {
+        Err(c.errors)
+    }
+}
+
+struct Emitter<'a> {
+    ops: Vec<Op>,
+    spans: Vec<Span>,
+    locals: Vec<Symbol>,
+    game: &'a Game,
+    errors: &'a mut Vec<Diagnostic>,
+}
+
+impl Emitter<'_> {
+    fn emit(&mut self, op: Op, span: Span) -> usize {
+        self.ops.push(op);
+        self.spans.push(span);
+        self.ops.len() - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.ops.len() as u32
+    }
+
+    fn patch(&mut self, at: usize, target: u32) {
+        match &mut self.ops[at] {
+            Op::Jump(t) | Op::JumpIfFalse(t) | Op::AndJump(t) | Op::OrJump(t) => *t = target,
+            Op::IterNext { exit, .. } => *exit = target,
+            _ => {}
+        }
+    }
+
+    fn slot(&mut self, sym: Symbol) -> u16 {
+        match self.locals.iter().position(|s| *s == sym) {
+            Some(i) => i as u16,
+            None => {
+                self.locals.push(sym);
+                (self.locals.len() - 1) as u16
+            }
+        }
+    }
+
+    fn sequence(&mut self, body: &[Expr], span: Span) {
+        if body.is_empty() {
+            self.emit(Op::Nil, span);
+        }
+        for (i, e) in body.iter().enumerate() {
+            if i > 0 {
+                self.emit(Op::Pop, e.span);
+            }
+            self.expr(e);
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Nil | ExprKind::Error => {
+                self.emit(Op::Nil, span);
+            }
+            ExprKind::Bool(b) => {
+                self.emit(Op::Bool(*b), span);
+            }
+            ExprKind::Int(i) => {
+                self.emit(Op::Int(*i), span);
+            }
+            ExprKind::Float(x) => {
+                self.emit(Op::Float(*x), span);
+            }
+            ExprKind::Str(s) => {
+                self.emit(Op::Str(*s), span);
+            }
+            ExprKind::Message => {
+                self.emit(Op::Message, span);
+            }
+            ExprKind::Var(sym) => match self.locals.iter().position(|s| s == sym) {
+                Some(i) => {
+                    self.emit(Op::Load(i as u16), span);
+                }
+                None => {
+                    self.errors
+                        .push(internal(span, format!("unbound variable `{sym}`")));
+                    self.emit(Op::Nil, span);
+                }
+            },
+            ExprKind::Call { func, args } => {
+                for a in args {
+                    self.expr(a);
+                }
+                let argc = args.len().min(u8::MAX as usize) as u8;
+                let name = func.sym.as_str();
+                if let Some(i) = BUILTINS.iter().position(|b| b.name == name) {
+                    self.emit(Op::Builtin(i as u16, argc), span);
+                } else if let Some(&id) = self.game.function_ids.get(&func.sym) {
+                    self.emit(Op::Call(id, argc), span);
+                } else {
+                    self.errors
+                        .push(internal(span, format!("unknown function `{name}`")));
+                    self.emit(Op::Nil, span);
+                }
+            }
+            ExprKind::VarDef { name, value } => {
+                self.expr(value);
+                let slot = self.slot(name.sym);
+                self.emit(Op::Store(slot), span);
+            }
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.expr(cond);
+                let jf = self.emit(Op::JumpIfFalse(0), span);
+                self.expr(then);
+                let jend = self.emit(Op::Jump(0), span);
+                let else_at = self.here();
+                self.patch(jf, else_at);
+                match otherwise {
+                    Some(o) => self.expr(o),
+                    None => {
+                        self.emit(Op::Nil, span);
+                    }
+                }
+                let end = self.here();
+                self.patch(jend, end);
+            }
+            ExprKind::Switch {
+                value,
+                cases,
+                default,
+            } => {
+                self.expr(value);
+                let mut ends = Vec::new();
+                for (v, body) in cases {
+                    self.expr(v);
+                    self.emit(Op::CaseEq, v.span);
+                    let jf = self.emit(Op::JumpIfFalse(0), v.span);
+                    self.emit(Op::Pop, v.span);
+                    self.expr(body);
+                    ends.push(self.emit(Op::Jump(0), span));
+                    let next = self.here();
+                    self.patch(jf, next);
+                }
+                self.emit(Op::Pop, span);
+                match default {
+                    Some(d) => self.expr(d),
+                    None => {
+                        self.emit(Op::Nil, span);
+                    }
+                }
+                let end = self.here();
+                for j in ends {
+                    self.patch(j, end);
+                }
+            }
+            ExprKind::Foreach { var, iter, body } => {
+                self.expr(iter);
+                self.emit(Op::IterStart, iter.span);
+                let var = self.slot(var.sym);
+                let top = self.here();
+                let next = self.emit(Op::IterNext { var, exit: 0 }, span);
+                self.expr(body);
+                self.emit(Op::Pop, span);
+                self.emit(Op::Jump(top), span);
+                let exit = self.here();
+                self.patch(next, exit);
+                self.emit(Op::Nil, span);
+            }
+            ExprKind::While { cond, body } => {
+                let top = self.here();
+                self.expr(cond);
+                let jf = self.emit(Op::JumpIfFalse(0), span);
+                self.expr(body);
+                self.emit(Op::Pop, span);
+                self.emit(Op::Jump(top), span);
+                let exit = self.here();
+                self.patch(jf, exit);
+                self.emit(Op::Nil, span);
+            }
+            ExprKind::Do(items) => self.sequence(items, span),
+            ExprKind::And(items) | ExprKind::Or(items) => {
+                let and = matches!(e.kind, ExprKind::And(_));
+                if items.is_empty() {
+                    self.emit(if and { Op::Bool(true) } else { Op::Nil }, span);
+                    return;
+                }
+                let mut jumps = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    self.expr(item);
+                    if i + 1 < items.len() {
+                        jumps.push(
+                            self.emit(if and { Op::AndJump(0) } else { Op::OrJump(0) }, span),
+                        );
+                    }
+                }
+                let end = self.here();
+                for j in jumps {
+                    self.patch(j, end);
+                }
+            }
+            ExprKind::Return(value) => {
+                match value {
+                    Some(v) => self.expr(v),
+                    None => {
+                        self.emit(Op::Nil, span);
+                    }
+                }
+                self.emit(Op::Return, span);
+            }
+            ExprKind::Form { op, args, attrs } => {
+                for a in args {
+                    self.expr(a);
+                }
+                for (k, v) in attrs {
+                    self.expr(k);
+                    self.expr(v);
+                }
+                let n = attrs.len().min(u8::MAX as usize) as u8;
+                self.emit(Op::Form(*op, n), span);
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! A compiled game: entity types with their property layouts and behaviour tables,
+//! functions, advice, instances and every compiled body.
+//!
+//! Everything the runtime dispatches on is here, indexed by small integers, so that a
+//! join point finds its behaviour and its advice without touching a string.
+
+use rustc_hash::FxHashMap;
+
+use crate::source::Span;
+use crate::symbol::Symbol;
+use crate::syntax::ast::AdviceKind;
+
+use super::bytecode::{Code, CodeId, FuncId};
+
+/// Index of an entity type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeId(pub u32);
+
+/// A compiled entity type.
+#[derive(Clone, Debug)]
+pub struct EntityType {
+    /// Its name.
+    pub name: Symbol,
+    /// `#extends`.
+    pub parent: Option<TypeId>,
+    /// Itself, then its parent, grandparent, ...
+    pub ancestors: Vec<TypeId>,
+    /// Property layout: inherited properties first, each with the body computing its default.
+    pub properties: Vec<(Symbol, CodeId)>,
+    /// Property name to slot in the layout.
+    pub slots: FxHashMap<Symbol, u16>,
+    /// (state, label) to behaviour, inherited ones included (the nearest ancestor wins).
+    pub behaviours: FxHashMap<(Symbol, Symbol), CodeId>,
+}
+
+/// What an advice is bound to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdviceTarget {
+    /// Every instance of the type and of its subtypes.
+    Type(TypeId),
+    /// One instance, by name.
+    Instance(Symbol),
+}
+
+/// A law or side-effect.
+#[derive(Clone, Debug)]
+pub struct Advice {
+    /// Its name (explicit, file stem, or `<entity>/<label>/<state>#<n>`).
+    pub name: Symbol,
+    /// Law or side-effect.
+    pub kind: AdviceKind,
+    /// The label matched (`None`: any).
+    pub label: Option<Symbol>,
+    /// The entity it binds to.
+    pub target: AdviceTarget,
+    /// The state matched (`None`: any).
+    pub state: Option<Symbol>,
+    /// Its code.
+    pub code: CodeId,
+    /// Where it comes from: the file, or "inline".
+    pub source: String,
+    /// The directive.
+    pub span: Span,
+}
+
+/// A `#define`d function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Its name.
+    pub name: Symbol,
+    /// Its body (parameters in the first slots).
+    pub code: CodeId,
+}
+
+/// An entity made when the game starts (`#instance` or a board cell).
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Its name.
+    pub name: Symbol,
+    /// Its type.
+    pub ty: TypeId,
+    /// Initial property values that differ from the type's defaults.
+    pub properties: Vec<(Symbol, InitValue)>,
+    /// Where it was made.
+    pub span: Span,
+}
+
+/// An initial property value: computed by a body, or known (board links).
+#[derive(Clone, Debug)]
+pub enum InitValue {
+    /// Run this body (no entity, no message) for the value.
+    Code(CodeId),
+    /// A name (such as a neighbouring cell).
+    Str(Symbol),
+    /// An integer (such as a cell index).
+    Int(i64),
+    /// A dictionary of names (such as a links table).
+    Links(Vec<(Symbol, Symbol)>),
+}
+
+/// A `#param`.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Its name.
+    pub name: Symbol,
+    /// Its default.
+    pub default: CodeId,
+}
+
+/// A whole compiled game.
+#[derive(Clone, Debug, Default)]
+pub struct Game {
+    /// Entity types by [`TypeId`].
+    pub types: Vec<EntityType>,
+    /// Type name to id.
+    pub type_ids: FxHashMap<Symbol, TypeId>,
+    /// Functions by [`FuncId`].
+    pub functions: Vec<Function>,
+    /// Function name to id.
+    pub function_ids: FxHashMap<Symbol, FuncId>,
+    /// Advice in definition order.
+    pub advice: Vec<Advice>,
+    /// Parameters in definition order.
+    pub params: Vec<Param>,
+    /// `#setup` bodies in order.
+    pub setup: Vec<CodeId>,
+    /// The `#actions` body.
+    pub actions: Option<CodeId>,
+    /// Entities made at start, in definition order.
+    pub instances: Vec<Instance>,
+    /// Every compiled body.
+    pub codes: Vec<Code>,
+}
+
+impl Game {
+    /// The body `id`.
+    pub fn code(&self, id: CodeId) -> &Code {
+        &self.codes[id.0 as usize]
+    }
+
+    /// The type `id`.
+    pub fn ty(&self, id: TypeId) -> &EntityType {
+        &self.types[id.0 as usize]
+    }
+
+    /// Whether `ty` is `ancestor` or one of its subtypes.
+    pub fn is_a(&self, ty: TypeId, ancestor: TypeId) -> bool {
+        self.ty(ty).ancestors.contains(&ancestor)
+    }
+}

@@ -1,0 +1,700 @@
+//! Lists, dictionaries and `str`.
+//!
+//! Every builtin that returns an updated collection moves its argument out of the slice
+//! and updates it with `Arc::make_mut`: in place when nobody else holds it, on a cheap
+//! structural copy otherwise, so other holders never see the change.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
+use crate::runtime::value::{Dict, List, Value};
+use crate::symbol::Symbol;
+
+/// Most elements `range` builds.
+pub(super) const RANGE_LIMIT: i128 = 10_000_000;
+
+fn out_of_range(name: &str, index: i64, len: usize) -> BuiltinError {
+    BuiltinError::new(format!(
+        "`{name}`: index {index} is out of range for a list of length {len}"
+    ))
+    .with_hint("indices start at 0; `get` gives nil (or a default) instead of failing")
+}
+
+/// A count for `take` / `drop`, clamped to `len`.
+fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
+    let n = int_arg(v, name, "an integer count")?;
+    if n < 0 {
+        return Err(BuiltinError::new(format!(
+            "`{name}`: the count must not be negative, got {n}"
+        )));
+    }
+    Ok(usize::try_from(n).unwrap_or(usize::MAX).min(len))
+}
+
+pub(super) fn list(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    Ok(Value::list(args.iter_mut().map(std::mem::take).collect()))
+}
+
+pub(super) fn first(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    Ok(list_ref(args, 0, "first")?
+        .front()
+        .cloned()
+        .unwrap_or_default())
+}
+
+pub(super) fn last(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    Ok(list_ref(args, 0, "last")?
+        .back()
+        .cloned()
+        .unwrap_or_default())
+}
+
+pub(super) fn rest(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut l = take_list(args, 0, "rest")?;
+    if !l.is_empty() {
+        Arc::make_mut(&mut l).pop_front();
+    }
+    Ok(Value::List(l))
+}
+
+pub(super) fn nth(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let l = list_ref(args, 0, "nth")?;
+    let k = int_arg(&args[1], "nth", "an integer index")?;
+    usize::try_from(k)
+        .ok()
+        .and_then(|u| l.get(u))
+        .cloned()
+        .ok_or_else(|| out_of_range("nth", k, l.len()))
+}
+
+pub(super) fn length(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let n = match &args[0] {
+        Value::List(l) => l.len(),
+        Value::Dict(d) => d.len(),
+        Value::Str(s) => s.as_str().chars().count(),
+        other => return Err(type_error("length", "a list, dictionary or string", other)),
+    };
+    Ok(Value::Int(n as i64))
+}
+
+pub(super) fn append(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut l = take_list(args, 0, "append")?;
+    Arc::make_mut(&mut l).push_back(std::mem::take(&mut args[1]));
+    Ok(Value::List(l))
+}
+
+pub(super) fn prepend(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut l = take_list(args, 0, "prepend")?;
+    Arc::make_mut(&mut l).push_front(std::mem::take(&mut args[1]));
+    Ok(Value::List(l))
+}
+
+pub(super) fn concat(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    for v in args.iter() {
+        if !matches!(v, Value::List(_)) {
+            return Err(type_error("concat", "lists", v));
+        }
+    }
+    let Some((head, tail)) = args.split_first_mut() else {
+        return Ok(Value::list(List::new()));
+    };
+    let Value::List(mut acc) = std::mem::take(head) else {
+        unreachable!("checked above")
+    };
+    for v in tail {
+        if let Value::List(l) = std::mem::take(v)
+            && !l.is_empty()
+        {
+            Arc::make_mut(&mut acc).append(Arc::unwrap_or_clone(l));
+        }
+    }
+    Ok(Value::List(acc))
+}
+
+/// `contains`: an element of a list, a key of a dictionary, a substring of a string.
+pub(super) fn contains(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let found = match &args[0] {
+        Value::List(l) => l.contains(&args[1]),
+        Value::Dict(d) => d.contains_key(&key_arg(&args[1], "contains")?),
+        Value::Str(s) => match &args[1] {
+            Value::Str(needle) => s.as_str().contains(needle.as_str()),
+            other => {
+                return Err(type_error(
+                    "contains",
+                    "a string to look for in a string",
+                    other,
+                ));
+            }
+        },
+        other => {
+            return Err(type_error(
+                "contains",
+                "a list, dictionary or string",
+                other,
+            ));
+        }
+    };
+    Ok(Value::Bool(found))
+}
+
+pub(super) fn index_of(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let l = list_ref(args, 0, "index-of")?;
+    Ok(Value::Int(l.index_of(&args[1]).map_or(-1, |k| k as i64)))
+}
+
+/// `remove`: the list without the first element equal to the value.
+pub(super) fn remove(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut l = take_list(args, 0, "remove")?;
+    if let Some(k) = l.index_of(&args[1]) {
+        Arc::make_mut(&mut l).remove(k);
+    }
+    Ok(Value::List(l))
+}
+
+pub(super) fn reverse(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let l = list_ref(args, 0, "reverse")?;
+    Ok(Value::list(l.iter().rev().cloned().collect()))
+}
+
+/// `range`: integers from start (default 0) up to, not including, end, by step (default
+/// 1; a negative step counts down).
+pub(super) fn range(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut n = [0i64, 0, 1];
+    let what = ["an integer start", "an integer end", "an integer step"];
+    let slots: &[usize] = match args.len() {
+        1 => &[1],
+        2 => &[0, 1],
+        _ => &[0, 1, 2],
+    };
+    for (v, &slot) in args.iter().zip(slots) {
+        n[slot] = int_arg(v, "range", what[slot])?;
+    }
+    let [start, end, step] = n.map(i128::from);
+    if step == 0 {
+        return Err(BuiltinError::new("`range`: the step must not be 0"));
+    }
+    let span = if step > 0 { end - start } else { start - end };
+    let count = if span <= 0 {
+        0
+    } else {
+        (span + step.abs() - 1) / step.abs()
+    };
+    if count > RANGE_LIMIT {
+        return Err(BuiltinError::new(format!(
+            "`range` would make {count} elements, more than the limit of {RANGE_LIMIT}"
+        )));
+    }
+    Ok(Value::list(
+        (0..count)
+            .map(|k| Value::Int((start + k * step) as i64))
+            .collect(),
+    ))
+}
+
+/// `sort`: stable, by [`Value::compare`] (numbers, then strings, then lists, ...).
+pub(super) fn sort(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let l = list_ref(args, 0, "sort")?;
+    let mut items: Vec<Value> = l.iter().cloned().collect();
+    items.sort_by(Value::compare);
+    Ok(Value::list(items.into_iter().collect()))
+}
+
+pub(super) fn take(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut l = take_list(args, 0, "take")?;
+    let n = count_arg(&args[1], "take", l.len())?;
+    if n < l.len() {
+        Arc::make_mut(&mut l).truncate(n);
+    }
+    Ok(Value::List(l))
+}
+
+pub(super) fn drop(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut l = take_list(args, 0, "drop")?;
+    let n = count_arg(&args[1], "drop", l.len())?;
+    if n > 0 {
+        let v = Arc::make_mut(&mut l);
+        *v = v.split_off(n);
+    }
+    Ok(Value::List(l))
+}
+
+/// `dict k v ...`: a later pair with the same key wins.
+pub(super) fn dict(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    if !args.len().is_multiple_of(2) {
+        return Err(BuiltinError::new(format!(
+            "`dict` takes keys and values in pairs, but {} arguments given",
+            args.len()
+        ))
+        .with_hint("usage: (dict <key> <value> ...)"));
+    }
+    let mut d = Dict::new();
+    for pair in args.chunks_exact_mut(2) {
+        d.insert(key_arg(&pair[0], "dict")?, std::mem::take(&mut pair[1]));
+    }
+    Ok(Value::dict(d))
+}
+
+/// `get`: the value at a key of a dictionary, or at an index of a list; the default (or
+/// nil) when there is none.
+pub(super) fn get(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let found = match &args[0] {
+        Value::Dict(d) => d.get(&key_arg(&args[1], "get")?).cloned(),
+        Value::List(l) => {
+            let k = int_arg(&args[1], "get", "an integer index into a list")?;
+            usize::try_from(k).ok().and_then(|u| l.get(u)).cloned()
+        }
+        other => return Err(type_error("get", "a dictionary or list", other)),
+    };
+    Ok(match found {
+        Some(v) => v,
+        None => args.get_mut(2).map(std::mem::take).unwrap_or_default(),
+    })
+}
+
+/// `put`: a dictionary with the entry set, or a list with the element at an existing
+/// index replaced.
+pub(super) fn put(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let value = std::mem::take(&mut args[2]);
+    match std::mem::take(&mut args[0]) {
+        Value::Dict(mut d) => {
+            let key = key_arg(&args[1], "put")?;
+            Arc::make_mut(&mut d).insert(key, value);
+            Ok(Value::Dict(d))
+        }
+        Value::List(mut l) => {
+            let k = int_arg(&args[1], "put", "an integer index into a list")?;
+            match usize::try_from(k).ok().filter(|&u| u < l.len()) {
+                Some(u) => {
+                    Arc::make_mut(&mut l).set(u, value);
+                    Ok(Value::List(l))
+                }
+                None => Err(out_of_range("put", k, l.len())),
+            }
+        }
+        other => Err(type_error("put", "a dictionary or list", &other)),
+    }
+}
+
+pub(super) fn has(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let d = dict_ref(args, 0, "has")?;
+    Ok(Value::Bool(d.contains_key(&key_arg(&args[1], "has")?)))
+}
+
+pub(super) fn keys(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let d = dict_ref(args, 0, "keys")?;
+    Ok(Value::list(d.keys().map(|k| k.to_value()).collect()))
+}
+
+pub(super) fn values(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let d = dict_ref(args, 0, "values")?;
+    Ok(Value::list(d.values().cloned().collect()))
+}
+
+pub(super) fn remove_key(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let mut d = take_dict(args, 0, "remove-key")?;
+    let key = key_arg(&args[1], "remove-key")?;
+    if d.contains_key(&key) {
+        Arc::make_mut(&mut d).remove(&key);
+    }
+    Ok(Value::Dict(d))
+}
+
+/// `str`: the text of every argument (strings without quotes), joined.
+pub(super) fn str(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    if let [v @ Value::Str(_)] = args {
+        return Ok(std::mem::take(v));
+    }
+    let mut text = String::new();
+    for v in args.iter() {
+        match v {
+            Value::Str(s) => text.push_str(s.as_str()),
+            other => {
+                let _ = write!(text, "{other}");
+            }
+        }
+    }
+    Ok(Value::Str(Symbol::intern(&text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::test_support::*;
+    use crate::runtime::value::{Dict, Value};
+    use crate::symbol::Symbol;
+
+    fn d(pairs: Vec<(Value, Value)>) -> Value {
+        let mut m = Dict::new();
+        for (k, v) in pairs {
+            m.insert(k.as_key().unwrap(), v);
+        }
+        Value::dict(m)
+    }
+
+    const T: Value = Value::Bool(true);
+    const F: Value = Value::Bool(false);
+    const NIL: Value = Value::Nil;
+
+    #[test]
+    fn list_first_rest_last() {
+        assert_eq!(ok("list", vec![]), ints(&[]));
+        assert_eq!(ok("list", vec![i(1), s("a")]), l(vec![i(1), s("a")]));
+        assert_eq!(ok("first", vec![ints(&[4, 5])]), i(4));
+        assert_eq!(ok("first", vec![ints(&[])]), NIL);
+        assert_eq!(ok("last", vec![ints(&[4, 5])]), i(5));
+        assert_eq!(ok("last", vec![ints(&[])]), NIL);
+        assert_eq!(ok("rest", vec![ints(&[4, 5, 6])]), ints(&[5, 6]));
+        assert_eq!(ok("rest", vec![ints(&[])]), ints(&[]));
+        for name in ["first", "last", "rest"] {
+            assert_eq!(
+                err(name, vec![i(3)]),
+                format!("`{name}` expects a list, got integer 3")
+            );
+        }
+    }
+
+    #[test]
+    fn nth_is_zero_based_and_checked() {
+        assert_eq!(ok("nth", vec![ints(&[4, 5, 6]), i(0)]), i(4));
+        assert_eq!(ok("nth", vec![ints(&[4, 5, 6]), i(2)]), i(6));
+        assert_eq!(
+            err("nth", vec![ints(&[4, 5, 6]), i(3)]),
+            "`nth`: index 3 is out of range for a list of length 3"
+        );
+        assert_eq!(
+            err("nth", vec![ints(&[4, 5, 6]), i(-1)]),
+            "`nth`: index -1 is out of range for a list of length 3"
+        );
+        assert_eq!(
+            err("nth", vec![ints(&[4]), f(0.0)]),
+            "`nth` expects an integer index, got float 0.0"
+        );
+        err("nth", vec![NIL, i(0)]);
+    }
+
+    #[test]
+    fn length_of_lists_dicts_and_strings() {
+        assert_eq!(ok("length", vec![ints(&[1, 2])]), i(2));
+        assert_eq!(ok("length", vec![d(vec![(s("a"), i(1))])]), i(1));
+        assert_eq!(ok("length", vec![s("héllo")]), i(5));
+        assert_eq!(
+            err("length", vec![i(3)]),
+            "`length` expects a list, dictionary or string, got integer 3"
+        );
+    }
+
+    #[test]
+    fn append_prepend_concat() {
+        assert_eq!(ok("append", vec![ints(&[1, 2]), i(3)]), ints(&[1, 2, 3]));
+        assert_eq!(ok("prepend", vec![ints(&[1, 2]), i(0)]), ints(&[0, 1, 2]));
+        assert_eq!(ok("concat", vec![]), ints(&[]));
+        assert_eq!(
+            ok("concat", vec![ints(&[1]), ints(&[]), ints(&[2, 3])]),
+            ints(&[1, 2, 3])
+        );
+        assert_eq!(
+            err("append", vec![i(1), i(2)]),
+            "`append` expects a list, got integer 1"
+        );
+        err("prepend", vec![NIL, i(2)]);
+        assert_eq!(
+            err("concat", vec![ints(&[1]), s("a")]),
+            "`concat` expects lists, got string \"a\""
+        );
+    }
+
+    #[test]
+    fn updates_leave_shared_collections_unchanged() {
+        let original = ints(&[1, 2, 3]);
+        let shared = original.clone();
+        assert_eq!(
+            ok("append", vec![shared.clone(), i(4)]),
+            ints(&[1, 2, 3, 4])
+        );
+        assert_eq!(
+            ok("prepend", vec![shared.clone(), i(0)]),
+            ints(&[0, 1, 2, 3])
+        );
+        assert_eq!(ok("rest", vec![shared.clone()]), ints(&[2, 3]));
+        assert_eq!(ok("remove", vec![shared.clone(), i(2)]), ints(&[1, 3]));
+        assert_eq!(ok("take", vec![shared.clone(), i(1)]), ints(&[1]));
+        assert_eq!(ok("drop", vec![shared.clone(), i(1)]), ints(&[2, 3]));
+        assert_eq!(
+            ok("put", vec![shared.clone(), i(0), i(9)]),
+            ints(&[9, 2, 3])
+        );
+        assert_eq!(
+            ok("concat", vec![shared.clone(), ints(&[4])]),
+            ints(&[1, 2, 3, 4])
+        );
+        assert_eq!(ok("reverse", vec![shared.clone()]), ints(&[3, 2, 1]));
+        assert_eq!(shared, ints(&[1, 2, 3]));
+        assert_eq!(original, ints(&[1, 2, 3]));
+
+        let dict = d(vec![(s("a"), i(1))]);
+        let held = dict.clone();
+        ok("put", vec![held.clone(), s("b"), i(2)]);
+        ok("remove-key", vec![held.clone(), s("a")]);
+        assert_eq!(held, d(vec![(s("a"), i(1))]));
+    }
+
+    #[test]
+    fn unique_collections_are_updated_in_place() {
+        let list = ints(&[1, 2]);
+        let before = match &list {
+            Value::List(a) => Arc::as_ptr(a),
+            _ => unreachable!(),
+        };
+        match ok("append", vec![list, i(3)]) {
+            Value::List(a) => assert_eq!(Arc::as_ptr(&a), before),
+            v => panic!("{v}"),
+        }
+        let dict = d(vec![]);
+        let before = match &dict {
+            Value::Dict(a) => Arc::as_ptr(a),
+            _ => unreachable!(),
+        };
+        match ok("put", vec![dict, s("k"), i(1)]) {
+            Value::Dict(a) => assert_eq!(Arc::as_ptr(&a), before),
+            v => panic!("{v}"),
+        }
+    }
+
+    #[test]
+    fn contains_in_lists_dicts_and_strings() {
+        assert_eq!(ok("contains", vec![ints(&[1, 2]), f(2.0)]), T);
+        assert_eq!(ok("contains", vec![ints(&[1, 2]), i(3)]), F);
+        let dict = d(vec![(s("a"), i(1)), (i(2), i(0))]);
+        assert_eq!(ok("contains", vec![dict.clone(), s("a")]), T);
+        assert_eq!(ok("contains", vec![dict.clone(), f(2.0)]), T);
+        assert_eq!(ok("contains", vec![dict.clone(), i(1)]), F);
+        assert_eq!(ok("contains", vec![s("hello"), s("ell")]), T);
+        assert_eq!(ok("contains", vec![s("hello"), s("x")]), F);
+        assert_eq!(
+            err("contains", vec![s("hello"), i(1)]),
+            "`contains` expects a string to look for in a string, got integer 1"
+        );
+        assert_eq!(
+            err("contains", vec![dict, ints(&[])]),
+            "`contains`: dictionary keys are integers or strings, got list ()"
+        );
+        assert_eq!(
+            err("contains", vec![i(5), i(1)]),
+            "`contains` expects a list, dictionary or string, got integer 5"
+        );
+    }
+
+    #[test]
+    fn index_of_remove_reverse() {
+        assert_eq!(ok("index-of", vec![ints(&[5, 6, 6]), i(6)]), i(1));
+        assert_eq!(ok("index-of", vec![ints(&[5, 6]), i(7)]), i(-1));
+        assert_eq!(ok("remove", vec![ints(&[1, 2, 1]), i(1)]), ints(&[2, 1]));
+        assert_eq!(ok("remove", vec![ints(&[1, 2]), i(3)]), ints(&[1, 2]));
+        assert_eq!(ok("reverse", vec![ints(&[1, 2, 3])]), ints(&[3, 2, 1]));
+        assert_eq!(ok("reverse", vec![ints(&[])]), ints(&[]));
+        err("index-of", vec![s("abc"), s("b")]);
+        err("remove", vec![NIL, i(1)]);
+        err("reverse", vec![d(vec![])]);
+    }
+
+    #[test]
+    fn range_forms() {
+        assert_eq!(ok("range", vec![i(4)]), ints(&[0, 1, 2, 3]));
+        assert_eq!(ok("range", vec![i(0)]), ints(&[]));
+        assert_eq!(ok("range", vec![i(-3)]), ints(&[]));
+        assert_eq!(ok("range", vec![i(2), i(5)]), ints(&[2, 3, 4]));
+        assert_eq!(ok("range", vec![i(5), i(2)]), ints(&[]));
+        assert_eq!(ok("range", vec![i(1), i(10), i(3)]), ints(&[1, 4, 7]));
+        assert_eq!(ok("range", vec![i(1), i(10), i(2)]), ints(&[1, 3, 5, 7, 9]));
+        assert_eq!(ok("range", vec![i(5), i(0), i(-2)]), ints(&[5, 3, 1]));
+        assert_eq!(ok("range", vec![i(0), i(5), i(-1)]), ints(&[]));
+        assert_eq!(
+            ok("range", vec![i(i64::MAX - 1), i(i64::MAX)]),
+            ints(&[i64::MAX - 1])
+        );
+        assert_eq!(
+            ok("range", vec![i(i64::MIN), i(i64::MAX), i(i64::MAX)]),
+            ints(&[i64::MIN, -1, i64::MAX - 1])
+        );
+        assert_eq!(
+            err("range", vec![i(0), i(5), i(0)]),
+            "`range`: the step must not be 0"
+        );
+        assert_eq!(
+            err("range", vec![i(10_000_001)]),
+            "`range` would make 10000001 elements, more than the limit of 10000000"
+        );
+        err("range", vec![i(i64::MIN), i(i64::MAX)]);
+        assert_eq!(
+            err("range", vec![f(3.0)]),
+            "`range` expects an integer end, got float 3.0"
+        );
+        assert_eq!(
+            err("range", vec![s("a"), i(3)]),
+            "`range` expects an integer start, got string \"a\""
+        );
+        err("range", vec![i(0), i(3), NIL]);
+    }
+
+    #[test]
+    fn sort_is_stable_and_total() {
+        assert_eq!(ok("sort", vec![ints(&[3, 1, 2])]), ints(&[1, 2, 3]));
+        let sorted = ok("sort", vec![l(vec![f(1.0), i(0), i(1), s("a")])]);
+        // 1.0 and 1 compare equal and keep their order.
+        match sorted {
+            Value::List(v) => {
+                assert!(matches!(v[0], Value::Int(0)));
+                assert!(matches!(v[1], Value::Float(_)));
+                assert!(matches!(v[2], Value::Int(1)));
+                assert_eq!(v[3], s("a"));
+            }
+            v => panic!("{v}"),
+        }
+        err("sort", vec![s("cba")]);
+    }
+
+    #[test]
+    fn take_and_drop_clamp() {
+        assert_eq!(ok("take", vec![ints(&[1, 2, 3]), i(2)]), ints(&[1, 2]));
+        assert_eq!(ok("take", vec![ints(&[1, 2, 3]), i(9)]), ints(&[1, 2, 3]));
+        assert_eq!(ok("take", vec![ints(&[1, 2, 3]), i(0)]), ints(&[]));
+        assert_eq!(ok("drop", vec![ints(&[1, 2, 3]), i(2)]), ints(&[3]));
+        assert_eq!(ok("drop", vec![ints(&[1, 2, 3]), i(9)]), ints(&[]));
+        assert_eq!(ok("drop", vec![ints(&[1, 2, 3]), i(0)]), ints(&[1, 2, 3]));
+        assert_eq!(
+            err("take", vec![ints(&[1]), i(-1)]),
+            "`take`: the count must not be negative, got -1"
+        );
+        assert_eq!(
+            err("drop", vec![ints(&[1]), i(-1)]),
+            "`drop`: the count must not be negative, got -1"
+        );
+        assert_eq!(
+            err("drop", vec![ints(&[1]), s("1")]),
+            "`drop` expects an integer count, got string \"1\""
+        );
+        err("take", vec![NIL, i(1)]);
+    }
+
+    #[test]
+    fn dict_builds_from_pairs() {
+        assert_eq!(ok("dict", vec![]), d(vec![]));
+        let built = ok("dict", vec![s("b"), i(2), i(1), s("x"), f(3.0), NIL]);
+        assert_eq!(built, d(vec![(s("b"), i(2)), (i(1), s("x")), (i(3), NIL)]));
+        // Later pairs win.
+        assert_eq!(
+            ok("dict", vec![s("a"), i(1), s("a"), i(2)]),
+            d(vec![(s("a"), i(2))])
+        );
+        assert_eq!(
+            err("dict", vec![f(1.5), i(1)]),
+            "`dict`: dictionary keys are integers or strings, got float 1.5"
+        );
+        err("dict", vec![NIL, i(1)]);
+        err("dict", vec![ints(&[1]), i(1)]);
+        assert_eq!(
+            err("dict", vec![s("a")]),
+            "`dict` takes keys and values in pairs, but 1 arguments given"
+        );
+    }
+
+    #[test]
+    fn get_from_dicts_and_lists() {
+        let dict = d(vec![(s("a"), i(1)), (i(2), s("two"))]);
+        assert_eq!(ok("get", vec![dict.clone(), s("a")]), i(1));
+        assert_eq!(ok("get", vec![dict.clone(), f(2.0)]), s("two"));
+        assert_eq!(ok("get", vec![dict.clone(), s("z")]), NIL);
+        assert_eq!(ok("get", vec![dict.clone(), s("z"), i(0)]), i(0));
+        assert_eq!(ok("get", vec![dict.clone(), s("a"), i(0)]), i(1));
+        assert_eq!(ok("get", vec![ints(&[4, 5]), i(1)]), i(5));
+        assert_eq!(ok("get", vec![ints(&[4, 5]), i(2)]), NIL);
+        assert_eq!(ok("get", vec![ints(&[4, 5]), i(-1), s("d")]), s("d"));
+        assert_eq!(
+            err("get", vec![dict, NIL]),
+            "`get`: dictionary keys are integers or strings, got nil"
+        );
+        assert_eq!(
+            err("get", vec![ints(&[4]), s("a")]),
+            "`get` expects an integer index into a list, got string \"a\""
+        );
+        assert_eq!(
+            err("get", vec![NIL, s("a")]),
+            "`get` expects a dictionary or list, got nil"
+        );
+    }
+
+    #[test]
+    fn put_sets_entries_and_elements() {
+        let dict = d(vec![(s("a"), i(1))]);
+        assert_eq!(
+            ok("put", vec![dict.clone(), s("b"), i(2)]),
+            d(vec![(s("a"), i(1)), (s("b"), i(2))])
+        );
+        assert_eq!(
+            ok("put", vec![dict.clone(), s("a"), i(5)]),
+            d(vec![(s("a"), i(5))])
+        );
+        assert_eq!(ok("put", vec![ints(&[1, 2]), i(1), i(7)]), ints(&[1, 7]));
+        assert_eq!(
+            err("put", vec![ints(&[1, 2]), i(2), i(7)]),
+            "`put`: index 2 is out of range for a list of length 2"
+        );
+        err("put", vec![dict, ints(&[]), i(1)]);
+        assert_eq!(
+            err("put", vec![s("x"), i(0), i(1)]),
+            "`put` expects a dictionary or list, got string \"x\""
+        );
+    }
+
+    #[test]
+    fn has_keys_values_remove_key() {
+        let dict = d(vec![(s("b"), i(2)), (s("a"), i(1)), (i(9), i(0))]);
+        assert_eq!(ok("has", vec![dict.clone(), s("a")]), T);
+        assert_eq!(ok("has", vec![dict.clone(), s("z")]), F);
+        assert_eq!(ok("has", vec![dict.clone(), f(9.0)]), T);
+        assert_eq!(
+            ok("keys", vec![dict.clone()]),
+            l(vec![i(9), s("a"), s("b")])
+        );
+        assert_eq!(ok("values", vec![dict.clone()]), ints(&[0, 1, 2]));
+        assert_eq!(
+            ok("remove-key", vec![dict.clone(), s("a")]),
+            d(vec![(s("b"), i(2)), (i(9), i(0))])
+        );
+        assert_eq!(ok("remove-key", vec![dict.clone(), s("z")]), dict);
+        assert_eq!(
+            err("has", vec![ints(&[]), i(0)]),
+            "`has` expects a dictionary, got list ()"
+        );
+        err("has", vec![dict.clone(), NIL]);
+        err("keys", vec![ints(&[])]);
+        err("values", vec![NIL]);
+        err("remove-key", vec![ints(&[]), i(0)]);
+        err("remove-key", vec![dict, Value::Bool(true)]);
+    }
+
+    #[test]
+    fn str_joins_text_forms() {
+        assert_eq!(ok("str", vec![]), s(""));
+        assert_eq!(ok("str", vec![s("a")]), s("a"));
+        let joined = ok(
+            "str",
+            vec![
+                s("score: "),
+                i(3),
+                s(" "),
+                f(2.0),
+                NIL,
+                Value::Bool(true),
+                l(vec![s("x"), i(1)]),
+            ],
+        );
+        assert_eq!(joined, s("score: 3 2.0niltrue(\"x\" 1)"));
+        assert_eq!(
+            joined,
+            Value::Str(Symbol::intern("score: 3 2.0niltrue(\"x\" 1)"))
+        );
+    }
+}

@@ -1,0 +1,12 @@
+//! The runtime: values, the world, the bytecode VM, transactions and join points.
+//!
+//! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
+//! source text except through spans carried by compiled code.
+
+pub mod builtins;
+pub mod outside;
+pub mod session;
+pub mod trace;
+pub mod value;
+pub mod vm;
+pub mod world;

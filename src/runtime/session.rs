@@ -1,0 +1,342 @@
+//! A game being played: the compiled game, the current world and what it takes to run
+//! transactions on it (parameters, property defaults, the advice-chain cache, limits).
+//!
+//! This is the embedding API: load a game, start a session, deliver messages, read the
+//! world. The CLI and the REPL are built on it.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::compile::bytecode::CodeId;
+use crate::compile::program::{Game, InitValue};
+use crate::diagnostic::Diagnostic;
+use crate::symbol::Symbol;
+
+use super::trace::{RuntimeError, Status, Transaction};
+use super::value::{Message, Value};
+use super::vm::{ChainCache, Context, Limits, Machine, Run};
+use super::world::{Entity, World, links_dict};
+
+/// How to start a session.
+#[derive(Clone, Debug, Default)]
+pub struct SessionOptions {
+    /// Seed of the random generator.
+    pub seed: u64,
+    /// `--param name=value` overrides.
+    pub params: Vec<(String, Value)>,
+    /// Transaction limits.
+    pub limits: Limits,
+    /// Record trace events.
+    pub trace: bool,
+}
+
+/// Why a session could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// A `--param` names no `#param`.
+    UnknownParam(String),
+    /// A default, an instance property or `#setup` failed.
+    Failed(RuntimeError),
+    /// `#setup` was vetoed or rolled back.
+    Refused(String),
+}
+
+impl StartError {
+    /// The error as a diagnostic, where it has a place in the sources.
+    pub fn diagnostic(&self) -> Option<Diagnostic> {
+        match self {
+            StartError::Failed(e) => Some(e.to_diagnostic()),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::UnknownParam(p) => write!(f, "the game has no parameter `{p}`"),
+            StartError::Failed(e) => write!(f, "the game failed to start: {}", e.message),
+            StartError::Refused(s) => write!(f, "#setup did not commit: {s}"),
+        }
+    }
+}
+
+/// One candidate player action.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// What the players call it.
+    pub name: String,
+    /// Who receives the message.
+    pub recipient: Symbol,
+    /// The message.
+    pub message: Arc<Message>,
+}
+
+/// A running game.
+pub struct Session {
+    /// The compiled game.
+    pub game: Arc<Game>,
+    /// The current world.
+    pub world: World,
+    params: FxHashMap<Symbol, Value>,
+    defaults: Vec<Vec<Value>>,
+    cache: ChainCache,
+    /// Transaction limits.
+    pub limits: Limits,
+    /// Record trace events in each transaction.
+    pub trace: bool,
+}
+
+impl Session {
+    /// Start `game`: parameters, property defaults, instances and board cells, then
+    /// `#setup` as one transaction. Returns the session and the setup transaction.
+    pub fn start(
+        game: Arc<Game>,
+        options: &SessionOptions,
+    ) -> Result<(Session, Option<Transaction>), StartError> {
+        let mut s = Session {
+            world: World::new(&game, options.seed),
+            game: game.clone(),
+            params: FxHashMap::default(),
+            defaults: Vec::new(),
+            cache: ChainCache::default(),
+            limits: options.limits,
+            trace: options.trace,
+        };
+        for (name, value) in &options.params {
+            if !game.params.iter().any(|p| p.name.as_str() == name) {
+                return Err(StartError::UnknownParam(name.clone()));
+            }
+            s.params.insert(Symbol::intern(name), value.clone());
+        }
+        for p in &game.params {
+            if !s.params.contains_key(&p.name) {
+                let v = s.value(p.default)?;
+                s.params.insert(p.name, v);
+            }
+        }
+        for ty in &game.types {
+            let mut values = Vec::with_capacity(ty.properties.len());
+            for (_, code) in &ty.properties {
+                values.push(s.value(*code)?);
+            }
+            s.defaults.push(values);
+        }
+        for inst in &game.instances {
+            let mut entity = Entity {
+                name: inst.name,
+                ty: inst.ty,
+                state: Symbol::intern("default"),
+                props: s.defaults[inst.ty.0 as usize].clone(),
+                extra: Default::default(),
+            };
+            for (name, init) in &inst.properties {
+                let v = match init {
+                    InitValue::Code(c) => s.value(*c)?,
+                    InitValue::Str(x) => Value::Str(*x),
+                    InitValue::Int(i) => Value::Int(*i),
+                    InitValue::Links(l) => links_dict(l),
+                };
+                match entity.property_mut(&game, *name) {
+                    Some(slot) => *slot = v,
+                    None => {
+                        entity.extra.insert(super::value::Key::Str(*name), v);
+                    }
+                }
+            }
+            s.world.add(entity);
+        }
+        let mut setup = None;
+        for code in &game.setup {
+            let tx = s.eval(*code);
+            match &tx.status {
+                Status::Committed(_) => {}
+                Status::Failed(e) => return Err(StartError::Failed(e.clone())),
+                other => return Err(StartError::Refused(other.summary())),
+            }
+            setup = Some(tx);
+        }
+        Ok((s, setup))
+    }
+
+    /// Evaluate a value-context body (a default, an instance property) on a scratch world.
+    fn value(&mut self, code: CodeId) -> Result<Value, StartError> {
+        let tx = self.run_on(self.world.clone(), Start::Eval(code), false).0;
+        match tx.status {
+            Status::Committed(v) => Ok(v),
+            Status::Failed(e) => Err(StartError::Failed(e)),
+            other => Err(StartError::Refused(other.summary())),
+        }
+    }
+
+    /// The value of parameter `name`.
+    pub fn param(&self, name: Symbol) -> Option<&Value> {
+        self.params.get(&name)
+    }
+
+    fn context(&mut self) -> Context<'_> {
+        Context {
+            game: &self.game,
+            params: &self.params,
+            defaults: &self.defaults,
+            cache: &mut self.cache,
+            limits: self.limits,
+            trace: self.trace,
+            stepping: false,
+        }
+    }
+
+    /// Run a transaction on `world` to its end; returns it and the resulting world.
+    fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
+        let saved = self.trace;
+        self.trace = trace;
+        let mut cx = self.context();
+        let mut m = match start {
+            Start::Deliver(to, msg) => Machine::deliver(world, &mut cx, to, msg),
+            Start::Eval(code) => Machine::eval(world, &mut cx, code),
+        };
+        let status = loop {
+            match m.run(&mut cx) {
+                Run::Finished(status) => break status,
+                Run::Stepped => continue,
+                Run::Waiting(signal) => {
+                    // Without someone to answer, a wait cannot be satisfied.
+                    let e = RuntimeError {
+                        message: format!("waiting for signal \"{signal}\" with no one to answer"),
+                        hint: Some(
+                            "signals are answered from the REPL (:signal) or the board".into(),
+                        ),
+                        span: Default::default(),
+                        chain: Vec::new(),
+                    };
+                    break Status::Failed(e);
+                }
+            }
+        };
+        self.trace = saved;
+        let output = std::mem::take(&mut m.output);
+        let trace = std::mem::take(&mut m.trace);
+        let world = if m.waiting_for().is_some() {
+            m.abort()
+        } else {
+            m.world
+        };
+        (
+            Transaction {
+                status,
+                output,
+                trace,
+            },
+            world,
+        )
+    }
+
+    /// Deliver `msg` to the entity named `to`, as one transaction, and keep its result.
+    pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
+        let (tx, world) = self.run_on(self.world.clone(), Start::Deliver(to, msg), self.trace);
+        self.world = world;
+        tx
+    }
+
+    /// Run `code` as the user, as one transaction, and keep its result.
+    pub fn eval(&mut self, code: CodeId) -> Transaction {
+        let (tx, world) = self.run_on(self.world.clone(), Start::Eval(code), self.trace);
+        self.world = world;
+        tx
+    }
+
+    /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
+    /// would leave; the session is unchanged.
+    pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
+        self.run_on(self.world.clone(), Start::Deliver(to, msg), false)
+    }
+
+    /// The candidate actions `#actions` gives now (empty when the game has none).
+    pub fn candidates(&mut self) -> Result<Vec<Action>, RuntimeError> {
+        let Some(code) = self.game.actions else {
+            return Ok(Vec::new());
+        };
+        let (tx, _) = self.run_on(self.world.clone(), Start::Eval(code), false);
+        let value = match tx.status {
+            Status::Committed(v) => v,
+            Status::Failed(e) => return Err(e),
+            other => {
+                return Err(RuntimeError {
+                    message: format!("#actions did not commit: {}", other.summary()),
+                    hint: None,
+                    span: self.game.code(code).span,
+                    chain: Vec::new(),
+                });
+            }
+        };
+        let bad = |what: String| RuntimeError {
+            message: what,
+            hint: Some("#actions must give a list of (list <recipient> <message>)".into()),
+            span: self.game.code(code).span,
+            chain: Vec::new(),
+        };
+        let items = match value {
+            Value::List(l) => l,
+            Value::Nil => return Ok(Vec::new()),
+            other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items.iter() {
+            let Value::List(pair) = item else {
+                return Err(bad(format!("an action is {} {item}", item.type_name())));
+            };
+            match (pair.get(0), pair.get(1), pair.len()) {
+                (Some(Value::Str(to)), Some(Value::Message(m)), 2) => out.push(Action {
+                    name: action_name(*to, m),
+                    recipient: *to,
+                    message: m.clone(),
+                }),
+                _ => return Err(bad(format!("an action is {item}"))),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The actions that would commit now, in the order `#actions` gives them.
+    pub fn legal_actions(&mut self) -> Result<Vec<Action>, RuntimeError> {
+        let candidates = self.candidates()?;
+        Ok(candidates
+            .into_iter()
+            .filter(|a| {
+                self.try_deliver(a.recipient, (*a.message).clone())
+                    .0
+                    .status
+                    .committed()
+            })
+            .collect())
+    }
+
+    /// The outcome recorded by `(finish with ...)`, if any.
+    pub fn outcome(&self) -> Option<&super::value::Dict> {
+        self.world.outcome.as_ref()
+    }
+}
+
+enum Start {
+    Deliver(Symbol, Message),
+    Eval(CodeId),
+}
+
+/// The name of an action: its message's `"name"` attribute, else
+/// `<label>@<recipient>` followed by `{key=value ...}` when it has attributes.
+pub fn action_name(recipient: Symbol, m: &Message) -> String {
+    if let Some(name) = m.attrs.get(&super::value::Key::Str(Symbol::intern("name"))) {
+        return name.to_text();
+    }
+    let mut s = format!("{}@{}", m.label, recipient);
+    if !m.attrs.is_empty() {
+        let attrs: Vec<String> = m
+            .attrs
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_value().to_text(), v.to_text()))
+            .collect();
+        s.push_str(&format!("{{{}}}", attrs.join(",")));
+    }
+    s
+}

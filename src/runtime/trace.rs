@@ -1,0 +1,197 @@
+//! What a transaction did, step by step, and how it ended.
+
+use crate::diagnostic::Diagnostic;
+use crate::source::Span;
+use crate::symbol::Symbol;
+
+use super::value::Value;
+
+/// One step of a transaction, at a depth of nested join points (1 = the outermost).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceEvent {
+    /// A message arrived at an entity.
+    Arrive {
+        /// Nesting depth.
+        depth: usize,
+        /// The receiving entity.
+        entity: Symbol,
+        /// Its state on arrival.
+        state: Symbol,
+        /// The message.
+        message: Value,
+        /// Who sent it (`None`: the user).
+        sender: Option<Symbol>,
+    },
+    /// A law is about to run.
+    Law {
+        /// Nesting depth.
+        depth: usize,
+        /// The law.
+        name: Symbol,
+    },
+    /// A law vetoed the message.
+    Vetoed {
+        /// Nesting depth.
+        depth: usize,
+        /// The law.
+        name: Symbol,
+    },
+    /// The behaviour is about to run.
+    Behaviour {
+        /// Nesting depth.
+        depth: usize,
+        /// What the behaviour is (`behaviour hole/default/seed`).
+        name: String,
+    },
+    /// No behaviour handles the message in this state: it is ignored.
+    NoBehaviour {
+        /// Nesting depth.
+        depth: usize,
+        /// The entity.
+        entity: Symbol,
+        /// The label.
+        label: Symbol,
+        /// The state.
+        state: Symbol,
+    },
+    /// A side-effect is about to run.
+    SideEffect {
+        /// Nesting depth.
+        depth: usize,
+        /// The side-effect.
+        name: Symbol,
+    },
+    /// The join point finished; its value is the value of the `send`.
+    Done {
+        /// Nesting depth.
+        depth: usize,
+        /// The value.
+        value: Value,
+    },
+    /// An entity changed state.
+    StateChange {
+        /// The entity.
+        entity: Symbol,
+        /// Old state.
+        from: Symbol,
+        /// New state.
+        to: Symbol,
+    },
+    /// A property changed.
+    Property {
+        /// The entity.
+        entity: Symbol,
+        /// The property.
+        name: Symbol,
+        /// Old value (nil for a new property).
+        old: Value,
+        /// New value.
+        new: Value,
+    },
+    /// An entity was made.
+    Created {
+        /// Its name.
+        entity: Symbol,
+        /// Its type.
+        ty: Symbol,
+    },
+    /// An entity was deleted.
+    Deleted {
+        /// Its name.
+        entity: Symbol,
+    },
+    /// `(open checkpoint)`.
+    Checkpoint {
+        /// How many checkpoints are open now.
+        open: usize,
+    },
+    /// `(rollback reason)`.
+    Rollback {
+        /// The reason.
+        reason: String,
+    },
+}
+
+/// A runtime error: what went wrong, where, and the chain of messages that led there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeError {
+    /// What went wrong.
+    pub message: String,
+    /// How to fix it.
+    pub hint: Option<String>,
+    /// The code that failed.
+    pub span: Span,
+    /// Innermost first: `hole4 handled seed from hole3`, ...
+    pub chain: Vec<String>,
+}
+
+impl RuntimeError {
+    /// The diagnostic for this error.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let mut d = Diagnostic::error("runtime-error", self.span, &self.message);
+        if !self.chain.is_empty() {
+            d = d.with_context(format!("message chain: {}", self.chain.join(" <- ")));
+        }
+        if let Some(h) = &self.hint {
+            d = d.with_hint(h.clone());
+        }
+        d
+    }
+}
+
+/// How a transaction ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// It ran to the end; the value of the outermost send or expression.
+    Committed(Value),
+    /// A law at the outermost join point vetoed it: nothing happened.
+    Vetoed {
+        /// The law.
+        law: Symbol,
+    },
+    /// `(rollback reason)`: the world is the most recent checkpoint.
+    RolledBack {
+        /// The reason given.
+        reason: String,
+    },
+    /// A runtime error: the world is as it was before the transaction.
+    Failed(RuntimeError),
+}
+
+impl Status {
+    /// True when the transaction committed.
+    pub fn committed(&self) -> bool {
+        matches!(self, Status::Committed(_))
+    }
+
+    /// One line for people: `committed`, `vetoed by <law>`, ...
+    pub fn summary(&self) -> String {
+        match self {
+            Status::Committed(Value::Nil) => "committed".to_string(),
+            Status::Committed(v) => format!("committed: {v}"),
+            Status::Vetoed { law } => format!("vetoed by {law}"),
+            Status::RolledBack { reason } => format!("rolled back: {reason}"),
+            Status::Failed(e) => format!("failed: {}", e.message),
+        }
+    }
+}
+
+/// A finished transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transaction {
+    /// How it ended.
+    pub status: Status,
+    /// Lines from `notify` and `print`, in order (`notify:` / `print:` prefixed kinds).
+    pub output: Vec<Output>,
+    /// The steps, when tracing was on.
+    pub trace: Vec<TraceEvent>,
+}
+
+/// A line of output.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// `(notify text)`: shown to the players.
+    Notify(String),
+    /// `(print ...)`: written to the trace.
+    Print(String),
+}

@@ -1,0 +1,844 @@
+//! The virtual machine: explicit frames, an operand stack and a stack of join points.
+//!
+//! A transaction is a [`Machine`]. Nothing about a message chain or a recursion lives on
+//! the Rust stack: sending pushes a join point, running a body pushes a frame, and the
+//! loop in [`Machine::run`] picks up whatever is on top. So a transaction can stop between
+//! any two join-point steps (stepping) or inside `(wait signal ...)` and be resumed later,
+//! and a chain 100,000 messages deep costs memory, not stack.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::compile::builtins::BUILTINS;
+use crate::compile::bytecode::{CodeId, Op};
+use crate::compile::program::{Game, TypeId};
+use crate::source::Span;
+use crate::symbol::Symbol;
+
+use super::builtins::pure_fn;
+use super::trace::{Output, RuntimeError, Status, TraceEvent};
+use super::value::{Dict, List, Message, Value};
+use super::world::{Chain, EntityId, World};
+
+/// Limits on one transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Instructions a transaction may execute.
+    pub max_steps: u64,
+    /// Frames (join points and function calls) that may be open at once.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_steps: 200_000_000,
+            max_depth: 1_000_000,
+        }
+    }
+}
+
+/// Advice chains already worked out, per (type, instance with its own advice, state,
+/// label), for one advice table.
+#[derive(Default, Debug)]
+pub struct ChainCache {
+    version: u64,
+    chains: FxHashMap<(TypeId, Option<Symbol>, Symbol, Symbol), Arc<Chain>>,
+    /// Instances that some advice names directly.
+    instance_targets: Vec<Symbol>,
+}
+
+impl ChainCache {
+    fn get(
+        &mut self,
+        game: &Game,
+        world: &World,
+        ty: TypeId,
+        entity: Symbol,
+        state: Symbol,
+        label: Symbol,
+    ) -> Arc<Chain> {
+        let table = &world.advice;
+        if table.version != self.version || self.chains.is_empty() && self.version == 0 {
+            self.chains.clear();
+            self.version = table.version;
+            self.instance_targets = table
+                .entries
+                .iter()
+                .filter_map(|e| match e.advice.target {
+                    crate::compile::program::AdviceTarget::Instance(n) => Some(n),
+                    _ => None,
+                })
+                .collect();
+        }
+        let inst = self.instance_targets.contains(&entity).then_some(entity);
+        self.chains
+            .entry((ty, inst, state, label))
+            .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
+            .clone()
+    }
+}
+
+/// What the machine needs besides itself.
+pub struct Context<'a> {
+    /// The compiled game.
+    pub game: &'a Game,
+    /// Parameter values.
+    pub params: &'a FxHashMap<Symbol, Value>,
+    /// Property defaults per type, in layout order.
+    pub defaults: &'a [Vec<Value>],
+    /// Advice chain cache.
+    pub cache: &'a mut ChainCache,
+    /// Limits.
+    pub limits: Limits,
+    /// Record trace events.
+    pub trace: bool,
+    /// Stop after every join-point step.
+    pub stepping: bool,
+}
+
+/// Why [`Machine::run`] returned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Run {
+    /// The transaction is over.
+    Finished(Status),
+    /// Stepping: a join-point step happened (the last trace event says which).
+    Stepped,
+    /// `(wait signal s)`: resume with [`Machine::signal`].
+    Waiting(Symbol),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Top,
+    Function,
+    Law,
+    Behaviour,
+    SideEffect,
+}
+
+const NO_JP: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    code: CodeId,
+    ip: u32,
+    base: u32,
+    kind: Kind,
+    jp: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Laws(usize),
+    Behaviour,
+    SideEffects(usize),
+}
+
+#[derive(Clone, Debug)]
+struct JoinPoint {
+    entity: EntityId,
+    name: Symbol,
+    msg: Arc<Message>,
+    sender: Option<Symbol>,
+    state: Symbol,
+    chain: Arc<Chain>,
+    behaviour: Option<CodeId>,
+    phase: Phase,
+    value: Value,
+}
+
+/// One transaction in progress.
+pub struct Machine {
+    /// The world as the transaction sees it.
+    pub world: World,
+    start: World,
+    stack: Vec<Value>,
+    frames: Vec<Frame>,
+    jps: Vec<JoinPoint>,
+    checkpoints: Vec<World>,
+    steps: u64,
+    /// Lines written by `notify` and `print`.
+    pub output: Vec<Output>,
+    /// Steps recorded when tracing.
+    pub trace: Vec<TraceEvent>,
+    waiting: Option<Symbol>,
+    paused: bool,
+    done: Option<Status>,
+}
+
+/// What a form did.
+enum Flow {
+    /// Produced a value.
+    Value(Value),
+    /// Pushed a join point or frame: continue with the new top.
+    Enter,
+    /// Waits for a signal.
+    Wait(Symbol),
+    /// Ended the transaction.
+    End(Status),
+}
+
+impl Machine {
+    fn new(world: World) -> Machine {
+        Machine {
+            start: world.clone(),
+            world,
+            stack: Vec::with_capacity(64),
+            frames: Vec::with_capacity(16),
+            jps: Vec::with_capacity(16),
+            checkpoints: Vec::new(),
+            steps: 0,
+            output: Vec::new(),
+            trace: Vec::new(),
+            waiting: None,
+            paused: false,
+            done: None,
+        }
+    }
+
+    /// A transaction delivering `msg` to the entity `to` from the user.
+    pub fn deliver(world: World, cx: &mut Context<'_>, to: Symbol, msg: Message) -> Machine {
+        let mut m = Machine::new(world);
+        let span = Span::default();
+        match m.send(cx, &Value::Str(to), Arc::new(msg), span) {
+            Ok(_) => {}
+            Err(e) => m.done = Some(Status::Failed(e)),
+        }
+        m
+    }
+
+    /// A transaction running `code` as the user (no entity, no message).
+    pub fn eval(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
+        let mut m = Machine::new(world);
+        m.push_frame(cx, code, Kind::Top, NO_JP);
+        m
+    }
+
+    /// The signal the transaction waits for, if any.
+    pub fn waiting_for(&self) -> Option<Symbol> {
+        self.waiting
+    }
+
+    /// Answer a pending `(wait signal ...)` with `tag`.
+    pub fn signal(&mut self, tag: Value) -> bool {
+        if self.waiting.take().is_some() {
+            self.stack.push(tag);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// How deep the join points are now.
+    pub fn depth(&self) -> usize {
+        self.jps.len()
+    }
+
+    /// Run until the transaction ends, a step is taken (when stepping) or a signal is
+    /// awaited.
+    pub fn run(&mut self, cx: &mut Context<'_>) -> Run {
+        if let Some(status) = self.done.take() {
+            return self.finish(status);
+        }
+        if let Some(signal) = self.waiting {
+            return Run::Waiting(signal);
+        }
+        match self.exec(cx) {
+            Ok(Flow::End(status)) => self.finish(status),
+            Ok(Flow::Wait(sig)) => {
+                self.waiting = Some(sig);
+                Run::Waiting(sig)
+            }
+            Ok(_) => Run::Stepped,
+            Err(e) => self.finish(Status::Failed(e)),
+        }
+    }
+
+    /// Abandon the transaction, returning the world as it was before it.
+    pub fn abort(self) -> World {
+        self.start
+    }
+
+    fn finish(&mut self, status: Status) -> Run {
+        match &status {
+            Status::Committed(_) | Status::RolledBack { .. } => {}
+            Status::Vetoed { .. } | Status::Failed(_) => self.world = self.start.clone(),
+        }
+        self.frames.clear();
+        self.jps.clear();
+        self.stack.clear();
+        self.checkpoints.clear();
+        Run::Finished(status)
+    }
+
+    fn event(&mut self, cx: &Context<'_>, e: TraceEvent) {
+        if cx.trace {
+            self.trace.push(e);
+        }
+        if cx.stepping {
+            self.paused = true;
+        }
+    }
+
+    fn push_frame(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
+        let c = cx.game.code(code);
+        let base = self.stack.len() as u32;
+        self.stack
+            .extend(std::iter::repeat_n(Value::Nil, c.locals as usize));
+        self.frames.push(Frame {
+            code,
+            ip: 0,
+            base,
+            kind,
+            jp,
+        });
+    }
+
+    fn error(&self, span: Span, message: impl Into<String>) -> RuntimeError {
+        RuntimeError {
+            message: message.into(),
+            hint: None,
+            span,
+            chain: self.chain(),
+        }
+    }
+
+    /// The chain of messages that led here, innermost first.
+    fn chain(&self) -> Vec<String> {
+        self.jps
+            .iter()
+            .rev()
+            .map(|jp| {
+                format!(
+                    "{} handled {} from {}",
+                    jp.name,
+                    jp.msg.label,
+                    jp.sender.map_or("user", |s| s.as_str())
+                )
+            })
+            .collect()
+    }
+
+    fn current_jp(&self) -> Option<&JoinPoint> {
+        let f = self.frames.last()?;
+        if f.jp == NO_JP {
+            None
+        } else {
+            self.jps.get(f.jp as usize)
+        }
+    }
+
+    /// The entity whose code is running, if any.
+    fn me(&self) -> Option<(EntityId, Symbol)> {
+        self.current_jp().map(|jp| (jp.entity, jp.name))
+    }
+
+    fn exec(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
+        let game = cx.game;
+        'frames: loop {
+            if self.paused {
+                self.paused = false;
+                return Ok(Flow::Enter);
+            }
+            let Some(frame) = self.frames.last() else {
+                // A delivered message whose join point finished leaves nothing to run.
+                return Ok(Flow::End(Status::Committed(
+                    self.stack.pop().unwrap_or_default(),
+                )));
+            };
+            let code = game.code(frame.code);
+            let base = frame.base as usize;
+            let mut ip = frame.ip as usize;
+            loop {
+                let op = code.ops[ip];
+                ip += 1;
+                self.steps += 1;
+                if self.steps > cx.limits.max_steps {
+                    let mut e = self.error(
+                        code.spans[ip - 1],
+                        format!(
+                            "step limit reached: the transaction ran {} instructions",
+                            cx.limits.max_steps
+                        ),
+                    );
+                    e.hint = Some(
+                        "an endless loop or message cycle? raise the limit with --max-steps".into(),
+                    );
+                    return Err(e);
+                }
+                match op {
+                    Op::Nil => self.stack.push(Value::Nil),
+                    Op::Bool(b) => self.stack.push(Value::Bool(b)),
+                    Op::Int(i) => self.stack.push(Value::Int(i)),
+                    Op::Float(x) => self.stack.push(Value::Float(x)),
+                    Op::Str(s) => self.stack.push(Value::Str(s)),
+                    Op::Load(slot) => {
+                        let v = self.stack[base + slot as usize].clone();
+                        self.stack.push(v);
+                    }
+                    Op::Store(slot) => {
+                        let v = self.stack.last().cloned().unwrap_or_default();
+                        self.stack[base + slot as usize] = v;
+                    }
+                    Op::Message => {
+                        let v = match self.current_jp() {
+                            Some(jp) => Value::Message(jp.msg.clone()),
+                            None => Value::Nil,
+                        };
+                        self.stack.push(v);
+                    }
+                    Op::Pop => {
+                        self.stack.pop();
+                    }
+                    Op::Jump(t) => ip = t as usize,
+                    Op::JumpIfFalse(t) => {
+                        if !self.stack.pop().unwrap_or_default().truthy() {
+                            ip = t as usize;
+                        }
+                    }
+                    Op::AndJump(t) => {
+                        if self.stack.last().is_some_and(|v| !v.truthy()) {
+                            ip = t as usize;
+                        } else {
+                            self.stack.pop();
+                        }
+                    }
+                    Op::OrJump(t) => {
+                        if self.stack.last().is_some_and(Value::truthy) {
+                            ip = t as usize;
+                        } else {
+                            self.stack.pop();
+                        }
+                    }
+                    Op::CaseEq => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        let eq = self.stack.last().is_some_and(|x| *x == v);
+                        self.stack.push(Value::Bool(eq));
+                    }
+                    Op::Builtin(index, argc) => {
+                        let at = self.stack.len() - argc as usize;
+                        let result = match pure_fn(index as usize) {
+                            Some(f) => f(&mut self.stack[at..]).map_err(|e| RuntimeError {
+                                message: e.message,
+                                hint: e.hint,
+                                span: code.spans[ip - 1],
+                                chain: self.chain(),
+                            }),
+                            None => {
+                                self.context_builtin(cx, index as usize, at, code.spans[ip - 1])
+                            }
+                        }?;
+                        self.stack.truncate(at);
+                        self.stack.push(result);
+                    }
+                    Op::Call(func, argc) => {
+                        if let Some(f) = self.frames.last_mut() {
+                            f.ip = ip as u32;
+                        }
+                        if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                            return Err(self.depth_error(code.spans[ip - 1], cx.limits));
+                        }
+                        let function = &game.functions[func.0 as usize];
+                        let callee = game.code(function.code);
+                        let base = self.stack.len() - argc as usize;
+                        let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
+                        self.stack.extend(std::iter::repeat_n(
+                            Value::Nil,
+                            (callee.locals as usize).saturating_sub(argc as usize),
+                        ));
+                        self.frames.push(Frame {
+                            code: function.code,
+                            ip: 0,
+                            base: base as u32,
+                            kind: Kind::Function,
+                            jp,
+                        });
+                        continue 'frames;
+                    }
+                    Op::IterStart => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        let list = match v {
+                            Value::List(l) => l,
+                            Value::Dict(d) => Arc::new(d.keys().map(|k| k.to_value()).collect()),
+                            Value::Nil => Arc::new(List::new()),
+                            other => {
+                                return Err(self.error(
+                                    code.spans[ip - 1],
+                                    format!(
+                                        "foreach needs a list or dictionary, got {} {other}",
+                                        other.type_name()
+                                    ),
+                                ));
+                            }
+                        };
+                        self.stack.push(Value::List(list));
+                        self.stack.push(Value::Int(0));
+                    }
+                    Op::IterNext { var, exit } => {
+                        let n = self.stack.len();
+                        let (Value::List(list), Value::Int(i)) =
+                            (&self.stack[n - 2], &self.stack[n - 1])
+                        else {
+                            return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
+                        };
+                        let i = *i as usize;
+                        match list.get(i) {
+                            Some(item) => {
+                                let item = item.clone();
+                                self.stack[n - 1] = Value::Int(i as i64 + 1);
+                                self.stack[base + var as usize] = item;
+                            }
+                            None => {
+                                self.stack.truncate(n - 2);
+                                ip = exit as usize;
+                            }
+                        }
+                    }
+                    Op::Form(form, nattrs) => {
+                        if let Some(f) = self.frames.last_mut() {
+                            f.ip = ip as u32;
+                        }
+                        match self.form(cx, form, nattrs, code.spans[ip - 1])? {
+                            Flow::Value(v) => self.stack.push(v),
+                            Flow::Enter => continue 'frames,
+                            other => return Ok(other),
+                        }
+                    }
+                    Op::Return | Op::End => {
+                        let value = self.stack.pop().unwrap_or_default();
+                        if let Some(status) = self.leave(cx, value, op == Op::Return) {
+                            return Ok(Flow::End(status));
+                        }
+                        continue 'frames;
+                    }
+                }
+            }
+        }
+    }
+
+    fn depth_error(&self, span: Span, limits: Limits) -> RuntimeError {
+        let mut e = self.error(
+            span,
+            format!(
+                "message depth limit reached: {} nested sends and calls",
+                limits.max_depth
+            ),
+        );
+        e.chain.truncate(5);
+        e.chain
+            .push(format!("... {} more", self.jps.len().saturating_sub(5)));
+        e.hint = Some(
+            "an endless chain of messages or recursion? raise the limit with --max-depth".into(),
+        );
+        e
+    }
+
+    /// The running frame returned `value`. Returns the final status when the transaction
+    /// is over.
+    fn leave(&mut self, cx: &mut Context<'_>, value: Value, explicit: bool) -> Option<Status> {
+        let frame = self.frames.pop()?;
+        self.stack.truncate(frame.base as usize);
+        match frame.kind {
+            Kind::Function => {
+                self.stack.push(value);
+                None
+            }
+            Kind::Top => {
+                if self.frames.is_empty() {
+                    Some(Status::Committed(value))
+                } else {
+                    self.stack.push(value);
+                    None
+                }
+            }
+            Kind::Law if explicit => self.veto(cx),
+            Kind::Law | Kind::SideEffect => self.advance(cx),
+            Kind::Behaviour => {
+                if let Some(jp) = self.jps.last_mut() {
+                    jp.value = value;
+                }
+                self.advance(cx)
+            }
+        }
+    }
+
+    fn veto(&mut self, cx: &mut Context<'_>) -> Option<Status> {
+        let jp = self.jps.pop()?;
+        let law = match jp.phase {
+            Phase::Laws(i) => jp.chain.laws[i - 1].name,
+            _ => Symbol::intern("?"),
+        };
+        let depth = self.jps.len() + 1;
+        self.event(cx, TraceEvent::Vetoed { depth, name: law });
+        if self.jps.is_empty() {
+            // The outermost join point: the move did not happen.
+            return Some(Status::Vetoed { law });
+        }
+        self.stack.push(Value::Nil);
+        None
+    }
+
+    /// Run the next step of the top join point: its next law, its behaviour, its next
+    /// side-effect, or finish it.
+    fn advance(&mut self, cx: &mut Context<'_>) -> Option<Status> {
+        loop {
+            let depth = self.jps.len();
+            let jp_index = (depth - 1) as u32;
+            let jp = self.jps.last_mut()?;
+            match jp.phase {
+                Phase::Laws(i) if i < jp.chain.laws.len() => {
+                    jp.phase = Phase::Laws(i + 1);
+                    let law = jp.chain.laws[i].clone();
+                    self.event(
+                        cx,
+                        TraceEvent::Law {
+                            depth,
+                            name: law.name,
+                        },
+                    );
+                    self.push_frame(cx, law.code, Kind::Law, jp_index);
+                    return None;
+                }
+                Phase::Laws(_) => jp.phase = Phase::Behaviour,
+                Phase::Behaviour => {
+                    jp.phase = Phase::SideEffects(0);
+                    match jp.behaviour {
+                        Some(code) => {
+                            let name = cx.game.code(code).name.clone();
+                            self.event(cx, TraceEvent::Behaviour { depth, name });
+                            self.push_frame(cx, code, Kind::Behaviour, jp_index);
+                            return None;
+                        }
+                        None => {
+                            let e = TraceEvent::NoBehaviour {
+                                depth,
+                                entity: jp.name,
+                                label: jp.msg.label,
+                                state: jp.state,
+                            };
+                            self.event(cx, e);
+                        }
+                    }
+                }
+                Phase::SideEffects(i) if i < jp.chain.side_effects.len() => {
+                    jp.phase = Phase::SideEffects(i + 1);
+                    let se = jp.chain.side_effects[i].clone();
+                    self.event(
+                        cx,
+                        TraceEvent::SideEffect {
+                            depth,
+                            name: se.name,
+                        },
+                    );
+                    self.push_frame(cx, se.code, Kind::SideEffect, jp_index);
+                    return None;
+                }
+                Phase::SideEffects(_) => {
+                    let jp = self.jps.pop()?;
+                    let value = jp.value;
+                    self.event(
+                        cx,
+                        TraceEvent::Done {
+                            depth,
+                            value: value.clone(),
+                        },
+                    );
+                    if self.jps.is_empty() && self.frames.is_empty() {
+                        return Some(Status::Committed(value));
+                    }
+                    self.stack.push(value);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Deliver `msg` to the entity named by `to`, as the running code (or the user).
+    fn send(
+        &mut self,
+        cx: &mut Context<'_>,
+        to: &Value,
+        msg: Arc<Message>,
+        span: Span,
+    ) -> Result<Flow, RuntimeError> {
+        let entity = self.entity_named(to, span)?;
+        if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+            return Err(self.depth_error(span, cx.limits));
+        }
+        let sender = self.me().map(|(_, n)| n);
+        let Some(e) = self.world.entity(entity) else {
+            return Err(self.error(span, "internal: entity vanished"));
+        };
+        let (name, ty, state) = (e.name, e.ty, e.state);
+        let chain = cx
+            .cache
+            .get(cx.game, &self.world, ty, name, state, msg.label);
+        let behaviour = cx.game.ty(ty).behaviours.get(&(state, msg.label)).copied();
+        let depth = self.jps.len() + 1;
+        if cx.trace || cx.stepping {
+            self.event(
+                cx,
+                TraceEvent::Arrive {
+                    depth,
+                    entity: name,
+                    state,
+                    message: Value::Message(msg.clone()),
+                    sender,
+                },
+            );
+        }
+        self.jps.push(JoinPoint {
+            entity,
+            name,
+            msg,
+            sender,
+            state,
+            chain,
+            behaviour,
+            phase: Phase::Laws(0),
+            value: Value::Nil,
+        });
+        match self.advance(cx) {
+            Some(status) => Ok(Flow::End(status)),
+            None => Ok(Flow::Enter),
+        }
+    }
+
+    /// The entity a name value designates.
+    fn entity_named(&self, v: &Value, span: Span) -> Result<EntityId, RuntimeError> {
+        let Value::Str(name) = v else {
+            return Err(self.error(
+                span,
+                format!("an entity is named by a string, got {} {v}", v.type_name()),
+            ));
+        };
+        self.world.lookup(*name).ok_or_else(|| {
+            let mut e = self.error(span, format!("no entity named \"{name}\""));
+            let names: Vec<&str> = self.world.iter().map(|(_, e)| e.name.as_str()).collect();
+            if let Some(c) = crate::diagnostic::closest(name.as_str(), names.iter().copied()) {
+                e.hint = Some(format!("did you mean \"{c}\"?"));
+            }
+            e
+        })
+    }
+
+    fn context_builtin(
+        &mut self,
+        cx: &mut Context<'_>,
+        index: usize,
+        at: usize,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        let name = BUILTINS[index].name;
+        let args = &self.stack[at..];
+        match name {
+            "self" => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::Str(n))),
+            "sender" => Ok(self
+                .current_jp()
+                .and_then(|jp| jp.sender)
+                .map_or(Value::Nil, Value::Str)),
+            "param" => {
+                let key = match &args[0] {
+                    Value::Str(s) => *s,
+                    other => {
+                        return Err(self.error(
+                            span,
+                            format!("a parameter is named by a string, got {other}"),
+                        ));
+                    }
+                };
+                cx.params.get(&key).cloned().ok_or_else(|| {
+                    let mut e = self.error(span, format!("no parameter \"{key}\""));
+                    e.hint = Some(format!("declare it with #param {key} <default>"));
+                    e
+                })
+            }
+            "random" => match args[0] {
+                Value::Int(n) if n > 0 => Ok(Value::Int(self.world.random_below(n as u64) as i64)),
+                ref other => Err(self.error(
+                    span,
+                    format!("random needs a positive integer, got {other}"),
+                )),
+            },
+            "shuffle" => match &args[0] {
+                Value::List(l) => {
+                    let mut items: Vec<Value> = l.iter().cloned().collect();
+                    for i in (1..items.len()).rev() {
+                        let j = self.world.random_below(i as u64 + 1) as usize;
+                        items.swap(i, j);
+                    }
+                    Ok(Value::list(items.into_iter().collect()))
+                }
+                other => Err(self.error(
+                    span,
+                    format!("shuffle needs a list, got {} {other}", other.type_name()),
+                )),
+            },
+            "notify" => {
+                let text = args[0].to_text();
+                self.output.push(Output::Notify(text));
+                Ok(Value::Nil)
+            }
+            "print" => {
+                let text = args
+                    .iter()
+                    .map(Value::to_text)
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                self.output.push(Output::Print(text));
+                Ok(Value::Nil)
+            }
+            other => Err(self.error(
+                span,
+                format!("internal: builtin `{other}` has no implementation"),
+            )),
+        }
+    }
+
+    fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {
+        let at = self.stack.len() - 2 * n as usize;
+        let mut dict = Dict::new();
+        for pair in self.stack[at..].chunks(2) {
+            let Some(key) = pair[0].as_key() else {
+                return Err(self.error(
+                    span,
+                    format!(
+                        "attribute keys are strings or integers, got {} {}",
+                        pair[0].type_name(),
+                        pair[0]
+                    ),
+                ));
+            };
+            dict.insert(key, pair[1].clone());
+        }
+        self.stack.truncate(at);
+        Ok(dict)
+    }
+
+    fn pop_args<const N: usize>(&mut self) -> [Value; N] {
+        let at = self.stack.len() - N;
+        let mut out: [Value; N] = std::array::from_fn(|_| Value::Nil);
+        for (o, v) in out.iter_mut().zip(self.stack.drain(at..)) {
+            *o = v;
+        }
+        out
+    }
+
+    fn symbol(&self, v: &Value, what: &str, span: Span) -> Result<Symbol, RuntimeError> {
+        match v {
+            Value::Str(s) => Ok(*s),
+            other => Err(self.error(
+                span,
+                format!("{what} must be a string, got {} {other}", other.type_name()),
+            )),
+        }
+    }
+
+    fn defaults_for(&self, cx: &Context<'_>, ty: TypeId) -> Vec<Value> {
+        cx.defaults.get(ty.0 as usize).cloned().unwrap_or_default()
+    }
+}
+
+mod forms;

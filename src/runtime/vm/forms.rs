@@ -1,0 +1,451 @@
+//! The game-model forms: properties, states, messages, entities, checkpoints, outcome.
+
+use std::sync::Arc;
+
+use crate::source::Span;
+use crate::syntax::ast::FormOp;
+
+use super::super::trace::{RuntimeError, Status, TraceEvent};
+use super::super::value::{Key, Message, Value};
+use super::super::world::Entity;
+use super::{Context, Flow, Machine};
+
+impl Machine {
+    pub(super) fn form(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: FormOp,
+        nattrs: u8,
+        span: Span,
+    ) -> Result<Flow, RuntimeError> {
+        use FormOp::*;
+        let attrs = if nattrs > 0 {
+            self.pop_attrs(nattrs, span)?
+        } else {
+            Default::default()
+        };
+        match op {
+            Property => {
+                let [name] = self.pop_args();
+                let name = self.symbol(&name, "a property name", span)?;
+                let Some((id, _)) = self.me() else {
+                    return Err(self.no_entity(span, "(property <name> of <entity>)"));
+                };
+                self.read_property(cx, id, name, span).map(Flow::Value)
+            }
+            PropertyOf => {
+                let [name, entity] = self.pop_args();
+                let name = self.symbol(&name, "a property name", span)?;
+                let id = self.entity_named(&entity, span)?;
+                self.read_property(cx, id, name, span).map(Flow::Value)
+            }
+            UpdateProperty | NewProperty => {
+                let [name, value] = self.pop_args();
+                let name = self.symbol(&name, "a property name", span)?;
+                let Some((id, _)) = self.me() else {
+                    return Err(
+                        self.no_entity(span, "(update property <name> of <entity> to <value>)")
+                    );
+                };
+                self.write_property(cx, id, name, value, op == NewProperty, span)?;
+                Ok(Flow::Value(Value::Nil))
+            }
+            UpdatePropertyOf => {
+                let [name, entity, value] = self.pop_args();
+                let name = self.symbol(&name, "a property name", span)?;
+                let id = self.entity_named(&entity, span)?;
+                if let Some((me, my_name)) = self.me()
+                    && me != id
+                {
+                    let target = self.world.entity(id).map(|e| e.name);
+                    let mut e = self.error(
+                        span,
+                        format!(
+                            "{my_name} cannot update property \"{name}\" of {}: properties are private",
+                            target.map_or("?", |t| t.as_str())
+                        ),
+                    );
+                    e.hint = Some(
+                        "send that entity a message and let its own behaviour change the property"
+                            .into(),
+                    );
+                    return Err(e);
+                }
+                self.write_property(cx, id, name, value, false, span)?;
+                Ok(Flow::Value(Value::Nil))
+            }
+            ChangeState => {
+                let [state] = self.pop_args();
+                let state = self.symbol(&state, "a state", span)?;
+                let Some((id, name)) = self.me() else {
+                    return Err(self.no_entity(span, "a message to the entity"));
+                };
+                let Some(e) = self.world.entity_mut(id) else {
+                    return Err(self.error(span, "internal: entity vanished"));
+                };
+                let from = std::mem::replace(&mut e.state, state);
+                if from != state {
+                    self.event(
+                        cx,
+                        TraceEvent::StateChange {
+                            entity: name,
+                            from,
+                            to: state,
+                        },
+                    );
+                }
+                Ok(Flow::Value(Value::Nil))
+            }
+            State => {
+                let Some((id, _)) = self.me() else {
+                    return Err(self.no_entity(span, "(state of <entity>)"));
+                };
+                Ok(Flow::Value(
+                    self.world
+                        .entity(id)
+                        .map_or(Value::Nil, |e| Value::Str(e.state)),
+                ))
+            }
+            StateOf => {
+                let [entity] = self.pop_args();
+                let id = self.entity_named(&entity, span)?;
+                Ok(Flow::Value(
+                    self.world
+                        .entity(id)
+                        .map_or(Value::Nil, |e| Value::Str(e.state)),
+                ))
+            }
+            TypeOf => {
+                let [entity] = self.pop_args();
+                let id = self.entity_named(&entity, span)?;
+                Ok(Flow::Value(
+                    self.world
+                        .entity(id)
+                        .map_or(Value::Nil, |e| Value::Str(cx.game.ty(e.ty).name)),
+                ))
+            }
+            EntitiesOf => {
+                let [ty] = self.pop_args();
+                let name = self.symbol(&ty, "a type name", span)?;
+                let Some(&t) = cx.game.type_ids.get(&name) else {
+                    return Err(self.error(span, format!("no entity type \"{name}\"")));
+                };
+                let names = self
+                    .world
+                    .iter()
+                    .filter(|(_, e)| cx.game.is_a(e.ty, t))
+                    .map(|(_, e)| Value::Str(e.name))
+                    .collect();
+                Ok(Flow::Value(Value::list(names)))
+            }
+            Label => match self.current_jp() {
+                Some(jp) => Ok(Flow::Value(Value::Str(jp.msg.label))),
+                None => Err(self.no_message(span)),
+            },
+            LabelOf => {
+                let [m] = self.pop_args();
+                match m {
+                    Value::Message(m) => Ok(Flow::Value(Value::Str(m.label))),
+                    other => Err(self.not_message(&other, span)),
+                }
+            }
+            Attribute => {
+                let [key] = self.pop_args();
+                let key = self.key(&key, span)?;
+                match self.current_jp() {
+                    Some(jp) => Ok(Flow::Value(
+                        jp.msg.attrs.get(&key).cloned().unwrap_or_default(),
+                    )),
+                    None => Err(self.no_message(span)),
+                }
+            }
+            AttributeOf => {
+                let [key, m] = self.pop_args();
+                let key = self.key(&key, span)?;
+                match m {
+                    Value::Message(m) => {
+                        Ok(Flow::Value(m.attrs.get(&key).cloned().unwrap_or_default()))
+                    }
+                    other => Err(self.not_message(&other, span)),
+                }
+            }
+            UpdateAttribute => {
+                let [key, value] = self.pop_args();
+                let key = self.key(&key, span)?;
+                let Some(f) = self.frames.last() else {
+                    return Err(self.no_message(span));
+                };
+                match self.jps.get_mut(f.jp as usize) {
+                    Some(jp) => {
+                        Arc::make_mut(&mut jp.msg).attrs.insert(key, value);
+                        Ok(Flow::Value(Value::Nil))
+                    }
+                    None => Err(self.no_message(span)),
+                }
+            }
+            NewMessage => {
+                let [label] = self.pop_args();
+                let label = self.symbol(&label, "a message label", span)?;
+                Ok(Flow::Value(Value::Message(Arc::new(Message {
+                    label,
+                    attrs,
+                }))))
+            }
+            SendNew => {
+                let [label, to] = self.pop_args();
+                let label = self.symbol(&label, "a message label", span)?;
+                self.send(cx, &to, Arc::new(Message { label, attrs }), span)
+            }
+            Send => {
+                let [m, to] = self.pop_args();
+                match m {
+                    Value::Message(m) => self.send(cx, &to, m, span),
+                    other => Err(self.not_message(&other, span)),
+                }
+            }
+            Forward => {
+                let [to] = self.pop_args();
+                let Some(msg) = self.current_jp().map(|jp| jp.msg.clone()) else {
+                    return Err(self.no_message(span));
+                };
+                self.send(cx, &to, msg, span)
+            }
+            Match => {
+                let [key, dict] = self.pop_args();
+                match (&dict, &key) {
+                    (Value::Dict(d), k) => {
+                        let k = self.key(k, span)?;
+                        Ok(Flow::Value(d.get(&k).cloned().unwrap_or_default()))
+                    }
+                    (Value::List(l), Value::Int(i)) => Ok(Flow::Value(
+                        usize::try_from(*i)
+                            .ok()
+                            .and_then(|i| l.get(i))
+                            .cloned()
+                            .unwrap_or_default(),
+                    )),
+                    _ => Err(self.error(
+                        span,
+                        format!(
+                            "match looks up a key in a dictionary, got {} {dict}",
+                            dict.type_name()
+                        ),
+                    )),
+                }
+            }
+            OpenCheckpoint => {
+                self.checkpoints.push(self.world.clone());
+                let open = self.checkpoints.len();
+                self.event(cx, TraceEvent::Checkpoint { open });
+                Ok(Flow::Value(Value::Nil))
+            }
+            Rollback => {
+                let [reason] = self.pop_args();
+                let reason = reason.to_text();
+                match self.checkpoints.pop() {
+                    Some(world) => {
+                        self.world = world;
+                        self.event(
+                            cx,
+                            TraceEvent::Rollback {
+                                reason: reason.clone(),
+                            },
+                        );
+                        Ok(Flow::End(Status::RolledBack { reason }))
+                    }
+                    None => {
+                        let mut e = self
+                            .error(span, format!("rollback ({reason}) with no checkpoint open"));
+                        e.hint = Some(
+                            "open one first with (open checkpoint), for example in a law".into(),
+                        );
+                        Err(e)
+                    }
+                }
+            }
+            NewEntity => {
+                let [name, ty] = self.pop_args();
+                let name = self.symbol(&name, "an entity name", span)?;
+                let ty_name = self.symbol(&ty, "a type name", span)?;
+                let Some(&t) = cx.game.type_ids.get(&ty_name) else {
+                    return Err(self.error(span, format!("no entity type \"{ty_name}\"")));
+                };
+                if self.world.lookup(name).is_some() {
+                    return Err(
+                        self.error(span, format!("an entity named \"{name}\" already exists"))
+                    );
+                }
+                let mut entity = Entity {
+                    name,
+                    ty: t,
+                    state: crate::symbol::Symbol::intern("default"),
+                    props: self.defaults_for(cx, t),
+                    extra: Default::default(),
+                };
+                for (k, v) in attrs {
+                    let Key::Str(p) = k else {
+                        return Err(self.error(span, "property names are strings"));
+                    };
+                    match entity.property_mut(cx.game, p) {
+                        Some(slot) => *slot = v,
+                        None => {
+                            entity.extra.insert(k, v);
+                        }
+                    }
+                }
+                self.world.add(entity);
+                self.event(
+                    cx,
+                    TraceEvent::Created {
+                        entity: name,
+                        ty: ty_name,
+                    },
+                );
+                Ok(Flow::Value(Value::Str(name)))
+            }
+            DeleteEntity => {
+                let [name] = self.pop_args();
+                let id = self.entity_named(&name, span)?;
+                let entity = self.world.entity(id).map(|e| e.name);
+                self.world.remove(id);
+                if let Some(entity) = entity {
+                    self.event(cx, TraceEvent::Deleted { entity });
+                }
+                Ok(Flow::Value(Value::Nil))
+            }
+            Finish => {
+                self.world.outcome = Some(attrs);
+                Ok(Flow::Value(Value::Nil))
+            }
+            WaitSignal => {
+                let [signal] = self.pop_args();
+                let signal = self.symbol(&signal, "a signal name", span)?;
+                Ok(Flow::Wait(signal))
+            }
+            NewGraphic | UpdateGraphic | DeleteGraphic | Observe | OnClickNotify | OnClickEmit => {
+                let mut e = self.error(span, "only a #representation draws and observes");
+                e.hint = Some("this function was called from an entity's code; draw from the entity type's #representation".into());
+                Err(e)
+            }
+        }
+    }
+
+    fn key(&self, v: &Value, span: Span) -> Result<Key, RuntimeError> {
+        v.as_key().ok_or_else(|| {
+            self.error(
+                span,
+                format!("keys are strings or integers, got {} {v}", v.type_name()),
+            )
+        })
+    }
+
+    fn no_entity(&self, span: Span, instead: &str) -> RuntimeError {
+        let mut e = self.error(span, "no entity here: this code runs as the user");
+        e.hint = Some(format!("name the entity explicitly: {instead}"));
+        e
+    }
+
+    fn no_message(&self, span: Span) -> RuntimeError {
+        let mut e = self.error(span, "no message here: this code is not handling one");
+        e.hint = Some("attributes and labels of a message value are read with `of`".into());
+        e
+    }
+
+    fn not_message(&self, v: &Value, span: Span) -> RuntimeError {
+        self.error(
+            span,
+            format!("expected a message, got {} {v}", v.type_name()),
+        )
+    }
+
+    fn read_property(
+        &self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        let Some(e) = self.world.entity(id) else {
+            return Err(self.error(span, "internal: entity vanished"));
+        };
+        match e.property(cx.game, name) {
+            Some(v) => Ok(v.clone()),
+            None => Err(self.missing_property(cx, e, name, span)),
+        }
+    }
+
+    fn missing_property(
+        &self,
+        cx: &Context<'_>,
+        e: &Entity,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> RuntimeError {
+        let mut err = self.error(span, format!("{} has no property \"{name}\"", e.name));
+        let names: Vec<&str> = e.properties(cx.game).map(|(n, _)| n.as_str()).collect();
+        err.hint = Some(
+            match crate::diagnostic::closest(name.as_str(), names.iter().copied()) {
+                Some(c) => format!("did you mean \"{c}\"?"),
+                None => format!(
+                    "declare it with `#property {name} <default>` in its #entity, or make it with (new property \"{name}\" as <value>)"
+                ),
+            },
+        );
+        err
+    }
+
+    fn write_property(
+        &mut self,
+        cx: &mut Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        value: Value,
+        new: bool,
+        span: Span,
+    ) -> Result<(), RuntimeError> {
+        let game = cx.game;
+        let exists = self
+            .world
+            .entity(id)
+            .is_some_and(|e| e.property(game, name).is_some());
+        if new && exists {
+            let mut e = self.error(span, format!("property \"{name}\" already exists"));
+            e.hint = Some(format!(
+                "change it with (update property \"{name}\" to <value>)"
+            ));
+            return Err(e);
+        }
+        if !new && !exists {
+            let Some(e) = self.world.entity(id) else {
+                return Err(self.error(span, "internal: entity vanished"));
+            };
+            return Err(self.missing_property(cx, e, name, span));
+        }
+        let tracing = cx.trace || cx.stepping;
+        let Some(e) = self.world.entity_mut(id) else {
+            return Err(self.error(span, "internal: entity vanished"));
+        };
+        let entity = e.name;
+        let old = if new {
+            e.extra.insert(Key::Str(name), value.clone());
+            Value::Nil
+        } else {
+            match e.property_mut(game, name) {
+                Some(slot) => std::mem::replace(slot, value.clone()),
+                None => Value::Nil,
+            }
+        };
+        if tracing {
+            self.event(
+                cx,
+                TraceEvent::Property {
+                    entity,
+                    name,
+                    old,
+                    new: value,
+                },
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,286 @@
+//! The world: every entity, the outcome, the advice in force and the random generator,
+//! in one persistent value.
+//!
+//! Cloning a [`World`] is O(1) (a few reference counts), which is what checkpoints, undo
+//! and trying a move on a copy rely on. Writing to an entity that a snapshot shares copies
+//! only that entity and the path to it.
+
+use std::hash::BuildHasherDefault;
+use std::sync::Arc;
+
+use rustc_hash::FxHasher;
+
+use crate::compile::program::{Advice, AdviceTarget, Game, TypeId};
+use crate::symbol::Symbol;
+use crate::syntax::ast::AdviceKind;
+
+use super::value::{Dict, Key, Value};
+
+/// Index of an entity in the world. Never reused after deletion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EntityId(pub u32);
+
+/// One entity.
+#[derive(Clone, Debug)]
+pub struct Entity {
+    /// Its name.
+    pub name: Symbol,
+    /// Its type.
+    pub ty: TypeId,
+    /// Its current state.
+    pub state: Symbol,
+    /// Properties in its type's layout.
+    pub props: Vec<Value>,
+    /// Properties added at run time with `new property`.
+    pub extra: Dict,
+}
+
+impl Entity {
+    /// The value of property `name`, if it has one.
+    pub fn property(&self, game: &Game, name: Symbol) -> Option<&Value> {
+        match game.ty(self.ty).slots.get(&name) {
+            Some(&slot) => self.props.get(slot as usize),
+            None => self.extra.get(&Key::Str(name)),
+        }
+    }
+
+    /// A mutable reference to property `name`, if it has one.
+    pub fn property_mut(&mut self, game: &Game, name: Symbol) -> Option<&mut Value> {
+        match game.ty(self.ty).slots.get(&name) {
+            Some(&slot) => self.props.get_mut(slot as usize),
+            None => self.extra.get_mut(&Key::Str(name)),
+        }
+    }
+
+    /// Every property, in layout order then run-time additions by name.
+    pub fn properties<'a>(&'a self, game: &'a Game) -> impl Iterator<Item = (Symbol, &'a Value)> {
+        game.ty(self.ty)
+            .properties
+            .iter()
+            .map(|(n, _)| *n)
+            .zip(self.props.iter())
+            .chain(self.extra.iter().filter_map(|(k, v)| match k {
+                Key::Str(s) => Some((*s, v)),
+                Key::Int(_) => None,
+            }))
+    }
+}
+
+/// An advice with its switch.
+#[derive(Clone, Debug)]
+pub struct AdviceEntry {
+    /// The advice.
+    pub advice: Arc<Advice>,
+    /// Disabled advice stays in the list (and in order) but does not run.
+    pub enabled: bool,
+}
+
+/// The advice in force, in definition order.
+#[derive(Clone, Debug, Default)]
+pub struct AdviceTable {
+    /// The entries.
+    pub entries: Vec<AdviceEntry>,
+    /// Bumped on every change, so caches of advice chains know when to rebuild.
+    pub version: u64,
+}
+
+impl AdviceTable {
+    /// The game's advice, all enabled.
+    pub fn from_game(game: &Game) -> AdviceTable {
+        AdviceTable {
+            entries: game
+                .advice
+                .iter()
+                .map(|a| AdviceEntry {
+                    advice: Arc::new(a.clone()),
+                    enabled: true,
+                })
+                .collect(),
+            version: 0,
+        }
+    }
+
+    /// The laws and side-effects that run when `label` reaches `entity` (of type `ty`) in
+    /// `state`, in definition order.
+    pub fn chain(
+        &self,
+        game: &Game,
+        ty: TypeId,
+        entity: Symbol,
+        state: Symbol,
+        label: Symbol,
+    ) -> Chain {
+        let mut chain = Chain::default();
+        for e in self.entries.iter().filter(|e| e.enabled) {
+            let a = &e.advice;
+            let target = match a.target {
+                AdviceTarget::Type(t) => game.is_a(ty, t),
+                AdviceTarget::Instance(n) => n == entity,
+            };
+            if target && a.label.is_none_or(|l| l == label) && a.state.is_none_or(|s| s == state) {
+                match a.kind {
+                    AdviceKind::Law => chain.laws.push(a.clone()),
+                    AdviceKind::SideEffect => chain.side_effects.push(a.clone()),
+                }
+            }
+        }
+        chain
+    }
+
+    /// Whether any advice names instance `name` as its target.
+    pub fn targets_instance(&self, name: Symbol) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.advice.target == AdviceTarget::Instance(name))
+    }
+}
+
+/// The ordered advice of one join point.
+#[derive(Clone, Debug, Default)]
+pub struct Chain {
+    /// Laws, in order.
+    pub laws: Vec<Arc<Advice>>,
+    /// Side-effects, in order.
+    pub side_effects: Vec<Arc<Advice>>,
+}
+
+type NameMap = imbl::GenericHashMap<
+    Symbol,
+    EntityId,
+    BuildHasherDefault<FxHasher>,
+    imbl::shared_ptr::DefaultSharedPtr,
+>;
+
+/// Everything a game's state is.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// Entities by id; `None` once deleted.
+    pub entities: imbl::Vector<Option<Arc<Entity>>>,
+    /// Entity names to ids.
+    pub names: NameMap,
+    /// What `(finish with ...)` recorded.
+    pub outcome: Option<Dict>,
+    /// The advice in force.
+    pub advice: Arc<AdviceTable>,
+    /// The state of the random generator.
+    pub rng: u64,
+}
+
+impl World {
+    /// An empty world with the game's advice and a generator seeded with `seed`.
+    pub fn new(game: &Game, seed: u64) -> World {
+        World {
+            entities: imbl::Vector::new(),
+            names: NameMap::default(),
+            outcome: None,
+            advice: Arc::new(AdviceTable::from_game(game)),
+            rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// The id of the entity named `name`.
+    pub fn lookup(&self, name: Symbol) -> Option<EntityId> {
+        self.names.get(&name).copied()
+    }
+
+    /// The entity `id`, unless deleted.
+    pub fn entity(&self, id: EntityId) -> Option<&Entity> {
+        self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
+    }
+
+    /// A writable entity `id` (copied first if a snapshot shares it).
+    pub fn entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
+        self.entities
+            .get_mut(id.0 as usize)
+            .and_then(|e| e.as_mut())
+            .map(Arc::make_mut)
+    }
+
+    /// Add an entity; the caller has checked the name is free.
+    pub fn add(&mut self, entity: Entity) -> EntityId {
+        let id = EntityId(self.entities.len() as u32);
+        self.names.insert(entity.name, id);
+        self.entities.push_back(Some(Arc::new(entity)));
+        id
+    }
+
+    /// Delete entity `id`.
+    pub fn remove(&mut self, id: EntityId) {
+        if let Some(slot) = self.entities.get_mut(id.0 as usize)
+            && let Some(e) = slot.take()
+        {
+            self.names.remove(&e.name);
+        }
+    }
+
+    /// Every live entity, in creation order.
+    pub fn iter(&self) -> impl Iterator<Item = (EntityId, &Entity)> {
+        self.entities
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.as_deref().map(|e| (EntityId(i as u32), e)))
+    }
+
+    /// The next number of the seeded generator (splitmix64).
+    pub fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (n > 0).
+    pub fn random_below(&mut self, n: u64) -> u64 {
+        // Rejection sampling keeps it uniform and deterministic.
+        let zone = u64::MAX - (u64::MAX % n);
+        loop {
+            let r = self.next_random();
+            if r < zone {
+                return r % n;
+            }
+        }
+    }
+
+    /// Structural equality of two worlds (entities, names, outcome, advice switches,
+    /// generator), for tests and replay checks.
+    pub fn same_as(&self, other: &World) -> bool {
+        let entities_equal = self.entities.len() == other.entities.len()
+            && self
+                .entities
+                .iter()
+                .zip(other.entities.iter())
+                .all(|(a, b)| match (a, b) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => {
+                        Arc::ptr_eq(a, b)
+                            || (a.name == b.name
+                                && a.ty == b.ty
+                                && a.state == b.state
+                                && a.props == b.props
+                                && a.extra == b.extra)
+                    }
+                    _ => false,
+                });
+        entities_equal
+            && self.outcome == other.outcome
+            && self.rng == other.rng
+            && self.advice.entries.len() == other.advice.entries.len()
+            && self
+                .advice
+                .entries
+                .iter()
+                .zip(other.advice.entries.iter())
+                .all(|(a, b)| a.enabled == b.enabled && Arc::ptr_eq(&a.advice, &b.advice))
+    }
+}
+
+/// Build a dictionary of names (a links table).
+pub fn links_dict(links: &[(Symbol, Symbol)]) -> Value {
+    Value::dict(
+        links
+            .iter()
+            .map(|(d, c)| (Key::Str(*d), Value::Str(*c)))
+            .collect(),
+    )
+}
