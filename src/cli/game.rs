@@ -4,13 +4,11 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::compile::codegen::compile;
 use crate::compile::program::Game;
-use crate::compile::{CheckOptions, Checked, check_game};
+use crate::compile::{BuildError, build_game};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::outside::parse_literal;
 use crate::runtime::session::{Session, SessionOptions};
-use crate::runtime::value::Value;
 use crate::runtime::vm::Limits;
 use crate::source::SourceMap;
 use crate::syntax::load::DiskFs;
@@ -91,30 +89,15 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
 
 /// Load, check and compile the game at `path`.
 pub fn load_game(path: &Path) -> Result<(SourceMap, Arc<Game>), ExitCode> {
-    let Checked {
-        loaded,
-        diagnostics,
-    } = match check_game(&DiskFs, path, &CheckOptions::default()) {
-        Ok(c) => c,
-        Err(e) => {
+    match build_game(&DiskFs, path) {
+        Ok(built) => Ok((built.sources, built.game)),
+        Err(BuildError::Open(e)) => {
             eprintln!("error: {e}");
-            return Err(ExitCode::from(2));
+            Err(ExitCode::from(2))
         }
-    };
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        report(&loaded.sources, &diagnostics);
-        return Err(ExitCode::from(1));
-    }
-    match compile(&loaded.program) {
-        Ok(game) => Ok((loaded.sources, Arc::new(game))),
-        Err(errors) => {
-            report(&loaded.sources, &errors);
+        Err(BuildError::Errors(sources, diagnostics)) => {
+            report(&sources, &diagnostics);
             Err(ExitCode::from(1))
         }
     }
-}
-
-/// A value as JSON text for people (strings unquoted).
-pub fn show(v: &Value) -> String {
-    v.to_text()
 }

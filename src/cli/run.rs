@@ -153,15 +153,19 @@ pub fn describe(e: &TraceEvent) -> String {
         ),
         TraceEvent::SideEffect { depth, name } => format!("{}  side-effect {name}", pad(*depth)),
         TraceEvent::Done { depth, value } => format!("{}  done: {value}", pad(*depth)),
-        TraceEvent::StateChange { entity, from, to } => {
-            format!("  {entity}: state {from} -> {to}")
-        }
+        TraceEvent::StateChange {
+            depth,
+            entity,
+            from,
+            to,
+        } => format!("{}  {entity}: state {from} -> {to}", pad(*depth)),
         TraceEvent::Property {
+            depth,
             entity,
             name,
             old,
             new,
-        } => format!("  {entity}.{name}: {old} -> {new}"),
+        } => format!("{}  {entity}.{name}: {old} -> {new}", pad(*depth)),
         TraceEvent::Created { entity, ty } => format!("  created {entity} of {ty}"),
         TraceEvent::Deleted { entity } => format!("  deleted {entity}"),
         TraceEvent::Checkpoint { open } => format!("  checkpoint opened ({open} open)"),

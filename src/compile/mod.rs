@@ -49,3 +49,52 @@ pub fn check_game(
         diagnostics,
     })
 }
+
+/// A game compiled and ready to start.
+#[derive(Debug)]
+pub struct Built {
+    /// Every file read (for diagnostics, including runtime ones).
+    pub sources: crate::source::SourceMap,
+    /// The compiled game.
+    pub game: std::sync::Arc<program::Game>,
+    /// Warnings found on the way.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Why a game could not be built.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The game could not be opened at all.
+    Open(OpenError),
+    /// The game has errors; the diagnostics point into the sources.
+    Errors(crate::source::SourceMap, Vec<Diagnostic>),
+}
+
+impl BuildError {
+    /// The problem rendered without colour.
+    pub fn render_plain(&self) -> String {
+        match self {
+            BuildError::Open(e) => format!("error: {e}\n"),
+            BuildError::Errors(sources, diags) => diagnostic::render_plain(sources, diags),
+        }
+    }
+}
+
+/// Load, check and compile the game at `path`: everything before it runs.
+pub fn build_game(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError> {
+    let checked = check_game(fs, path, &CheckOptions::default()).map_err(BuildError::Open)?;
+    if !checked.is_clean() {
+        return Err(BuildError::Errors(
+            checked.loaded.sources,
+            checked.diagnostics,
+        ));
+    }
+    match codegen::compile(&checked.loaded.program) {
+        Ok(game) => Ok(Built {
+            sources: checked.loaded.sources,
+            game: std::sync::Arc::new(game),
+            warnings: checked.diagnostics,
+        }),
+        Err(errors) => Err(BuildError::Errors(checked.loaded.sources, errors)),
+    }
+}

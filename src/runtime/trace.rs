@@ -70,6 +70,8 @@ pub enum TraceEvent {
     },
     /// An entity changed state.
     StateChange {
+        /// Nesting depth.
+        depth: usize,
         /// The entity.
         entity: Symbol,
         /// Old state.
@@ -79,6 +81,8 @@ pub enum TraceEvent {
     },
     /// A property changed.
     Property {
+        /// Nesting depth.
+        depth: usize,
         /// The entity.
         entity: Symbol,
         /// The property.

@@ -88,6 +88,7 @@ impl Machine {
                     self.event(
                         cx,
                         TraceEvent::StateChange {
+                            depth: self.jps.len(),
                             entity: name,
                             from,
                             to: state,
@@ -439,6 +440,7 @@ impl Machine {
             self.event(
                 cx,
                 TraceEvent::Property {
+                    depth: self.jps.len(),
                     entity,
                     name,
                     old,
