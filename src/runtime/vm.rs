@@ -606,8 +606,10 @@ impl Machine {
                     jp.phase = Phase::SideEffects(0);
                     match jp.behaviour {
                         Some(code) => {
-                            let name = cx.game.code(code).name.clone();
-                            self.event(cx, TraceEvent::Behaviour { depth, name });
+                            if cx.trace || cx.stepping {
+                                let name = cx.game.code(code).name.clone();
+                                self.event(cx, TraceEvent::Behaviour { depth, name });
+                            }
                             self.push_frame(cx, code, Kind::Behaviour, jp_index);
                             return None;
                         }
@@ -638,13 +640,15 @@ impl Machine {
                 Phase::SideEffects(_) => {
                     let jp = self.jps.pop()?;
                     let value = jp.value;
-                    self.event(
-                        cx,
-                        TraceEvent::Done {
-                            depth,
-                            value: value.clone(),
-                        },
-                    );
+                    if cx.trace || cx.stepping {
+                        self.event(
+                            cx,
+                            TraceEvent::Done {
+                                depth,
+                                value: value.clone(),
+                            },
+                        );
+                    }
                     if self.jps.is_empty() && self.frames.is_empty() {
                         return Some(Status::Committed(value));
                     }
