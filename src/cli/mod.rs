@@ -4,6 +4,7 @@
 
 mod check;
 pub mod game;
+pub mod repl;
 pub mod run;
 
 use std::process::ExitCode;
@@ -55,6 +56,11 @@ pub enum Command {
     /// back, nothing fails). An unknown or illegal name in --play is an error that gives
     /// the ply and lists the legal names there.
     Moves(run::MovesArgs),
+    /// Play interactively: send messages, step through them, change the rules mid-game.
+    ///
+    /// With no game it opens the bundled one. Type :help inside for the commands. When
+    /// standard input is not a terminal, lines are read plainly (sessions can be piped).
+    Repl(repl::ReplArgs),
 }
 
 /// Run the command line.
@@ -64,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Moves(args) => run::moves(&args),
+        Command::Repl(args) => repl::run(&args),
     }
 }
 

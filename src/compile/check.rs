@@ -48,21 +48,40 @@ struct TypeInfo {
 
 /// Check a loaded game. Returns the diagnostics (errors and warnings) found.
 pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
-    let mut c = Checker {
-        diags: Vec::new(),
-        types: FxHashMap::default(),
-        functions: FxHashMap::default(),
-        instances: FxHashMap::default(),
-        open_boards: false,
-        labels: FxHashSet::default(),
-        checked_files: FxHashSet::default(),
-        configured: FxHashSet::default(),
-    };
+    let mut c = Checker::new();
     let items = &loaded.program.items;
     c.collect(items);
     c.check_items(items);
     if options.lint_unused_patterns {
         c.lint_patterns(items);
+    }
+    c.diags
+}
+
+/// Code added to a game while it runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Snippet<'a> {
+    /// Statements run as the user (a REPL expression).
+    User(&'a [Expr]),
+    /// A law or side-effect added as a house rule.
+    Advice(&'a AdviceDef),
+}
+
+/// Check code added to a running game against the game's definitions: unbound names,
+/// unknown functions, argument counts, and for advice its target.
+pub fn check_snippet(
+    program: &crate::syntax::ast::Program,
+    snippet: Snippet<'_>,
+) -> Vec<Diagnostic> {
+    let mut c = Checker::new();
+    c.collect(&program.items);
+    c.diags.clear();
+    match snippet {
+        Snippet::User(body) => c.check_code(body, Context::Game, &[]),
+        Snippet::Advice(a) => {
+            let mut names = FxHashMap::default();
+            c.check_advice(a, 0, &mut names);
+        }
     }
     c.diags
 }
@@ -85,6 +104,19 @@ struct Checker {
 }
 
 impl Checker {
+    fn new() -> Checker {
+        Checker {
+            diags: Vec::new(),
+            types: FxHashMap::default(),
+            functions: FxHashMap::default(),
+            instances: FxHashMap::default(),
+            open_boards: false,
+            labels: FxHashSet::default(),
+            checked_files: FxHashSet::default(),
+            configured: FxHashSet::default(),
+        }
+    }
+
     fn text(&self, sym: Symbol) -> &'static str {
         sym.as_str()
     }

@@ -10,7 +10,8 @@ use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::{
-    AdviceBody, BoardShape, EntityDef, Expr, ExprKind, Item, Pattern, Program,
+    AdviceBody, AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, Item, Pattern,
+    Program,
 };
 
 use super::builtins::BUILTINS;
@@ -245,35 +246,9 @@ impl Compiler {
                 }
                 Item::Advice(a) => {
                     advice_index += 1;
-                    let target = match self.game.type_ids.get(&a.target.sym) {
-                        Some(&t) => AdviceTarget::Type(t),
-                        None => AdviceTarget::Instance(a.target.sym),
-                    };
                     let name = Symbol::intern(&advice_name(a, advice_index));
-                    let source = match &a.body {
-                        AdviceBody::File { path, .. } => path.sym.as_str().to_string(),
-                        AdviceBody::Inline(_) => "inline".to_string(),
-                    };
-                    let kind = match a.kind {
-                        crate::syntax::ast::AdviceKind::Law => "law",
-                        crate::syntax::ast::AdviceKind::SideEffect => "side-effect",
-                    };
-                    let code =
-                        self.body(a.body.statements(), &[], format!("{kind} {name}"), a.span);
-                    let pattern = |p: Pattern| match p {
-                        Pattern::Any(_) => None,
-                        Pattern::Name(n) => Some(n.sym),
-                    };
-                    self.game.advice.push(Advice {
-                        name,
-                        kind: a.kind,
-                        label: pattern(a.label),
-                        target,
-                        state: pattern(a.state),
-                        code,
-                        source,
-                        span: a.span,
-                    });
+                    let advice = self.advice(a, name);
+                    self.game.advice.push(advice);
                 }
                 Item::Param(p) => {
                     let default = self.body(
@@ -297,6 +272,36 @@ impl Compiler {
                 }
                 _ => {}
             }
+        }
+    }
+
+    fn advice(&mut self, a: &AdviceDef, name: Symbol) -> Advice {
+        let target = match self.game.type_ids.get(&a.target.sym) {
+            Some(&t) => AdviceTarget::Type(t),
+            None => AdviceTarget::Instance(a.target.sym),
+        };
+        let source = match &a.body {
+            AdviceBody::File { path, .. } => path.sym.as_str().to_string(),
+            AdviceBody::Inline(_) => "inline".to_string(),
+        };
+        let kind = match a.kind {
+            AdviceKind::Law => "law",
+            AdviceKind::SideEffect => "side-effect",
+        };
+        let code = self.body(a.body.statements(), &[], format!("{kind} {name}"), a.span);
+        let pattern = |p: Pattern| match p {
+            Pattern::Any(_) => None,
+            Pattern::Name(n) => Some(n.sym),
+        };
+        Advice {
+            name,
+            kind: a.kind,
+            label: pattern(a.label),
+            target,
+            state: pattern(a.state),
+            code,
+            source,
+            span: a.span,
         }
     }
 
@@ -329,6 +334,25 @@ impl Compiler {
         let id = CodeId(self.game.codes.len() as u32);
         self.game.codes.push(code);
         id
+    }
+}
+
+/// Compile a law or side-effect added while the game runs, named `name`.
+pub fn compile_advice(
+    game: &mut Game,
+    a: &AdviceDef,
+    name: Symbol,
+) -> Result<Advice, Vec<Diagnostic>> {
+    let mut c = Compiler {
+        game: std::mem::take(game),
+        errors: Vec::new(),
+    };
+    let advice = c.advice(a, name);
+    *game = c.game;
+    if c.errors.is_empty() {
+        Ok(advice)
+    } else {
+        Err(c.errors)
     }
 }
 

@@ -57,6 +57,10 @@ pub struct Built {
     pub sources: crate::source::SourceMap,
     /// The compiled game.
     pub game: std::sync::Arc<program::Game>,
+    /// The checked program (code added while the game runs is checked against it).
+    pub program: std::sync::Arc<crate::syntax::ast::Program>,
+    /// The game's directory.
+    pub root: std::path::PathBuf,
     /// Warnings found on the way.
     pub warnings: Vec<Diagnostic>,
 }
@@ -93,6 +97,8 @@ pub fn build_game(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError>
         Ok(game) => Ok(Built {
             sources: checked.loaded.sources,
             game: std::sync::Arc::new(game),
+            program: std::sync::Arc::new(checked.loaded.program),
+            root: checked.loaded.root,
             warnings: checked.diagnostics,
         }),
         Err(errors) => Err(BuildError::Errors(checked.loaded.sources, errors)),

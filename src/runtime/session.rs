@@ -86,6 +86,8 @@ pub struct Session {
     pub limits: Limits,
     /// Record trace events in each transaction.
     pub trace: bool,
+    /// Set (from a signal handler) to interrupt the running transaction.
+    pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Session {
@@ -103,6 +105,7 @@ impl Session {
             cache: ChainCache::default(),
             limits: options.limits,
             trace: options.trace,
+            interrupt: None,
         };
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
@@ -184,6 +187,7 @@ impl Session {
             limits: self.limits,
             trace: self.trace,
             stepping: false,
+            interrupt: self.interrupt.as_deref(),
         }
     }
 
@@ -230,6 +234,48 @@ impl Session {
             },
             world,
         )
+    }
+
+    /// Start delivering `msg` to `to` without running it: drive it with [`Session::resume`]
+    /// (stepping, signals) and end it with [`Session::conclude`].
+    pub fn begin_deliver(&mut self, to: Symbol, msg: Message, stepping: bool) -> Machine {
+        let world = self.world.clone();
+        let mut cx = self.context();
+        cx.trace = true;
+        cx.stepping = stepping;
+        Machine::deliver(world, &mut cx, to, msg)
+    }
+
+    /// Start running `code` as the user without running it (see [`Session::begin_deliver`]).
+    pub fn begin_eval(&mut self, code: CodeId) -> Machine {
+        let world = self.world.clone();
+        let mut cx = self.context();
+        Machine::eval(world, &mut cx, code)
+    }
+
+    /// Run `m` until it ends, takes a step (when `stepping`) or waits for a signal.
+    pub fn resume(&mut self, m: &mut Machine, stepping: bool) -> Run {
+        let mut cx = self.context();
+        cx.trace = true;
+        cx.stepping = stepping;
+        m.run(&mut cx)
+    }
+
+    /// A finished machine's transaction; its world becomes the session's.
+    pub fn conclude(&mut self, mut m: Machine, status: Status) -> Transaction {
+        let output = std::mem::take(&mut m.output);
+        let trace = std::mem::take(&mut m.trace);
+        self.world = m.world;
+        Transaction {
+            status,
+            output,
+            trace,
+        }
+    }
+
+    /// Add a compiled body to the game (code typed while it runs).
+    pub fn game_mut(&mut self) -> &mut Game {
+        Arc::make_mut(&mut self.game)
     }
 
     /// Deliver `msg` to the entity named `to`, as one transaction, and keep its result.

@@ -60,7 +60,7 @@ impl ChainCache {
         label: Symbol,
     ) -> Arc<Chain> {
         let table = &world.advice;
-        if table.version != self.version || self.chains.is_empty() && self.version == 0 {
+        if table.version != self.version {
             self.chains.clear();
             self.version = table.version;
             self.instance_targets = table
@@ -96,6 +96,8 @@ pub struct Context<'a> {
     pub trace: bool,
     /// Stop after every join-point step.
     pub stepping: bool,
+    /// Set from another thread (Ctrl-C) to make the transaction fail.
+    pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// Why [`Machine::run`] returned.
@@ -231,6 +233,11 @@ impl Machine {
         }
     }
 
+    /// How many checkpoints the transaction has open.
+    pub fn open_checkpoints(&self) -> usize {
+        self.checkpoints.len()
+    }
+
     /// How deep the join points are now.
     pub fn depth(&self) -> usize {
         self.jps.len()
@@ -355,6 +362,13 @@ impl Machine {
                 let op = code.ops[ip];
                 ip += 1;
                 self.steps += 1;
+                if self.steps & 0xFFFF == 0
+                    && cx
+                        .interrupt
+                        .is_some_and(|i| i.swap(false, std::sync::atomic::Ordering::Relaxed))
+                {
+                    return Err(self.error(code.spans[ip - 1], "interrupted"));
+                }
                 if self.steps > cx.limits.max_steps {
                     let mut e = self.error(
                         code.spans[ip - 1],

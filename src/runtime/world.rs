@@ -80,8 +80,15 @@ pub struct AdviceEntry {
 pub struct AdviceTable {
     /// The entries.
     pub entries: Vec<AdviceEntry>,
-    /// Bumped on every change, so caches of advice chains know when to rebuild.
+    /// A number no other table has had, renewed on every change, so caches of advice
+    /// chains know when to rebuild.
     pub version: u64,
+}
+
+/// A fresh advice-table version.
+pub fn next_version() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl AdviceTable {
@@ -96,8 +103,13 @@ impl AdviceTable {
                     enabled: true,
                 })
                 .collect(),
-            version: 0,
+            version: next_version(),
         }
+    }
+
+    /// The entry named `name`.
+    pub fn find(&self, name: Symbol) -> Option<usize> {
+        self.entries.iter().position(|e| e.advice.name == name)
     }
 
     /// The laws and side-effects that run when `label` reaches `entity` (of type `ty`) in

@@ -407,3 +407,27 @@ fn io_reason(e: &std::io::Error) -> String {
         _ => e.to_string(),
     }
 }
+
+/// Read statements typed while a game runs (a REPL expression) as a new source `name`.
+pub fn parse_text_statements(
+    sources: &mut SourceMap,
+    name: &str,
+    text: &str,
+) -> (FileId, Vec<Expr>, Vec<Diagnostic>) {
+    let file = sources.add(name, text);
+    let mut diagnostics = Vec::new();
+    let body = parse_advice(sources, &mut diagnostics, file);
+    (file, body, diagnostics)
+}
+
+/// Read directives typed while a game runs (a house rule) as a new source `name`.
+pub fn parse_text_items(
+    sources: &mut SourceMap,
+    name: &str,
+    text: &str,
+) -> (FileId, Vec<Item>, Vec<Diagnostic>) {
+    let file = sources.add(name, text);
+    let mut diagnostics = Vec::new();
+    let items = parse_game(sources, &mut diagnostics, file);
+    (file, items, diagnostics)
+}

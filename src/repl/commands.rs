@@ -1,0 +1,741 @@
+//! The `:` commands.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::compile::program::AdviceTarget;
+use crate::diagnostic::Diagnostic;
+use crate::runtime::world::{AdviceEntry, next_version};
+use crate::symbol::Symbol;
+use crate::syntax::ast::{AdviceBody, AdviceKind, Item};
+use crate::syntax::load::{DiskFs, load_advice_file};
+
+use super::history::Entry;
+use super::journal::{Journal, digest, write_atomically};
+use super::{Repl, ReplOptions, Reply, render_diags};
+
+/// One command: its name, arguments and help.
+pub struct Command {
+    /// The name after `:`.
+    pub name: &'static str,
+    /// Its arguments.
+    pub args: &'static str,
+    /// What it does.
+    pub help: &'static str,
+}
+
+const fn c(name: &'static str, args: &'static str, help: &'static str) -> Command {
+    Command { name, args, help }
+}
+
+/// Every command, in the order `:help` lists them.
+pub const COMMANDS: &[Command] = &[
+    c("help", "[<command>]", "list the commands, or explain one"),
+    c(
+        "step",
+        "<send ... | (expression)>",
+        "run a transaction one join-point step at a time: Enter or :next for the next step, :continue to finish, :abort to abandon it and leave the world untouched",
+    ),
+    c(
+        "trace",
+        "on|off",
+        "show every join-point step of each transaction",
+    ),
+    c(
+        "entities",
+        "",
+        "list the entities with their type and state",
+    ),
+    c(
+        "show",
+        "<entity>",
+        "an entity's type, state, properties and the advice that can reach it",
+    ),
+    c(
+        "advice",
+        "<entity> <label> <state>",
+        "the laws and side-effects that run when <label> reaches <entity> in <state>, in order, with the behaviour between them",
+    ),
+    c(
+        "laws",
+        "",
+        "every law and side-effect in force, with its binding and source",
+    ),
+    c(
+        "law",
+        "[<name>] on <label> to <entity> in <state> is <\"file\" | (code)>",
+        "add a law from the next transaction on (undoable)",
+    ),
+    c(
+        "sideeffect",
+        "[<name>] on <label> to <entity> in <state> is <\"file\" | (code)>",
+        "add a side-effect from the next transaction on (undoable)",
+    ),
+    c(
+        "disable",
+        "<name>",
+        "switch a law or side-effect off (undoable)",
+    ),
+    c("enable", "<name>", "switch it back on (undoable)"),
+    c("remove", "<name>", "remove a law or side-effect (undoable)"),
+    c(
+        "undo",
+        "",
+        "take back the last change (a transaction or a rule change)",
+    ),
+    c("redo", "", "put back the last change taken back"),
+    c("history", "", "the numbered changes; * marks where you are"),
+    c(
+        "goto",
+        "<n>",
+        "go to the world after change <n> (0: the start)",
+    ),
+    c(
+        "checkpoints",
+        "",
+        "the checkpoints open in the transaction being stepped",
+    ),
+    c("moves", "", "the legal moves (games with #actions)"),
+    c("play", "<name>", "play a legal move by name"),
+    c("random", "[<n>]", "play <n> random legal moves (default 1)"),
+    c(
+        "save",
+        "<file>",
+        "write the session (game, seed, parameters, every change) to a journal",
+    ),
+    c(
+        "load",
+        "<file>",
+        "replay a journal; the current session is kept if it does not replay",
+    ),
+    c(
+        "signal",
+        "<name> [<tag>]",
+        "answer a transaction waiting on (wait signal <name>)",
+    ),
+    c(
+        "reload",
+        "",
+        "re-read the game's files, keeping the world when the entity types still fit",
+    ),
+    c("quit", "", "leave (Ctrl-D too)"),
+];
+
+impl Repl {
+    /// Run the command `text` (without its `:`).
+    pub(super) fn command(&mut self, text: &str, reply: &mut Reply) -> String {
+        let (name, rest) = match text.split_once(char::is_whitespace) {
+            Some((n, r)) => (n, r.trim()),
+            None => (text, ""),
+        };
+        match name {
+            "help" | "h" | "?" => help(rest),
+            "quit" | "q" | "exit" => {
+                reply.quit = true;
+                String::new()
+            }
+            "step" => {
+                if let Some(send) = rest.strip_prefix("send ") {
+                    self.send(send, true)
+                } else if rest.starts_with('(') {
+                    self.expression(rest, true)
+                } else {
+                    "usage: :step send <label> to <entity> [with ...]  or  :step (expression)"
+                        .into()
+                }
+            }
+            "trace" => match rest {
+                "on" => {
+                    self.trace = true;
+                    "trace on".into()
+                }
+                "off" => {
+                    self.trace = false;
+                    "trace off".into()
+                }
+                _ => format!(
+                    "trace is {}; usage: :trace on|off",
+                    if self.trace { "on" } else { "off" }
+                ),
+            },
+            "entities" => self.entities(),
+            "show" => self.show(rest),
+            "advice" => self.advice(rest),
+            "laws" => self.laws(),
+            "law" | "sideeffect" => self.add_advice(name, rest, text),
+            "disable" | "enable" | "remove" => self.switch(name, rest, text),
+            "undo" => {
+                if self.history.undo() {
+                    self.session.world = self.history.current().clone();
+                    format!("undone; at change {}", self.history.cursor())
+                } else {
+                    "nothing to undo".into()
+                }
+            }
+            "redo" => {
+                if self.history.redo() {
+                    self.session.world = self.history.current().clone();
+                    format!("redone; at change {}", self.history.cursor())
+                } else {
+                    "nothing to redo".into()
+                }
+            }
+            "history" => self.history_text(),
+            "goto" => match rest.parse::<usize>() {
+                Ok(n) if self.history.goto(n) => {
+                    self.session.world = self.history.current().clone();
+                    format!("at change {n}")
+                }
+                Ok(n) => format!(
+                    "error: there are {} changes; no change {n}",
+                    self.history.entries().len()
+                ),
+                Err(_) => "usage: :goto <n> (:history numbers the changes)".into(),
+            },
+            "checkpoints" => match &self.pending {
+                Some(p) => format!(
+                    "{} checkpoint(s) open in the transaction being stepped",
+                    p.machine.open_checkpoints()
+                ),
+                None => {
+                    "no transaction in progress: checkpoints belong to a transaction (use :step)"
+                        .into()
+                }
+            },
+            "moves" => self.moves(),
+            "play" => self.play(rest),
+            "random" => {
+                let n = if rest.is_empty() {
+                    Ok(1)
+                } else {
+                    rest.parse::<usize>()
+                };
+                match n {
+                    Ok(n) => self.random(n),
+                    Err(_) => "usage: :random [<n>]".into(),
+                }
+            }
+            "save" => self.save(rest),
+            "load" => self.load(rest),
+            "signal" => self.signal(rest),
+            "reload" => self.reload(),
+            other => {
+                let names = COMMANDS.iter().map(|c| c.name);
+                match crate::diagnostic::closest(other, names) {
+                    Some(c) => format!("error: unknown command :{other}; did you mean :{c}?"),
+                    None => format!("error: unknown command :{other}; :help lists the commands"),
+                }
+            }
+        }
+    }
+
+    fn entities(&self) -> String {
+        let game = self.game();
+        let world = self.world();
+        let mut out = String::new();
+        for (_, e) in world.iter() {
+            let _ = writeln!(out, "{}  {}  ({})", e.name, game.ty(e.ty).name, e.state);
+        }
+        out.trim_end().to_string()
+    }
+
+    /// The world being looked at: the pending transaction's, else the session's.
+    fn world(&self) -> &crate::runtime::world::World {
+        match &self.pending {
+            Some(p) => &p.machine.world,
+            None => &self.session.world,
+        }
+    }
+
+    fn show(&self, name: &str) -> String {
+        let game = self.game();
+        let world = self.world();
+        let Some(id) = world.lookup(Symbol::intern(name.trim_matches('"'))) else {
+            return format!("error: no entity named \"{name}\" (:entities lists them)");
+        };
+        let Some(e) = world.entity(id) else {
+            return format!("error: no entity named \"{name}\"");
+        };
+        let mut out = format!("{}: {}, state {}\n", e.name, game.ty(e.ty).name, e.state);
+        for (p, v) in e.properties(game) {
+            let _ = writeln!(out, "  {p} = {v}");
+        }
+        let reaching: Vec<&AdviceEntry> = world
+            .advice
+            .entries
+            .iter()
+            .filter(|a| match a.advice.target {
+                AdviceTarget::Type(t) => game.is_a(e.ty, t),
+                AdviceTarget::Instance(n) => n == e.name,
+            })
+            .collect();
+        if !reaching.is_empty() {
+            out.push_str("advice that can reach it:\n");
+            for a in reaching {
+                out.push_str(&format!("  {}\n", self.advice_line(a)));
+            }
+        }
+        out.trim_end().to_string()
+    }
+
+    fn advice_line(&self, a: &AdviceEntry) -> String {
+        let game = self.game();
+        let adv = &a.advice;
+        let kind = match adv.kind {
+            AdviceKind::Law => "law",
+            AdviceKind::SideEffect => "side-effect",
+        };
+        let target = match adv.target {
+            AdviceTarget::Type(t) => game.ty(t).name,
+            AdviceTarget::Instance(n) => n,
+        };
+        let pat = |p: Option<Symbol>| p.map_or("*".to_string(), |s| s.as_str().to_string());
+        format!(
+            "{kind} \"{}\" on {} to {target} in {} is {}{}",
+            adv.name,
+            pat(adv.label),
+            pat(adv.state),
+            adv.source,
+            if a.enabled { "" } else { "  (disabled)" }
+        )
+    }
+
+    fn advice(&self, args: &str) -> String {
+        let parts: Vec<&str> = args.split_whitespace().collect();
+        let [entity, label, state] = parts.as_slice() else {
+            return "usage: :advice <entity> <label> <state>".into();
+        };
+        let game = self.game();
+        let world = self.world();
+        let Some(e) = world
+            .lookup(Symbol::intern(entity))
+            .and_then(|id| world.entity(id))
+        else {
+            return format!("error: no entity named \"{entity}\"");
+        };
+        let (label, state) = (Symbol::intern(label), Symbol::intern(state));
+        let chain = world.advice.chain(game, e.ty, e.name, state, label);
+        let mut out = format!("{label} to {} in {state}:\n", e.name);
+        for (i, law) in chain.laws.iter().enumerate() {
+            let _ = writeln!(out, "  {}. law {} ({})", i + 1, law.name, law.source);
+        }
+        match game.ty(e.ty).behaviours.get(&(state, label)) {
+            Some(code) => {
+                let _ = writeln!(out, "  -> {}", game.code(*code).name);
+            }
+            None => {
+                let _ = writeln!(out, "  -> no behaviour: the message is ignored");
+            }
+        }
+        for (i, se) in chain.side_effects.iter().enumerate() {
+            let _ = writeln!(out, "  {}. side-effect {} ({})", i + 1, se.name, se.source);
+        }
+        out.trim_end().to_string()
+    }
+
+    fn laws(&self) -> String {
+        let entries = &self.world().advice.entries;
+        if entries.is_empty() {
+            return "no laws or side-effects".into();
+        }
+        entries
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{:>3}. {}", i + 1, self.advice_line(a)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn add_advice(&mut self, kind: &str, rest: &str, line: &str) -> String {
+        self.snippets += 1;
+        let name = format!("<rule {}>", self.snippets);
+        let text = format!("#{kind} {rest}");
+        let (_, items, mut diags) =
+            crate::syntax::load::parse_text_items(&mut self.sources, &name, &text);
+        let mut def = match items.as_slice() {
+            [Item::Advice(a)] => a.clone(),
+            _ if diags.iter().any(Diagnostic::is_error) => {
+                return render_diags(&self.sources, &diags, self.options.color)
+                    .trim_end()
+                    .to_string();
+            }
+            _ => {
+                return format!(
+                    "usage: :{kind} [<name>] on <label> to <entity> in <state> is <\"file\" | (code)>"
+                );
+            }
+        };
+        if let AdviceBody::File { path, file, body } = &mut def.body {
+            let written = PathBuf::from(path.sym.as_str());
+            let candidates = [written.clone(), self.root.join(&written)];
+            let Some(found) = candidates.iter().find(|p| p.is_file()) else {
+                return format!(
+                    "error: cannot read `{}`: no such file here or in the game's directory {}",
+                    written.display(),
+                    self.root.display()
+                );
+            };
+            match load_advice_file(&DiskFs, found, &mut self.sources, &mut diags) {
+                Ok((id, stmts)) => {
+                    *file = Some(id);
+                    *body = stmts;
+                }
+                Err(e) => return format!("error: {e}"),
+            }
+        }
+        if diags.iter().all(|d| !d.is_error()) {
+            diags.extend(crate::compile::check::check_snippet(
+                &self.program,
+                crate::compile::check::Snippet::Advice(&def),
+            ));
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string();
+        }
+        let count = self.session.world.advice.entries.len() + 1;
+        let advice_name = Symbol::intern(&crate::compile::check::advice_name(&def, count));
+        if self.session.world.advice.find(advice_name).is_some() {
+            return format!(
+                "error: a law or side-effect named \"{advice_name}\" is already in force; give this one a name: :{kind} \"<name>\" on ..."
+            );
+        }
+        let advice = match crate::compile::codegen::compile_advice(
+            self.session.game_mut(),
+            &def,
+            advice_name,
+        ) {
+            Ok(a) => a,
+            Err(d) => return render_diags(&self.sources, &d, self.options.color),
+        };
+        let table = Arc::make_mut(&mut self.session.world.advice);
+        table.entries.push(AdviceEntry {
+            advice: Arc::new(advice),
+            enabled: true,
+        });
+        table.version = next_version();
+        let what = if kind == "law" { "law" } else { "side-effect" };
+        self.record(line, format!("{what} \"{advice_name}\" added"))
+    }
+
+    fn switch(&mut self, verb: &str, name: &str, line: &str) -> String {
+        let name = name.trim().trim_matches('"');
+        let sym = Symbol::intern(name);
+        let Some(i) = self.session.world.advice.find(sym) else {
+            let names: Vec<&str> = self
+                .session
+                .world
+                .advice
+                .entries
+                .iter()
+                .map(|e| e.advice.name.as_str())
+                .collect();
+            return match crate::diagnostic::closest(name, names.iter().copied()) {
+                Some(c) => {
+                    format!("error: no law or side-effect named \"{name}\"; did you mean \"{c}\"?")
+                }
+                None => format!("error: no law or side-effect named \"{name}\" (:laws lists them)"),
+            };
+        };
+        let table = Arc::make_mut(&mut self.session.world.advice);
+        match verb {
+            "disable" => table.entries[i].enabled = false,
+            "enable" => table.entries[i].enabled = true,
+            _ => {
+                table.entries.remove(i);
+            }
+        }
+        table.version = next_version();
+        self.record(line, format!("\"{name}\" {verb}d"))
+    }
+
+    /// Record a rule change in the history.
+    fn record(&mut self, line: &str, description: String) -> String {
+        self.history.push(Entry {
+            lines: vec![format!(":{line}")],
+            description: description.clone(),
+            world: self.session.world.clone(),
+        });
+        format!("{description}; takes effect from the next transaction")
+    }
+
+    fn history_text(&self) -> String {
+        let entries = self.history.entries();
+        if entries.is_empty() {
+            return "no changes yet".into();
+        }
+        let cursor = self.history.cursor();
+        let mut out = format!("{}  0. start\n", if cursor == 0 { "*" } else { " " });
+        for (i, e) in entries.iter().enumerate() {
+            let mark = if i + 1 == cursor { "*" } else { " " };
+            let undone = if i + 1 > cursor { "  (undone)" } else { "" };
+            let _ = writeln!(out, "{mark}{:>3}. {}{undone}", i + 1, e.description);
+        }
+        out.trim_end().to_string()
+    }
+
+    fn moves(&mut self) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        match self.session.legal_actions() {
+            Ok(actions) if actions.is_empty() => "no legal move".into(),
+            Ok(actions) => actions
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            Err(e) => render_diags(&self.sources, &[e.to_diagnostic()], self.options.color),
+        }
+    }
+
+    fn play(&mut self, name: &str) -> String {
+        if name.is_empty() {
+            return "usage: :play <name> (:moves lists them)".into();
+        }
+        let ply = self.history.cursor() + 1;
+        match crate::cli::run::find_action(&mut self.session, ply, name) {
+            Ok(a) => {
+                let m = self
+                    .session
+                    .begin_deliver(a.recipient, (*a.message).clone(), false);
+                self.run_machine(m, format!(":play {name}"), false)
+            }
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    fn random(&mut self, n: usize) -> String {
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let actions = match self.session.legal_actions() {
+                Ok(a) => a,
+                Err(e) => {
+                    out.push(render_diags(
+                        &self.sources,
+                        &[e.to_diagnostic()],
+                        self.options.color,
+                    ));
+                    break;
+                }
+            };
+            if actions.is_empty() {
+                out.push("no legal move".into());
+                break;
+            }
+            self.random_state = self.random_state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.random_state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let pick = ((z ^ (z >> 31)) % actions.len() as u64) as usize;
+            let name = actions[pick].name.clone();
+            let result = self.play(&name);
+            out.push(format!("{name}: {result}"));
+            if self.session.outcome().is_some() {
+                break;
+            }
+        }
+        out.join("\n")
+    }
+
+    fn save(&self, path: &str) -> String {
+        if path.is_empty() {
+            return "usage: :save <file>".into();
+        }
+        if self.pending.is_some() {
+            return "error: finish or :abort the transaction in progress first".into();
+        }
+        let journal = Journal {
+            game: self.journal_game().to_path_buf(),
+            seed: self.options.seed,
+            params: self.options.params.clone(),
+            lines: self.history.lines().map(str::to_string).collect(),
+            digest: digest(self.game(), &self.session.world),
+        };
+        match write_atomically(path.as_ref(), &journal.to_text()) {
+            Ok(()) => format!("saved {} change(s) to {path}", self.history.cursor()),
+            Err(e) => format!("error: cannot write {path}: {e}"),
+        }
+    }
+
+    fn load(&mut self, path: &str) -> String {
+        if path.is_empty() {
+            return "usage: :load <file>".into();
+        }
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return format!("error: cannot read {path}: {e}; the session is unchanged"),
+        };
+        let journal = match Journal::parse(&text) {
+            Ok(j) => j,
+            Err(e) => {
+                return format!(
+                    "error: {path} is not a valid journal: {e}; the session is unchanged"
+                );
+            }
+        };
+        let options = ReplOptions {
+            game: journal.game.clone(),
+            seed: journal.seed,
+            params: journal.params.clone(),
+            ..self.options.clone()
+        };
+        let mut fresh = match Repl::new(options) {
+            Ok(r) => r,
+            Err(e) => {
+                return format!(
+                    "error: the journal's game does not open:\n{e}\nthe session is unchanged"
+                );
+            }
+        };
+        for (i, line) in journal.lines.iter().enumerate() {
+            let mut reply = Reply::default();
+            let out = if let Some(rest) = line.strip_prefix(':') {
+                fresh.command(rest, &mut reply)
+            } else {
+                fresh.handle(line).text
+            };
+            if out.starts_with("error") {
+                return format!(
+                    "error: {path} does not replay: change {} (`{line}`) gives:\n{out}\nthe session is unchanged",
+                    i + 1
+                );
+            }
+        }
+        if fresh.pending.is_some() {
+            return format!("error: {path} ends inside a transaction; the session is unchanged");
+        }
+        let reached = digest(fresh.game(), &fresh.session.world);
+        if reached != journal.digest {
+            return format!(
+                "error: {path} replays to a different world than the one saved (the game's files may have changed); the session is unchanged"
+            );
+        }
+        let n = fresh.history.cursor();
+        *self = fresh;
+        format!("loaded {path}: {n} change(s) replayed, same world as saved")
+    }
+
+    fn signal(&mut self, rest: &str) -> String {
+        let mut words = rest.splitn(2, char::is_whitespace);
+        let name = words.next().unwrap_or("").trim();
+        let tag = words.next().map(str::trim).unwrap_or("");
+        if name.is_empty() {
+            return "usage: :signal <name> [<tag>]".into();
+        }
+        let Some(p) = self.pending.as_mut() else {
+            return "error: no transaction is waiting for a signal".into();
+        };
+        match p.machine.waiting_for() {
+            Some(s) if s.as_str() == name => {}
+            Some(s) => {
+                return format!("error: the transaction waits for signal \"{s}\", not \"{name}\"");
+            }
+            None => {
+                return "error: the transaction being stepped is not waiting for a signal".into();
+            }
+        }
+        let value = if tag.is_empty() {
+            crate::runtime::value::Value::Nil
+        } else {
+            crate::runtime::outside::parse_literal(tag)
+        };
+        p.machine.signal(value);
+        p.lines.push(format!(":signal {rest}"));
+        let stepping = p.stepping;
+        self.advance(stepping)
+    }
+
+    fn reload(&mut self) -> String {
+        if self.pending.is_some() {
+            return "error: finish or :abort the transaction in progress first".into();
+        }
+        let (session, sources, program, root) = match super::open(&self.options) {
+            Ok(x) => x,
+            Err(e) => return format!("{e}\nthe game was not reloaded; the session is unchanged"),
+        };
+        let old = self.game();
+        let new = &session.game;
+        // The world fits the new game when every entity's type still exists with the same
+        // properties in the same order.
+        let mut map = Vec::with_capacity(old.types.len());
+        for ty in &old.types {
+            let Some(&t) = new.type_ids.get(&ty.name) else {
+                return format!(
+                    "the world was kept with the old rules: entity type `{}` is gone from the game (restart with :goto 0 after :reload is not possible; reopen the game)",
+                    ty.name
+                );
+            };
+            let old_props: Vec<Symbol> = ty.properties.iter().map(|p| p.0).collect();
+            let new_props: Vec<Symbol> = new.ty(t).properties.iter().map(|p| p.0).collect();
+            if old_props != new_props {
+                return format!(
+                    "the world was kept with the old rules: the properties of `{}` changed ({} -> {})",
+                    ty.name,
+                    names(&old_props),
+                    names(&new_props)
+                );
+            }
+            map.push(t);
+        }
+        let mut world = self.session.world.clone();
+        let ids: Vec<_> = world.iter().map(|(id, _)| id).collect();
+        for id in ids {
+            if let Some(e) = world.entity_mut(id) {
+                e.ty = map[e.ty.0 as usize];
+            }
+        }
+        let dropped: Vec<String> = world
+            .advice
+            .entries
+            .iter()
+            .filter(|e| !new.advice.iter().any(|a| a.name == e.advice.name))
+            .map(|e| e.advice.name.as_str().to_string())
+            .collect();
+        world.advice = session.world.advice.clone();
+        let mut session = session;
+        session.world = world;
+        session.interrupt = self.session.interrupt.clone();
+        self.session = session;
+        self.sources = sources;
+        self.program = program;
+        self.root = root;
+        self.history = super::history::History::new(self.session.world.clone());
+        let mut out = "reloaded: the world is kept, the game's new code runs from now on; the history starts again here".to_string();
+        if !dropped.is_empty() {
+            out.push_str(&format!(
+                "\nrules added during the session are not in the files and were dropped: {}",
+                dropped.join(", ")
+            ));
+        }
+        out
+    }
+}
+
+fn names(syms: &[Symbol]) -> String {
+    syms.iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn help(topic: &str) -> String {
+    let topic = topic.trim_start_matches(':');
+    if !topic.is_empty() {
+        return match COMMANDS.iter().find(|c| c.name == topic) {
+            Some(c) => format!(":{} {}\n  {}", c.name, c.args, c.help),
+            None => format!("no command :{topic}; :help lists them"),
+        };
+    }
+    let mut out = String::from(
+        "send <label> to <entity> [with <key> <value> ...]   deliver a message as one transaction\n(expression)                                         evaluate code as the user\n",
+    );
+    for c in COMMANDS {
+        let head = format!(":{} {}", c.name, c.args);
+        let short = c.help.split(':').next().unwrap_or(c.help);
+        let _ = writeln!(out, "{head:<52} {short}");
+    }
+    out.trim_end().to_string()
+}

@@ -1,0 +1,460 @@
+//! The REPL backend: commands, stepping, house rules, history, journals.
+//!
+//! Boundary: this module knows nothing about terminals. [`Repl::handle`] takes one input
+//! (a line, or several lines of one expression) and returns the text to show; the
+//! rustyline front end ([`terminal`]) and the plain one ([`plain`]) only move text.
+
+mod commands;
+pub mod history;
+pub mod journal;
+pub mod plain;
+pub mod terminal;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::compile::program::Game;
+use crate::compile::{BuildError, build_game};
+use crate::diagnostic::{Diagnostic, RenderConfig, render};
+use crate::runtime::outside::parse_literal;
+use crate::runtime::session::{Session, SessionOptions};
+use crate::runtime::trace::{Output, Status, Transaction};
+use crate::runtime::vm::{Limits, Machine, Run};
+use crate::source::SourceMap;
+use crate::syntax::ast::Program;
+use crate::syntax::load::DiskFs;
+
+use history::{Entry, History};
+
+/// How to open a REPL.
+#[derive(Clone, Debug)]
+pub struct ReplOptions {
+    /// The game (a directory with game.fr, or a .fr file).
+    pub game: PathBuf,
+    /// Seed of the random generator.
+    pub seed: u64,
+    /// `--param` overrides as `name=value`.
+    pub params: Vec<String>,
+    /// Transaction limits.
+    pub limits: Limits,
+    /// Colour diagnostics.
+    pub color: bool,
+}
+
+/// What the front end should do after showing a reply.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// Text to show (may be empty).
+    pub text: String,
+    /// The user asked to quit.
+    pub quit: bool,
+}
+
+/// A transaction started with `:step`, or waiting for a signal.
+struct Pending {
+    machine: Machine,
+    /// The input that started it (and the signals answered since), for the journal.
+    lines: Vec<String>,
+    /// How many trace events were shown already.
+    shown: usize,
+    /// Stopping after every step.
+    stepping: bool,
+}
+
+/// A REPL session.
+pub struct Repl {
+    session: Session,
+    sources: SourceMap,
+    program: Arc<Program>,
+    root: PathBuf,
+    options: ReplOptions,
+    history: History,
+    pending: Option<Pending>,
+    trace: bool,
+    snippets: usize,
+    random_state: u64,
+}
+
+/// Open the game and start it; the error is the text to show.
+fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, PathBuf), String> {
+    let built = build_game(&DiskFs, &options.game).map_err(|e| match e {
+        BuildError::Open(e) => format!("error: {e}"),
+        BuildError::Errors(sources, diags) => render_diags(&sources, &diags, options.color),
+    })?;
+    let mut params = Vec::new();
+    for p in &options.params {
+        let Some((name, value)) = p.split_once('=') else {
+            return Err(format!("error: --param takes NAME=VALUE, got `{p}`"));
+        };
+        params.push((name.trim().to_string(), parse_literal(value)));
+    }
+    let session_options = SessionOptions {
+        seed: options.seed,
+        params,
+        limits: options.limits,
+        trace: false,
+    };
+    let (session, _) =
+        Session::start(built.game, &session_options).map_err(|e| match e.diagnostic() {
+            Some(d) => render_diags(&built.sources, &[d], options.color),
+            None => format!("error: {e}"),
+        })?;
+    Ok((session, built.sources, built.program, built.root))
+}
+
+fn render_diags(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
+    let mut out = Vec::new();
+    let _ = render(sources, diags, RenderConfig { color }, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+impl Repl {
+    /// Open `options.game` and run its `#setup`.
+    pub fn new(options: ReplOptions) -> Result<Repl, String> {
+        let (session, sources, program, root) = open(&options)?;
+        Ok(Repl {
+            history: History::new(session.world.clone()),
+            random_state: options.seed ^ 0x5DEE_CE66_D1CE_4E5B,
+            session,
+            sources,
+            program,
+            root,
+            options,
+            pending: None,
+            trace: false,
+            snippets: 0,
+        })
+    }
+
+    /// A line to show when the REPL opens.
+    pub fn banner(&self) -> String {
+        let entities = self.session.world.iter().count();
+        let actions = if self.session.game.actions.is_some() {
+            ", :moves lists the legal moves"
+        } else {
+            ""
+        };
+        format!(
+            "flexrules: {} ({entities} entities). :help lists the commands{actions}.",
+            self.options.game.display()
+        )
+    }
+
+    /// The prompt: `>` normally, `step>` while stepping, `signal>` while waiting.
+    pub fn prompt(&self) -> &'static str {
+        match &self.pending {
+            Some(p) if p.machine.waiting_for().is_some() => "signal> ",
+            Some(_) => "step> ",
+            None => "> ",
+        }
+    }
+
+    /// The session being played.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Set the flag that interrupts a running transaction.
+    pub fn set_interrupt(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
+        self.session.interrupt = Some(flag);
+    }
+
+    /// Names to complete: commands, entities, labels, advice names.
+    pub fn completions(&self) -> Vec<String> {
+        let mut out: Vec<String> = commands::COMMANDS
+            .iter()
+            .map(|c| format!(":{}", c.name))
+            .collect();
+        out.push("send".into());
+        out.extend(
+            self.session
+                .world
+                .iter()
+                .map(|(_, e)| e.name.as_str().to_string()),
+        );
+        let game = &self.session.game;
+        for ty in &game.types {
+            out.extend(ty.behaviours.keys().map(|(_, l)| l.as_str().to_string()));
+        }
+        out.extend(
+            self.session
+                .world
+                .advice
+                .entries
+                .iter()
+                .map(|a| a.advice.name.as_str().to_string()),
+        );
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Handle one input.
+    pub fn handle(&mut self, input: &str) -> Reply {
+        let line = input.trim();
+        let mut reply = Reply::default();
+        let text = if self.pending.is_some() {
+            self.handle_pending(line, &mut reply)
+        } else if line.is_empty() {
+            String::new()
+        } else if let Some(rest) = line.strip_prefix(':') {
+            self.command(rest, &mut reply)
+        } else if line.starts_with('(') {
+            self.expression(line, false)
+        } else if let Some(rest) = line.strip_prefix("send ") {
+            self.send(rest, false)
+        } else {
+            format!(
+                "error: `{}` is neither a command (:help), a send (send <label> to <entity> ...) nor an expression in parentheses",
+                line.split_whitespace().next().unwrap_or(line)
+            )
+        };
+        reply.text = text;
+        reply
+    }
+
+    fn handle_pending(&mut self, line: &str, reply: &mut Reply) -> String {
+        let waiting = self.pending.as_ref().and_then(|p| p.machine.waiting_for());
+        match line {
+            "" | ":next" | ":n" if waiting.is_none() => self.advance(true),
+            ":continue" | ":c" if waiting.is_none() => self.advance(false),
+            ":abort" => {
+                self.pending = None;
+                "aborted: the world is as it was before the transaction".into()
+            }
+            ":quit" | ":q" => {
+                reply.quit = true;
+                String::new()
+            }
+            _ if line.starts_with(":signal") => self.command(&line[1..], reply),
+            _ if is_read_only(line) => self.command(&line[1..], reply),
+            _ => match waiting {
+                Some(s) => format!(
+                    "the transaction waits for signal \"{s}\": answer with :signal {s} <tag>, or :abort"
+                ),
+                None => "a transaction is being stepped: Enter or :next for the next step, :continue to finish, :abort to abandon".into(),
+            },
+        }
+    }
+
+    /// Run the pending machine one step (or to the end); show what happened.
+    fn advance(&mut self, stepping: bool) -> String {
+        let Some(mut p) = self.pending.take() else {
+            return "nothing to step".into();
+        };
+        p.stepping = stepping;
+        let run = self.session.resume(&mut p.machine, stepping);
+        let mut out = String::new();
+        for e in &p.machine.trace[p.shown..] {
+            out.push_str(&crate::cli::run::describe(e));
+            out.push('\n');
+        }
+        p.shown = p.machine.trace.len();
+        match run {
+            Run::Stepped => {
+                self.pending = Some(p);
+            }
+            Run::Waiting(signal) => {
+                out.push_str(&format!(
+                    "waiting for signal \"{signal}\": answer with :signal {signal} <tag>\n"
+                ));
+                self.pending = Some(p);
+            }
+            Run::Finished(status) => {
+                let lines = std::mem::take(&mut p.lines);
+                let tx = self.session.conclude(p.machine, status);
+                out.push_str(&self.finish(lines, tx, false));
+            }
+        }
+        out.trim_end().to_string()
+    }
+
+    /// Record a finished transaction and describe it.
+    fn finish(&mut self, lines: Vec<String>, tx: Transaction, show_trace: bool) -> String {
+        let mut out = String::new();
+        if show_trace {
+            for e in &tx.trace {
+                out.push_str(&crate::cli::run::describe(e));
+                out.push('\n');
+            }
+        }
+        for line in &tx.output {
+            match line {
+                Output::Notify(t) => out.push_str(&format!("notify: {t}\n")),
+                Output::Print(t) => out.push_str(&format!("print: {t}\n")),
+            }
+        }
+        out.push_str(&tx.status.summary());
+        if let Status::Failed(e) = &tx.status {
+            out.push('\n');
+            out.push_str(
+                render_diags(&self.sources, &[e.to_diagnostic()], self.options.color).trim_end(),
+            );
+        }
+        let changed = !self.session.world.same_as(self.history.current());
+        if changed && matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. }) {
+            self.history.push(Entry {
+                description: format!(
+                    "{} -> {}",
+                    lines.join(" / ").replace('\n', " "),
+                    tx.status.summary()
+                ),
+                lines,
+                world: self.session.world.clone(),
+            });
+            if let Some(outcome) = self.session.outcome() {
+                let parts: Vec<String> = outcome
+                    .iter()
+                    .map(|(k, v)| format!("{} {v}", k.to_value().to_text()))
+                    .collect();
+                out.push_str(&format!("\nthe game is finished: {}", parts.join(", ")));
+            }
+        }
+        out
+    }
+
+    /// Run a machine to the end (or to a wait), as a transaction from `line`.
+    fn run_machine(&mut self, machine: Machine, line: String, stepping: bool) -> String {
+        self.pending = Some(Pending {
+            machine,
+            lines: vec![line],
+            shown: 0,
+            stepping,
+        });
+        if stepping {
+            let mut out = String::from(
+                "stepping: Enter or :next for each step, :continue to finish, :abort to abandon\n",
+            );
+            out.push_str(&self.advance(true));
+            return out;
+        }
+        let Some(mut p) = self.pending.take() else {
+            return String::new();
+        };
+        let run = self.session.resume(&mut p.machine, false);
+        match run {
+            Run::Finished(status) => {
+                let lines = std::mem::take(&mut p.lines);
+                let tx = self.session.conclude(p.machine, status);
+                self.finish(lines, tx, self.trace)
+            }
+            Run::Waiting(signal) => {
+                let mut out = String::new();
+                if self.trace {
+                    for e in &p.machine.trace {
+                        out.push_str(&crate::cli::run::describe(e));
+                        out.push('\n');
+                    }
+                }
+                p.shown = p.machine.trace.len();
+                self.pending = Some(p);
+                out.push_str(&format!(
+                    "waiting for signal \"{signal}\": answer with :signal {signal} <tag>"
+                ));
+                out
+            }
+            Run::Stepped => {
+                self.pending = Some(p);
+                self.advance(false)
+            }
+        }
+    }
+
+    fn send(&mut self, text: &str, stepping: bool) -> String {
+        match crate::runtime::outside::parse_send(text) {
+            Ok((to, msg)) => {
+                if self.session.world.lookup(to).is_none() {
+                    return format!("error: no entity named \"{to}\" (:entities lists them)");
+                }
+                let m = self.session.begin_deliver(to, msg, stepping);
+                self.run_machine(m, format!("send {text}"), stepping)
+            }
+            Err(e) => format!("error: {e}"),
+        }
+    }
+
+    fn expression(&mut self, text: &str, stepping: bool) -> String {
+        self.snippets += 1;
+        let name = format!("<input {}>", self.snippets);
+        let (_, body, mut diags) =
+            crate::syntax::load::parse_text_statements(&mut self.sources, &name, text);
+        if diags.iter().all(|d| !d.is_error()) {
+            diags.extend(crate::compile::check::check_snippet(
+                &self.program,
+                crate::compile::check::Snippet::User(&body),
+            ));
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string();
+        }
+        let span = body.first().map(|e| e.span).unwrap_or_default();
+        let code =
+            match crate::compile::codegen::compile_body(self.session.game_mut(), &body, name, span)
+            {
+                Ok(c) => c,
+                Err(d) => return render_diags(&self.sources, &d, self.options.color),
+            };
+        let m = self.session.begin_eval(code);
+        self.run_machine(m, text.to_string(), stepping)
+    }
+
+    /// The game as compiled.
+    fn game(&self) -> &Game {
+        &self.session.game
+    }
+
+    fn journal_game(&self) -> &Path {
+        &self.options.game
+    }
+}
+
+/// Commands that only look, allowed while a transaction is pending.
+fn is_read_only(line: &str) -> bool {
+    let word = line
+        .trim_start_matches(':')
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    line.starts_with(':')
+        && matches!(
+            word,
+            "entities" | "show" | "advice" | "laws" | "checkpoints" | "help" | "trace" | "history"
+        )
+}
+
+/// Whether `text` is a complete input: every `(` outside strings and comments is closed.
+/// (More `)` than `(` counts as complete: the error is reported when it is handled.)
+pub fn input_complete(text: &str) -> bool {
+    let mut depth = 0i64;
+    let mut in_string = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if in_string {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            ';' => {
+                // A comment runs to the end of its line.
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    depth <= 0 && !in_string
+}
