@@ -71,11 +71,13 @@ pub enum Snippet<'a> {
 /// unknown functions, argument counts, and for advice its target.
 pub fn check_snippet(
     program: &crate::syntax::ast::Program,
+    advice_in_force: &[String],
     snippet: Snippet<'_>,
 ) -> Vec<Diagnostic> {
     let mut c = Checker::new();
     c.collect(&program.items);
     c.diags.clear();
+    c.base_advice = advice_in_force.iter().cloned().collect();
     match snippet {
         Snippet::User(body) => c.check_code(body, Context::Game, &[]),
         Snippet::Advice(a) => {
@@ -97,6 +99,8 @@ struct Checker {
     open_boards: bool,
     /// Every label some behaviour handles.
     labels: FxHashSet<Symbol>,
+    /// Names of advice already in force (when checking a rules file against a game).
+    base_advice: FxHashSet<String>,
     /// Board cells configured by an #instance.
     configured: FxHashSet<Symbol>,
     /// Advice files already checked.
@@ -114,6 +118,7 @@ impl Checker {
             labels: FxHashSet::default(),
             checked_files: FxHashSet::default(),
             configured: FxHashSet::default(),
+            base_advice: FxHashSet::default(),
         }
     }
 
@@ -467,7 +472,29 @@ impl Checker {
         }
         let name = advice_name(a, index);
         let span = a.name.map_or(a.span, |n| n.span);
+        let replaced = a.replaces.map(|r| r.sym.as_str().to_string());
+        if let Some(r) = a.replaces
+            && !names.contains_key(r.sym.as_str())
+            && !self.base_advice.contains(r.sym.as_str())
+        {
+            let known: Vec<&str> = names
+                .keys()
+                .map(String::as_str)
+                .chain(self.base_advice.iter().map(String::as_str))
+                .collect();
+            let mut d = Diagnostic::error(
+                "unknown-advice",
+                r.span,
+                format!("no law or side-effect named `{}` to replace", r.sym),
+            );
+            d = match closest(r.sym.as_str(), known.iter().copied()) {
+                Some(c) => d.with_hint(format!("did you mean `{c}`?")),
+                None => d.with_hint("`replaces` names a law or side-effect defined before it"),
+            };
+            self.diags.push(d);
+        }
         match names.entry(name.clone()) {
+            Entry::Occupied(_) if replaced.as_deref() == Some(name.as_str()) => {}
             Entry::Occupied(o) => {
                 self.diags.push(
                     Diagnostic::error(

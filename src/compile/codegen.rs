@@ -248,7 +248,7 @@ impl Compiler {
                     advice_index += 1;
                     let name = Symbol::intern(&advice_name(a, advice_index));
                     let advice = self.advice(a, name);
-                    self.game.advice.push(advice);
+                    self.game.add_advice(advice, a.replaces.map(|r| r.sym));
                 }
                 Item::Param(p) => {
                     let default = self.body(

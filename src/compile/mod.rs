@@ -86,6 +86,107 @@ impl BuildError {
 
 /// Load, check and compile the game at `path`: everything before it runs.
 pub fn build_game(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError> {
+    build_game_with_rules(fs, path, &[])
+}
+
+/// Like [`build_game`], then apply each rules file in `rules` (house rules and variants:
+/// files of `#law` and `#sideeffect` directives, which may `replaces` the game's own) after
+/// the game's advice.
+pub fn build_game_with_rules(
+    fs: &dyn FileSystem,
+    path: &Path,
+    rules: &[std::path::PathBuf],
+) -> Result<Built, BuildError> {
+    let built = build_base(fs, path)?;
+    if rules.is_empty() {
+        return Ok(built);
+    }
+    let Built {
+        mut sources,
+        game,
+        program,
+        root,
+        mut warnings,
+    } = built;
+    let mut game = std::sync::Arc::unwrap_or_clone(game);
+    let mut errors = Vec::new();
+    for rules_path in rules {
+        let loaded = match crate::syntax::load::load_into(fs, rules_path, sources) {
+            Ok(l) => l,
+            Err(e) => return Err(BuildError::Open(e)),
+        };
+        sources = loaded.sources;
+        let mut diags = loaded.diagnostics;
+        for item in &loaded.program.items {
+            let crate::syntax::ast::Item::Advice(a) = item else {
+                diags.push(
+                    Diagnostic::error(
+                        "not-a-rule",
+                        item_span(item),
+                        "a rules file holds only #law and #sideeffect directives",
+                    )
+                    .with_hint("put entities, functions and the rest in the game itself"),
+                );
+                continue;
+            };
+            let in_force: Vec<String> = game
+                .advice
+                .iter()
+                .map(|a| a.name.as_str().to_string())
+                .collect();
+            let found = check::check_snippet(&program, &in_force, check::Snippet::Advice(a));
+            if found.iter().any(Diagnostic::is_error) {
+                diags.extend(found);
+                continue;
+            }
+            let name = crate::symbol::Symbol::intern(&check::advice_name(a, game.advice.len() + 1));
+            let replaces = a.replaces.map(|r| r.sym);
+            if in_force.iter().any(|n| n == name.as_str()) && replaces != Some(name) {
+                diags.push(
+                    Diagnostic::error(
+                        "duplicate-advice",
+                        a.name.map_or(a.span, |n| n.span),
+                        format!("the game already has advice named `{name}`"),
+                    )
+                    .with_hint("give the rule another name, or write `replaces` to take its place"),
+                );
+                continue;
+            }
+            match codegen::compile_advice(&mut game, a, name) {
+                Ok(advice) => game.add_advice(advice, replaces),
+                Err(e) => diags.extend(e),
+            }
+        }
+        warnings.extend(diags.iter().filter(|d| !d.is_error()).cloned());
+        errors.extend(diags.into_iter().filter(Diagnostic::is_error));
+    }
+    if !errors.is_empty() {
+        return Err(BuildError::Errors(sources, errors));
+    }
+    Ok(Built {
+        sources,
+        game: std::sync::Arc::new(game),
+        program,
+        root,
+        warnings,
+    })
+}
+
+fn item_span(item: &crate::syntax::ast::Item) -> crate::source::Span {
+    use crate::syntax::ast::Item;
+    match item {
+        Item::Include(n) => n.span,
+        Item::Entity(e) | Item::Representation(e) => e.span,
+        Item::Instance(i) => i.span,
+        Item::Board(b) => b.span,
+        Item::Advice(a) => a.span,
+        Item::Function(f) => f.span,
+        Item::Param(p) => p.span,
+        Item::Setup(b) | Item::Actions(b) => b.span,
+    }
+}
+
+fn build_base(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError> {
     let checked = check_game(fs, path, &CheckOptions::default()).map_err(BuildError::Open)?;
     if !checked.is_clean() {
         return Err(BuildError::Errors(

@@ -143,6 +143,14 @@ impl Game {
         &self.types[id.0 as usize]
     }
 
+    /// Add `advice` after the others, or in the place of the advice named `replaces`.
+    pub fn add_advice(&mut self, advice: Advice, replaces: Option<Symbol>) {
+        match replaces.and_then(|r| self.advice.iter().position(|a| a.name == r)) {
+            Some(i) => self.advice[i] = advice,
+            None => self.advice.push(advice),
+        }
+    }
+
     /// Whether `ty` is `ancestor` or one of its subtypes.
     pub fn is_a(&self, ty: TypeId, ancestor: TypeId) -> bool {
         self.ty(ty).ancestors.contains(&ancestor)

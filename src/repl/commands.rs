@@ -89,7 +89,7 @@ pub const COMMANDS: &[Command] = &[
     c(
         "goto",
         "<n>",
-        "go to the world after change <n> (0: the start)",
+        "go to the world after change <n> (0 is the start)",
     ),
     c(
         "checkpoints",
@@ -117,7 +117,7 @@ pub const COMMANDS: &[Command] = &[
     c(
         "reload",
         "",
-        "re-read the game's files, keeping the world when the entity types still fit",
+        "re-read the game's files and replay the session's changes with them; nothing changes if they do not replay",
     ),
     c("quit", "", "leave (Ctrl-D too)"),
 ];
@@ -164,7 +164,11 @@ impl Repl {
             "advice" => self.advice(rest),
             "laws" => self.laws(),
             "law" | "sideeffect" => self.add_advice(name, rest, text),
+            "disable" | "enable" | "remove" if rest.is_empty() => format!("usage: :{name} <name> (:laws lists them)"),
             "disable" | "enable" | "remove" => self.switch(name, rest, text),
+            "next" | "n" | "continue" | "c" | "abort" => {
+                "nothing is being stepped: start a transaction with :step".into()
+            }
             "undo" => {
                 if self.history.undo() {
                     self.session.world = self.history.current().clone();
@@ -385,8 +389,17 @@ impl Repl {
             }
         }
         if diags.iter().all(|d| !d.is_error()) {
+            let in_force: Vec<String> = self
+                .session
+                .world
+                .advice
+                .entries
+                .iter()
+                .map(|e| e.advice.name.as_str().to_string())
+                .collect();
             diags.extend(crate::compile::check::check_snippet(
                 &self.program,
+                &in_force,
                 crate::compile::check::Snippet::Advice(&def),
             ));
         }
@@ -395,11 +408,24 @@ impl Repl {
                 .trim_end()
                 .to_string();
         }
-        let count = self.session.world.advice.entries.len() + 1;
-        let advice_name = Symbol::intern(&crate::compile::check::advice_name(&def, count));
-        if self.session.world.advice.find(advice_name).is_some() {
+        // A generated name takes the first free number.
+        let mut count = self.session.world.advice.entries.len() + 1;
+        let advice_name = loop {
+            let name = Symbol::intern(&crate::compile::check::advice_name(&def, count));
+            if def.name.is_some()
+                || self.session.world.advice.find(name).is_none()
+                || def.replaces.map(|r| r.sym) == Some(name)
+            {
+                break name;
+            }
+            count += 1;
+        };
+        let replaces = def.replaces.and_then(|r| self.session.world.advice.find(r.sym));
+        if self.session.world.advice.find(advice_name).is_some()
+            && def.replaces.map(|r| r.sym) != Some(advice_name)
+        {
             return format!(
-                "error: a law or side-effect named \"{advice_name}\" is already in force; give this one a name: :{kind} \"<name>\" on ..."
+                "error: a law or side-effect named \"{advice_name}\" is already in force; choose another name, or take its place with `replaces \"{advice_name}\"`"
             );
         }
         let advice = match crate::compile::codegen::compile_advice(
@@ -411,13 +437,24 @@ impl Repl {
             Err(d) => return render_diags(&self.sources, &d, self.options.color),
         };
         let table = Arc::make_mut(&mut self.session.world.advice);
-        table.entries.push(AdviceEntry {
+        let entry = AdviceEntry {
             advice: Arc::new(advice),
             enabled: true,
-        });
-        table.version = next_version();
+        };
         let what = if kind == "law" { "law" } else { "side-effect" };
-        self.record(line, format!("{what} \"{advice_name}\" added"))
+        let description = match replaces {
+            Some(i) => {
+                let old = table.entries[i].advice.name;
+                table.entries[i] = entry;
+                format!("{what} \"{advice_name}\" replaces \"{old}\"")
+            }
+            None => {
+                table.entries.push(entry);
+                format!("{what} \"{advice_name}\" added")
+            }
+        };
+        table.version = next_version();
+        self.record(line, description)
     }
 
     fn switch(&mut self, verb: &str, name: &str, line: &str) -> String {
@@ -492,6 +529,9 @@ impl Repl {
     }
 
     fn play(&mut self, name: &str) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions: send messages instead".into();
+        }
         if name.is_empty() {
             return "usage: :play <name> (:moves lists them)".into();
         }
@@ -508,6 +548,9 @@ impl Repl {
     }
 
     fn random(&mut self, n: usize) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions: send messages instead".into();
+        }
         let mut out = Vec::new();
         for _ in 0..n {
             let actions = match self.session.legal_actions() {
@@ -564,17 +607,16 @@ impl Repl {
         if path.is_empty() {
             return "usage: :load <file>".into();
         }
+        if self.pending.is_some() {
+            return "error: finish or :abort the transaction in progress first".into();
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => return format!("error: cannot read {path}: {e}; the session is unchanged"),
         };
         let journal = match Journal::parse(&text) {
             Ok(j) => j,
-            Err(e) => {
-                return format!(
-                    "error: {path} is not a valid journal: {e}; the session is unchanged"
-                );
-            }
+            Err(e) => return format!("error: {path} is not a valid journal: {e}; the session is unchanged"),
         };
         let options = ReplOptions {
             game: journal.game.clone(),
@@ -582,31 +624,10 @@ impl Repl {
             params: journal.params.clone(),
             ..self.options.clone()
         };
-        let mut fresh = match Repl::new(options) {
+        let fresh = match Repl::replay(options, &journal.lines) {
             Ok(r) => r,
-            Err(e) => {
-                return format!(
-                    "error: the journal's game does not open:\n{e}\nthe session is unchanged"
-                );
-            }
+            Err(e) => return format!("error: {path} does not replay: {e}\nthe session is unchanged"),
         };
-        for (i, line) in journal.lines.iter().enumerate() {
-            let mut reply = Reply::default();
-            let out = if let Some(rest) = line.strip_prefix(':') {
-                fresh.command(rest, &mut reply)
-            } else {
-                fresh.handle(line).text
-            };
-            if out.starts_with("error") {
-                return format!(
-                    "error: {path} does not replay: change {} (`{line}`) gives:\n{out}\nthe session is unchanged",
-                    i + 1
-                );
-            }
-        }
-        if fresh.pending.is_some() {
-            return format!("error: {path} ends inside a transaction; the session is unchanged");
-        }
         let reached = digest(fresh.game(), &fresh.session.world);
         if reached != journal.digest {
             return format!(
@@ -614,7 +635,9 @@ impl Repl {
             );
         }
         let n = fresh.history.cursor();
+        let interrupt = self.session.interrupt.clone();
         *self = fresh;
+        self.session.interrupt = interrupt;
         format!("loaded {path}: {n} change(s) replayed, same world as saved")
     }
 
@@ -652,73 +675,30 @@ impl Repl {
         if self.pending.is_some() {
             return "error: finish or :abort the transaction in progress first".into();
         }
-        let (session, sources, program, root) = match super::open(&self.options) {
-            Ok(x) => x,
-            Err(e) => return format!("{e}\nthe game was not reloaded; the session is unchanged"),
+        let lines: Vec<String> = self.history.lines().map(str::to_string).collect();
+        let fresh = match Repl::replay(self.options.clone(), &lines) {
+            Ok(r) => r,
+            Err(e) => {
+                return format!(
+                    "the game was not reloaded, the session is unchanged: with the files as they are now, {e}"
+                );
+            }
         };
-        let old = self.game();
-        let new = &session.game;
-        // The world fits the new game when every entity's type still exists with the same
-        // properties in the same order.
-        let mut map = Vec::with_capacity(old.types.len());
-        for ty in &old.types {
-            let Some(&t) = new.type_ids.get(&ty.name) else {
-                return format!(
-                    "the world was kept with the old rules: entity type `{}` is gone from the game (restart with :goto 0 after :reload is not possible; reopen the game)",
-                    ty.name
-                );
-            };
-            let old_props: Vec<Symbol> = ty.properties.iter().map(|p| p.0).collect();
-            let new_props: Vec<Symbol> = new.ty(t).properties.iter().map(|p| p.0).collect();
-            if old_props != new_props {
-                return format!(
-                    "the world was kept with the old rules: the properties of `{}` changed ({} -> {})",
-                    ty.name,
-                    names(&old_props),
-                    names(&new_props)
-                );
-            }
-            map.push(t);
+        let same = digest(fresh.game(), &fresh.session.world) == digest(self.game(), &self.session.world);
+        let n = fresh.history.cursor();
+        let interrupt = self.session.interrupt.clone();
+        let trace = self.trace;
+        *self = fresh;
+        self.session.interrupt = interrupt;
+        self.trace = trace;
+        if same {
+            format!("reloaded: {n} change(s) replayed with the new files; the world is the same")
+        } else {
+            format!(
+                "reloaded: {n} change(s) replayed with the new files; the new rules give a different world (:entities, :show)"
+            )
         }
-        let mut world = self.session.world.clone();
-        let ids: Vec<_> = world.iter().map(|(id, _)| id).collect();
-        for id in ids {
-            if let Some(e) = world.entity_mut(id) {
-                e.ty = map[e.ty.0 as usize];
-            }
-        }
-        let dropped: Vec<String> = world
-            .advice
-            .entries
-            .iter()
-            .filter(|e| !new.advice.iter().any(|a| a.name == e.advice.name))
-            .map(|e| e.advice.name.as_str().to_string())
-            .collect();
-        world.advice = session.world.advice.clone();
-        let mut session = session;
-        session.world = world;
-        session.interrupt = self.session.interrupt.clone();
-        self.session = session;
-        self.sources = sources;
-        self.program = program;
-        self.root = root;
-        self.history = super::history::History::new(self.session.world.clone());
-        let mut out = "reloaded: the world is kept, the game's new code runs from now on; the history starts again here".to_string();
-        if !dropped.is_empty() {
-            out.push_str(&format!(
-                "\nrules added during the session are not in the files and were dropped: {}",
-                dropped.join(", ")
-            ));
-        }
-        out
     }
-}
-
-fn names(syms: &[Symbol]) -> String {
-    syms.iter()
-        .map(|s| s.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn help(topic: &str) -> String {
@@ -734,7 +714,8 @@ fn help(topic: &str) -> String {
     );
     for c in COMMANDS {
         let head = format!(":{} {}", c.name, c.args);
-        let short = c.help.split(':').next().unwrap_or(c.help);
+        // The listing shows the help up to its first ": " (the details follow it).
+        let short = c.help.split(": ").next().unwrap_or(c.help);
         let _ = writeln!(out, "{head:<52} {short}");
     }
     out.trim_end().to_string()

@@ -245,9 +245,11 @@ impl Repl {
         p.stepping = stepping;
         let run = self.session.resume(&mut p.machine, stepping);
         let mut out = String::new();
-        for e in &p.machine.trace[p.shown..] {
-            out.push_str(&crate::cli::run::describe(e));
-            out.push('\n');
+        if stepping || self.trace {
+            for e in &p.machine.trace[p.shown..] {
+                out.push_str(&crate::cli::run::describe(e));
+                out.push('\n');
+            }
         }
         p.shown = p.machine.trace.len();
         match run {
@@ -381,6 +383,7 @@ impl Repl {
         if diags.iter().all(|d| !d.is_error()) {
             diags.extend(crate::compile::check::check_snippet(
                 &self.program,
+                &[],
                 crate::compile::check::Snippet::User(&body),
             ));
         }
@@ -398,6 +401,31 @@ impl Repl {
             };
         let m = self.session.begin_eval(code);
         self.run_machine(m, text.to_string(), stepping)
+    }
+
+    /// A new REPL on `options` with `lines` (journal lines) replayed; the error names the
+    /// line that does not replay and why.
+    pub fn replay(options: ReplOptions, lines: &[String]) -> Result<Repl, String> {
+        let mut repl = Repl::new(options).map_err(|e| format!("the game does not open:\n{e}"))?;
+        for (i, line) in lines.iter().enumerate() {
+            let word = line.split_whitespace().next().unwrap_or("");
+            let replayable = !line.starts_with(':')
+                || matches!(
+                    word,
+                    ":play" | ":law" | ":sideeffect" | ":disable" | ":enable" | ":remove" | ":signal"
+                );
+            if !replayable {
+                return Err(format!("change {} (`{line}`) is not a change a journal can hold", i + 1));
+            }
+            let out = repl.handle(line).text;
+            if out.starts_with("error") || out.contains("\nerror") {
+                return Err(format!("change {} (`{line}`) gives:\n{out}", i + 1));
+            }
+        }
+        if repl.pending.is_some() {
+            return Err("it ends inside a transaction".into());
+        }
+        Ok(repl)
     }
 
     /// The game as compiled.

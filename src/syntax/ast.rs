@@ -402,6 +402,8 @@ pub struct AdviceDef {
     pub target: Name,
     /// The state matched.
     pub state: Pattern,
+    /// `replaces <name>`: the advice this one takes the place of (house rules, variants).
+    pub replaces: Option<Name>,
     /// The code.
     pub body: AdviceBody,
     /// The directive.

@@ -120,6 +120,16 @@ pub fn main_file(fs: &dyn FileSystem, path: &Path) -> PathBuf {
 
 /// Load the game at `path` (a directory holding `game.fr`, or a `.fr` file).
 pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, OpenError> {
+    load_into(fs, path, SourceMap::new())
+}
+
+/// Load the file or game at `path` adding its files to `sources` (a rules file loaded
+/// beside a game shares the game's source map, so diagnostics can point into both).
+pub fn load_into(
+    fs: &dyn FileSystem,
+    path: &Path,
+    sources: SourceMap,
+) -> Result<Loaded, OpenError> {
     let main_path = main_file(fs, path);
     let text = fs.read(&main_path).map_err(|e| OpenError {
         path: main_path.clone(),
@@ -136,7 +146,7 @@ pub fn load(fs: &dyn FileSystem, path: &Path) -> Result<Loaded, OpenError> {
     let mut loader = Loader {
         fs,
         root: root.clone(),
-        sources: SourceMap::new(),
+        sources,
         diagnostics: Vec::new(),
         stack: Vec::new(),
         included: HashMap::new(),

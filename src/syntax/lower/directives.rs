@@ -464,9 +464,9 @@ fn advice(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Optio
         AdviceKind::SideEffect
     };
     let usage = if kind == AdviceKind::Law {
-        "#law [<name>] on <label> to <entity> in <state> is <\"file.law\" | (code)>"
+        "#law [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file.law\" | (code)>"
     } else {
-        "#sideeffect [<name>] on <label> to <entity> in <state> is <\"file.se\" | (code)>"
+        "#sideeffect [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file.se\" | (code)>"
     };
     let span = lw.span(range.clone());
     let mut a = Args::new(&d.args, 0, range, usage);
@@ -480,6 +480,12 @@ fn advice(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Optio
     let target = a.name(lw, "the entity type or instance");
     a.keyword(lw, "in");
     let state = pattern(lw, &mut a, "the state (or *)");
+    let replaces = if a.peek_word("replaces") {
+        a.pos += 1;
+        a.name(lw, "the name of the advice replaced")
+    } else {
+        None
+    };
     a.keyword(lw, "is");
     let body = match a.peek() {
         Some(s @ Sexp::Atom(Atom::Str(_), _)) => {
@@ -519,6 +525,7 @@ fn advice(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Optio
         label: label?,
         target: target?,
         state: state?,
+        replaces,
         body: body?,
         span,
     }))

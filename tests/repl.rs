@@ -1,0 +1,156 @@
+//! REPL transcripts: each `tests/inputs/repl/*.txt` is typed into the plain front end
+//! (what `flexrules repl` uses when standard input is not a terminal) and everything it
+//! prints — banner, echoed prompts and input lines, replies — is snapshotted.
+//!
+//! Adding a test is adding a file. The file's first lines may be header comments:
+//!
+//! ```text
+//! # game: tests/inputs/repl/games/relay   the game, relative to the crate root
+//! #                                       (default: games/mini-awele)
+//! # seed: 7                               seed of the random generator (default 0)
+//! # any other comment line                prose: what the transcript shows
+//! ```
+//!
+//! The header ends at the first line not starting with `#`; the rest is typed as is, one
+//! line at a time (an empty line is Enter, which advances a `:step`).
+//!
+//! `$TMP` in the input stands for a fresh directory made for this transcript (for
+//! `:save` and `:load`); the directory's real path is written back as `$TMP` in the
+//! output, so snapshots are the same on every machine. Every file left in that directory
+//! at the end is added to the snapshot after a `--- file $TMP/<name>` line, so a saved
+//! journal can be read there. Games are opened by paths
+//! relative to the crate root, so the banner and journals name them the same way
+//! everywhere.
+//!
+//! Files the transcripts use live beside them: games in `tests/inputs/repl/games/`, law
+//! and side-effect files in `tests/inputs/repl/rules/`, journals (corrupt ones) in
+//! `tests/inputs/repl/journals/`. A transcript that shows a REPL bug is named
+//! `*.txt.pending` so the glob leaves it out until the bug is fixed.
+//!
+//! After a change, run `INSTA_UPDATE=always cargo test --test repl` (or `cargo insta
+//! review`) and read every changed snapshot.
+
+use std::path::{Path, PathBuf};
+
+use flexrules::repl::{Repl, ReplOptions, plain};
+
+/// The game opened when the header names none.
+const DEFAULT_GAME: &str = "games/mini-awele";
+
+/// What a transcript's header asks for, and the lines to type.
+struct Transcript {
+    game: PathBuf,
+    seed: u64,
+    input: String,
+}
+
+/// Split `text` into its header and the input to type.
+fn transcript(text: &str, path: &Path) -> Transcript {
+    let mut t = Transcript {
+        game: PathBuf::from(DEFAULT_GAME),
+        seed: 0,
+        input: String::new(),
+    };
+    let mut lines = text.lines().peekable();
+    while let Some(comment) = lines.peek().and_then(|l| l.strip_prefix('#')) {
+        if let Some((key, value)) = comment.split_once(':') {
+            let value = value.trim();
+            match key.trim() {
+                "game" => t.game = PathBuf::from(value),
+                "seed" => {
+                    t.seed = value.parse().unwrap_or_else(|_| {
+                        panic!("{}: `# seed: {value}` is not a number", path.display())
+                    });
+                }
+                _ => {}
+            }
+        }
+        lines.next();
+    }
+    for line in lines {
+        t.input.push_str(line);
+        t.input.push('\n');
+    }
+    t
+}
+
+/// A directory of its own for one transcript's files, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir =
+            std::env::temp_dir().join(format!("flexrules-repl-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot make {}: {e}", dir.display()));
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Type the transcript at `path` into a fresh REPL; what the REPL printed.
+fn run_transcript(path: &Path) -> String {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let t = transcript(&text, path);
+    let name = path.file_stem().map_or_else(
+        || "transcript".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let tmp = TempDir::new(&name);
+    let tmp_text = tmp.0.to_string_lossy().into_owned();
+    let input = t.input.replace("$TMP", &tmp_text);
+    let mut repl = Repl::new(ReplOptions {
+        game: t.game.clone(),
+        seed: t.seed,
+        params: vec![],
+        limits: Default::default(),
+        color: false,
+    })
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}: {} does not open:\n{e}",
+            path.display(),
+            t.game.display()
+        )
+    });
+    let mut output = Vec::new();
+    plain::run(&mut repl, input.as_bytes(), &mut output)
+        .unwrap_or_else(|e| panic!("{}: the plain front end failed: {e}", path.display()));
+    let mut text = String::from_utf8(output)
+        .unwrap_or_else(|e| panic!("{}: the output is not UTF-8: {e}", path.display()));
+    text.push_str(&files_in(&tmp.0));
+    text.replace(&tmp_text, "$TMP")
+}
+
+/// Every file left in `dir` (journals written by `:save`), with its text.
+fn files_in(dir: &Path) -> String {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|entry| entry.expect("cannot list the temporary directory").path())
+        .collect();
+    names.sort();
+    let mut out = String::new();
+    for name in names {
+        let text = std::fs::read_to_string(&name)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", name.display()));
+        out.push_str(&format!("--- file {}\n{text}", name.display()));
+    }
+    out
+}
+
+/// Every transcript under `tests/inputs/repl/` prints what its snapshot holds.
+#[test]
+fn transcripts() {
+    // Games, rule files and journals are named relative to the crate root.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("cannot enter the crate root");
+    insta::glob!("inputs/repl/*.txt", |path| {
+        insta::assert_snapshot!(run_transcript(path));
+    });
+}
