@@ -111,6 +111,7 @@ fn run_transcript(path: &Path) -> String {
         seed: t.seed,
         params: vec![],
         limits: Default::default(),
+        rules: vec![],
         color: false,
     })
     .unwrap_or_else(|e| {

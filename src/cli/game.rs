@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use crate::compile::program::Game;
-use crate::compile::{BuildError, build_game};
+use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::outside::parse_literal;
 use crate::runtime::session::{Session, SessionOptions};
@@ -32,6 +32,10 @@ pub struct RunOptions {
     /// Nested sends and calls one transaction may have open before it fails.
     #[arg(long, default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
+    /// A rules file (variant, house rules) put in force after the game's own advice
+    /// (repeatable, applied in order).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<std::path::PathBuf>,
 }
 
 /// A game ready to play, with its sources for diagnostics.
@@ -57,7 +61,7 @@ pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) {
 /// Load, check, compile and start the game; on any problem print it and return the exit
 /// code to use.
 pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
-    let (sources, game) = load_game(&options.game)?;
+    let (sources, game) = load_game(&options.game, &options.rules)?;
     let mut params = Vec::new();
     for p in &options.params {
         let Some((name, value)) = p.split_once('=') else {
@@ -87,9 +91,12 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
     }
 }
 
-/// Load, check and compile the game at `path`.
-pub fn load_game(path: &Path) -> Result<(SourceMap, Arc<Game>), ExitCode> {
-    match build_game(&DiskFs, path) {
+/// Load, check and compile the game at `path` with the rules files `rules`.
+pub fn load_game(
+    path: &Path,
+    rules: &[std::path::PathBuf],
+) -> Result<(SourceMap, Arc<Game>), ExitCode> {
+    match build_game_with_rules(&DiskFs, path, rules) {
         Ok(built) => Ok((built.sources, built.game)),
         Err(BuildError::Open(e)) => {
             eprintln!("error: {e}");

@@ -4,6 +4,7 @@
 
 mod check;
 pub mod game;
+pub mod play;
 pub mod repl;
 pub mod run;
 
@@ -61,6 +62,12 @@ pub enum Command {
     /// With no game it opens the bundled one. Type :help inside for the commands. When
     /// standard input is not a terminal, lines are read plainly (sessions can be piped).
     Repl(repl::ReplArgs),
+    /// Play many random games and report win and draw rates with 95% confidence intervals.
+    ///
+    /// Game i of a run is seeded from --seed and i, so the results do not depend on --jobs.
+    Playout(play::PlayoutArgs),
+    /// Count the move sequences of each length up to a depth (after the --play moves).
+    Perft(play::PerftArgs),
 }
 
 /// Run the command line.
@@ -71,6 +78,8 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Moves(args) => run::moves(&args),
         Command::Repl(args) => repl::run(&args),
+        Command::Playout(args) => play::playout(&args),
+        Command::Perft(args) => play::perft(&args),
     }
 }
 

@@ -26,6 +26,10 @@ pub struct ReplArgs {
     /// Nested sends and calls one transaction may have open before it fails.
     #[arg(long, default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
+    /// A rules file (variant, house rules) put in force after the game's own advice
+    /// (repeatable).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
 }
 
 /// The game opened when none is named.
@@ -55,6 +59,7 @@ pub fn run(args: &ReplArgs) -> ExitCode {
             max_steps: args.max_steps,
             max_depth: args.max_depth,
         },
+        rules: args.rules.clone(),
         color,
     };
     let mut repl = match Repl::new(options) {

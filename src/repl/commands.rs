@@ -73,6 +73,11 @@ pub const COMMANDS: &[Command] = &[
         "add a side-effect from the next transaction on (undoable)",
     ),
     c(
+        "rules",
+        "<file>",
+        "put in force every law and side-effect of a rules file (a variant): all or none (undoable)",
+    ),
+    c(
         "disable",
         "<name>",
         "switch a law or side-effect off (undoable)",
@@ -164,7 +169,10 @@ impl Repl {
             "advice" => self.advice(rest),
             "laws" => self.laws(),
             "law" | "sideeffect" => self.add_advice(name, rest, text),
-            "disable" | "enable" | "remove" if rest.is_empty() => format!("usage: :{name} <name> (:laws lists them)"),
+            "rules" => self.rules(rest, text),
+            "disable" | "enable" | "remove" if rest.is_empty() => {
+                format!("usage: :{name} <name> (:laws lists them)")
+            }
             "disable" | "enable" | "remove" => self.switch(name, rest, text),
             "next" | "n" | "continue" | "c" | "abort" => {
                 "nothing is being stepped: start a transaction with :step".into()
@@ -366,7 +374,7 @@ impl Repl {
             }
             _ => {
                 return format!(
-                    "usage: :{kind} [<name>] on <label> to <entity> in <state> is <\"file\" | (code)>"
+                    "usage: :{kind} [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>"
                 );
             }
         };
@@ -388,30 +396,41 @@ impl Repl {
                 Err(e) => return format!("error: {e}"),
             }
         }
-        if diags.iter().all(|d| !d.is_error()) {
-            let in_force: Vec<String> = self
-                .session
-                .world
-                .advice
-                .entries
-                .iter()
-                .map(|e| e.advice.name.as_str().to_string())
-                .collect();
-            diags.extend(crate::compile::check::check_snippet(
-                &self.program,
-                &in_force,
-                crate::compile::check::Snippet::Advice(&def),
-            ));
-        }
         if diags.iter().any(Diagnostic::is_error) {
             return render_diags(&self.sources, &diags, self.options.color)
                 .trim_end()
                 .to_string();
         }
+        match self.apply_advice(&def) {
+            Ok(description) => self.record(line, description),
+            Err(e) => e,
+        }
+    }
+
+    /// Check, compile and put in force one law or side-effect; the text says what was done.
+    fn apply_advice(&mut self, def: &crate::syntax::ast::AdviceDef) -> Result<String, String> {
+        let in_force: Vec<String> = self
+            .session
+            .world
+            .advice
+            .entries
+            .iter()
+            .map(|e| e.advice.name.as_str().to_string())
+            .collect();
+        let diags = crate::compile::check::check_snippet(
+            &self.program,
+            &in_force,
+            crate::compile::check::Snippet::Advice(def),
+        );
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string());
+        }
         // A generated name takes the first free number.
         let mut count = self.session.world.advice.entries.len() + 1;
         let advice_name = loop {
-            let name = Symbol::intern(&crate::compile::check::advice_name(&def, count));
+            let name = Symbol::intern(&crate::compile::check::advice_name(def, count));
             if def.name.is_some()
                 || self.session.world.advice.find(name).is_none()
                 || def.replaces.map(|r| r.sym) == Some(name)
@@ -420,28 +439,28 @@ impl Repl {
             }
             count += 1;
         };
-        let replaces = def.replaces.and_then(|r| self.session.world.advice.find(r.sym));
+        let replaces = def
+            .replaces
+            .and_then(|r| self.session.world.advice.find(r.sym));
         if self.session.world.advice.find(advice_name).is_some()
             && def.replaces.map(|r| r.sym) != Some(advice_name)
         {
-            return format!(
+            return Err(format!(
                 "error: a law or side-effect named \"{advice_name}\" is already in force; choose another name, or take its place with `replaces \"{advice_name}\"`"
-            );
+            ));
         }
-        let advice = match crate::compile::codegen::compile_advice(
-            self.session.game_mut(),
-            &def,
-            advice_name,
-        ) {
-            Ok(a) => a,
-            Err(d) => return render_diags(&self.sources, &d, self.options.color),
+        let advice =
+            crate::compile::codegen::compile_advice(self.session.game_mut(), def, advice_name)
+                .map_err(|d| render_diags(&self.sources, &d, self.options.color))?;
+        let what = match advice.kind {
+            AdviceKind::Law => "law",
+            AdviceKind::SideEffect => "side-effect",
         };
         let table = Arc::make_mut(&mut self.session.world.advice);
         let entry = AdviceEntry {
             advice: Arc::new(advice),
             enabled: true,
         };
-        let what = if kind == "law" { "law" } else { "side-effect" };
         let description = match replaces {
             Some(i) => {
                 let old = table.entries[i].advice.name;
@@ -454,7 +473,46 @@ impl Repl {
             }
         };
         table.version = next_version();
-        self.record(line, description)
+        Ok(description)
+    }
+
+    /// `:rules <file>`: put in force every law and side-effect of a rules file.
+    fn rules(&mut self, path: &str, line: &str) -> String {
+        if path.is_empty() {
+            return "usage: :rules <file>".into();
+        }
+        let sources = std::mem::take(&mut self.sources);
+        let loaded = match crate::syntax::load::load_into(&DiskFs, path.as_ref(), sources) {
+            Ok(l) => l,
+            Err(e) => return format!("error: {e}"),
+        };
+        self.sources = loaded.sources;
+        if loaded.diagnostics.iter().any(Diagnostic::is_error) {
+            return render_diags(&self.sources, &loaded.diagnostics, self.options.color)
+                .trim_end()
+                .to_string();
+        }
+        // All or nothing: apply on a copy of the world, keep it only if every rule fits.
+        let before = self.session.world.clone();
+        let mut done = Vec::new();
+        for item in &loaded.program.items {
+            let Item::Advice(def) = item else {
+                self.session.world = before;
+                return "error: a rules file holds only #law and #sideeffect directives".into();
+            };
+            match self.apply_advice(def) {
+                Ok(d) => done.push(d),
+                Err(e) => {
+                    self.session.world = before;
+                    return format!("{e}\nno rule of {path} was put in force");
+                }
+            }
+        }
+        if done.is_empty() {
+            self.session.world = before;
+            return format!("{path} holds no rule");
+        }
+        self.record(line, done.join("; "))
     }
 
     fn switch(&mut self, verb: &str, name: &str, line: &str) -> String {
@@ -594,6 +652,7 @@ impl Repl {
             game: self.journal_game().to_path_buf(),
             seed: self.options.seed,
             params: self.options.params.clone(),
+            rules: self.options.rules.clone(),
             lines: self.history.lines().map(str::to_string).collect(),
             digest: digest(self.game(), &self.session.world),
         };
@@ -616,17 +675,24 @@ impl Repl {
         };
         let journal = match Journal::parse(&text) {
             Ok(j) => j,
-            Err(e) => return format!("error: {path} is not a valid journal: {e}; the session is unchanged"),
+            Err(e) => {
+                return format!(
+                    "error: {path} is not a valid journal: {e}; the session is unchanged"
+                );
+            }
         };
         let options = ReplOptions {
             game: journal.game.clone(),
             seed: journal.seed,
             params: journal.params.clone(),
+            rules: journal.rules.clone(),
             ..self.options.clone()
         };
         let fresh = match Repl::replay(options, &journal.lines) {
             Ok(r) => r,
-            Err(e) => return format!("error: {path} does not replay: {e}\nthe session is unchanged"),
+            Err(e) => {
+                return format!("error: {path} does not replay: {e}\nthe session is unchanged");
+            }
         };
         let reached = digest(fresh.game(), &fresh.session.world);
         if reached != journal.digest {
@@ -684,7 +750,8 @@ impl Repl {
                 );
             }
         };
-        let same = digest(fresh.game(), &fresh.session.world) == digest(self.game(), &self.session.world);
+        let same =
+            digest(fresh.game(), &fresh.session.world) == digest(self.game(), &self.session.world);
         let n = fresh.history.cursor();
         let interrupt = self.session.interrupt.clone();
         let trace = self.trace;

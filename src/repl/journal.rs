@@ -33,6 +33,8 @@ pub struct Journal {
     pub seed: u64,
     /// `--param` overrides, as `name=value`.
     pub params: Vec<String>,
+    /// `--rules` files, in order.
+    pub rules: Vec<PathBuf>,
     /// The input lines to replay.
     pub lines: Vec<String>,
     /// The digest of the world they reached.
@@ -49,6 +51,9 @@ impl Journal {
         );
         for p in &self.params {
             let _ = writeln!(s, "param {p}");
+        }
+        for r in &self.rules {
+            let _ = writeln!(s, "rules {}", r.display());
         }
         s.push_str("begin\n");
         for l in &self.lines {
@@ -74,6 +79,7 @@ impl Journal {
         let mut game = None;
         let mut seed = 0;
         let mut params = Vec::new();
+        let mut rules = Vec::new();
         loop {
             let Some((n, line)) = lines.next() else {
                 return Err("the journal ends before `begin`".into());
@@ -86,6 +92,7 @@ impl Journal {
                         .map_err(|_| bad(n, "the seed is not a whole number"))?;
                 }
                 Some(("param", p)) if p.contains('=') => params.push(p.to_string()),
+                Some(("rules", r)) => rules.push(PathBuf::from(r)),
                 _ if line == "begin" => break,
                 _ => return Err(bad(n, &format!("unexpected `{line}` in the header"))),
             }
@@ -121,6 +128,7 @@ impl Journal {
             game,
             seed,
             params,
+            rules,
             lines: body,
             digest,
         })
@@ -189,6 +197,7 @@ mod tests {
             game: "games/x".into(),
             seed: 3,
             params: vec!["a=1".into()],
+            rules: vec!["variants/x.fr".into()],
             lines: vec!["send go to e".into(), "(+ 1\n  2)".into()],
             digest: 0xabc,
         };
@@ -201,6 +210,7 @@ mod tests {
             game: "g".into(),
             seed: 0,
             params: vec![],
+            rules: vec![],
             lines: vec!["send a to b".into()],
             digest: 1,
         };

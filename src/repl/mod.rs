@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::compile::program::Game;
-use crate::compile::{BuildError, build_game};
+use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::outside::parse_literal;
 use crate::runtime::session::{Session, SessionOptions};
@@ -37,6 +37,8 @@ pub struct ReplOptions {
     pub params: Vec<String>,
     /// Transaction limits.
     pub limits: Limits,
+    /// Rules files put in force after the game's own advice.
+    pub rules: Vec<PathBuf>,
     /// Colour diagnostics.
     pub color: bool,
 }
@@ -77,10 +79,11 @@ pub struct Repl {
 
 /// Open the game and start it; the error is the text to show.
 fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, PathBuf), String> {
-    let built = build_game(&DiskFs, &options.game).map_err(|e| match e {
-        BuildError::Open(e) => format!("error: {e}"),
-        BuildError::Errors(sources, diags) => render_diags(&sources, &diags, options.color),
-    })?;
+    let built =
+        build_game_with_rules(&DiskFs, &options.game, &options.rules).map_err(|e| match e {
+            BuildError::Open(e) => format!("error: {e}"),
+            BuildError::Errors(sources, diags) => render_diags(&sources, &diags, options.color),
+        })?;
     let mut params = Vec::new();
     for p in &options.params {
         let Some((name, value)) = p.split_once('=') else {
@@ -412,10 +415,20 @@ impl Repl {
             let replayable = !line.starts_with(':')
                 || matches!(
                     word,
-                    ":play" | ":law" | ":sideeffect" | ":disable" | ":enable" | ":remove" | ":signal"
+                    ":play"
+                        | ":law"
+                        | ":sideeffect"
+                        | ":rules"
+                        | ":disable"
+                        | ":enable"
+                        | ":remove"
+                        | ":signal"
                 );
             if !replayable {
-                return Err(format!("change {} (`{line}`) is not a change a journal can hold", i + 1));
+                return Err(format!(
+                    "change {} (`{line}`) is not a change a journal can hold",
+                    i + 1
+                ));
             }
             let out = repl.handle(line).text;
             if out.starts_with("error") || out.contains("\nerror") {

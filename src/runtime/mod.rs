@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod outside;
+pub mod playout;
 pub mod session;
 pub mod trace;
 pub mod value;

@@ -358,6 +358,20 @@ impl Session {
             .collect())
     }
 
+    /// A copy sharing the game, with the same world and parameters and its own caches.
+    pub(super) fn clone_for_playouts(&self) -> Session {
+        Session {
+            game: self.game.clone(),
+            world: self.world.clone(),
+            params: self.params.clone(),
+            defaults: self.defaults.clone(),
+            cache: ChainCache::default(),
+            limits: self.limits,
+            trace: false,
+            interrupt: None,
+        }
+    }
+
     /// The outcome recorded by `(finish with ...)`, if any.
     pub fn outcome(&self) -> Option<&super::value::Dict> {
         self.world.outcome.as_ref()

@@ -1,0 +1,301 @@
+//! `flexrules playout` and `flexrules perft`.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::runtime::playout::{Chooser, Ending, Playout};
+use crate::runtime::session::Session;
+
+use super::game::{RunOptions, open, report};
+use super::run::find_action;
+
+/// Arguments of `flexrules playout`.
+#[derive(clap::Args, Debug)]
+pub struct PlayoutArgs {
+    /// The game and how to start it (`--seed` seeds the whole run).
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// How many games to play.
+    #[arg(short = 'n', long = "games", default_value_t = 100)]
+    pub games: u64,
+    /// Threads to spread the games over (the results do not depend on it).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Stop a game after this many moves (counted as unfinished).
+    #[arg(long, default_value_t = 10_000)]
+    pub max_plies: usize,
+    /// Print the summary as JSON on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `flexrules perft`.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    /// The game and how to start it.
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// How many moves deep to count.
+    pub depth: usize,
+    /// Actions to play first, by name: --play C,c.
+    #[arg(long, value_delimiter = ',')]
+    pub play: Vec<String>,
+}
+
+/// What many playouts add up to.
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct Tally {
+    /// Games played.
+    pub games: u64,
+    /// Wins per winner, by the winner's text.
+    pub wins: BTreeMap<String, u64>,
+    /// Games finished without a winner.
+    pub draws: u64,
+    /// Games where no move was legal but the game did not finish.
+    pub stuck: u64,
+    /// Games stopped at the ply limit.
+    pub too_long: u64,
+    /// Moves played in all games.
+    pub plies: u64,
+    /// Playouts that failed with a runtime error, with the first error.
+    pub failed: u64,
+    /// The first failure.
+    pub first_error: Option<String>,
+}
+
+impl Tally {
+    fn add(&mut self, result: Result<Playout, String>) {
+        self.games += 1;
+        match result {
+            Ok(p) => {
+                self.plies += p.plies as u64;
+                match p.ending {
+                    Ending::Winner(w) => *self.wins.entry(w.to_text()).or_default() += 1,
+                    Ending::Draw => self.draws += 1,
+                    Ending::Stuck => self.stuck += 1,
+                    Ending::TooLong => self.too_long += 1,
+                }
+            }
+            Err(e) => {
+                self.failed += 1;
+                if self.first_error.is_none() {
+                    self.first_error = Some(e);
+                }
+            }
+        }
+    }
+
+    fn merge(mut self, other: Tally) -> Tally {
+        self.games += other.games;
+        for (k, v) in other.wins {
+            *self.wins.entry(k).or_default() += v;
+        }
+        self.draws += other.draws;
+        self.stuck += other.stuck;
+        self.too_long += other.too_long;
+        self.plies += other.plies;
+        self.failed += other.failed;
+        self.first_error = self.first_error.or(other.first_error);
+        self
+    }
+}
+
+/// The Wilson score interval (95%) of `k` successes in `n` trials, as fractions.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n = n as f64;
+    let p = k as f64 / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Play game `index` of a run from the session's current world.
+fn one(
+    session: &mut Session,
+    start: &crate::runtime::world::World,
+    seed: u64,
+    index: u64,
+    max_plies: usize,
+) -> Result<Playout, String> {
+    session.world = start.clone();
+    let mut chooser = Chooser::new(seed, index);
+    // Game code that draws random numbers gets its own stream per playout too.
+    session.world.rng = chooser.next();
+    session
+        .playout(&mut chooser, max_plies)
+        .map_err(|e| e.message)
+}
+
+/// Run `flexrules playout`.
+pub fn playout(args: &PlayoutArgs) -> ExitCode {
+    let opened = match open(&args.options, false) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let base = opened.session;
+    let start = base.world.clone();
+    let seed = args.options.seed;
+    let bar = indicatif::ProgressBar::new(args.games);
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    if args.games < 200 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let began = Instant::now();
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.max(1))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot start {} threads: {e}", args.jobs);
+            return ExitCode::from(1);
+        }
+    };
+    let tally = pool.install(|| {
+        (0..args.games)
+            .into_par_iter()
+            .fold(
+                || (base.fork(), Tally::default()),
+                |(mut session, mut tally), i| {
+                    tally.add(one(&mut session, &start, seed, i, args.max_plies));
+                    bar.inc(1);
+                    (session, tally)
+                },
+            )
+            .map(|(_, t)| t)
+            .reduce(Tally::default, Tally::merge)
+    });
+    bar.finish_and_clear();
+    let seconds = began.elapsed().as_secs_f64();
+    print_tally(&tally, seconds, args.json);
+    if let Some(e) = &tally.first_error {
+        eprintln!("error: {} playout(s) failed; the first: {e}", tally.failed);
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_tally(t: &Tally, seconds: f64, json: bool) {
+    let n = t.games;
+    let rate = if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    };
+    let mean = if n > 0 {
+        t.plies as f64 / n as f64
+    } else {
+        0.0
+    };
+    let row = |k: u64| {
+        let (lo, hi) = wilson(k, n);
+        (k, k as f64 / n.max(1) as f64, lo, hi)
+    };
+    if json {
+        let wins: serde_json::Map<String, serde_json::Value> = t
+            .wins
+            .iter()
+            .map(|(w, &k)| {
+                let (k, p, lo, hi) = row(k);
+                (
+                    w.clone(),
+                    serde_json::json!({"games": k, "rate": p, "ci95": [lo, hi]}),
+                )
+            })
+            .collect();
+        let (dk, dp, dlo, dhi) = row(t.draws);
+        println!(
+            "{}",
+            serde_json::json!({
+                "games": n,
+                "wins": wins,
+                "draws": {"games": dk, "rate": dp, "ci95": [dlo, dhi]},
+                "stuck": t.stuck,
+                "too_long": t.too_long,
+                "failed": t.failed,
+                "mean_plies": mean,
+                "seconds": seconds,
+                "playouts_per_second": rate,
+            })
+        );
+        return;
+    }
+    println!("{n} games, mean length {mean:.1} moves, {rate:.0} playouts/s ({seconds:.2} s)");
+    for (w, &k) in &t.wins {
+        let (k, p, lo, hi) = row(k);
+        println!(
+            "  winner {w:<8} {k:>7}  {:5.1}%  (95% CI {:.1}%-{:.1}%)",
+            p * 100.0,
+            lo * 100.0,
+            hi * 100.0
+        );
+    }
+    let (k, p, lo, hi) = row(t.draws);
+    println!(
+        "  draw            {k:>7}  {:5.1}%  (95% CI {:.1}%-{:.1}%)",
+        p * 100.0,
+        lo * 100.0,
+        hi * 100.0
+    );
+    if t.stuck > 0 {
+        println!("  no legal move but not finished: {}", t.stuck);
+    }
+    if t.too_long > 0 {
+        println!("  stopped at the move limit: {}", t.too_long);
+    }
+}
+
+/// Run `flexrules perft`.
+pub fn perft(args: &PerftArgs) -> ExitCode {
+    let mut opened = match open(&args.options, false) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let session = &mut opened.session;
+    for (ply, name) in args.play.iter().enumerate() {
+        match find_action(session, ply + 1, name) {
+            Ok(a) => {
+                session.deliver(a.recipient, (*a.message).clone());
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let began = Instant::now();
+    match session.perft(args.depth) {
+        Ok(counts) => {
+            for (d, c) in counts.iter().enumerate() {
+                println!("{} {c}", d + 1);
+            }
+            eprintln!("({:.2} s)", began.elapsed().as_secs_f64());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            report(&opened.sources, &[e.to_diagnostic()]);
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson;
+
+    #[test]
+    fn wilson_interval_brackets_the_rate() {
+        let (lo, hi) = wilson(50, 100);
+        assert!(lo < 0.5 && hi > 0.5);
+        assert!((lo - 0.404).abs() < 0.01 && (hi - 0.596).abs() < 0.01);
+        assert_eq!(wilson(0, 0), (0.0, 0.0));
+    }
+}
