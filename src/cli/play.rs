@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::runtime::playout::{Chooser, Ending, Playout};
 use crate::runtime::session::Session;
 
-use super::game::{RunOptions, open, report};
+use super::game::{RunOptions, open};
 use super::run::find_action;
 
 /// Arguments of `flexrules playout`.
@@ -128,7 +128,7 @@ fn one(
     session.world = start.clone();
     let mut chooser = Chooser::new(seed, index);
     // Game code that draws random numbers gets its own stream per playout too.
-    session.world.rng = chooser.next();
+    session.world.rng = chooser.next_u64();
     session
         .playout(&mut chooser, max_plies)
         .map_err(|e| e.message)
@@ -281,7 +281,7 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            report(&opened.sources, &[e.to_diagnostic()]);
+            eprint!("{}", e.render(&opened.sources, super::stderr_color()));
             ExitCode::from(1)
         }
     }

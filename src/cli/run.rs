@@ -9,7 +9,7 @@ use crate::runtime::session::{Action, Session};
 use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::source::SourceMap;
 
-use super::game::{RunOptions, open, report};
+use super::game::{RunOptions, open};
 
 /// Arguments of `flexrules run`.
 #[derive(clap::Args, Debug)]
@@ -119,7 +119,7 @@ fn print_steps(sources: &SourceMap, steps: &[Step], args: &RunArgs) {
             }
         }
         if let Status::Failed(e) = &step.tx.status {
-            report(sources, &[e.to_diagnostic()]);
+            eprint!("{}", e.render(sources, super::stderr_color()));
         }
     }
 }
@@ -166,10 +166,14 @@ pub fn describe(e: &TraceEvent) -> String {
             old,
             new,
         } => format!("{}  {entity}.{name}: {old} -> {new}", pad(*depth)),
-        TraceEvent::Created { entity, ty } => format!("  created {entity} of {ty}"),
-        TraceEvent::Deleted { entity } => format!("  deleted {entity}"),
-        TraceEvent::Checkpoint { open } => format!("  checkpoint opened ({open} open)"),
-        TraceEvent::Rollback { reason } => format!("  rollback: {reason}"),
+        TraceEvent::Created { depth, entity, ty } => {
+            format!("{}  created {entity} of {ty}", pad(*depth))
+        }
+        TraceEvent::Deleted { depth, entity } => format!("{}  deleted {entity}", pad(*depth)),
+        TraceEvent::Checkpoint { depth, open } => {
+            format!("{}  checkpoint opened ({open} open)", pad(*depth))
+        }
+        TraceEvent::Rollback { depth, reason } => format!("{}  rollback: {reason}", pad(*depth)),
     }
 }
 
@@ -295,7 +299,7 @@ pub fn moves(args: &MovesArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            report(&opened.sources, &[e.to_diagnostic()]);
+            eprint!("{}", e.render(&opened.sources, super::stderr_color()));
             ExitCode::from(1)
         }
     }

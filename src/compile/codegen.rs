@@ -27,6 +27,7 @@ pub fn compile(program: &Program) -> Result<Game, Vec<Diagnostic>> {
         game: Game::default(),
         errors: Vec::new(),
     };
+    c.register_functions(&program.items);
     c.types(&program.items);
     c.functions(&program.items);
     c.rest(&program.items);
@@ -130,7 +131,8 @@ impl Compiler {
         }
     }
 
-    fn functions(&mut self, items: &[Item]) {
+    /// Give every function its id first, so any code may call any function.
+    fn register_functions(&mut self, items: &[Item]) {
         for item in items {
             if let Item::Function(f) = item
                 && !self.game.function_ids.contains_key(&f.name.sym)
@@ -143,6 +145,9 @@ impl Compiler {
                 });
             }
         }
+    }
+
+    fn functions(&mut self, items: &[Item]) {
         for item in items {
             if let Item::Function(f) = item {
                 let params: Vec<Symbol> = f.params.iter().map(|p| p.sym).collect();

@@ -582,7 +582,7 @@ impl Repl {
                 .map(|a| a.name.as_str())
                 .collect::<Vec<_>>()
                 .join(" "),
-            Err(e) => render_diags(&self.sources, &[e.to_diagnostic()], self.options.color),
+            Err(e) => e.render(&self.sources, self.options.color),
         }
     }
 
@@ -614,11 +614,7 @@ impl Repl {
             let actions = match self.session.legal_actions() {
                 Ok(a) => a,
                 Err(e) => {
-                    out.push(render_diags(
-                        &self.sources,
-                        &[e.to_diagnostic()],
-                        self.options.color,
-                    ));
+                    out.push(e.render(&self.sources, self.options.color));
                     break;
                 }
             };

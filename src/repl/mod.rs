@@ -292,9 +292,7 @@ impl Repl {
         out.push_str(&tx.status.summary());
         if let Status::Failed(e) = &tx.status {
             out.push('\n');
-            out.push_str(
-                render_diags(&self.sources, &[e.to_diagnostic()], self.options.color).trim_end(),
-            );
+            out.push_str(e.render(&self.sources, self.options.color).trim_end());
         }
         let changed = !self.session.world.same_as(self.history.current());
         if changed && matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. }) {

@@ -46,7 +46,7 @@ impl StartError {
     /// The error as a diagnostic, where it has a place in the sources.
     pub fn diagnostic(&self) -> Option<Diagnostic> {
         match self {
-            StartError::Failed(e) => Some(e.to_diagnostic()),
+            StartError::Failed(e) => e.to_diagnostic(),
             _ => None,
         }
     }
@@ -211,7 +211,7 @@ impl Session {
                         hint: Some(
                             "signals are answered from the REPL (:signal) or the board".into(),
                         ),
-                        span: Default::default(),
+                        span: None,
                         chain: Vec::new(),
                     };
                     break Status::Failed(e);
@@ -221,6 +221,7 @@ impl Session {
         self.trace = saved;
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
+        let steps = m.steps();
         let world = if m.waiting_for().is_some() {
             m.abort()
         } else {
@@ -231,6 +232,7 @@ impl Session {
                 status,
                 output,
                 trace,
+                steps,
             },
             world,
         )
@@ -265,11 +267,13 @@ impl Session {
     pub fn conclude(&mut self, mut m: Machine, status: Status) -> Transaction {
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
+        let steps = m.steps();
         self.world = m.world;
         Transaction {
             status,
             output,
             trace,
+            steps,
         }
     }
 
@@ -311,7 +315,7 @@ impl Session {
                 return Err(RuntimeError {
                     message: format!("#actions did not commit: {}", other.summary()),
                     hint: None,
-                    span: self.game.code(code).span,
+                    span: Some(self.game.code(code).span),
                     chain: Vec::new(),
                 });
             }
@@ -319,7 +323,7 @@ impl Session {
         let bad = |what: String| RuntimeError {
             message: what,
             hint: Some("#actions must give a list of (list <recipient> <message>)".into()),
-            span: self.game.code(code).span,
+            span: Some(self.game.code(code).span),
             chain: Vec::new(),
         };
         let items = match value {

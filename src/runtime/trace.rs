@@ -94,6 +94,8 @@ pub enum TraceEvent {
     },
     /// An entity was made.
     Created {
+        /// Nesting depth.
+        depth: usize,
         /// Its name.
         entity: Symbol,
         /// Its type.
@@ -101,16 +103,22 @@ pub enum TraceEvent {
     },
     /// An entity was deleted.
     Deleted {
+        /// Nesting depth.
+        depth: usize,
         /// Its name.
         entity: Symbol,
     },
     /// `(open checkpoint)`.
     Checkpoint {
+        /// Nesting depth.
+        depth: usize,
         /// How many checkpoints are open now.
         open: usize,
     },
     /// `(rollback reason)`.
     Rollback {
+        /// Nesting depth.
+        depth: usize,
         /// The reason.
         reason: String,
     },
@@ -123,23 +131,50 @@ pub struct RuntimeError {
     pub message: String,
     /// How to fix it.
     pub hint: Option<String>,
-    /// The code that failed.
-    pub span: Span,
+    /// The code that failed; `None` when the problem is in a message from outside (a
+    /// `--send` naming no entity), which has no place in the sources.
+    pub span: Option<Span>,
     /// Innermost first: `hole4 handled seed from hole3`, ...
     pub chain: Vec<String>,
 }
 
 impl RuntimeError {
-    /// The diagnostic for this error.
-    pub fn to_diagnostic(&self) -> Diagnostic {
-        let mut d = Diagnostic::error("runtime-error", self.span, &self.message);
+    /// The diagnostic for this error, when it has a place in the sources.
+    pub fn to_diagnostic(&self) -> Option<Diagnostic> {
+        let mut d = Diagnostic::error("runtime-error", self.span?, &self.message);
         if !self.chain.is_empty() {
             d = d.with_context(format!("message chain: {}", self.chain.join(" <- ")));
         }
         if let Some(h) = &self.hint {
             d = d.with_hint(h.clone());
         }
-        d
+        Some(d)
+    }
+
+    /// The error for people: the rendered diagnostic, or plain lines when it has no place.
+    pub fn render(&self, sources: &crate::source::SourceMap, color: bool) -> String {
+        match self.to_diagnostic() {
+            Some(d) => {
+                let mut out = Vec::new();
+                let _ = crate::diagnostic::render(
+                    sources,
+                    &[d],
+                    crate::diagnostic::RenderConfig { color },
+                    &mut out,
+                );
+                String::from_utf8_lossy(&out).into_owned()
+            }
+            None => {
+                let mut s = format!("error: {}\n", self.message);
+                if !self.chain.is_empty() {
+                    s.push_str(&format!("  message chain: {}\n", self.chain.join(" <- ")));
+                }
+                if let Some(h) = &self.hint {
+                    s.push_str(&format!("  help: {h}\n"));
+                }
+                s
+            }
+        }
     }
 }
 
@@ -189,6 +224,8 @@ pub struct Transaction {
     pub output: Vec<Output>,
     /// The steps, when tracing was on.
     pub trace: Vec<TraceEvent>,
+    /// Instructions executed.
+    pub steps: u64,
 }
 
 /// A line of output.

@@ -122,6 +122,13 @@ enum Kind {
 
 const NO_JP: u32 = u32::MAX;
 
+/// The span of a message from outside: it has no place in the sources.
+const OUTSIDE: Span = Span {
+    file: crate::source::FileId(u32::MAX),
+    start: 0,
+    end: 0,
+};
+
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     code: CodeId,
@@ -203,8 +210,7 @@ impl Machine {
     /// A transaction delivering `msg` to the entity `to` from the user.
     pub fn deliver(world: World, cx: &mut Context<'_>, to: Symbol, msg: Message) -> Machine {
         let mut m = Machine::new(world);
-        let span = Span::default();
-        match m.send(cx, &Value::Str(to), Arc::new(msg), span) {
+        match m.send(cx, &Value::Str(to), Arc::new(msg), OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
         }
@@ -231,6 +237,11 @@ impl Machine {
         } else {
             false
         }
+    }
+
+    /// Instructions executed so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// How many checkpoints the transaction has open.
@@ -307,7 +318,7 @@ impl Machine {
         RuntimeError {
             message: message.into(),
             hint: None,
-            span,
+            span: (span != OUTSIDE).then_some(span),
             chain: self.chain(),
         }
     }
@@ -437,7 +448,7 @@ impl Machine {
                             Some(f) => f(&mut self.stack[at..]).map_err(|e| RuntimeError {
                                 message: e.message,
                                 hint: e.hint,
-                                span: code.spans[ip - 1],
+                                span: Some(code.spans[ip - 1]),
                                 chain: self.chain(),
                             }),
                             None => {

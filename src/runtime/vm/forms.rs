@@ -81,7 +81,7 @@ impl Machine {
                     return Err(self.no_entity(span, "a message to the entity"));
                 };
                 let Some(e) = self.world.entity_mut(id) else {
-                    return Err(self.error(span, "internal: entity vanished"));
+                    return Err(self.deleted(span));
                 };
                 let from = std::mem::replace(&mut e.state, state);
                 if from != state {
@@ -237,7 +237,8 @@ impl Machine {
             OpenCheckpoint => {
                 self.checkpoints.push(self.world.clone());
                 let open = self.checkpoints.len();
-                self.event(cx, TraceEvent::Checkpoint { open });
+                let depth = self.jps.len();
+                self.event(cx, TraceEvent::Checkpoint { depth, open });
                 Ok(Flow::Value(Value::Nil))
             }
             Rollback => {
@@ -246,9 +247,11 @@ impl Machine {
                 match self.checkpoints.pop() {
                     Some(world) => {
                         self.world = world;
+                        let depth = self.jps.len();
                         self.event(
                             cx,
                             TraceEvent::Rollback {
+                                depth,
                                 reason: reason.clone(),
                             },
                         );
@@ -298,6 +301,7 @@ impl Machine {
                 self.event(
                     cx,
                     TraceEvent::Created {
+                        depth: self.jps.len(),
                         entity: name,
                         ty: ty_name,
                     },
@@ -310,7 +314,8 @@ impl Machine {
                 let entity = self.world.entity(id).map(|e| e.name);
                 self.world.remove(id);
                 if let Some(entity) = entity {
-                    self.event(cx, TraceEvent::Deleted { entity });
+                    let depth = self.jps.len();
+                    self.event(cx, TraceEvent::Deleted { depth, entity });
                 }
                 Ok(Flow::Value(Value::Nil))
             }
@@ -346,6 +351,22 @@ impl Machine {
         e
     }
 
+    /// The running entity was deleted by its own code (or code it called).
+    fn deleted(&self, span: Span) -> RuntimeError {
+        let name = self
+            .me()
+            .map_or("this entity".to_string(), |(_, n)| format!("\"{n}\""));
+        let mut e = self.error(
+            span,
+            format!("{name} was deleted while its code was running"),
+        );
+        e.hint = Some(
+            "after (delete entity ...) of itself, an entity cannot use its properties or state"
+                .into(),
+        );
+        e
+    }
+
     fn no_message(&self, span: Span) -> RuntimeError {
         let mut e = self.error(span, "no message here: this code is not handling one");
         e.hint = Some("attributes and labels of a message value are read with `of`".into());
@@ -367,7 +388,7 @@ impl Machine {
         span: Span,
     ) -> Result<Value, RuntimeError> {
         let Some(e) = self.world.entity(id) else {
-            return Err(self.error(span, "internal: entity vanished"));
+            return Err(self.deleted(span));
         };
         match e.property(cx.game, name) {
             Some(v) => Ok(v.clone()),
@@ -418,13 +439,13 @@ impl Machine {
         }
         if !new && !exists {
             let Some(e) = self.world.entity(id) else {
-                return Err(self.error(span, "internal: entity vanished"));
+                return Err(self.deleted(span));
             };
             return Err(self.missing_property(cx, e, name, span));
         }
         let tracing = cx.trace || cx.stepping;
         let Some(e) = self.world.entity_mut(id) else {
-            return Err(self.error(span, "internal: entity vanished"));
+            return Err(self.deleted(span));
         };
         let entity = e.name;
         let old = if new {

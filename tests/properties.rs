@@ -1,0 +1,678 @@
+//! Property tests of transactions on random worlds.
+//!
+//! Each case generates a game: counters `c0..cN` of three types (`t1` extends `t0`; `t2`
+//! stands alone and is also the type of entities made at run time), with the numeric
+//! properties `x`, `y` and `n`, and behaviours for the labels `m0..m2` built from random
+//! steps: update a property, send to a counter (and add the answer to `y`), open a
+//! checkpoint, roll back when a property passes a threshold, fail with a division by zero
+//! when one does, make a new entity. Every behaviour first counts its runs in `n` and
+//! gives `x` as its value. Random laws (which may change a property, then veto above a
+//! threshold) and side-effects are bound to types or instances, and optionally a law on
+//! every counter opens a checkpoint at the start of each transaction.
+//!
+//! A small model of those semantics, written here, predicts the outcome of every
+//! transaction. The properties, checked after each of a random sequence of transactions:
+//!
+//! - the status (committed with its value, vetoed, rolled back, failed) is the model's;
+//! - the world `same_as` the model's world (every entity and property);
+//! - after a failed or vetoed transaction the world `same_as` the world before it;
+//! - after a rollback the world `same_as` the world at the checkpoint restored: the world
+//!   before the transaction when the checkpoint was the one opened at its start, otherwise
+//!   that world plus the changes made before the checkpoint;
+//! - a committed transaction changes the world.
+
+use std::sync::Arc;
+
+use flexrules::compile::build_game;
+use flexrules::compile::program::Game;
+use flexrules::runtime::session::{Session, SessionOptions};
+use flexrules::runtime::trace::Status;
+use flexrules::runtime::value::{Dict, Key, Message, Value};
+use flexrules::runtime::world::{Entity, EntityId, World};
+use flexrules::symbol::Symbol;
+use flexrules::syntax::load::MemoryFs;
+use proptest::prelude::*;
+
+/// Labels every behaviour table handles.
+const LABELS: usize = 3;
+/// Sends stop at this message depth.
+const MAX_DEPTH: i64 = 3;
+/// Entity types: `t0`, `t1` (extends `t0`), `t2`.
+const TYPES: usize = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prop {
+    X,
+    Y,
+}
+
+impl Prop {
+    fn name(self) -> &'static str {
+        match self {
+            Prop::X => "x",
+            Prop::Y => "y",
+        }
+    }
+}
+
+/// One step of a behaviour or side-effect.
+#[derive(Clone, Debug)]
+enum Op {
+    /// `p += k`.
+    Inc(Prop, i64),
+    /// `y += (send m<label> to c<to>)` (0 when the send yields nil or the depth is reached).
+    Send { to: usize, label: usize },
+    /// `(open checkpoint)`.
+    Checkpoint,
+    /// `(rollback ...)` when `p > above`.
+    RollbackIf(Prop, i64),
+    /// `(/ 1 0)` when `p > above`.
+    FailIf(Prop, i64),
+    /// `(new entity "<self>-<n>" of "t2")`.
+    Spawn,
+}
+
+/// What an advice is bound to.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Type(usize),
+    /// An instance index, taken modulo the number of counters.
+    Instance(usize),
+}
+
+#[derive(Clone, Debug)]
+enum AdviceBody {
+    /// A law: optionally change a property, then veto when `x > veto_above`.
+    Law {
+        inc: Option<(Prop, i64)>,
+        veto_above: i64,
+    },
+    /// A side-effect: steps.
+    SideEffect(Vec<Op>),
+}
+
+#[derive(Clone, Debug)]
+struct Advice {
+    target: Target,
+    label: Option<usize>,
+    body: AdviceBody,
+}
+
+/// A random game and the transactions to run on it.
+#[derive(Clone, Debug)]
+struct Spec {
+    /// A law on `*` to every counter type opens a checkpoint when the user sent the message.
+    checkpoint_law: bool,
+    /// Behaviours of `t0` and `t2` per label; `t1`'s overrides (others are inherited).
+    t0: Vec<Vec<Op>>,
+    t1: Vec<Option<Vec<Op>>>,
+    t2: Vec<Vec<Op>>,
+    /// Counters: type, initial x and y.
+    counters: Vec<(usize, i64, i64)>,
+    advice: Vec<Advice>,
+    /// Transactions: counter index (modulo the count) and label.
+    transactions: Vec<(usize, usize)>,
+}
+
+fn prop_strategy() -> impl Strategy<Value = Prop> {
+    prop_oneof![Just(Prop::X), Just(Prop::Y)]
+}
+
+fn op_strategy(sends: bool) -> impl Strategy<Value = Op> {
+    let send_weight = if sends { 3 } else { 0 };
+    prop_oneof![
+        4 => (prop_strategy(), -3i64..=3).prop_map(|(p, k)| Op::Inc(p, k)),
+        send_weight => (0usize..6, 0..LABELS).prop_map(|(to, label)| Op::Send { to, label }),
+        1 => Just(Op::Checkpoint),
+        1 => (prop_strategy(), 0i64..12).prop_map(|(p, t)| Op::RollbackIf(p, t)),
+        1 => (prop_strategy(), 3i64..20).prop_map(|(p, t)| Op::FailIf(p, t)),
+        1 => Just(Op::Spawn),
+    ]
+}
+
+fn body_strategy() -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(op_strategy(true), 0..5)
+}
+
+fn advice_strategy() -> impl Strategy<Value = Advice> {
+    let target = prop_oneof![
+        (0..TYPES).prop_map(Target::Type),
+        (0usize..6).prop_map(Target::Instance),
+    ];
+    let body = prop_oneof![
+        (proptest::option::of((prop_strategy(), -2i64..=3)), 0i64..12)
+            .prop_map(|(inc, veto_above)| AdviceBody::Law { inc, veto_above }),
+        proptest::collection::vec(op_strategy(false), 1..3).prop_map(AdviceBody::SideEffect),
+    ];
+    (target, proptest::option::of(0..LABELS), body).prop_map(|(target, label, body)| Advice {
+        target,
+        label,
+        body,
+    })
+}
+
+fn spec_strategy() -> impl Strategy<Value = Spec> {
+    (
+        any::<bool>(),
+        proptest::collection::vec(body_strategy(), LABELS),
+        proptest::collection::vec(proptest::option::of(body_strategy()), LABELS),
+        proptest::collection::vec(body_strategy(), LABELS),
+        proptest::collection::vec((0..TYPES, 0i64..5, 0i64..5), 2..6),
+        proptest::collection::vec(advice_strategy(), 0..5),
+        proptest::collection::vec((0usize..6, 0..LABELS), 1..12),
+    )
+        .prop_map(
+            |(checkpoint_law, t0, t1, t2, counters, advice, transactions)| Spec {
+                checkpoint_law,
+                t0,
+                t1,
+                t2,
+                counters,
+                advice,
+                transactions,
+            },
+        )
+}
+
+// ---------------------------------------------------------------------------------------
+// The game text.
+
+/// The text of `op` in a game with `counters` counters.
+fn op_text(op: &Op, counters: usize) -> String {
+    match op {
+        Op::Inc(p, k) => format!(
+            "(update property \"{0}\" to (+ (property \"{0}\") {k}))",
+            p.name()
+        ),
+        Op::Send { to, label } => format!(
+            "(update property \"y\" to (+ (property \"y\") (or (if (< (attribute \"d\") {MAX_DEPTH}) \
+             (send new message \"m{label}\" to \"c{}\" with \"d\" (+ (attribute \"d\") 1))) 0)))",
+            to % counters
+        ),
+        Op::Checkpoint => "(open checkpoint)".to_string(),
+        Op::RollbackIf(p, t) => format!(
+            "(if (> (property \"{}\") {t}) (rollback \"too big\"))",
+            p.name()
+        ),
+        Op::FailIf(p, t) => format!("(if (> (property \"{}\") {t}) (/ 1 0))", p.name()),
+        Op::Spawn => "(new entity (str (self) \"-\" (property \"n\")) of \"t2\")".to_string(),
+    }
+}
+
+fn behaviour_text(label: usize, ops: &[Op], counters: usize) -> String {
+    let mut s = format!(
+        "    #onMessage m{label}\n      (update property \"n\" to (+ (property \"n\") 1))\n"
+    );
+    for op in ops {
+        s.push_str(&format!("      {}\n", op_text(op, counters)));
+    }
+    s.push_str("      (property \"x\")\n");
+    s
+}
+
+impl Spec {
+    fn counter(&self, i: usize) -> usize {
+        i % self.counters.len()
+    }
+
+    fn text(&self) -> String {
+        let n = self.counters.len();
+        let props = "  #property x 0\n  #property y 0\n  #property n 0\n";
+        let mut s = format!("#entity t0\n{props}  #state default\n");
+        for (l, ops) in self.t0.iter().enumerate() {
+            s.push_str(&behaviour_text(l, ops, n));
+        }
+        s.push_str("#entity t1\n  #extends t0\n  #state default\n");
+        for (l, ops) in self.t1.iter().enumerate() {
+            if let Some(ops) = ops {
+                s.push_str(&behaviour_text(l, ops, n));
+            }
+        }
+        s.push_str(&format!("#entity t2\n{props}  #state default\n"));
+        for (l, ops) in self.t2.iter().enumerate() {
+            s.push_str(&behaviour_text(l, ops, n));
+        }
+        for (i, (ty, x, y)) in self.counters.iter().enumerate() {
+            s.push_str(&format!("#instance c{i} of t{ty} with x {x} y {y}\n"));
+        }
+        if self.checkpoint_law {
+            for ty in ["t0", "t2"] {
+                s.push_str(&format!(
+                    "#law \"checkpoint {ty}\" on * to {ty} in * is (if (= (sender) nil) (open checkpoint))\n"
+                ));
+            }
+        }
+        for (i, a) in self.advice.iter().enumerate() {
+            let kind = match a.body {
+                AdviceBody::Law { .. } => "#law",
+                AdviceBody::SideEffect(_) => "#sideeffect",
+            };
+            let target = match a.target {
+                Target::Type(t) => format!("t{t}"),
+                Target::Instance(c) => format!("c{}", self.counter(c)),
+            };
+            let label = a.label.map_or("*".to_string(), |l| format!("m{l}"));
+            let body = match &a.body {
+                AdviceBody::Law { inc, veto_above } => {
+                    let mut b = String::new();
+                    if let Some((p, k)) = inc {
+                        b.push_str(&op_text(&Op::Inc(*p, *k), n));
+                        b.push(' ');
+                    }
+                    b.push_str(&format!("(if (> (property \"x\") {veto_above}) (return))"));
+                    b
+                }
+                AdviceBody::SideEffect(ops) => ops
+                    .iter()
+                    .map(|op| op_text(op, n))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
+            s.push_str(&format!(
+                "{kind} \"a{i}\" on {label} to {target} in * is {body}\n"
+            ));
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The model.
+
+#[derive(Clone, Debug)]
+struct MEntity {
+    name: String,
+    ty: usize,
+    x: i64,
+    y: i64,
+    n: i64,
+}
+
+impl MEntity {
+    fn get(&self, p: Prop) -> i64 {
+        match p {
+            Prop::X => self.x,
+            Prop::Y => self.y,
+        }
+    }
+    fn set(&mut self, p: Prop, v: i64) {
+        match p {
+            Prop::X => self.x = v,
+            Prop::Y => self.y = v,
+        }
+    }
+}
+
+/// Why a transaction stopped early.
+enum Stop {
+    /// Rolled back; the world is the checkpoint; `first` when it was the first opened.
+    Rollback {
+        first: bool,
+    },
+    Fail,
+}
+
+/// The outcome of a join point that did not stop the transaction.
+enum Jp {
+    Vetoed,
+    Value(i64),
+}
+
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Committed(i64),
+    Vetoed,
+    RolledBack { first: bool },
+    Failed,
+}
+
+struct Model<'a> {
+    spec: &'a Spec,
+    world: Vec<MEntity>,
+    checkpoints: Vec<Vec<MEntity>>,
+}
+
+fn is_a(ty: usize, ancestor: usize) -> bool {
+    ty == ancestor || (ty == 1 && ancestor == 0)
+}
+
+impl Model<'_> {
+    fn matches(&self, target: Target, label: Option<usize>, e: usize, l: usize) -> bool {
+        let hit = match target {
+            Target::Type(t) => is_a(self.world[e].ty, t),
+            Target::Instance(c) => self.spec.counter(c) == e,
+        };
+        hit && label.is_none_or(|x| x == l)
+    }
+
+    fn transaction(&mut self, e: usize, l: usize) -> Outcome {
+        let start = self.world.clone();
+        self.checkpoints.clear();
+        let outcome = match self.join_point(e, l, 0, true) {
+            Ok(Jp::Value(v)) => Outcome::Committed(v),
+            Ok(Jp::Vetoed) => Outcome::Vetoed,
+            Err(Stop::Rollback { first }) => Outcome::RolledBack { first },
+            Err(Stop::Fail) => Outcome::Failed,
+        };
+        if matches!(outcome, Outcome::Vetoed | Outcome::Failed) {
+            self.world = start;
+        }
+        outcome
+    }
+
+    fn join_point(&mut self, e: usize, l: usize, d: i64, from_user: bool) -> Result<Jp, Stop> {
+        // Laws, in definition order: the checkpoint laws come first.
+        if self.spec.checkpoint_law && from_user {
+            self.checkpoints.push(self.world.clone());
+        }
+        let spec = self.spec;
+        for a in &spec.advice {
+            if let AdviceBody::Law { inc, veto_above } = &a.body
+                && self.matches(a.target, a.label, e, l)
+            {
+                if let Some((p, k)) = inc {
+                    let v = self.world[e].get(*p) + k;
+                    self.world[e].set(*p, v);
+                }
+                if self.world[e].x > *veto_above {
+                    return Ok(Jp::Vetoed);
+                }
+            }
+        }
+        // The behaviour.
+        let ops = match self.world[e].ty {
+            0 => &spec.t0[l],
+            1 => spec.t1[l].as_ref().unwrap_or(&spec.t0[l]),
+            _ => &spec.t2[l],
+        };
+        self.world[e].n += 1;
+        self.steps(e, ops, d)?;
+        let value = self.world[e].x;
+        // Side-effects, in definition order.
+        for a in &spec.advice {
+            if let AdviceBody::SideEffect(ops) = &a.body
+                && self.matches(a.target, a.label, e, l)
+            {
+                self.steps(e, ops, d)?;
+            }
+        }
+        Ok(Jp::Value(value))
+    }
+
+    fn steps(&mut self, e: usize, ops: &[Op], d: i64) -> Result<(), Stop> {
+        for op in ops {
+            match op {
+                Op::Inc(p, k) => {
+                    let v = self.world[e].get(*p) + k;
+                    self.world[e].set(*p, v);
+                }
+                Op::Send { to, label } => {
+                    let before = self.world[e].y;
+                    let answer = if d < MAX_DEPTH {
+                        match self.join_point(self.spec.counter(*to), *label, d + 1, false)? {
+                            Jp::Vetoed => 0,
+                            Jp::Value(v) => v,
+                        }
+                    } else {
+                        0
+                    };
+                    self.world[e].y = before + answer;
+                }
+                Op::Checkpoint => self.checkpoints.push(self.world.clone()),
+                Op::RollbackIf(p, t) => {
+                    if self.world[e].get(*p) > *t {
+                        return match self.checkpoints.pop() {
+                            Some(w) => {
+                                self.world = w;
+                                Err(Stop::Rollback {
+                                    first: self.checkpoints.is_empty(),
+                                })
+                            }
+                            None => Err(Stop::Fail),
+                        };
+                    }
+                }
+                Op::FailIf(p, t) => {
+                    if self.world[e].get(*p) > *t {
+                        return Err(Stop::Fail);
+                    }
+                }
+                Op::Spawn => {
+                    let name = format!("{}-{}", self.world[e].name, self.world[e].n);
+                    if self.world.iter().any(|x| x.name == name) {
+                        return Err(Stop::Fail);
+                    }
+                    self.world.push(MEntity {
+                        name,
+                        ty: 2,
+                        x: 0,
+                        y: 0,
+                        n: 0,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `base` with every entity's properties set as the model says, and the entities the
+/// model made since added.
+fn expected_world(game: &Game, base: &World, model: &[MEntity]) -> World {
+    let mut w = base.clone();
+    let set = |e: &mut Entity, m: &MEntity| {
+        for (name, v) in [("x", m.x), ("y", m.y), ("n", m.n)] {
+            if let Some(slot) = e.property_mut(game, Symbol::intern(name)) {
+                *slot = Value::Int(v);
+            }
+        }
+    };
+    for (i, m) in model.iter().enumerate() {
+        let id = EntityId(i as u32);
+        if let Some(e) = w.entity_mut(id) {
+            set(e, m);
+        } else {
+            let ty = game.type_ids[&Symbol::intern(&format!("t{}", m.ty))];
+            let mut e = Entity {
+                name: Symbol::intern(&m.name),
+                ty,
+                state: Symbol::intern("default"),
+                props: vec![Value::Int(0); game.ty(ty).properties.len()],
+                extra: Dict::new(),
+            };
+            set(&mut e, m);
+            w.add(e);
+        }
+    }
+    w
+}
+
+fn describe(world: &World, game: &Game) -> String {
+    world
+        .iter()
+        .map(|(_, e)| {
+            let props: Vec<String> = e
+                .properties(game)
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect();
+            format!("{} {}", e.name, props.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn check(spec: &Spec) -> Result<(), TestCaseError> {
+    let text = spec.text();
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text.clone());
+    let built = match build_game(&fs, std::path::Path::new("game.fr")) {
+        Ok(b) => b,
+        Err(e) => {
+            return Err(TestCaseError::fail(format!(
+                "the generated game does not build:\n{}\n{text}",
+                e.render_plain()
+            )));
+        }
+    };
+    let game: Arc<Game> = built.game.clone();
+    let (mut session, _) = Session::start(game.clone(), &SessionOptions::default())
+        .map_err(|e| TestCaseError::fail(format!("start failed: {e}\n{text}")))?;
+    let mut model = Model {
+        spec,
+        world: spec
+            .counters
+            .iter()
+            .enumerate()
+            .map(|(i, (ty, x, y))| MEntity {
+                name: format!("c{i}"),
+                ty: *ty,
+                x: *x,
+                y: *y,
+                n: 0,
+            })
+            .collect(),
+        checkpoints: Vec::new(),
+    };
+    prop_assert!(
+        session
+            .world
+            .same_as(&expected_world(&game, &session.world, &model.world)),
+        "initial world differs from the model\n{text}"
+    );
+    for (step, &(c, l)) in spec.transactions.iter().enumerate() {
+        let e = spec.counter(c);
+        let before = session.world.clone();
+        let mut attrs = Dict::new();
+        attrs.insert(Key::Str(Symbol::intern("d")), Value::Int(0));
+        let msg = Message {
+            label: Symbol::intern(&format!("m{l}")),
+            attrs,
+        };
+        let tx = session.deliver(Symbol::intern(&format!("c{e}")), msg);
+        let expected = model.transaction(e, l);
+        let context = || {
+            format!(
+                "transaction {step}: m{l} to c{e}: {} (model: {expected:?})\nworld: {}\n{text}",
+                tx.status.summary(),
+                describe(&session.world, &game)
+            )
+        };
+        let status_ok = match (&tx.status, &expected) {
+            (Status::Committed(Value::Int(v)), Outcome::Committed(m)) => v == m,
+            (Status::Vetoed { .. }, Outcome::Vetoed) => true,
+            (Status::RolledBack { .. }, Outcome::RolledBack { .. }) => true,
+            (Status::Failed(_), Outcome::Failed) => true,
+            _ => false,
+        };
+        prop_assert!(status_ok, "status differs from the model\n{}", context());
+        match expected {
+            Outcome::Failed | Outcome::Vetoed => prop_assert!(
+                session.world.same_as(&before),
+                "a failed or vetoed transaction changed the world\n{}",
+                context()
+            ),
+            Outcome::RolledBack { first } => {
+                if first && spec.checkpoint_law {
+                    prop_assert!(
+                        session.world.same_as(&before),
+                        "a rollback to the checkpoint opened at the start did not restore the world before the transaction\n{}",
+                        context()
+                    );
+                }
+            }
+            Outcome::Committed(_) => prop_assert!(
+                !session.world.same_as(&before),
+                "a committed transaction left the world unchanged\n{}",
+                context()
+            ),
+        }
+        // After a rollback the model's world is the checkpoint it restored.
+        prop_assert!(
+            session
+                .world
+                .same_as(&expected_world(&game, &before, &model.world)),
+            "the world differs from the model's\n{}",
+            context()
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        max_shrink_iters: 2000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn transactions_match_the_model(spec in spec_strategy()) {
+        check(&spec)?;
+    }
+}
+
+/// The generator and the model agree on a hand-written case that exercises every kind
+/// of ending (so a change to the generated text that the model misses is caught even if
+/// the random cases happened not to).
+#[test]
+fn every_ending_is_reached() {
+    let spec = Spec {
+        checkpoint_law: true,
+        t0: vec![
+            vec![Op::Inc(Prop::X, 1), Op::Send { to: 1, label: 1 }],
+            vec![Op::Inc(Prop::Y, 2), Op::Spawn],
+            vec![
+                Op::Checkpoint,
+                Op::Inc(Prop::X, 3),
+                Op::RollbackIf(Prop::X, 2),
+            ],
+        ],
+        t1: vec![None, None, Some(vec![Op::FailIf(Prop::Y, 0)])],
+        t2: vec![vec![], vec![], vec![]],
+        counters: vec![(0, 0, 0), (1, 0, 1), (2, 0, 0)],
+        advice: vec![Advice {
+            target: Target::Instance(2),
+            label: None,
+            body: AdviceBody::Law {
+                inc: None,
+                veto_above: -1,
+            },
+        }],
+        transactions: vec![(0, 0), (0, 1), (1, 2), (0, 2), (2, 0)],
+    };
+    let mut model = Model {
+        spec: &spec,
+        world: spec
+            .counters
+            .iter()
+            .enumerate()
+            .map(|(i, (ty, x, y))| MEntity {
+                name: format!("c{i}"),
+                ty: *ty,
+                x: *x,
+                y: *y,
+                n: 0,
+            })
+            .collect(),
+        checkpoints: Vec::new(),
+    };
+    let outcomes: Vec<Outcome> = spec
+        .transactions
+        .iter()
+        .map(|&(c, l)| model.transaction(c, l))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            Outcome::Committed(1),
+            Outcome::Committed(1),
+            Outcome::Failed,
+            Outcome::RolledBack { first: false },
+            Outcome::Vetoed,
+        ]
+    );
+    if let Err(e) = check(&spec) {
+        panic!("{e}");
+    }
+}
