@@ -8,6 +8,7 @@
 //! # game: tests/inputs/repl/games/relay   the game, relative to the crate root
 //! #                                       (default: games/mini-awele)
 //! # seed: 7                               seed of the random generator (default 0)
+//! # rules: games/awele/variants/x.fr      a rules file put in force at start (repeatable)
 //! # any other comment line                prose: what the transcript shows
 //! ```
 //!
@@ -41,6 +42,7 @@ const DEFAULT_GAME: &str = "games/mini-awele";
 struct Transcript {
     game: PathBuf,
     seed: u64,
+    rules: Vec<PathBuf>,
     input: String,
 }
 
@@ -49,6 +51,7 @@ fn transcript(text: &str, path: &Path) -> Transcript {
     let mut t = Transcript {
         game: PathBuf::from(DEFAULT_GAME),
         seed: 0,
+        rules: Vec::new(),
         input: String::new(),
     };
     let mut lines = text.lines().peekable();
@@ -57,6 +60,7 @@ fn transcript(text: &str, path: &Path) -> Transcript {
             let value = value.trim();
             match key.trim() {
                 "game" => t.game = PathBuf::from(value),
+                "rules" => t.rules.push(PathBuf::from(value)),
                 "seed" => {
                     t.seed = value.parse().unwrap_or_else(|_| {
                         panic!("{}: `# seed: {value}` is not a number", path.display())
@@ -111,7 +115,7 @@ fn run_transcript(path: &Path) -> String {
         seed: t.seed,
         params: vec![],
         limits: Default::default(),
-        rules: vec![],
+        rules: t.rules.clone(),
         color: false,
     })
     .unwrap_or_else(|e| {

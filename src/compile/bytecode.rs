@@ -63,6 +63,12 @@ pub enum Op {
         /// Where to go when the list is exhausted.
         exit: u32,
     },
+    /// `(property "p")` with a literal name: push the running entity's property.
+    Property(Symbol),
+    /// `(property "p" of e)` with a literal name: pop the entity name, push its property.
+    PropertyOf(Symbol),
+    /// `(attribute "k")` with a literal key: push the handled message's attribute.
+    Attribute(Symbol),
     /// A game-model form: pops its operands (and `attrs` key/value pairs) and pushes its
     /// result.
     Form(FormOp, u8),

@@ -10,8 +10,8 @@ use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::{
-    AdviceBody, AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, Item, Pattern,
-    Program,
+    AdviceBody, AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, FormOp, Item,
+    Pattern, Program,
 };
 
 use super::builtins::BUILTINS;
@@ -586,6 +586,30 @@ impl Emitter<'_> {
                 self.emit(Op::Return, span);
             }
             ExprKind::Form { op, args, attrs } => {
+                // The commonest reads with a literal name get an instruction of their own.
+                if let (
+                    FormOp::Property | FormOp::PropertyOf | FormOp::Attribute,
+                    Some(Expr {
+                        kind: ExprKind::Str(name),
+                        ..
+                    }),
+                ) = (op, args.first())
+                {
+                    let name = *name;
+                    match op {
+                        FormOp::Property => {
+                            self.emit(Op::Property(name), span);
+                        }
+                        FormOp::PropertyOf => {
+                            self.expr(&args[1]);
+                            self.emit(Op::PropertyOf(name), span);
+                        }
+                        _ => {
+                            self.emit(Op::Attribute(name), span);
+                        }
+                    }
+                    return;
+                }
                 for a in args {
                     self.expr(a);
                 }

@@ -198,7 +198,8 @@ impl Repl {
         let mut reply = Reply::default();
         let text = if self.pending.is_some() {
             self.handle_pending(line, &mut reply)
-        } else if line.is_empty() {
+        } else if line.is_empty() || line.starts_with(';') {
+            // A blank line or a comment (transcripts explain themselves with `;` lines).
             String::new()
         } else if let Some(rest) = line.strip_prefix(':') {
             self.command(rest, &mut reply)

@@ -88,6 +88,8 @@ pub struct Session {
     pub trace: bool,
     /// Set (from a signal handler) to interrupt the running transaction.
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// Ids of the entities made at start, by name (they never change).
+    fixed: Arc<FxHashMap<Symbol, super::world::EntityId>>,
 }
 
 impl Session {
@@ -106,6 +108,7 @@ impl Session {
             limits: options.limits,
             trace: options.trace,
             interrupt: None,
+            fixed: Arc::default(),
         };
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
@@ -150,6 +153,7 @@ impl Session {
             }
             s.world.add(entity);
         }
+        s.fixed = Arc::new(s.world.iter().map(|(id, e)| (e.name, id)).collect());
         let mut setup = None;
         for code in &game.setup {
             let tx = s.eval(*code);
@@ -188,6 +192,7 @@ impl Session {
             trace: self.trace,
             stepping: false,
             interrupt: self.interrupt.as_deref(),
+            fixed: &self.fixed,
         }
     }
 
@@ -373,6 +378,7 @@ impl Session {
             limits: self.limits,
             trace: false,
             interrupt: None,
+            fixed: self.fixed.clone(),
         }
     }
 

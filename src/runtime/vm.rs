@@ -18,7 +18,7 @@ use crate::symbol::Symbol;
 
 use super::builtins::pure_fn;
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
-use super::value::{Dict, List, Message, Value};
+use super::value::{Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, World};
 
 /// Limits on one transaction.
@@ -98,6 +98,8 @@ pub struct Context<'a> {
     pub stepping: bool,
     /// Set from another thread (Ctrl-C) to make the transaction fail.
     pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
+    /// Ids of the entities made when the game started, by name.
+    pub fixed: &'a Arc<FxHashMap<Symbol, EntityId>>,
 }
 
 /// Why [`Machine::run`] returned.
@@ -175,6 +177,7 @@ pub struct Machine {
     waiting: Option<Symbol>,
     paused: bool,
     done: Option<Status>,
+    fixed: Arc<FxHashMap<Symbol, EntityId>>,
 }
 
 /// What a form did.
@@ -190,8 +193,9 @@ enum Flow {
 }
 
 impl Machine {
-    fn new(world: World) -> Machine {
+    fn new(world: World, cx: &Context<'_>) -> Machine {
         Machine {
+            fixed: cx.fixed.clone(),
             start: world.clone(),
             world,
             stack: Vec::with_capacity(64),
@@ -209,7 +213,7 @@ impl Machine {
 
     /// A transaction delivering `msg` to the entity `to` from the user.
     pub fn deliver(world: World, cx: &mut Context<'_>, to: Symbol, msg: Message) -> Machine {
-        let mut m = Machine::new(world);
+        let mut m = Machine::new(world, cx);
         match m.send(cx, &Value::Str(to), Arc::new(msg), OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
@@ -219,7 +223,7 @@ impl Machine {
 
     /// A transaction running `code` as the user (no entity, no message).
     pub fn eval(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
-        let mut m = Machine::new(world);
+        let mut m = Machine::new(world, cx);
         m.push_frame(cx, code, Kind::Top, NO_JP);
         m
     }
@@ -521,6 +525,35 @@ impl Machine {
                             }
                         }
                     }
+                    Op::Property(name) => {
+                        let span = code.spans[ip - 1];
+                        let v = match self.me() {
+                            Some((id, _)) => self.read_property(cx, id, name, span)?,
+                            None => {
+                                return Err(self.no_entity(span, "(property <name> of <entity>)"));
+                            }
+                        };
+                        self.stack.push(v);
+                    }
+                    Op::PropertyOf(name) => {
+                        let span = code.spans[ip - 1];
+                        let entity = self.stack.pop().unwrap_or_default();
+                        let id = self.entity_named(&entity, span)?;
+                        let v = self.read_property(cx, id, name, span)?;
+                        self.stack.push(v);
+                    }
+                    Op::Attribute(key) => {
+                        let v = match self.current_jp() {
+                            Some(jp) => jp
+                                .msg
+                                .attrs
+                                .get(&Key::Str(key))
+                                .cloned()
+                                .unwrap_or_default(),
+                            None => return Err(self.no_message(code.spans[ip - 1])),
+                        };
+                        self.stack.push(v);
+                    }
                     Op::Form(form, nattrs) => {
                         if let Some(f) = self.frames.last_mut() {
                             f.ip = ip as u32;
@@ -743,6 +776,13 @@ impl Machine {
                 format!("an entity is named by a string, got {} {v}", v.type_name()),
             ));
         };
+        // Entities made when the game started keep their ids: look them up in the game's
+        // fixed table first (a plain hash map), then in the world's.
+        if let Some(&id) = self.fixed.get(name)
+            && self.world.entity(id).is_some_and(|e| e.name == *name)
+        {
+            return Ok(id);
+        }
         self.world.lookup(*name).ok_or_else(|| {
             let mut e = self.error(span, format!("no entity named \"{name}\""));
             let names: Vec<&str> = self.world.iter().map(|(_, e)| e.name.as_str()).collect();
@@ -848,10 +888,8 @@ impl Machine {
 
     fn pop_args<const N: usize>(&mut self) -> [Value; N] {
         let at = self.stack.len() - N;
-        let mut out: [Value; N] = std::array::from_fn(|_| Value::Nil);
-        for (o, v) in out.iter_mut().zip(self.stack.drain(at..)) {
-            *o = v;
-        }
+        let out = std::array::from_fn(|i| std::mem::take(&mut self.stack[at + i]));
+        self.stack.truncate(at);
         out
     }
 

@@ -345,7 +345,7 @@ impl Machine {
         })
     }
 
-    fn no_entity(&self, span: Span, instead: &str) -> RuntimeError {
+    pub(super) fn no_entity(&self, span: Span, instead: &str) -> RuntimeError {
         let mut e = self.error(span, "no entity here: this code runs as the user");
         e.hint = Some(format!("name the entity explicitly: {instead}"));
         e
@@ -367,7 +367,7 @@ impl Machine {
         e
     }
 
-    fn no_message(&self, span: Span) -> RuntimeError {
+    pub(super) fn no_message(&self, span: Span) -> RuntimeError {
         let mut e = self.error(span, "no message here: this code is not handling one");
         e.hint = Some("attributes and labels of a message value are read with `of`".into());
         e
@@ -380,7 +380,7 @@ impl Machine {
         )
     }
 
-    fn read_property(
+    pub(super) fn read_property(
         &self,
         cx: &Context<'_>,
         id: super::EntityId,
