@@ -45,7 +45,7 @@ pub fn default_game() -> PathBuf {
 }
 
 /// The bundled game `flexrules repl` opens by default.
-pub const DEFAULT_GAME: &str = "mini-awele";
+pub const DEFAULT_GAME: &str = "awele";
 
 /// Run `flexrules repl`.
 pub fn run(args: &ReplArgs) -> ExitCode {
