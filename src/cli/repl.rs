@@ -34,13 +34,15 @@ pub struct ReplArgs {
 
 /// The game opened when none is named.
 pub fn default_game() -> PathBuf {
-    let bundled = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("games")
-        .join(DEFAULT_GAME);
-    if bundled.exists() {
-        bundled
+    // From the checkout, the short path; from elsewhere, the path of the checkout it was
+    // built from.
+    let here = PathBuf::from("games").join(DEFAULT_GAME);
+    if here.join("game.fr").exists() {
+        here
     } else {
-        PathBuf::from("games").join(DEFAULT_GAME)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("games")
+            .join(DEFAULT_GAME)
     }
 }
 
