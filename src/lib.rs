@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod board;
 pub mod cli;
 pub mod compile;
 pub mod diagnostic;

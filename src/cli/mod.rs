@@ -2,6 +2,7 @@
 //!
 //! Boundary: the only layer that prints, reads the environment or chooses exit codes.
 
+pub mod board;
 mod check;
 pub mod game;
 pub mod play;
@@ -68,6 +69,14 @@ pub enum Command {
     Playout(play::PlayoutArgs),
     /// Count the move sequences of each length up to a depth (after the --play moves).
     Perft(play::PerftArgs),
+    /// Build a board and show it: its cells and links, its identification string, and the
+    /// problems of its links.
+    ///
+    /// The board is an identification string (8x8, 6x6dc2s=, 3x8x8), a board file ending in
+    /// .xml (BoardGame links or joChess), or ring:<n>[:<prefix>]. Exit status: 0 when the
+    /// board builds (problems are warnings), 1 when its description is malformed, 2 when the
+    /// command line is wrong or a file cannot be read or written.
+    Board(board::BoardArgs),
 }
 
 /// Run the command line.
@@ -80,6 +89,7 @@ pub fn main() -> ExitCode {
         Command::Repl(args) => repl::run(&args),
         Command::Playout(args) => play::playout(&args),
         Command::Perft(args) => play::perft(&args),
+        Command::Board(args) => board::run(&args),
     }
 }
 
