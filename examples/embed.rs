@@ -52,5 +52,8 @@ fn main() {
     let id = session.world.lookup(Symbol::intern("c")).expect("c exists");
     let counter = session.world.entity(id).expect("c is alive");
     let count = counter.property(&game, Symbol::intern("count"));
-    println!("count = {}", count.map_or("none".to_string(), |v| v.to_string()));
+    println!(
+        "count = {}",
+        count.map_or("none".to_string(), |v| v.to_string())
+    );
 }

@@ -107,19 +107,23 @@ impl Diagnostic {
     }
 }
 
-impl ariadne::Span for Span {
+/// A span in characters, as ariadne is given it.
+#[derive(Clone, Debug)]
+struct CharSpan(FileId, std::ops::Range<usize>);
+
+impl ariadne::Span for CharSpan {
     type SourceId = FileId;
 
     fn source(&self) -> &FileId {
-        &self.file
+        &self.0
     }
 
     fn start(&self) -> usize {
-        self.start as usize
+        self.1.start
     }
 
     fn end(&self) -> usize {
-        self.end as usize
+        self.1.end
     }
 }
 
@@ -186,17 +190,20 @@ pub fn render(
                 .map(|n| (n.span, n.message.as_str(), Color::Blue)),
         );
         places.sort_by_key(|(s, _, _)| (s.file, s.start));
-        let mut report = Report::build(kind, d.span)
+        // ariadne is given character offsets: with byte offsets it mislocates (and can
+        // panic on) labels in a file other than the primary one that has multi-byte text.
+        let chars = |s: Span| CharSpan(s.file, map.file(s.file).char_range(s.range()));
+        let mut report = Report::build(kind, chars(d.span))
             .with_config(
                 Config::default()
                     .with_color(config.color)
-                    .with_index_type(IndexType::Byte),
+                    .with_index_type(IndexType::Char),
             )
             .with_code(d.code)
             .with_message(&d.message);
         for (order, (span, message, color)) in places.into_iter().enumerate() {
             report = report.with_label(
-                Label::new(span)
+                Label::new(chars(span))
                     .with_message(message)
                     .with_color(color)
                     .with_order(order as i32),
@@ -270,11 +277,13 @@ pub fn to_json<'a>(map: &SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
 
 /// The candidate closest to `word`, if one is close enough to be a likely typo.
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(1);
+    let len = word.chars().count();
+    let limit = (len / 3).max(1);
+    let lower = word.to_lowercase();
     candidates
         .into_iter()
-        .filter(|c| *c != word)
-        .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|c| *c != word && c.chars().count().abs_diff(len) <= limit)
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, c)| (d, c))
         .map(|(_, c)| c)

@@ -74,6 +74,20 @@ impl SourceFile {
         }
     }
 
+    /// The character offsets of the byte range `range` (clamped to the text, and to
+    /// character boundaries).
+    pub fn char_range(&self, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let count = |b: usize| {
+            let mut b = b.min(self.text.len());
+            while !self.text.is_char_boundary(b) {
+                b -= 1;
+            }
+            self.text[..b].chars().count()
+        };
+        let start = count(range.start);
+        start..count(range.end).max(start)
+    }
+
     /// 1-based line and column (in characters) of byte `offset`.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());

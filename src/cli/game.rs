@@ -44,6 +44,8 @@ pub struct Opened {
     pub sources: SourceMap,
     /// The session after #setup.
     pub session: Session,
+    /// The #setup transaction, if the game has one.
+    pub setup: Option<crate::runtime::trace::Transaction>,
 }
 
 /// Print diagnostics on standard error.
@@ -80,7 +82,11 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
         trace,
     };
     match Session::start(game, &session_options) {
-        Ok((session, _)) => Ok(Opened { sources, session }),
+        Ok((session, setup)) => Ok(Opened {
+            sources,
+            session,
+            setup,
+        }),
         Err(e) => {
             match e.diagnostic() {
                 Some(d) => report(&sources, &[d]),

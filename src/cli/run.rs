@@ -58,6 +58,14 @@ pub fn run(args: &RunArgs) -> ExitCode {
     };
     let session = &mut opened.session;
     let mut steps: Vec<Step> = Vec::new();
+    if let Some(tx) = opened.setup.take()
+        && !(tx.output.is_empty() && tx.trace.is_empty())
+    {
+        steps.push(Step {
+            input: "#setup".into(),
+            tx,
+        });
+    }
     for text in &args.sends {
         let tx = match parse_send(text) {
             Ok((to, msg)) => session.deliver(to, msg),

@@ -149,6 +149,19 @@ pub const BUILTINS: &[Builtin] = &[
     b("shuffle", Arity::exactly(1), "(shuffle <list>)"),
     b("notify", Arity::exactly(1), "(notify <text>)"),
     b("print", Arity::at_least(0), "(print <value> ...)"),
+    // Boards.
+    b(
+        "neighbor",
+        Arity::exactly(2),
+        "(neighbor <cell> <direction>)",
+    ),
+    b(
+        "walk",
+        Arity::exactly(2),
+        "(walk <cell> (list <direction> ...))",
+    ),
+    b("ray", Arity::exactly(2), "(ray <cell> <direction>)"),
+    b("directions", Arity::exactly(1), "(directions <cell>)"),
 ];
 
 /// The builtin called `name`.

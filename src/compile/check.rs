@@ -50,7 +50,7 @@ struct TypeInfo {
 pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut c = Checker::new();
     let items = &loaded.program.items;
-    c.collect(items);
+    c.collect(items, Some(&loaded.sources));
     c.check_items(items);
     if options.lint_unused_patterns {
         c.lint_patterns(items);
@@ -75,7 +75,7 @@ pub fn check_snippet(
     snippet: Snippet<'_>,
 ) -> Vec<Diagnostic> {
     let mut c = Checker::new();
-    c.collect(&program.items);
+    c.collect(&program.items, None);
     c.diags.clear();
     c.base_advice = advice_in_force.iter().cloned().collect();
     match snippet {
@@ -138,7 +138,7 @@ impl Checker {
     }
 
     /// First pass: every global name.
-    fn collect(&mut self, items: &[Item]) {
+    fn collect(&mut self, items: &[Item], sources: Option<&crate::source::SourceMap>) {
         for item in items {
             match item {
                 Item::Entity(e) => self.collect_entity(e),
@@ -185,7 +185,7 @@ impl Checker {
         // initial properties instead of making a second entity.
         for item in items {
             if let Item::Board(b) = item {
-                self.collect_board(b);
+                self.collect_board(b, sources);
             }
         }
         let cells: FxHashMap<Symbol, (Symbol, Span)> = self.instances.clone();
@@ -245,16 +245,38 @@ impl Checker {
         }
     }
 
-    fn collect_board(&mut self, b: &crate::syntax::ast::BoardDef) {
-        match &b.shape {
-            BoardShape::Ring { size, prefix } => {
-                let prefix = self.text(prefix.sym).to_string();
-                for i in 0..(*size).clamp(0, crate::syntax::ast::MAX_RING) {
-                    let sym = Symbol::intern(&format!("{prefix}{i}"));
+    fn collect_board(
+        &mut self,
+        b: &crate::syntax::ast::BoardDef,
+        sources: Option<&crate::source::SourceMap>,
+    ) {
+        let empty = crate::source::SourceMap::new();
+        if let BoardShape::File { file: None, .. } = b.shape {
+            // The loader could not read it and said so; its cells are unknown.
+            self.open_boards = true;
+            return;
+        }
+        if sources.is_none() && matches!(b.shape, BoardShape::File { .. }) {
+            // Checking a snippet: the board file is not at hand, its cells are known at
+            // run time only.
+            self.open_boards = true;
+            return;
+        }
+        match super::boards::build(b, sources.unwrap_or(&empty)) {
+            Ok((board, warnings)) => {
+                if sources.is_some() {
+                    self.diags.extend(warnings);
+                }
+                for c in board.cells() {
+                    let sym = board.cell_name(c);
                     self.add_instance(Name { sym, span: b.span }, b.ty.sym);
                 }
             }
-            BoardShape::Identification(_) | BoardShape::File { .. } => self.open_boards = true,
+            Err(d) => {
+                if sources.is_some() {
+                    self.diags.push(*d);
+                }
+            }
         }
     }
 

@@ -21,8 +21,11 @@ use super::program::{
     Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, Param, TypeId,
 };
 
-/// Compile a checked program.
-pub fn compile(program: &Program) -> Result<Game, Vec<Diagnostic>> {
+/// Compile a checked program (`sources` holds the board files it names).
+pub fn compile(
+    program: &Program,
+    sources: &crate::source::SourceMap,
+) -> Result<Game, Vec<Diagnostic>> {
     let mut c = Compiler {
         game: Game::default(),
         errors: Vec::new(),
@@ -30,7 +33,7 @@ pub fn compile(program: &Program) -> Result<Game, Vec<Diagnostic>> {
     c.register_functions(&program.items);
     c.types(&program.items);
     c.functions(&program.items);
-    c.rest(&program.items);
+    c.rest(&program.items, sources);
     if c.errors.is_empty() {
         Ok(c.game)
     } else {
@@ -168,54 +171,23 @@ impl Compiler {
         id
     }
 
-    fn rest(&mut self, items: &[Item]) {
+    fn rest(&mut self, items: &[Item], sources: &crate::source::SourceMap) {
         let mut advice_index = 0;
         let mut by_name: FxHashMap<Symbol, usize> = FxHashMap::default();
         for item in items {
-            if let Item::Board(b) = item {
-                {
-                    let Some(ty) = self.type_id(b.ty.sym, b.ty.span) else {
-                        continue;
-                    };
-                    match &b.shape {
-                        BoardShape::Ring { size, prefix } => {
-                            let n = *size;
-                            let name = |i: i64| {
-                                Symbol::intern(&format!("{}{}", prefix.sym, i.rem_euclid(n)))
-                            };
-                            for i in 0..n {
-                                let links = vec![
-                                    (Symbol::intern("next"), name(i + 1)),
-                                    (Symbol::intern("prev"), name(i - 1)),
-                                ];
-                                let cell = name(i);
-                                by_name.insert(cell, self.game.instances.len());
-                                self.game.instances.push(Instance {
-                                    name: cell,
-                                    ty,
-                                    properties: vec![
-                                        (Symbol::intern("index"), InitValue::Int(i)),
-                                        (Symbol::intern("next"), InitValue::Str(name(i + 1))),
-                                        (Symbol::intern("prev"), InitValue::Str(name(i - 1))),
-                                        (Symbol::intern("links"), InitValue::Links(links)),
-                                    ],
-                                    span: b.span,
-                                });
-                            }
-                        }
-                        BoardShape::Identification(_) | BoardShape::File { .. } => {
-                            self.errors.push(
-                                Diagnostic::error(
-                                    "board-not-supported",
-                                    b.span,
-                                    "this kind of #board cannot be built yet",
-                                )
-                                .with_hint("only `#board ring <n> of <type> named \"<prefix>\"` runs in this version; grids and board files are checked but not built"),
-                            );
-                        }
-                    }
+            let Item::Board(b) = item else { continue };
+            let Some(ty) = self.type_id(b.ty.sym, b.ty.span) else {
+                continue;
+            };
+            let board = match super::boards::build(b, sources) {
+                Ok((board, _)) => board,
+                Err(d) => {
+                    self.errors.push(*d);
+                    continue;
                 }
-            }
+            };
+            self.board_cells(&board, ty, b, &mut by_name);
+            self.game.boards.push(std::sync::Arc::new(board));
         }
         for item in items {
             match item {
@@ -307,6 +279,62 @@ impl Compiler {
             code,
             source,
             span: a.span,
+        }
+    }
+
+    /// Make an instance of `ty` for every cell of `board`, with its coordinates, its links
+    /// table (direction to cell), the turns of links that permute directions, and for rings
+    /// its index and neighbours.
+    fn board_cells(
+        &mut self,
+        board: &crate::board::Board,
+        ty: TypeId,
+        def: &crate::syntax::ast::BoardDef,
+        by_name: &mut FxHashMap<Symbol, usize>,
+    ) {
+        let index = self.game.boards.len() as u32;
+        let ring = matches!(def.shape, BoardShape::Ring { .. });
+        let (next, prev) = (Symbol::intern("next"), Symbol::intern("prev"));
+        for (i, c) in board.cells().enumerate() {
+            let name = board.cell_name(c);
+            let mut links = Vec::new();
+            let mut turns = Vec::new();
+            for (d, link) in board.links(c) {
+                let dir = board.dir_name(d);
+                links.push((dir, board.cell_name(link.target)));
+                if let Some(p) = link.perm {
+                    let moved = board
+                        .permutation(p)
+                        .moved()
+                        .map(|(a, b)| (board.dir_name(a), board.dir_name(b)))
+                        .collect();
+                    turns.push((dir, moved));
+                }
+            }
+            let coords = board.coords(c).iter().map(|&x| i64::from(x)).collect();
+            let mut properties = vec![
+                (Symbol::intern("coords"), InitValue::Ints(coords)),
+                (Symbol::intern("links"), InitValue::Links(links.clone())),
+            ];
+            if !turns.is_empty() {
+                properties.push((Symbol::intern("turns"), InitValue::Turns(turns)));
+            }
+            if ring {
+                properties.push((Symbol::intern("index"), InitValue::Int(i as i64)));
+                for (dir, target) in &links {
+                    if *dir == next || *dir == prev {
+                        properties.push((*dir, InitValue::Str(*target)));
+                    }
+                }
+            }
+            self.game.cells.insert(name, (index, c));
+            by_name.insert(name, self.game.instances.len());
+            self.game.instances.push(Instance {
+                name,
+                ty,
+                properties,
+                span: def.span,
+            });
         }
     }
 

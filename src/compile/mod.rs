@@ -4,6 +4,7 @@
 //! parameters, locals, builtins) and how code is laid out for the VM, but not how anything
 //! runs. It reads the AST and never changes it.
 
+pub mod boards;
 pub mod builtins;
 pub mod bytecode;
 pub mod check;
@@ -194,7 +195,7 @@ fn build_base(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError> {
             checked.diagnostics,
         ));
     }
-    match codegen::compile(&checked.loaded.program) {
+    match codegen::compile(&checked.loaded.program, &checked.loaded.sources) {
         Ok(game) => Ok(Built {
             sources: checked.loaded.sources,
             game: std::sync::Arc::new(game),

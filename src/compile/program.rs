@@ -96,6 +96,10 @@ pub enum InitValue {
     Int(i64),
     /// A dictionary of names (such as a links table).
     Links(Vec<(Symbol, Symbol)>),
+    /// A list of integers (such as coordinates).
+    Ints(Vec<i64>),
+    /// Per direction, a dictionary of directions (the turns of links that permute them).
+    Turns(Vec<(Symbol, Vec<(Symbol, Symbol)>)>),
 }
 
 /// A `#param`.
@@ -130,6 +134,10 @@ pub struct Game {
     pub instances: Vec<Instance>,
     /// Every compiled body.
     pub codes: Vec<Code>,
+    /// The boards `#board` built, for navigation.
+    pub boards: Vec<std::sync::Arc<crate::board::Board>>,
+    /// Cell name to its board and cell.
+    pub cells: FxHashMap<Symbol, (u32, crate::board::CellId)>,
 }
 
 impl Game {

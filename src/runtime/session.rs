@@ -143,6 +143,12 @@ impl Session {
                     InitValue::Str(x) => Value::Str(*x),
                     InitValue::Int(i) => Value::Int(*i),
                     InitValue::Links(l) => links_dict(l),
+                    InitValue::Ints(v) => Value::list(v.iter().map(|&i| Value::Int(i)).collect()),
+                    InitValue::Turns(t) => Value::dict(
+                        t.iter()
+                            .map(|(d, moved)| (super::value::Key::Str(*d), links_dict(moved)))
+                            .collect(),
+                    ),
                 };
                 match entity.property_mut(&game, *name) {
                     Some(slot) => *slot = v,

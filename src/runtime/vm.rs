@@ -859,11 +859,97 @@ impl Machine {
                 self.output.push(Output::Print(text));
                 Ok(Value::Nil)
             }
+            "neighbor" | "walk" | "ray" | "directions" => self.navigate(cx, name, at, span),
             other => Err(self.error(
                 span,
                 format!("internal: builtin `{other}` has no implementation"),
             )),
         }
+    }
+
+    /// The board builtins: `neighbor`, `walk`, `ray`, `directions`.
+    fn navigate(
+        &self,
+        cx: &Context<'_>,
+        name: &str,
+        at: usize,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        let args = &self.stack[at..];
+        let game = cx.game;
+        let Value::Str(cell) = &args[0] else {
+            return Err(self.error(
+                span,
+                format!(
+                    "`{name}` needs a cell name, got {} {}",
+                    args[0].type_name(),
+                    args[0]
+                ),
+            ));
+        };
+        let Some(&(b, c)) = game.cells.get(cell) else {
+            let mut e = self.error(span, format!("\"{cell}\" is not a cell of any #board"));
+            e.hint = Some(
+                "cells are the entities a #board makes, such as \"a1\" on an 8x8 board".into(),
+            );
+            return Err(e);
+        };
+        let board = &game.boards[b as usize];
+        let dir = |v: &Value| -> Result<crate::board::DirId, RuntimeError> {
+            let Value::Str(d) = v else {
+                return Err(self.error(
+                    span,
+                    format!("a direction is a string, got {} {v}", v.type_name()),
+                ));
+            };
+            board.direction_by_symbol(*d).ok_or_else(|| {
+                let names: Vec<&str> = board
+                    .directions(c)
+                    .map(|d| board.dir_name(d).as_str())
+                    .collect();
+                let mut e = self.error(span, format!("this board has no direction \"{d}\""));
+                e.hint = Some(
+                    match crate::diagnostic::closest(d.as_str(), names.iter().copied()) {
+                        Some(n) => format!("did you mean \"{n}\"?"),
+                        None => format!("the directions from {cell} are {}", names.join(" ")),
+                    },
+                );
+                e
+            })
+        };
+        let cell_value = |c: Option<crate::board::CellId>| {
+            c.map_or(Value::Nil, |c| Value::Str(board.cell_name(c)))
+        };
+        Ok(match name {
+            "neighbor" => cell_value(board.neighbor(c, dir(&args[1])?)),
+            "walk" => {
+                let Value::List(steps) = &args[1] else {
+                    return Err(self.error(
+                        span,
+                        format!(
+                            "`walk` needs a list of directions, got {} {}",
+                            args[1].type_name(),
+                            args[1]
+                        ),
+                    ));
+                };
+                let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
+                cell_value(board.walk(c, &dirs))
+            }
+            "ray" => Value::list(
+                board
+                    .ray(c, dir(&args[1])?)
+                    .into_iter()
+                    .map(|c| Value::Str(board.cell_name(c)))
+                    .collect(),
+            ),
+            _ => Value::list(
+                board
+                    .directions(c)
+                    .map(|d| Value::Str(board.dir_name(d)))
+                    .collect(),
+            ),
+        })
     }
 
     fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {

@@ -332,6 +332,8 @@ pub enum BoardShape {
         path: Name,
         /// The resolved file, when it exists.
         resolved: Option<std::path::PathBuf>,
+        /// Its text, read into the source map, when it could be read.
+        file: Option<FileId>,
     },
 }
 

@@ -233,7 +233,7 @@ impl<'a> Dumper<'a> {
             BoardShape::Identification(id) => {
                 list("identification", [atom(quote(self.text(id.sym)))])
             }
-            BoardShape::File { path, resolved } => {
+            BoardShape::File { path, resolved, .. } => {
                 let mut items = vec![atom(quote(self.text(path.sym)))];
                 match resolved {
                     Some(p) => items.push(list("resolved", [atom(quote(&self.path(p)))])),

@@ -344,15 +344,20 @@ impl Loader<'_> {
                 out.push(Item::Advice(advice));
             }
             Item::Board(mut board) => {
-                if let BoardShape::File { path, resolved } = &mut board.shape {
+                if let BoardShape::File {
+                    path,
+                    resolved,
+                    file,
+                } = &mut board.shape
+                {
                     let p = *path;
                     if let Some(full) = self.resolve(p, from, "board file") {
-                        if self.fs.exists(&full) {
-                            *resolved = Some(full);
-                        } else {
-                            let e =
-                                std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
-                            self.missing_file(p, &full, "board file", e);
+                        match self.fs.read(&full) {
+                            Ok(text) => {
+                                *file = Some(self.sources.add(full.clone(), text));
+                                *resolved = Some(full);
+                            }
+                            Err(e) => self.missing_file(p, &full, "board file", e),
                         }
                     }
                 }

@@ -278,7 +278,17 @@ mod tests {
         assert_eq!(
             impure,
             [
-                "self", "sender", "param", "random", "shuffle", "notify", "print"
+                "self",
+                "sender",
+                "param",
+                "random",
+                "shuffle",
+                "notify",
+                "print",
+                "neighbor",
+                "walk",
+                "ray",
+                "directions"
             ]
         );
         assert!(pure_fn(BUILTINS.len()).is_none());

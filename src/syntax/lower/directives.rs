@@ -391,7 +391,7 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
                         .with_hint(format!("usage: {USAGE}")),
                     );
                 }
-                Some(*n)
+                (1..=super::super::ast::MAX_RING).contains(n).then_some(*n)
             }
             Some(other) => {
                 a.pos += 1;
@@ -428,6 +428,7 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
                 BoardShape::File {
                     path: name,
                     resolved: None,
+                    file: None,
                 }
             } else {
                 BoardShape::Identification(name)
