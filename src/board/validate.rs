@@ -103,12 +103,12 @@ impl Problem {
         }
     }
 
-    /// A warning at the problem's element of a board file, or at `fallback` (typically the
-    /// `#board` directive) when the board has no file.
-    pub fn to_diagnostic(&self, fallback: Span) -> Diagnostic {
-        let span = match &self.at {
-            Some(at) => Span::new(fallback.file, at.range.clone()),
-            None => fallback,
+    /// A warning at the problem's element of the board file `file` when it has one, or at
+    /// `fallback` (typically the `#board` directive).
+    pub fn to_diagnostic(&self, file: Option<crate::source::FileId>, fallback: Span) -> Diagnostic {
+        let span = match (&self.at, file) {
+            (Some(at), Some(file)) => Span::new(file, at.range.clone()),
+            _ => fallback,
         };
         let hint = match self.kind {
             ProblemKind::SecondLink { .. } => {

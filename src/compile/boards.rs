@@ -46,10 +46,14 @@ pub fn build(
             board::from_xml(&source.text, &stem).map_err(at(Span::new(*file, 0..0)))?
         }
     };
+    let file = match &def.shape {
+        BoardShape::File { file, .. } => *file,
+        _ => None,
+    };
     let warnings = board
         .problems()
         .iter()
-        .map(|p| p.to_diagnostic(def.span))
+        .map(|p| p.to_diagnostic(file, def.span))
         .collect();
     Ok((board, warnings))
 }
