@@ -33,6 +33,8 @@ pub enum Op {
     Load(u16),
     /// Pop into local slot `n`, and push the value back (`var` has the assigned value).
     Store(u16),
+    /// Pop into local slot `n` (a `var` whose own value is not used).
+    SetLocal(u16),
     /// Push the message being handled.
     Message,
     /// Drop the top value.

@@ -447,14 +447,33 @@ impl Emitter<'_> {
     }
 
     fn sequence(&mut self, body: &[Expr], span: Span) {
-        if body.is_empty() {
+        let Some((last, init)) = body.split_last() else {
             self.emit(Op::Nil, span);
+            return;
+        };
+        for e in init {
+            self.discard(e);
         }
-        for (i, e) in body.iter().enumerate() {
-            if i > 0 {
+        self.expr(last);
+    }
+
+    /// Compile `e` for its effect only: nothing is left on the stack.
+    fn discard(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::VarDef { name, value } => {
+                self.expr(value);
+                let slot = self.slot(name.sym);
+                self.emit(Op::SetLocal(slot), e.span);
+            }
+            ExprKind::Do(items) if !items.is_empty() => {
+                for item in items {
+                    self.discard(item);
+                }
+            }
+            _ => {
+                self.expr(e);
                 self.emit(Op::Pop, e.span);
             }
-            self.expr(e);
         }
     }
 
@@ -565,8 +584,7 @@ impl Emitter<'_> {
                 let var = self.slot(var.sym);
                 let top = self.here();
                 let next = self.emit(Op::IterNext { var, exit: 0 }, span);
-                self.expr(body);
-                self.emit(Op::Pop, span);
+                self.discard(body);
                 self.emit(Op::Jump(top), span);
                 let exit = self.here();
                 self.patch(next, exit);
@@ -576,8 +594,7 @@ impl Emitter<'_> {
                 let top = self.here();
                 self.expr(cond);
                 let jf = self.emit(Op::JumpIfFalse(0), span);
-                self.expr(body);
-                self.emit(Op::Pop, span);
+                self.discard(body);
                 self.emit(Op::Jump(top), span);
                 let exit = self.here();
                 self.patch(jf, exit);

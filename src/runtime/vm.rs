@@ -124,6 +124,20 @@ enum Kind {
 
 const NO_JP: u32 = u32::MAX;
 
+// Positions in the builtin table of the operators with an integer fast path (checked by a
+// test against `BUILTINS`).
+const FAST_ADD: u16 = 0;
+const FAST_SUB: u16 = 1;
+const FAST_MUL: u16 = 2;
+const FAST_EQ: u16 = 5;
+const FAST_EQ2: u16 = 6;
+const FAST_NE: u16 = 7;
+const FAST_LT: u16 = 8;
+const FAST_GT: u16 = 9;
+const FAST_LE: u16 = 10;
+const FAST_GE: u16 = 11;
+const FAST_LAST: u16 = 11;
+
 /// The span of a message from outside: it has no place in the sources.
 const OUTSIDE: Span = Span {
     file: crate::source::FileId(u32::MAX),
@@ -411,6 +425,10 @@ impl Machine {
                         let v = self.stack.last().cloned().unwrap_or_default();
                         self.stack[base + slot as usize] = v;
                     }
+                    Op::SetLocal(slot) => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        self.stack[base + slot as usize] = v;
+                    }
                     Op::Message => {
                         let v = match self.current_jp() {
                             Some(jp) => Value::Message(jp.msg.clone()),
@@ -446,6 +464,57 @@ impl Machine {
                         let eq = self.stack.last().is_some_and(|x| *x == v);
                         self.stack.push(Value::Bool(eq));
                     }
+                    Op::Builtin(index, 2)
+                        if index <= FAST_LAST
+                            && matches!(
+                                self.stack[self.stack.len() - 2..],
+                                [Value::Int(_), Value::Int(_)]
+                            ) =>
+                    {
+                        // Two integers: the commonest case of arithmetic and comparison,
+                        // done in place. Overflow and division go the general way.
+                        let n = self.stack.len();
+                        let (Value::Int(a), Value::Int(b)) =
+                            (&self.stack[n - 2], &self.stack[n - 1])
+                        else {
+                            unreachable!("matched above")
+                        };
+                        let (a, b) = (*a, *b);
+                        let r = match index {
+                            FAST_ADD => a.checked_add(b).map(Value::Int),
+                            FAST_SUB => a.checked_sub(b).map(Value::Int),
+                            FAST_MUL => a.checked_mul(b).map(Value::Int),
+                            FAST_EQ | FAST_EQ2 => Some(Value::Bool(a == b)),
+                            FAST_NE => Some(Value::Bool(a != b)),
+                            FAST_LT => Some(Value::Bool(a < b)),
+                            FAST_GT => Some(Value::Bool(a > b)),
+                            FAST_LE => Some(Value::Bool(a <= b)),
+                            FAST_GE => Some(Value::Bool(a >= b)),
+                            _ => None,
+                        };
+                        match r {
+                            Some(v) => {
+                                self.stack.pop();
+                                self.stack[n - 2] = v;
+                            }
+                            None => {
+                                let f = pure_fn(index as usize);
+                                let result = match f {
+                                    Some(f) => {
+                                        f(&mut self.stack[n - 2..]).map_err(|e| RuntimeError {
+                                            message: e.message,
+                                            hint: e.hint,
+                                            span: Some(code.spans[ip - 1]),
+                                            chain: self.chain(),
+                                        })?
+                                    }
+                                    None => Value::Nil,
+                                };
+                                self.stack.truncate(n - 2);
+                                self.stack.push(result);
+                            }
+                        }
+                    }
                     Op::Builtin(index, argc) => {
                         let at = self.stack.len() - argc as usize;
                         let result = match pure_fn(index as usize) {
@@ -473,10 +542,10 @@ impl Machine {
                         let callee = game.code(function.code);
                         let base = self.stack.len() - argc as usize;
                         let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
-                        self.stack.extend(std::iter::repeat_n(
-                            Value::Nil,
-                            (callee.locals as usize).saturating_sub(argc as usize),
-                        ));
+                        let extra = (callee.locals as usize).saturating_sub(argc as usize);
+                        if extra > 0 {
+                            self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
+                        }
                         self.frames.push(Frame {
                             code: function.code,
                             ip: 0,
@@ -995,3 +1064,21 @@ impl Machine {
 }
 
 mod forms;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_paths_name_the_right_builtins() {
+        let at = |i: u16| BUILTINS[i as usize].name;
+        assert_eq!(
+            [
+                FAST_ADD, FAST_SUB, FAST_MUL, FAST_EQ, FAST_EQ2, FAST_NE, FAST_LT, FAST_GT,
+                FAST_LE, FAST_GE
+            ]
+            .map(at),
+            ["+", "-", "*", "=", "==", "!=", "<", ">", "<=", ">="]
+        );
+    }
+}
