@@ -35,6 +35,8 @@ pub enum Op {
     Store(u16),
     /// Pop into local slot `n` (a `var` whose own value is not used).
     SetLocal(u16),
+    /// Push the value of local slot `n`, leaving nil there (`(var d (put d k v))`).
+    Take(u16),
     /// Push the message being handled.
     Message,
     /// Drop the top value.

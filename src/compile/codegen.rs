@@ -457,11 +457,34 @@ impl Emitter<'_> {
         self.expr(last);
     }
 
+    /// The value of `(var x value)`. When it updates the collection in `x` itself, as in
+    /// `(var d (put d k v))`, the old value is moved out of `x` rather than copied, so the
+    /// builtin can update it in place instead of copying it.
+    fn assigned_value(&mut self, var: Symbol, value: &Expr) {
+        const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
+        if let ExprKind::Call { func, args } = &value.kind
+            && UPDATES.contains(&func.sym.as_str())
+            && let Some((first, rest)) = args.split_first()
+            && matches!(first.kind, ExprKind::Var(v) if v == var)
+            && !rest.iter().any(|a| mentions(a, var))
+            && let Some(slot) = self.locals.iter().position(|s| *s == var)
+            && let Some(i) = BUILTINS.iter().position(|b| b.name == func.sym.as_str())
+        {
+            self.emit(Op::Take(slot as u16), first.span);
+            for a in rest {
+                self.expr(a);
+            }
+            self.emit(Op::Builtin(i as u16, args.len() as u8), value.span);
+            return;
+        }
+        self.expr(value);
+    }
+
     /// Compile `e` for its effect only: nothing is left on the stack.
     fn discard(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::VarDef { name, value } => {
-                self.expr(value);
+                self.assigned_value(name.sym, value);
                 let slot = self.slot(name.sym);
                 self.emit(Op::SetLocal(slot), e.span);
             }
@@ -525,7 +548,7 @@ impl Emitter<'_> {
                 }
             }
             ExprKind::VarDef { name, value } => {
-                self.expr(value);
+                self.assigned_value(name.sym, value);
                 let slot = self.slot(name.sym);
                 self.emit(Op::Store(slot), span);
             }
@@ -666,5 +689,46 @@ impl Emitter<'_> {
                 self.emit(Op::Form(*op, n), span);
             }
         }
+    }
+}
+
+/// Whether `e` reads the variable `var` anywhere.
+fn mentions(e: &Expr, var: Symbol) -> bool {
+    let any = |es: &[Expr]| es.iter().any(|x| mentions(x, var));
+    match &e.kind {
+        ExprKind::Var(v) => *v == var,
+        ExprKind::Call { args, .. } => any(args),
+        ExprKind::VarDef { value, .. } => mentions(value, var),
+        ExprKind::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            mentions(cond, var)
+                || mentions(then, var)
+                || otherwise.as_deref().is_some_and(|o| mentions(o, var))
+        }
+        ExprKind::Switch {
+            value,
+            cases,
+            default,
+        } => {
+            mentions(value, var)
+                || cases
+                    .iter()
+                    .any(|(c, b)| mentions(c, var) || mentions(b, var))
+                || default.as_deref().is_some_and(|d| mentions(d, var))
+        }
+        ExprKind::Foreach { iter, body, .. } => mentions(iter, var) || mentions(body, var),
+        ExprKind::While { cond, body } => mentions(cond, var) || mentions(body, var),
+        ExprKind::Do(items) | ExprKind::And(items) | ExprKind::Or(items) => any(items),
+        ExprKind::Return(v) => v.as_deref().is_some_and(|v| mentions(v, var)),
+        ExprKind::Form { args, attrs, .. } => {
+            any(args)
+                || attrs
+                    .iter()
+                    .any(|(k, v)| mentions(k, var) || mentions(v, var))
+        }
+        _ => false,
     }
 }

@@ -425,6 +425,10 @@ impl Machine {
                         let v = self.stack.last().cloned().unwrap_or_default();
                         self.stack[base + slot as usize] = v;
                     }
+                    Op::Take(slot) => {
+                        let v = std::mem::take(&mut self.stack[base + slot as usize]);
+                        self.stack.push(v);
+                    }
                     Op::SetLocal(slot) => {
                         let v = self.stack.pop().unwrap_or_default();
                         self.stack[base + slot as usize] = v;
