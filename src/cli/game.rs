@@ -20,6 +20,14 @@ use super::stderr_color;
 pub struct RunOptions {
     /// The game: a directory holding game.fr, or a .fr file.
     pub game: std::path::PathBuf,
+    /// How to start it.
+    #[command(flatten)]
+    pub start: StartOptions,
+}
+
+/// How to start a game: seed, parameters, limits, rules files.
+#[derive(clap::Args, Debug, Clone)]
+pub struct StartOptions {
     /// Seed of the random generator.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -63,7 +71,8 @@ pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) {
 /// Load, check, compile and start the game; on any problem print it and return the exit
 /// code to use.
 pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
-    let (sources, game) = load_game(&options.game, &options.rules)?;
+    let (sources, game) = load_game(&options.game, &options.start.rules)?;
+    let options = &options.start;
     let mut params = Vec::new();
     for p in &options.params {
         let Some((name, value)) = p.split_once('=') else {
@@ -95,6 +104,18 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
             Err(ExitCode::from(1))
         }
     }
+}
+
+/// Play the actions `names` in order; the error names the ply that could not be played.
+pub fn play_names(session: &mut Session, names: &[String]) -> Result<(), String> {
+    for (ply, name) in names.iter().enumerate() {
+        let a = super::run::find_action(session, ply + 1, name)?;
+        let tx = session.deliver(a.recipient, (*a.message).clone());
+        if !tx.status.committed() {
+            return Err(format!("ply {}: `{name}` {}", ply + 1, tx.status.summary()));
+        }
+    }
+    Ok(())
 }
 
 /// Load, check and compile the game at `path` with the rules files `rules`.

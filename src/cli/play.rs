@@ -10,7 +10,6 @@ use crate::runtime::playout::{Chooser, Ending, Playout};
 use crate::runtime::session::Session;
 
 use super::game::{RunOptions, open};
-use super::run::find_action;
 
 /// Arguments of `flexrules playout`.
 #[derive(clap::Args, Debug)]
@@ -142,7 +141,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     };
     let base = opened.session;
     let start = base.world.clone();
-    let seed = args.options.seed;
+    let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
     if args.games < 200 {
@@ -260,16 +259,9 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
         Err(code) => return code,
     };
     let session = &mut opened.session;
-    for (ply, name) in args.play.iter().enumerate() {
-        match find_action(session, ply + 1, name) {
-            Ok(a) => {
-                session.deliver(a.recipient, (*a.message).clone());
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(1);
-            }
-        }
+    if let Err(e) = super::game::play_names(session, &args.play) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
     }
     let began = Instant::now();
     match session.perft(args.depth) {

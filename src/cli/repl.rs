@@ -14,22 +14,9 @@ use super::stderr_color;
 pub struct ReplArgs {
     /// The game: a directory holding game.fr, or a .fr file (default: the bundled Awele).
     pub game: Option<PathBuf>,
-    /// Seed of the random generator.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Override a #param: --param name=value (repeatable).
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    pub params: Vec<String>,
-    /// Instructions one transaction may execute before it fails.
-    #[arg(long, default_value_t = Limits::default().max_steps)]
-    pub max_steps: u64,
-    /// Nested sends and calls one transaction may have open before it fails.
-    #[arg(long, default_value_t = Limits::default().max_depth)]
-    pub max_depth: usize,
-    /// A rules file (variant, house rules) put in force after the game's own advice
-    /// (repeatable).
-    #[arg(long = "rules", value_name = "FILE")]
-    pub rules: Vec<PathBuf>,
+    /// How to start it.
+    #[command(flatten)]
+    pub start: super::game::StartOptions,
 }
 
 /// The game opened when none is named.
@@ -55,13 +42,13 @@ pub fn run(args: &ReplArgs) -> ExitCode {
     let color = interactive && stderr_color();
     let options = ReplOptions {
         game: args.game.clone().unwrap_or_else(default_game),
-        seed: args.seed,
-        params: args.params.clone(),
+        seed: args.start.seed,
+        params: args.start.params.clone(),
         limits: Limits {
-            max_steps: args.max_steps,
-            max_depth: args.max_depth,
+            max_steps: args.start.max_steps,
+            max_depth: args.start.max_depth,
         },
-        rules: args.rules.clone(),
+        rules: args.start.rules.clone(),
         color,
     };
     let mut repl = match Repl::new(options) {

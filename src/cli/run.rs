@@ -284,20 +284,9 @@ pub fn moves(args: &MovesArgs) -> ExitCode {
         Err(code) => return code,
     };
     let session = &mut opened.session;
-    for (ply, name) in args.play.iter().enumerate() {
-        match find_action(session, ply + 1, name) {
-            Ok(a) => {
-                let tx = session.deliver(a.recipient, (*a.message).clone());
-                if !tx.status.committed() {
-                    eprintln!("error: ply {}: `{name}` {}", ply + 1, tx.status.summary());
-                    return ExitCode::from(1);
-                }
-            }
-            Err(message) => {
-                eprintln!("error: {message}");
-                return ExitCode::from(1);
-            }
-        }
+    if let Err(e) = super::game::play_names(session, &args.play) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
     }
     match session.legal_actions() {
         Ok(actions) => {
