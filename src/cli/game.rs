@@ -106,6 +106,16 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
     }
 }
 
+/// Open the game and play the actions `names`, printing any problem (for `moves`, `perft`).
+pub fn open_and_play(options: &RunOptions, names: &[String]) -> Result<Opened, ExitCode> {
+    let mut opened = open(options, false)?;
+    if let Err(e) = play_names(&mut opened.session, names) {
+        eprintln!("error: {e}");
+        return Err(ExitCode::from(1));
+    }
+    Ok(opened)
+}
+
 /// Play the actions `names` in order; the error names the ply that could not be played.
 pub fn play_names(session: &mut Session, names: &[String]) -> Result<(), String> {
     for (ply, name) in names.iter().enumerate() {

@@ -254,15 +254,11 @@ fn print_tally(t: &Tally, seconds: f64, json: bool) {
 
 /// Run `flexrules perft`.
 pub fn perft(args: &PerftArgs) -> ExitCode {
-    let mut opened = match open(&args.options, false) {
+    let mut opened = match super::game::open_and_play(&args.options, &args.play) {
         Ok(o) => o,
         Err(code) => return code,
     };
     let session = &mut opened.session;
-    if let Err(e) = super::game::play_names(session, &args.play) {
-        eprintln!("error: {e}");
-        return ExitCode::from(1);
-    }
     let began = Instant::now();
     match session.perft(args.depth) {
         Ok(counts) => {

@@ -279,15 +279,11 @@ fn to_json(session: &Session, steps: &[Step]) -> serde_json::Value {
 
 /// Run `flexrules moves`.
 pub fn moves(args: &MovesArgs) -> ExitCode {
-    let mut opened = match open(&args.options, false) {
+    let mut opened = match super::game::open_and_play(&args.options, &args.play) {
         Ok(o) => o,
         Err(code) => return code,
     };
     let session = &mut opened.session;
-    if let Err(e) = super::game::play_names(session, &args.play) {
-        eprintln!("error: {e}");
-        return ExitCode::from(1);
-    }
     match session.legal_actions() {
         Ok(actions) => {
             for a in actions {

@@ -123,7 +123,7 @@ pub fn build_game_with_rules(
                 diags.push(
                     Diagnostic::error(
                         "not-a-rule",
-                        item_span(item),
+                        item.span(),
                         "a rules file holds only #law and #sideeffect directives",
                     )
                     .with_hint("put entities, functions and the rest in the game itself"),
@@ -171,20 +171,6 @@ pub fn build_game_with_rules(
         root,
         warnings,
     })
-}
-
-fn item_span(item: &crate::syntax::ast::Item) -> crate::source::Span {
-    use crate::syntax::ast::Item;
-    match item {
-        Item::Include(n) => n.span,
-        Item::Entity(e) | Item::Representation(e) => e.span,
-        Item::Instance(i) => i.span,
-        Item::Board(b) => b.span,
-        Item::Advice(a) => a.span,
-        Item::Function(f) => f.span,
-        Item::Param(p) => p.span,
-        Item::Setup(b) | Item::Actions(b) => b.span,
-    }
 }
 
 fn build_base(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError> {

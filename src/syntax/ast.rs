@@ -470,6 +470,22 @@ pub enum Item {
     Actions(Block),
 }
 
+impl Item {
+    /// The directive that made the item (which also says which file it came from).
+    pub fn span(&self) -> Span {
+        match self {
+            Item::Include(name) => name.span,
+            Item::Entity(e) | Item::Representation(e) => e.span,
+            Item::Instance(i) => i.span,
+            Item::Board(b) => b.span,
+            Item::Advice(a) => a.span,
+            Item::Function(f) => f.span,
+            Item::Param(p) => p.span,
+            Item::Setup(b) | Item::Actions(b) => b.span,
+        }
+    }
+}
+
 /// A whole game: every item of every file, includes expanded in place.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Program {

@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::source::{FileId, SourceMap, Span};
+use crate::source::{FileId, SourceMap};
 
 use super::ast::Symbol;
 use super::ast::{
@@ -105,7 +105,7 @@ impl<'a> Dumper<'a> {
         let mut file: Option<FileId> = None;
         for item in &program.items {
             if let Some((sources, _)) = self.sources {
-                let here = item_span(item).file;
+                let here = item.span().file;
                 if file != Some(here) {
                     file = Some(here);
                     let _ = writeln!(out, "; file: {}", self.path(&sources.file(here).path));
@@ -359,20 +359,6 @@ impl<'a> Dumper<'a> {
             }
             ExprKind::Error => list("error", [atom(format!("{}..{}", e.span.start, e.span.end))]),
         }
-    }
-}
-
-/// The span that says which file an item came from.
-fn item_span(item: &Item) -> Span {
-    match item {
-        Item::Include(name) => name.span,
-        Item::Entity(e) | Item::Representation(e) => e.span,
-        Item::Instance(i) => i.span,
-        Item::Board(b) => b.span,
-        Item::Advice(a) => a.span,
-        Item::Function(f) => f.span,
-        Item::Param(p) => p.span,
-        Item::Setup(b) | Item::Actions(b) => b.span,
     }
 }
 
