@@ -137,9 +137,4 @@ impl Session {
         }
         Ok(())
     }
-
-    /// A copy of this session, for running playouts on another thread.
-    pub fn fork(&self) -> Session {
-        self.clone_for_playouts()
-    }
 }

@@ -204,9 +204,8 @@ impl Session {
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
     fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
-        let saved = self.trace;
-        self.trace = trace;
         let mut cx = self.context();
+        cx.trace = trace;
         let mut m = match start {
             Start::Deliver(to, msg) => Machine::deliver(world, &mut cx, to, msg),
             Start::Eval(code) => Machine::eval(world, &mut cx, code),
@@ -229,7 +228,6 @@ impl Session {
                 }
             }
         };
-        self.trace = saved;
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
@@ -373,8 +371,9 @@ impl Session {
             .collect())
     }
 
-    /// A copy sharing the game, with the same world and parameters and its own caches.
-    pub(super) fn clone_for_playouts(&self) -> Session {
+    /// A copy sharing the game, with the same world and parameters and its own caches, for
+    /// running playouts on another thread.
+    pub fn fork(&self) -> Session {
         Session {
             game: self.game.clone(),
             world: self.world.clone(),

@@ -267,11 +267,6 @@ impl Machine {
         self.checkpoints.len()
     }
 
-    /// How deep the join points are now.
-    pub fn depth(&self) -> usize {
-        self.jps.len()
-    }
-
     /// Run until the transaction ends, a step is taken (when stepping) or a signal is
     /// awaited.
     pub fn run(&mut self, cx: &mut Context<'_>) -> Run {
@@ -342,19 +337,27 @@ impl Machine {
     }
 
     /// The chain of messages that led here, innermost first.
+    ///
+    /// A deep chain is shortened to its innermost and outermost links, so an error 100,000
+    /// messages deep neither formats every link nor prints them all.
     fn chain(&self) -> Vec<String> {
-        self.jps
-            .iter()
-            .rev()
-            .map(|jp| {
-                format!(
-                    "{} handled {} from {}",
-                    jp.name,
-                    jp.msg.label,
-                    jp.sender.map_or("user", |s| s.as_str())
-                )
-            })
-            .collect()
+        const INNER: usize = 8;
+        let link = |jp: &JoinPoint| {
+            format!(
+                "{} handled {} from {}",
+                jp.name,
+                jp.msg.label,
+                jp.sender.map_or("user", |s| s.as_str())
+            )
+        };
+        let mut out: Vec<String> = self.jps.iter().rev().take(INNER).map(link).collect();
+        if self.jps.len() > INNER + 1 {
+            out.push(format!("... {} more", self.jps.len() - INNER - 1));
+        }
+        if self.jps.len() > INNER {
+            out.extend(self.jps.first().map(link));
+        }
+        out
     }
 
     fn current_jp(&self) -> Option<&JoinPoint> {
@@ -657,9 +660,6 @@ impl Machine {
                 limits.max_depth
             ),
         );
-        e.chain.truncate(5);
-        e.chain
-            .push(format!("... {} more", self.jps.len().saturating_sub(5)));
         e.hint = Some(
             "an endless chain of messages or recursion? raise the limit with --max-depth".into(),
         );

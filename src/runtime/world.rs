@@ -138,13 +138,6 @@ impl AdviceTable {
         }
         chain
     }
-
-    /// Whether any advice names instance `name` as its target.
-    pub fn targets_instance(&self, name: Symbol) -> bool {
-        self.entries
-            .iter()
-            .any(|e| e.advice.target == AdviceTarget::Instance(name))
-    }
 }
 
 /// The ordered advice of one join point.
