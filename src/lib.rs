@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compile;
 pub mod diagnostic;
 pub mod repl;
+pub mod repr;
 pub mod runtime;
 pub mod source;
 pub mod symbol;

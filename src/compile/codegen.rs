@@ -132,6 +132,73 @@ impl Compiler {
             ty.slots = slots;
             ty.behaviours = behaviours;
         }
+        self.representation_types(items, defs.len());
+    }
+
+    /// Lay out each `#representation` as a type of its own after the entity types, and
+    /// give every entity type the representation of itself or its nearest ancestor.
+    fn representation_types(&mut self, items: &[Item], entity_types: usize) {
+        let mut own: Vec<Option<TypeId>> = vec![None; entity_types];
+        for item in items {
+            let Item::Representation(r) = item else {
+                continue;
+            };
+            let Some(&entity_ty) = self.game.type_ids.get(&r.name.sym) else {
+                continue; // the checker reported it
+            };
+            let id = TypeId(self.game.types.len() as u32);
+            let mut properties: Vec<(Symbol, CodeId)> = Vec::new();
+            let mut slots: FxHashMap<Symbol, u16> = FxHashMap::default();
+            for p in &r.properties {
+                let code = self.body(
+                    std::slice::from_ref(&p.value),
+                    &[],
+                    format!("default of representation {}.{}", r.name.sym, p.name.sym),
+                    p.value.span,
+                );
+                match slots.get(&p.name.sym) {
+                    Some(&slot) => properties[slot as usize].1 = code,
+                    None => {
+                        slots.insert(p.name.sym, properties.len() as u16);
+                        properties.push((p.name.sym, code));
+                    }
+                }
+            }
+            let mut behaviours = FxHashMap::default();
+            for state in &r.states {
+                for b in &state.behaviours {
+                    let code = self.body(
+                        &b.body,
+                        &[],
+                        format!(
+                            "representation {}/{}/{}",
+                            r.name.sym, state.name.sym, b.label.sym
+                        ),
+                        b.span,
+                    );
+                    behaviours.insert((state.name.sym, b.label.sym), code);
+                }
+            }
+            self.game.types.push(EntityType {
+                name: r.name.sym,
+                parent: None,
+                ancestors: vec![id],
+                properties,
+                slots,
+                behaviours,
+            });
+            if let Some(slot) = own.get_mut(entity_ty.0 as usize) {
+                *slot = Some(id);
+            }
+        }
+        self.game.representations = (0..entity_types)
+            .map(|i| {
+                self.game.types[i]
+                    .ancestors
+                    .iter()
+                    .find_map(|t| own.get(t.0 as usize).copied().flatten())
+            })
+            .collect();
     }
 
     /// Give every function its id first, so any code may call any function.

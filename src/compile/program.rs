@@ -138,6 +138,10 @@ pub struct Game {
     pub boards: Vec<std::sync::Arc<crate::board::Board>>,
     /// Cell name to its board and cell.
     pub cells: FxHashMap<Symbol, (u32, crate::board::CellId)>,
+    /// Per entity type (by [`TypeId`]), the type of its `#representation` (its own, or
+    /// its nearest ancestor's). Representation types come after the entity types in
+    /// `types` and are not in `type_ids`.
+    pub representations: Vec<Option<TypeId>>,
 }
 
 impl Game {
@@ -157,6 +161,11 @@ impl Game {
             Some(i) => self.advice[i] = advice,
             None => self.advice.push(advice),
         }
+    }
+
+    /// The representation type of entity type `ty`, if it has one.
+    pub fn representation(&self, ty: TypeId) -> Option<TypeId> {
+        self.representations.get(ty.0 as usize).copied().flatten()
     }
 
     /// Whether `ty` is `ancestor` or one of its subtypes.

@@ -4,10 +4,12 @@
 //! source text except through spans carried by compiled code.
 
 pub mod builtins;
+pub mod canvas;
 pub mod outside;
 pub mod playout;
 pub mod session;
 pub mod trace;
 pub mod value;
 pub mod vm;
+pub mod watch;
 pub mod world;

@@ -257,6 +257,22 @@ impl Session {
         Machine::deliver(world, &mut cx, to, msg)
     }
 
+    /// Start delivering `msg` straight to entity (or representation) `id`.
+    pub(super) fn begin_to(&mut self, id: super::world::EntityId, msg: Message) -> Machine {
+        let world = self.world.clone();
+        let mut cx = self.context();
+        cx.trace = true;
+        Machine::deliver_to(world, &mut cx, id, msg)
+    }
+
+    /// The default property values of type `ty`.
+    pub(super) fn defaults(&self, ty: crate::compile::program::TypeId) -> Vec<Value> {
+        self.defaults
+            .get(ty.0 as usize)
+            .cloned()
+            .unwrap_or_default()
+    }
+
     /// Start running `code` as the user without running it (see [`Session::begin_deliver`]).
     pub fn begin_eval(&mut self, code: CodeId) -> Machine {
         let world = self.world.clone();
@@ -308,7 +324,17 @@ impl Session {
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
     /// would leave; the session is unchanged.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
-        self.run_on(self.world.clone(), Start::Deliver(to, msg), false)
+        self.run_on(self.unwatched(), Start::Deliver(to, msg), false)
+    }
+
+    /// The world without its canvas: trying moves (legal-move lists, playouts, perft) does
+    /// not draw.
+    fn unwatched(&self) -> World {
+        let mut world = self.world.clone();
+        if world.canvas.active {
+            world.canvas = Arc::default();
+        }
+        world
     }
 
     /// The candidate actions `#actions` gives now (empty when the game has none).
@@ -316,7 +342,7 @@ impl Session {
         let Some(code) = self.game.actions else {
             return Ok(Vec::new());
         };
-        let (tx, _) = self.run_on(self.world.clone(), Start::Eval(code), false);
+        let (tx, _) = self.run_on(self.unwatched(), Start::Eval(code), false);
         let value = match tx.status {
             Status::Committed(v) => v,
             Status::Failed(e) => return Err(e),
@@ -376,7 +402,7 @@ impl Session {
     pub fn fork(&self) -> Session {
         Session {
             game: self.game.clone(),
-            world: self.world.clone(),
+            world: self.unwatched(),
             params: self.params.clone(),
             defaults: self.defaults.clone(),
             cache: ChainCache::default(),

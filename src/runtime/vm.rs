@@ -47,6 +47,8 @@ pub struct ChainCache {
     chains: FxHashMap<(TypeId, Option<Symbol>, Symbol, Symbol), Arc<Chain>>,
     /// Instances that some advice names directly.
     instance_targets: Vec<Symbol>,
+    /// The chain of a representation's join point: no advice binds to representations.
+    empty: Arc<Chain>,
 }
 
 impl ChainCache {
@@ -172,6 +174,24 @@ struct JoinPoint {
     behaviour: Option<CodeId>,
     phase: Phase,
     value: Value,
+    then: Then,
+}
+
+/// What happens when a join point is over, besides giving its value to the sender.
+#[derive(Clone, Debug)]
+enum Then {
+    /// Nothing: the value of the `send` is the behaviour's.
+    Give,
+    /// A representation was told of a property change: make the change now, and the
+    /// form that asked for it yields `nil`.
+    Write {
+        entity: EntityId,
+        name: Symbol,
+        value: Value,
+        new: bool,
+    },
+    /// A representation received `init` for a new entity: the form yields this.
+    Yield(Value),
 }
 
 /// One transaction in progress.
@@ -231,6 +251,16 @@ impl Machine {
         match m.send(cx, &Value::Str(to), Arc::new(msg), OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
+        }
+        m
+    }
+
+    /// A transaction delivering `msg` from the user straight to entity (or representation)
+    /// `id`: a representation's `init`, or the message a click on its graphic notifies.
+    pub fn deliver_to(world: World, cx: &mut Context<'_>, id: EntityId, msg: Message) -> Machine {
+        let mut m = Machine::new(world, cx);
+        if let Err(e) = m.send_to(cx, id, Arc::new(msg), OUTSIDE, Then::Give) {
+            m.done = Some(Status::Failed(e));
         }
         m
     }
@@ -305,6 +335,14 @@ impl Machine {
     }
 
     fn event(&mut self, cx: &Context<'_>, e: TraceEvent) {
+        // What representations do is drawing, not the game: it is not traced or stepped.
+        if self
+            .jps
+            .last()
+            .is_some_and(|jp| jp.entity.is_representation())
+        {
+            return;
+        }
         if cx.trace {
             self.trace.push(e);
         }
@@ -770,8 +808,23 @@ impl Machine {
                 }
                 Phase::SideEffects(_) => {
                     let jp = self.jps.pop()?;
-                    let value = jp.value;
-                    if cx.trace || cx.stepping {
+                    let hidden = jp.entity.is_representation();
+                    let value = match jp.then {
+                        Then::Give => jp.value,
+                        Then::Yield(v) => v,
+                        Then::Write {
+                            entity,
+                            name,
+                            value,
+                            new,
+                        } => {
+                            if let Err(e) = self.store_property(cx, entity, name, value, new) {
+                                return Some(Status::Failed(e));
+                            }
+                            Value::Nil
+                        }
+                    };
+                    if (cx.trace || cx.stepping) && !hidden {
                         self.event(
                             cx,
                             TraceEvent::Done {
@@ -799,6 +852,34 @@ impl Machine {
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         let entity = self.entity_named(to, span)?;
+        if let Some((me, my_name)) = self.me()
+            && me.is_representation()
+            && me.represented() != entity
+        {
+            let mut e = self.error(
+                span,
+                format!(
+                    "the representation of {my_name} sent \"{}\" to {to}: a representation sends only to its own entity",
+                    msg.label
+                ),
+            );
+            e.hint = Some(format!(
+                "send to (self), which is {my_name}, and let it pass the message on"
+            ));
+            return Err(e);
+        }
+        self.send_to(cx, entity, msg, span, Then::Give)
+    }
+
+    /// Deliver `msg` to entity (or representation) `entity`.
+    fn send_to(
+        &mut self,
+        cx: &mut Context<'_>,
+        entity: EntityId,
+        msg: Arc<Message>,
+        span: Span,
+        then: Then,
+    ) -> Result<Flow, RuntimeError> {
         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
             return Err(self.depth_error(span, cx.limits));
         }
@@ -807,12 +888,16 @@ impl Machine {
             return Err(self.error(span, "internal: entity vanished"));
         };
         let (name, ty, state) = (e.name, e.ty, e.state);
-        let chain = cx
-            .cache
-            .get(cx.game, &self.world, ty, name, state, msg.label);
+        let hidden = entity.is_representation();
+        let chain = if hidden {
+            cx.cache.empty.clone()
+        } else {
+            cx.cache
+                .get(cx.game, &self.world, ty, name, state, msg.label)
+        };
         let behaviour = cx.game.ty(ty).behaviours.get(&(state, msg.label)).copied();
         let depth = self.jps.len() + 1;
-        if cx.trace || cx.stepping {
+        if (cx.trace || cx.stepping) && !hidden {
             self.event(
                 cx,
                 TraceEvent::Arrive {
@@ -834,6 +919,7 @@ impl Machine {
             behaviour,
             phase: Phase::Laws(0),
             value: Value::Nil,
+            then,
         });
         match self.advance(cx) {
             Some(status) => Ok(Flow::End(status)),
@@ -1067,6 +1153,7 @@ impl Machine {
     }
 }
 
+mod drawing;
 mod forms;
 
 #[cfg(test)]

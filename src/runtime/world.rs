@@ -169,6 +169,8 @@ pub struct World {
     pub advice: Arc<AdviceTable>,
     /// The state of the random generator.
     pub rng: u64,
+    /// What the representations drew (empty unless someone watches).
+    pub canvas: Arc<super::canvas::Canvas>,
 }
 
 impl World {
@@ -180,6 +182,7 @@ impl World {
             outcome: None,
             advice: Arc::new(AdviceTable::from_game(game)),
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+            canvas: Arc::default(),
         }
     }
 
@@ -188,13 +191,19 @@ impl World {
         self.names.get(&name).copied()
     }
 
-    /// The entity `id`, unless deleted.
+    /// The entity `id`, unless deleted (or the representation, for a representation id).
     pub fn entity(&self, id: EntityId) -> Option<&Entity> {
+        if id.is_representation() {
+            return self.canvas.representation(id);
+        }
         self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
     }
 
     /// A writable entity `id` (copied first if a snapshot shares it).
     pub fn entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
+        if id.is_representation() {
+            return Arc::make_mut(&mut self.canvas).representation_mut(id);
+        }
         self.entities
             .get_mut(id.0 as usize)
             .and_then(|e| e.as_mut())
@@ -215,6 +224,9 @@ impl World {
             && let Some(e) = slot.take()
         {
             self.names.remove(&e.name);
+        }
+        if self.canvas.active {
+            Arc::make_mut(&mut self.canvas).detach(id);
         }
     }
 
@@ -270,6 +282,7 @@ impl World {
         entities_equal
             && self.outcome == other.outcome
             && self.rng == other.rng
+            && (Arc::ptr_eq(&self.canvas, &other.canvas) || self.canvas.same_as(&other.canvas))
             && self.advice.entries.len() == other.advice.entries.len()
             && self
                 .advice

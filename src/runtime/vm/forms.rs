@@ -47,8 +47,7 @@ impl Machine {
                         self.no_entity(span, "(update property <name> of <entity> to <value>)")
                     );
                 };
-                self.write_property(cx, id, name, value, op == NewProperty, span)?;
-                Ok(Flow::Value(Value::Nil))
+                self.write_property(cx, id, name, value, op == NewProperty, span)
             }
             UpdatePropertyOf => {
                 let [name, entity, value] = self.pop_args();
@@ -71,8 +70,7 @@ impl Machine {
                     );
                     return Err(e);
                 }
-                self.write_property(cx, id, name, value, false, span)?;
-                Ok(Flow::Value(Value::Nil))
+                self.write_property(cx, id, name, value, false, span)
             }
             ChangeState => {
                 let [state] = self.pop_args();
@@ -297,7 +295,7 @@ impl Machine {
                         }
                     }
                 }
-                self.world.add(entity);
+                let id = self.world.add(entity);
                 self.event(
                     cx,
                     TraceEvent::Created {
@@ -306,7 +304,8 @@ impl Machine {
                         ty: ty_name,
                     },
                 );
-                Ok(Flow::Value(Value::Str(name)))
+                self.represent(cx, id, span)
+                    .map(|f| f.unwrap_or(Flow::Value(Value::Str(name))))
             }
             DeleteEntity => {
                 let [name] = self.pop_args();
@@ -329,9 +328,7 @@ impl Machine {
                 Ok(Flow::Wait(signal))
             }
             NewGraphic | UpdateGraphic | DeleteGraphic | Observe | OnClickNotify | OnClickEmit => {
-                let mut e = self.error(span, "only a #representation draws and observes");
-                e.hint = Some("this function was called from an entity's code; draw from the entity type's #representation".into());
-                Err(e)
+                self.drawing(cx, op, attrs, span)
             }
         }
     }
@@ -392,6 +389,14 @@ impl Machine {
         };
         match e.property(cx.game, name) {
             Some(v) => Ok(v.clone()),
+            // A representation reads its entity's properties where it has none of its own.
+            None if id.is_representation() => match self.world.entity(id.represented()) {
+                Some(entity) => match entity.property(cx.game, name) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(self.missing_property(cx, entity, name, span)),
+                },
+                None => Err(self.deleted(span)),
+            },
             None => Err(self.missing_property(cx, e, name, span)),
         }
     }
@@ -416,6 +421,8 @@ impl Machine {
         err
     }
 
+    /// Change (or make) property `name` of entity `id`, after telling the representation
+    /// that observes it, if someone watches.
     fn write_property(
         &mut self,
         cx: &mut Context<'_>,
@@ -424,7 +431,7 @@ impl Machine {
         value: Value,
         new: bool,
         span: Span,
-    ) -> Result<(), RuntimeError> {
+    ) -> Result<Flow, RuntimeError> {
         let game = cx.game;
         let exists = self
             .world
@@ -443,9 +450,31 @@ impl Machine {
             };
             return Err(self.missing_property(cx, e, name, span));
         }
+        if self.world.canvas.active
+            && let Some(flow) = self.observed(cx, id, name, &value, new, span)?
+        {
+            return Ok(flow);
+        }
+        self.store_property(cx, id, name, value, new)?;
+        Ok(Flow::Value(Value::Nil))
+    }
+
+    /// Write property `name` of `id`, checked already.
+    pub(super) fn store_property(
+        &mut self,
+        cx: &mut Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        value: Value,
+        new: bool,
+    ) -> Result<(), RuntimeError> {
+        let game = cx.game;
         let tracing = cx.trace || cx.stepping;
         let Some(e) = self.world.entity_mut(id) else {
-            return Err(self.deleted(span));
+            return Err(self.error(
+                super::OUTSIDE,
+                "an entity was deleted before its observed property changed",
+            ));
         };
         let entity = e.name;
         let old = if new {
