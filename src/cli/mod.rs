@@ -6,6 +6,7 @@ pub mod board;
 mod check;
 pub mod game;
 pub mod play;
+pub mod render;
 pub mod repl;
 pub mod run;
 
@@ -77,6 +78,9 @@ pub enum Command {
     /// board builds (problems are warnings), 1 when its description is malformed, 2 when the
     /// command line is wrong or a file cannot be read or written.
     Board(board::BoardArgs),
+    /// Draw a game's board (what its #representation draws) after some moves, as SVG or
+    /// text, in the public view or one player's.
+    Render(render::RenderArgs),
 }
 
 /// Run the command line.
@@ -90,6 +94,7 @@ pub fn main() -> ExitCode {
         Command::Playout(args) => play::playout(&args),
         Command::Perft(args) => play::perft(&args),
         Command::Board(args) => board::run(&args),
+        Command::Render(args) => render::run(&args),
     }
 }
 

@@ -31,6 +31,10 @@ pub struct RunArgs {
     /// transaction's result.
     #[arg(long)]
     pub json: bool,
+    /// Draw the board as text after each transaction, in the public view or a player's
+    /// (--board=0).
+    #[arg(long, num_args = 0..=1, default_missing_value = "public", value_name = "VIEW")]
+    pub board: Option<String>,
 }
 
 /// Arguments of `flexrules moves`.
@@ -48,6 +52,8 @@ pub struct MovesArgs {
 struct Step {
     input: String,
     tx: Transaction,
+    /// The board after it, with --board.
+    board: Option<String>,
 }
 
 /// Run `flexrules run`.
@@ -56,7 +62,17 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(o) => o,
         Err(code) => return code,
     };
+    let view = args.board.as_deref().map(crate::runtime::canvas::View::parse);
+    if view.is_some()
+        && let Err(code) = super::render::watch(&mut opened.session, &opened.sources)
+    {
+        return code;
+    }
     let session = &mut opened.session;
+    let board = |session: &Session| {
+        view.as_ref()
+            .map(|v| crate::repr::text::render(&session.world.canvas, v))
+    };
     let mut steps: Vec<Step> = Vec::new();
     if let Some(tx) = opened.setup.take()
         && !(tx.output.is_empty() && tx.trace.is_empty())
@@ -64,6 +80,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         steps.push(Step {
             input: "#setup".into(),
             tx,
+            board: None,
         });
     }
     for text in &args.sends {
@@ -77,6 +94,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         steps.push(Step {
             input: format!("send {text}"),
             tx,
+            board: board(session),
         });
     }
     for (ply, name) in args.play.iter().enumerate() {
@@ -92,6 +110,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         steps.push(Step {
             input: format!("play {name}"),
             tx,
+            board: board(session),
         });
     }
     if args.json {
@@ -128,6 +147,9 @@ fn print_steps(sources: &SourceMap, steps: &[Step], args: &RunArgs) {
         }
         if let Status::Failed(e) = &step.tx.status {
             eprint!("{}", e.render(sources, super::stderr_color()));
+        }
+        if let Some(board) = &step.board {
+            println!("{board}");
         }
     }
 }

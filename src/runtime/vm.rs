@@ -741,8 +741,9 @@ impl Machine {
         };
         let depth = self.jps.len() + 1;
         self.event(cx, TraceEvent::Vetoed { depth, name: law });
-        if self.jps.is_empty() {
-            // The outermost join point: the move did not happen.
+        if self.jps.iter().all(|jp| jp.entity.is_representation()) {
+            // The outermost join point of the game (a click's representation join points
+            // do not count): the move did not happen.
             return Some(Status::Vetoed { law });
         }
         self.stack.push(Value::Nil);
