@@ -62,7 +62,10 @@ pub fn run(args: &RunArgs) -> ExitCode {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let view = args.board.as_deref().map(crate::runtime::canvas::View::parse);
+    let view = args
+        .board
+        .as_deref()
+        .map(crate::runtime::canvas::View::parse);
     if view.is_some()
         && let Err(code) = super::render::watch(&mut opened.session, &opened.sources)
     {

@@ -120,6 +120,16 @@ pub const COMMANDS: &[Command] = &[
         "answer a transaction waiting on (wait signal <name>)",
     ),
     c(
+        "board",
+        "[<view>|on|off]",
+        "draw the board (public view, or a player's: :board 0); on/off: draw it after every move",
+    ),
+    c(
+        "click",
+        "<entity> <graphic>",
+        "click a graphic of the board: plays what its representation hooked to the click, or answers a (wait signal ...)",
+    ),
+    c(
         "reload",
         "",
         "re-read the game's files and replay the session's changes with them; nothing changes if they do not replay",
@@ -231,6 +241,8 @@ impl Repl {
             "save" => self.save(rest),
             "load" => self.load(rest),
             "signal" => self.signal(rest),
+            "board" => self.board_command(rest),
+            "click" => self.click(rest),
             "reload" => self.reload(),
             other => {
                 let names = COMMANDS.iter().map(|c| c.name);

@@ -4,6 +4,7 @@
 //! (a line, or several lines of one expression) and returns the text to show; the
 //! rustyline front end ([`terminal`]) and the plain one ([`plain`]) only move text.
 
+mod board;
 mod commands;
 pub mod history;
 pub mod journal;
@@ -75,6 +76,8 @@ pub struct Repl {
     trace: bool,
     snippets: usize,
     random_state: u64,
+    /// Draw the board after every committed move.
+    show_board: bool,
 }
 
 /// Open the game and start it; the error is the text to show.
@@ -97,11 +100,16 @@ fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, Path
         limits: options.limits,
         trace: false,
     };
-    let (session, _) =
+    let (mut session, _) =
         Session::start(built.game, &session_options).map_err(|e| match e.diagnostic() {
             Some(d) => render_diags(&built.sources, &[d], options.color),
             None => format!("error: {e}"),
         })?;
+    // The REPL watches the game: its representations draw from the start.
+    session.watch().map_err(|e| match e.to_diagnostic() {
+        Some(d) => render_diags(&built.sources, &[d], options.color),
+        None => format!("error: drawing the game failed: {}", e.message),
+    })?;
     Ok((session, built.sources, built.program, built.root))
 }
 
@@ -126,6 +134,7 @@ impl Repl {
             pending: None,
             trace: false,
             snippets: 0,
+            show_board: false,
         })
     }
 
@@ -150,6 +159,12 @@ impl Repl {
             Some(_) => "step> ",
             None => "> ",
         }
+    }
+
+    /// Draw the board after every committed move (the terminal front end turns this on;
+    /// `:board on|off` switches it).
+    pub fn set_show_board(&mut self, on: bool) {
+        self.show_board = on;
     }
 
     /// The session being played.
@@ -230,7 +245,12 @@ impl Repl {
                 reply.quit = true;
                 String::new()
             }
-            _ if line.starts_with(":signal") => self.command(&line[1..], reply),
+            _ if line.starts_with(":signal")
+                || line.starts_with(":click")
+                || line.starts_with(":board") =>
+            {
+                self.command(&line[1..], reply)
+            }
             _ if is_read_only(line) => self.command(&line[1..], reply),
             _ => match waiting {
                 Some(s) => format!(
@@ -312,6 +332,10 @@ impl Repl {
                     .map(|(k, v)| format!("{} {v}", k.to_value().to_text()))
                     .collect();
                 out.push_str(&format!("\nthe game is finished: {}", parts.join(", ")));
+            }
+            if let Some(board) = self.board_after_move() {
+                out.push('\n');
+                out.push_str(&board);
             }
         }
         out
@@ -422,6 +446,7 @@ impl Repl {
                         | ":enable"
                         | ":remove"
                         | ":signal"
+                        | ":click"
                 );
             if !replayable {
                 return Err(format!(

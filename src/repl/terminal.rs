@@ -178,6 +178,7 @@ pub fn run(repl: &mut Repl, color: bool) -> Result<(), String> {
         let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     }
     repl.set_interrupt(interrupt.clone());
+    repl.set_show_board(true);
     let words = Rc::new(RefCell::new(repl.completions()));
     let mut editor: Editor<ReplHelper, rustyline::history::DefaultHistory> =
         Editor::new().map_err(|e| format!("cannot open the terminal: {e}"))?;

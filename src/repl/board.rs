@@ -1,0 +1,106 @@
+//! The board in the REPL: `:board` draws the canvas as text, `:click` clicks a graphic.
+
+use crate::runtime::canvas::View;
+use crate::runtime::watch::Clicked;
+
+use super::Repl;
+
+impl Repl {
+    /// `:board`, `:board <view>`, `:board on|off`.
+    pub(super) fn board_command(&mut self, rest: &str) -> String {
+        match rest.trim() {
+            "on" => {
+                self.show_board = true;
+                "the board is shown after every committed move".into()
+            }
+            "off" => {
+                self.show_board = false;
+                "the board is no longer shown after each move".into()
+            }
+            view => {
+                if !self.session.has_representations() {
+                    return "error: the game has no #representation, so there is no board to draw"
+                        .into();
+                }
+                let world = match &self.pending {
+                    Some(p) => &p.machine.world,
+                    None => &self.session.world,
+                };
+                let text = crate::repr::text::render(&world.canvas, &View::parse(view));
+                if text.is_empty() {
+                    "(nothing is drawn)".into()
+                } else {
+                    text
+                }
+            }
+        }
+    }
+
+    /// The board after a committed move, when it is shown after each move.
+    pub(super) fn board_after_move(&self) -> Option<String> {
+        (self.show_board && !self.session.world.canvas.is_empty())
+            .then(|| crate::repr::text::render(&self.session.world.canvas, &View::Public))
+    }
+
+    /// `:click <entity> <graphic>`: what the graphic's click hook says: a message to the
+    /// representation (a transaction), or a signal answering the waiting transaction.
+    pub(super) fn click(&mut self, rest: &str) -> String {
+        let mut words = rest.split_whitespace();
+        let (Some(owner), Some(id), None) = (words.next(), words.next(), words.next()) else {
+            return "usage: :click <entity> <graphic>".into();
+        };
+        let line = format!(":click {owner} {id}");
+        match self.session_clicked(owner, id) {
+            Err(e) => format!("error: {e}"),
+            Ok(Clicked::Emit { signal, tag }) => {
+                let Some(p) = self.pending.as_mut() else {
+                    return format!(
+                        "error: clicking {owner}/{id} emits signal \"{signal}\", but no move waits for it"
+                    );
+                };
+                if p.machine.waiting_for() != Some(signal) {
+                    return format!(
+                        "error: clicking {owner}/{id} emits signal \"{signal}\", but the move in progress does not wait for it"
+                    );
+                }
+                p.machine.signal(tag);
+                p.lines.push(line);
+                let stepping = p.stepping;
+                self.advance(stepping)
+            }
+            Ok(Clicked::Notify { owner, message }) => {
+                if self.pending.is_some() {
+                    return "error: a move is in progress: answer it (:signal, or a click on what it waits for) or :abort it first".into();
+                }
+                match self.session.begin_click(owner, &message) {
+                    Ok(m) => self.run_machine(m, line, false),
+                    Err(e) => format!("error: {e}"),
+                }
+            }
+        }
+    }
+
+    fn session_clicked(&self, owner: &str, id: &str) -> Result<Clicked, String> {
+        let world = match &self.pending {
+            Some(p) => &p.machine.world,
+            None => &self.session.world,
+        };
+        let (o, i) = (
+            crate::symbol::Symbol::intern(owner),
+            crate::symbol::Symbol::intern(id),
+        );
+        match world.canvas.find(o, i).map(|g| g.click.clone()) {
+            None => Err(format!(
+                "{owner} has no graphic \"{id}\" (:board shows the board)"
+            )),
+            Some(None) => Err(format!("clicking {owner}/{id} does nothing")),
+            Some(Some(crate::runtime::canvas::Click::Emit { signal, tag })) => {
+                Ok(Clicked::Emit { signal, tag })
+            }
+            Some(Some(crate::runtime::canvas::Click::Notify(m))) => Ok(Clicked::Notify {
+                owner: o,
+                message: m,
+            }),
+        }
+    }
+}
