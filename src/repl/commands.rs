@@ -122,12 +122,12 @@ pub const COMMANDS: &[Command] = &[
     c(
         "board",
         "[<view>|on|off]",
-        "draw the board (public view, or a player's: :board 0); on/off: draw it after every move",
+        "draw the board in the public view or one player's (board 0 for player 0); on or off draws it after every committed move, or stops",
     ),
     c(
         "click",
         "<entity> <graphic>",
-        "click a graphic of the board: plays what its representation hooked to the click, or answers a (wait signal ...)",
+        "click a graphic of the board, which runs what its representation hooked to the click or answers a (wait signal ...)",
     ),
     c(
         "reload",

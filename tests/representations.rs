@@ -1,0 +1,103 @@
+//! Representations through the embedding API: the SVG of each view, the canvas a vetoed
+//! or failed move leaves, and moves tried for legal-move lists drawing nothing.
+
+use std::path::Path;
+
+use flexrules::compile::build_game;
+use flexrules::repr::{svg, text};
+use flexrules::runtime::canvas::View;
+use flexrules::runtime::session::{Session, SessionOptions};
+use flexrules::runtime::value::Message;
+use flexrules::symbol::Symbol;
+use flexrules::syntax::load::DiskFs;
+
+fn start(game: &str) -> Session {
+    let built = match build_game(&DiskFs, Path::new(game)) {
+        Ok(b) => b,
+        Err(e) => panic!("{game} does not build: {e:?}"),
+    };
+    let (mut session, _) = match Session::start(built.game, &SessionOptions::default()) {
+        Ok(s) => s,
+        Err(e) => panic!("{game} does not start: {e}"),
+    };
+    if let Err(e) = session.watch() {
+        panic!("{game} does not draw: {}", e.message);
+    }
+    session
+}
+
+fn message(label: &str) -> Message {
+    Message {
+        label: Symbol::intern(label),
+        attrs: Default::default(),
+    }
+}
+
+#[test]
+fn private_graphics_only_in_their_players_view() {
+    let mut s = start("tests/inputs/repl/games/drawing");
+    s.deliver(Symbol::intern("one"), message("hide"));
+    let canvas = &s.world.canvas;
+    let public = svg::render(canvas, &View::Public);
+    let zero = svg::render(canvas, &View::parse("0"));
+    let one = svg::render(canvas, &View::parse("1"));
+    assert!(!public.contains("secret"), "{public}");
+    assert!(
+        zero.contains(">secret 1<") && !zero.contains(">secret 0<"),
+        "{zero}"
+    );
+    assert!(
+        one.contains(">secret 0<") && !one.contains(">secret 1<"),
+        "{one}"
+    );
+    assert!(!text::render(canvas, &View::Public).contains("secret"));
+    insta::assert_snapshot!("drawing-view-0.svg", zero);
+}
+
+#[test]
+fn vetoed_rolled_back_and_failed_moves_leave_the_drawing() {
+    let mut s = start("games/awele");
+    let before = s.world.clone();
+    // Player 1 may not move first: the law vetoes it.
+    let tx = s.deliver(Symbol::intern("a"), message("startSeeding"));
+    assert!(!tx.status.committed());
+    assert!(s.world.same_as(&before));
+    assert!(std::sync::Arc::ptr_eq(&s.world.canvas, &before.canvas));
+    let mut s = start("tests/inputs/repl/games/drawing");
+    let before = s.world.clone();
+    for label in ["bumpThenRollback", "fail"] {
+        s.deliver(Symbol::intern("one"), message(label));
+        assert!(
+            s.world.canvas.same_as(&before.canvas),
+            "{label} changed the drawing"
+        );
+    }
+}
+
+#[test]
+fn trying_moves_draws_nothing() {
+    let mut s = start("games/awele");
+    let moves = match s.legal_moves() {
+        Ok(m) => m,
+        Err(e) => panic!("{}", e.message),
+    };
+    assert_eq!(moves.len(), 6);
+    for (_, world) in moves {
+        assert!(!world.canvas.active && world.canvas.is_empty());
+    }
+    // Playing one for real redraws the board.
+    let c = s.world.clone();
+    s.deliver(Symbol::intern("C"), message("startSeeding"));
+    assert!(!s.world.canvas.same_as(&c.canvas));
+    assert!(text::render(&s.world.canvas, &View::Public).contains("( 0 )"));
+}
+
+#[test]
+fn awele_svg() {
+    let mut s = start("games/awele");
+    s.deliver(Symbol::intern("C"), message("startSeeding"));
+    insta::assert_snapshot!(
+        "awele-after-C.svg",
+        svg::render(&s.world.canvas, &View::Public)
+    );
+}
