@@ -24,6 +24,7 @@ use proptest::test_runner::Config;
 const AWELE_GAME: &str = include_str!("../games/mini-awele/game.fr");
 const AWELE_LAW: &str = include_str!("../games/mini-awele/laws/allow-only-current-player.law");
 const AWELE_SE: &str = include_str!("../games/mini-awele/side-effects/check-winning-condition.se");
+const AWELE_REPR: &str = include_str!("../games/mini-awele/representation.fr");
 const AWELE_LAW_PATH: &str = "laws/allow-only-current-player.law";
 const AWELE_SE_PATH: &str = "side-effects/check-winning-condition.se";
 
@@ -631,6 +632,7 @@ fn base_dirs() -> Vec<Vec<(&'static str, &'static str)>> {
             ("game.fr", AWELE_GAME),
             (AWELE_LAW_PATH, AWELE_LAW),
             (AWELE_SE_PATH, AWELE_SE),
+            ("representation.fr", AWELE_REPR),
         ],
         vec![
             ("game.fr", SNIPPET_INCLUDE_MAIN),
@@ -722,6 +724,7 @@ fn deep_nesting_is_reported_not_overflowed() {
         ("game.fr", AWELE_GAME.to_string()),
         (AWELE_LAW_PATH, format!("{AWELE_LAW}\n{open}")),
         (AWELE_SE_PATH, AWELE_SE.to_string()),
+        ("representation.fr", AWELE_REPR.to_string()),
     ];
     assert_too_deep(&check_dir(&files));
 }

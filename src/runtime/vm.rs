@@ -336,10 +336,11 @@ impl Machine {
 
     fn event(&mut self, cx: &Context<'_>, e: TraceEvent) {
         // What representations do is drawing, not the game: it is not traced or stepped.
-        if self
-            .jps
-            .last()
-            .is_some_and(|jp| jp.entity.is_representation())
+        if !(cx.trace || cx.stepping)
+            || self
+                .jps
+                .last()
+                .is_some_and(|jp| jp.entity.is_representation())
         {
             return;
         }
