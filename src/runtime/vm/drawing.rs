@@ -28,7 +28,6 @@ impl Machine {
         let me = match self.me() {
             Some((id, _)) if id.is_representation() => id,
             _ => {
-                // Drop the form's arguments before reporting.
                 let mut e = self.error(span, "only a #representation draws and observes");
                 e.hint = Some(
                     "this function was called from an entity's code; draw from the entity type's #representation"
