@@ -343,7 +343,10 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
         }
         if finished {
             if !actions.is_empty() {
-                return Err(report("the game is over but flexrules has legal moves", &ours));
+                return Err(report(
+                    "the game is over but flexrules has legal moves",
+                    &ours,
+                ));
             }
             ours.mover = "-".into();
             ours.illegal.clear();
@@ -395,11 +398,14 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
 
 /// Replay every game; panics with every disagreement. Returns (games, plies).
 fn compare(games: &[RefGame]) -> (usize, usize) {
-    let game = go_with(&[]);
+    compare_with(&go_with(&[]), games)
+}
+
+fn compare_with(game: &Arc<Game>, games: &[RefGame]) -> (usize, usize) {
     let mut failures = Vec::new();
     let mut plies = 0;
     for g in games {
-        match replay(&game, g) {
+        match replay(game, g) {
             Ok(()) => plies += g.moves.len(),
             Err(report) => failures.push(report),
         }
@@ -449,6 +455,24 @@ fn fixture_games_13x13_and_19x19_agree_with_openspiel() {
     assert!(games.iter().any(|g| g.size == 13) && games.iter().any(|g| g.size == 19));
     let (n, plies) = compare(&games);
     eprintln!("13x13 and 19x19: {n} games, {plies} plies agree with OpenSpiel");
+}
+
+/// The comparison has teeth: with a house rule that changes what the fixture games
+/// exercise (suicides refused, area scoring, simple ko), some game disagrees.
+#[test]
+fn a_changed_rule_is_caught() {
+    let games = fixture_games("games-9x9-seed1");
+    for variant in [
+        "variants/suicide-allowed.fr",
+        "variants/territory-scoring.fr",
+        "variants/capture-go.fr",
+    ] {
+        let game = go_with(&[variant]);
+        match games.iter().find_map(|g| replay(&game, g).err()) {
+            Some(report) => eprintln!("with {variant}, as expected:\n{report}"),
+            None => panic!("with {variant}, every fixture game still agrees with OpenSpiel"),
+        }
+    }
 }
 
 /// The area score of the test itself, on boards whose score is known.
