@@ -12,6 +12,7 @@ pub mod compile;
 pub mod diagnostic;
 pub mod repl;
 pub mod runtime;
+pub mod sgf;
 pub mod source;
 pub mod symbol;
 pub mod syntax;
