@@ -457,6 +457,26 @@ fn fixture_games_13x13_and_19x19_agree_with_openspiel() {
     eprintln!("13x13 and 19x19: {n} games, {plies} plies agree with OpenSpiel");
 }
 
+/// Perft on 3x3 (every legal move sequence up to 5 moves) against OpenSpiel's counts.
+#[test]
+fn perft_3x3_agrees_with_openspiel() {
+    let text = std::fs::read_to_string(fixtures().join("perft-3x3.txt")).expect("perft-3x3.txt");
+    let reference: Vec<u64> = text
+        .lines()
+        .filter(|l| l.starts_with("perft "))
+        .map(|l| {
+            l.split_whitespace()
+                .nth(2)
+                .and_then(|n| n.parse().ok())
+                .expect("a count")
+        })
+        .collect();
+    assert_eq!(reference.len(), 5);
+    let mut session = start(&go_with(&[]), 3, 0);
+    let ours = session.perft(reference.len()).expect("perft");
+    assert_eq!(ours, reference);
+}
+
 /// The comparison has teeth: with a house rule that changes what the fixture games
 /// exercise (suicides refused, area scoring, simple ko), some game disagrees.
 #[test]
