@@ -473,7 +473,8 @@ fn handicap_stones(session: &Session, size: u8) -> Vec<String> {
 pub fn write(session: &Session) -> Result<String, String> {
     let int_param = |name: &str| match session.param(Symbol::intern(name)) {
         Some(Value::Int(i)) => Ok(*i),
-        other => Err(format!("parameter `{name}` is {other:?}, not an integer")),
+        Some(other) => Err(format!("parameter `{name}` is {other}, not an integer")),
+        None => Err(format!("the game has no parameter `{name}`")),
     };
     let size = u8::try_from(int_param("size")?)
         .ok()
@@ -482,7 +483,8 @@ pub fn write(session: &Session) -> Result<String, String> {
     let komi = match session.param(Symbol::intern("komi")) {
         Some(Value::Int(i)) => *i as f64,
         Some(Value::Float(f)) => *f,
-        other => return Err(format!("parameter `komi` is {other:?}, not a number")),
+        Some(other) => return Err(format!("parameter `komi` is {other}, not a number")),
+        None => return Err("the game has no parameter `komi`".into()),
     };
     let handicap = int_param("handicap")?;
     let to_point = |name: &str| -> Result<Point, String> {
