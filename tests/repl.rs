@@ -9,6 +9,7 @@
 //! #                                       (default: games/mini-awele)
 //! # seed: 7                               seed of the random generator (default 0)
 //! # rules: games/awele/variants/x.fr      a rules file put in force at start (repeatable)
+//! # param: size=5                         a parameter, as --param gives it (repeatable)
 //! # any other comment line                prose: what the transcript shows
 //! ```
 //!
@@ -43,6 +44,7 @@ struct Transcript {
     game: PathBuf,
     seed: u64,
     rules: Vec<PathBuf>,
+    params: Vec<String>,
     input: String,
 }
 
@@ -52,6 +54,7 @@ fn transcript(text: &str, path: &Path) -> Transcript {
         game: PathBuf::from(DEFAULT_GAME),
         seed: 0,
         rules: Vec::new(),
+        params: Vec::new(),
         input: String::new(),
     };
     let mut lines = text.lines().peekable();
@@ -61,6 +64,7 @@ fn transcript(text: &str, path: &Path) -> Transcript {
             match key.trim() {
                 "game" => t.game = PathBuf::from(value),
                 "rules" => t.rules.push(PathBuf::from(value)),
+                "param" => t.params.push(value.to_string()),
                 "seed" => {
                     t.seed = value.parse().unwrap_or_else(|_| {
                         panic!("{}: `# seed: {value}` is not a number", path.display())
@@ -113,7 +117,7 @@ fn run_transcript(path: &Path) -> String {
     let mut repl = Repl::new(ReplOptions {
         game: t.game.clone(),
         seed: t.seed,
-        params: vec![],
+        params: t.params.clone(),
         limits: Default::default(),
         rules: t.rules.clone(),
         color: false,

@@ -227,7 +227,11 @@ fn print_tally(t: &Tally, seconds: f64, json: bool) {
         );
         return;
     }
-    println!("{n} games, mean length {mean:.1} moves, {rate:.0} playouts/s ({seconds:.2} s)");
+    // Slow games (a few playouts a second) keep two significant digits.
+    let decimals = if rate < 10.0 { 2 } else { 0 };
+    println!(
+        "{n} games, mean length {mean:.1} moves, {rate:.decimals$} playouts/s ({seconds:.2} s)"
+    );
     for (w, &k) in &t.wins {
         let (k, p, lo, hi) = row(k);
         println!(

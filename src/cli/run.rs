@@ -24,6 +24,11 @@ pub struct RunArgs {
     /// Play actions by name, in order: --play C,c,D (a game with #actions).
     #[arg(long, value_delimiter = ',')]
     pub play: Vec<String>,
+    /// Replay a Go game record (SGF) first, in a game started with its size, komi and
+    /// handicap (a --param given explicitly wins); games that follow games/go's
+    /// conventions.
+    #[arg(long, value_name = "FILE")]
+    pub sgf: Option<std::path::PathBuf>,
     /// Print every join-point step of each transaction.
     #[arg(long)]
     pub trace: bool,
@@ -58,7 +63,35 @@ struct Step {
 
 /// Run `flexrules run`.
 pub fn run(args: &RunArgs) -> ExitCode {
-    let mut opened = match open(&args.options, args.trace) {
+    let mut options = args.options.clone();
+    let record = match &args.sgf {
+        None => None,
+        Some(path) => {
+            let record = std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| crate::sgf::parse(&text));
+            match record {
+                Ok(r) => {
+                    for (name, value) in r.params() {
+                        let given = options
+                            .start
+                            .params
+                            .iter()
+                            .any(|p| p.split_once('=').is_some_and(|(n, _)| n.trim() == name));
+                        if !given {
+                            options.start.params.push(format!("{name}={value}"));
+                        }
+                    }
+                    Some(r)
+                }
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    };
+    let mut opened = match open(&options, args.trace) {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -85,6 +118,19 @@ pub fn run(args: &RunArgs) -> ExitCode {
             tx,
             board: None,
         });
+    }
+    if let (Some(record), Some(path)) = (&record, &args.sgf) {
+        match crate::sgf::replay(session, record) {
+            Ok(replayed) => {
+                for (input, tx) in replayed {
+                    steps.push(Step { input, tx });
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        }
     }
     for text in &args.sends {
         let tx = match parse_send(text) {

@@ -115,6 +115,11 @@ pub const COMMANDS: &[Command] = &[
         "replay a journal; the current session is kept if it does not replay",
     ),
     c(
+        "sgf",
+        "load|save <file>",
+        "replay a Go game record (SGF) in a fresh game, or write the game played so far as SGF: load takes the record's size, komi and handicap, makes each move a change of the history, and leaves the session unchanged if the record is broken or a move is illegal",
+    ),
+    c(
         "signal",
         "<name> [<tag>]",
         "answer a transaction waiting on (wait signal <name>)",
@@ -240,6 +245,7 @@ impl Repl {
             }
             "save" => self.save(rest),
             "load" => self.load(rest),
+            "sgf" => self.sgf(rest),
             "signal" => self.signal(rest),
             "board" => self.board_command(rest),
             "click" => self.click(rest),
@@ -713,6 +719,86 @@ impl Repl {
         *self = fresh;
         self.session.interrupt = interrupt;
         format!("loaded {path}: {n} change(s) replayed, same world as saved")
+    }
+
+    fn sgf(&mut self, rest: &str) -> String {
+        let (verb, path) = match rest.split_once(char::is_whitespace) {
+            Some((v, p)) => (v, p.trim()),
+            None => (rest, ""),
+        };
+        if path.is_empty() || !matches!(verb, "load" | "save") {
+            return "usage: :sgf load <file>  or  :sgf save <file>".into();
+        }
+        if self.pending.is_some() {
+            return "error: finish or :abort the transaction in progress first".into();
+        }
+        if verb == "save" {
+            return match crate::sgf::write(&self.session) {
+                Ok(text) => match write_atomically(path.as_ref(), &text) {
+                    Ok(()) => format!("saved the game to {path}"),
+                    Err(e) => format!("error: cannot write {path}: {e}"),
+                },
+                Err(e) => format!("error: this game cannot be written as SGF: {e}"),
+            };
+        }
+        let unchanged = "the session is unchanged";
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return format!("error: cannot read {path}: {e}; {unchanged}"),
+        };
+        let record = match crate::sgf::parse(&text) {
+            Ok(r) => r,
+            Err(e) => return format!("error: {path}: {e}; {unchanged}"),
+        };
+        // The record's size, komi and handicap replace those the session started with.
+        let mut params: Vec<String> = self
+            .options
+            .params
+            .iter()
+            .filter(|p| {
+                let name = p.split_once('=').map_or(p.as_str(), |(n, _)| n.trim());
+                !matches!(name, "size" | "komi" | "handicap")
+            })
+            .cloned()
+            .collect();
+        for (name, value) in record.params() {
+            params.push(format!("{name}={value}"));
+        }
+        let options = ReplOptions {
+            params,
+            ..self.options.clone()
+        };
+        // First on a scratch game, for an error that names the move and the rule.
+        let mut scratch = match Repl::new(options.clone()) {
+            Ok(r) => r,
+            Err(e) => return format!("error: {path}: the game does not start: {e}; {unchanged}"),
+        };
+        let lines = record.repl_lines(&scratch.session);
+        if let Err(e) = crate::sgf::replay(&mut scratch.session, &record) {
+            return format!("error: {path}: {e}; {unchanged}");
+        }
+        let fresh = match Repl::replay(options, &lines) {
+            Ok(r) => r,
+            Err(e) => return format!("error: {path} does not replay: {e}\n{unchanged}"),
+        };
+        let interrupt = self.session.interrupt.clone();
+        let trace = self.trace;
+        *self = fresh;
+        self.session.interrupt = interrupt;
+        self.trace = trace;
+        let over = match (crate::sgf::result(&self.session), &record.result) {
+            (Some(ours), Some(theirs)) if &ours != theirs => {
+                format!("; the game is over: {ours} (the record says RE[{theirs}])")
+            }
+            (Some(ours), _) => format!("; the game is over: {ours}"),
+            (None, _) => String::new(),
+        };
+        format!(
+            "loaded {path}: {}x{} board, {} move(s){over}",
+            record.size,
+            record.size,
+            record.moves.len()
+        )
     }
 
     fn signal(&mut self, rest: &str) -> String {
