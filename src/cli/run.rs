@@ -122,8 +122,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
     if let (Some(record), Some(path)) = (&record, &args.sgf) {
         match crate::sgf::replay(session, record) {
             Ok(replayed) => {
-                for (input, tx) in replayed {
-                    steps.push(Step { input, tx });
+                // The record is replayed as a whole: only the position it ends in is drawn.
+                let last = replayed.len();
+                for (i, (input, tx)) in replayed.into_iter().enumerate() {
+                    let board = if i + 1 == last { board(session) } else { None };
+                    steps.push(Step { input, tx, board });
                 }
             }
             Err(e) => {
