@@ -437,3 +437,18 @@ fn live(variant: &str) {
 fn live_standard_games_agree_with_python_chess() {
     live("standard");
 }
+
+#[test]
+fn kingofthehill_games_agree_with_python_chess() {
+    fixtures_agree("kingofthehill");
+}
+
+#[test]
+fn kingofthehill_perft_agrees_with_python_chess() {
+    perft_agrees("kingofthehill");
+}
+
+#[test]
+fn live_kingofthehill_games_agree_with_python_chess() {
+    live("kingofthehill");
+}
