@@ -452,3 +452,18 @@ fn kingofthehill_perft_agrees_with_python_chess() {
 fn live_kingofthehill_games_agree_with_python_chess() {
     live("kingofthehill");
 }
+
+#[test]
+fn threecheck_games_agree_with_python_chess() {
+    fixtures_agree("threecheck");
+}
+
+#[test]
+fn threecheck_perft_agrees_with_python_chess() {
+    perft_agrees("threecheck");
+}
+
+#[test]
+fn live_threecheck_games_agree_with_python_chess() {
+    live("threecheck");
+}
