@@ -467,3 +467,18 @@ fn threecheck_perft_agrees_with_python_chess() {
 fn live_threecheck_games_agree_with_python_chess() {
     live("threecheck");
 }
+
+#[test]
+fn racingkings_games_agree_with_python_chess() {
+    fixtures_agree("racingkings");
+}
+
+#[test]
+fn racingkings_perft_agrees_with_python_chess() {
+    perft_agrees("racingkings");
+}
+
+#[test]
+fn live_racingkings_games_agree_with_python_chess() {
+    live("racingkings");
+}
