@@ -482,3 +482,18 @@ fn racingkings_perft_agrees_with_python_chess() {
 fn live_racingkings_games_agree_with_python_chess() {
     live("racingkings");
 }
+
+#[test]
+fn antichess_games_agree_with_python_chess() {
+    fixtures_agree("antichess");
+}
+
+#[test]
+fn antichess_perft_agrees_with_python_chess() {
+    perft_agrees("antichess");
+}
+
+#[test]
+fn live_antichess_games_agree_with_python_chess() {
+    live("antichess");
+}

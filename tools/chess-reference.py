@@ -10,8 +10,8 @@ replays the same moves in games/chess and compares.
     tools/chess-reference.py perft --variant V --fen F --depth D
 
 Variants: standard, kingofthehill, threecheck, racingkings, horde, antichess, atomic,
-crazyhouse (python-chess's names; antichess is python-chess's "giveaway" rules as lichess
-plays them).
+crazyhouse (python-chess's names; antichess is its AntichessBoard: giveaway rules without
+castling, as lichess plays them).
 
 Output format of `games` (one item per line, `#` lines are comments):
 
@@ -48,7 +48,7 @@ BOARDS = {
     "threecheck": chess.variant.ThreeCheckBoard,
     "racingkings": chess.variant.RacingKingsBoard,
     "horde": chess.variant.HordeBoard,
-    "antichess": chess.variant.GiveawayBoard,
+    "antichess": chess.variant.AntichessBoard,
     "atomic": chess.variant.AtomicBoard,
     "crazyhouse": chess.variant.CrazyhouseBoard,
 }
@@ -91,7 +91,7 @@ def ending(variant, board):
         return (side(winner), variant_reason(variant, board))
     if board.is_checkmate():
         return (side(not board.turn), "checkmate")
-    if variant != "antichess" and board.is_insufficient_material():
+    if board.is_insufficient_material():
         return (None, "insufficient material")
     if not legal:
         if variant == "antichess":
