@@ -497,3 +497,18 @@ fn antichess_perft_agrees_with_python_chess() {
 fn live_antichess_games_agree_with_python_chess() {
     live("antichess");
 }
+
+#[test]
+fn horde_games_agree_with_python_chess() {
+    fixtures_agree("horde");
+}
+
+#[test]
+fn horde_perft_agrees_with_python_chess() {
+    perft_agrees("horde");
+}
+
+#[test]
+fn live_horde_games_agree_with_python_chess() {
+    live("horde");
+}
