@@ -512,3 +512,18 @@ fn horde_perft_agrees_with_python_chess() {
 fn live_horde_games_agree_with_python_chess() {
     live("horde");
 }
+
+#[test]
+fn atomic_games_agree_with_python_chess() {
+    fixtures_agree("atomic");
+}
+
+#[test]
+fn atomic_perft_agrees_with_python_chess() {
+    perft_agrees("atomic");
+}
+
+#[test]
+fn live_atomic_games_agree_with_python_chess() {
+    live("atomic");
+}

@@ -28,7 +28,10 @@ insufficient material, fifty moves (halfmove clock 100), threefold repetition (t
 occurrence, automatic), and each variant's own (see `ending`). A game not over after
 --max-plies moves ends `unfinished`.
 
-Output format of `perft`: `perft <depth> <count>` for each depth from 1.
+Output format of `perft`: `perft <depth> <count>` for each depth from 1. A position where
+the game is over (by `ending`: a draw by insufficient material or repetition too) counts no
+moves, as in flexrules, where the game records its end; on the standard test positions
+at the depths used the counts are the published ones.
 """
 
 import argparse
@@ -139,15 +142,19 @@ def games(args):
             plies += 1
 
 
-def perft(board, depth):
+def perft(variant, board, depth):
+    """Move sequences of length `depth`; a finished game (by `ending`, draws included) has
+    no moves, as in flexrules, where the game records its end."""
     if depth == 0:
         return 1
+    if ending(variant, board) is not None:
+        return 0
     if depth == 1:
         return board.legal_moves.count()
     total = 0
     for move in list(board.legal_moves):
         board.push(move)
-        total += perft(board, depth - 1)
+        total += perft(variant, board, depth - 1)
         board.pop()
     return total
 
@@ -155,7 +162,7 @@ def perft(board, depth):
 def perft_cmd(args):
     board = make_board(args.variant, args.fen)
     for d in range(1, args.depth + 1):
-        print("perft %d %d" % (d, perft(board, d)))
+        print("perft %d %d" % (d, perft(args.variant, board, d)))
 
 
 def main():
