@@ -527,3 +527,18 @@ fn atomic_perft_agrees_with_python_chess() {
 fn live_atomic_games_agree_with_python_chess() {
     live("atomic");
 }
+
+#[test]
+fn crazyhouse_games_agree_with_python_chess() {
+    fixtures_agree("crazyhouse");
+}
+
+#[test]
+fn crazyhouse_perft_agrees_with_python_chess() {
+    perft_agrees("crazyhouse");
+}
+
+#[test]
+fn live_crazyhouse_games_agree_with_python_chess() {
+    live("crazyhouse");
+}
