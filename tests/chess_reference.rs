@@ -542,3 +542,46 @@ fn crazyhouse_perft_agrees_with_python_chess() {
 fn live_crazyhouse_games_agree_with_python_chess() {
     live("crazyhouse");
 }
+
+// ---------------------------------------------------------------------------------------
+// What a move costs (numbers for the record; the counts are checked).
+
+/// For a few positions: candidates proposed by `#actions`, legal moves, and the VM
+/// instructions of the transactions that try them (printed with `--nocapture`).
+#[test]
+fn cost_of_trying_the_moves() {
+    let game = chess("standard");
+    for (fen, legal_expected) in [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            20,
+        ),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            48,
+        ),
+    ] {
+        let (mut session, _) = start(&game, Some(fen));
+        let candidates = session.candidates().expect("#actions");
+        let (mut legal, mut steps_legal, mut steps_refused) = (0u64, 0u64, 0u64);
+        for a in &candidates {
+            let (tx, _) = session.try_deliver(a.recipient, (*a.message).clone());
+            if tx.status.committed() {
+                legal += 1;
+                steps_legal += tx.steps;
+            } else {
+                steps_refused += tx.steps;
+            }
+        }
+        assert_eq!(legal, legal_expected, "{fen}");
+        let refused = candidates.len() as u64 - legal;
+        eprintln!(
+            "{fen}: {} candidates, {legal} legal; VM instructions per legal move {} (refused: \
+             {} each); transactions per legal move {:.2}",
+            candidates.len(),
+            steps_legal / legal,
+            steps_refused.checked_div(refused).unwrap_or(0),
+            candidates.len() as f64 / legal as f64
+        );
+    }
+}
