@@ -188,7 +188,10 @@ fn our_outcome(session: &Session) -> Option<(String, String)> {
 
 /// Replay `g` in a fresh session of `game`; the first disagreement, described, if any.
 fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
-    let (mut session, fen) = start(game, None);
+    // A Chess960 game starts from the position its first line gives; every other game from
+    // the variant's own start.
+    let from = (g.variant == "chess960").then(|| g.plies[0].fen.as_str());
+    let (mut session, fen) = start(game, from);
     let last = g.moves.len();
     for k in 0..=last {
         let theirs = &g.plies[k];
@@ -584,4 +587,21 @@ fn cost_of_trying_the_moves() {
             candidates.len() as f64 / legal as f64
         );
     }
+}
+
+#[test]
+fn chess960_games_agree_with_python_chess() {
+    fixtures_agree("chess960");
+}
+
+/// Perft from twelve of the 960 start positions and four middle-game positions with
+/// Shredder-FEN and X-FEN castling rights.
+#[test]
+fn chess960_perft_agrees_with_python_chess() {
+    perft_agrees("chess960");
+}
+
+#[test]
+fn live_chess960_games_agree_with_python_chess() {
+    live("chess960");
 }

@@ -9,8 +9,8 @@ replays the same moves in games/chess and compares.
     tools/chess-reference.py games --variant V --seed S --count N [--max-plies M]
     tools/chess-reference.py perft --variant V --fen F --depth D
 
-Variants: standard, kingofthehill, threecheck, racingkings, horde, antichess, atomic,
-crazyhouse (python-chess's names; antichess is its AntichessBoard: giveaway rules without
+Variants: standard, chess960, kingofthehill, threecheck, racingkings, horde, antichess,
+atomic, crazyhouse (python-chess's names; antichess is its AntichessBoard: giveaway rules without
 castling, as lichess plays them).
 
 Output format of `games` (one item per line, `#` lines are comments):
@@ -23,7 +23,9 @@ Output format of `games` (one item per line, `#` lines are comments):
 
 The FEN fields are those of standard FEN whatever the variant (the en passant square only
 when an en passant capture is legal, as python-chess writes it); `legal` is sorted, `-` on
-the last line of a finished game. Endings and their reasons: checkmate, stalemate,
+the last line of a finished game. A Chess960 game starts from one of the 960 positions
+drawn by the game's generator (its first `ply` line gives it); castling is written as the
+king taking its rook (e1h1), and castling rights in X-FEN. Endings and their reasons: checkmate, stalemate,
 insufficient material, fifty moves (halfmove clock 100), threefold repetition (the third
 occurrence, automatic), and each variant's own (see `ending`). A game not over after
 --max-plies moves ends `unfinished`.
@@ -57,7 +59,13 @@ BOARDS = {
 }
 
 
-def make_board(variant, fen=None):
+def make_board(variant, fen=None, rng=None):
+    """A board of the variant from `fen`, else its start; Chess960 games start from a
+    position drawn by `rng` among the 960."""
+    if variant == "chess960":
+        if fen is not None:
+            return chess.Board(fen, chess960=True)
+        return chess.Board.from_chess960_pos(rng.randrange(960) if rng else 518)
     cls = BOARDS[variant]
     return cls() if fen is None else cls(fen)
 
@@ -122,7 +130,7 @@ def games(args):
     print("# python-chess %s, variant %s, seed %d" % (chess.__version__, args.variant, args.seed))
     rng = random.Random(args.seed)
     for n in range(args.count):
-        board = make_board(args.variant)
+        board = make_board(args.variant, rng=rng)
         print("game %d %s" % (n, args.variant))
         plies = 0
         while True:
@@ -169,12 +177,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("games")
-    g.add_argument("--variant", default="standard", choices=sorted(BOARDS))
+    g.add_argument("--variant", default="standard", choices=sorted(BOARDS) + ["chess960"])
     g.add_argument("--seed", type=int, default=1)
     g.add_argument("--count", type=int, default=10)
     g.add_argument("--max-plies", type=int, default=300)
     q = sub.add_parser("perft")
-    q.add_argument("--variant", default="standard", choices=sorted(BOARDS))
+    q.add_argument("--variant", default="standard", choices=sorted(BOARDS) + ["chess960"])
     q.add_argument("--fen")
     q.add_argument("--depth", type=int, default=3)
     args = p.parse_args()
