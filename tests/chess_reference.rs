@@ -173,6 +173,22 @@ fn our_fen(session: &mut Session, code: CodeId) -> String {
     }
 }
 
+/// `(set-position fen)` then `(fen)` in a copy of `session`.
+fn round_trip(session: &Session, fen: &str) -> String {
+    let mut copy = session.fork();
+    let mut sources = SourceMap::default();
+    let text = format!("(set-position \"{fen}\") (fen)");
+    let (_, body, diags) = parse_text_statements(&mut sources, "<round trip>", &text);
+    assert!(diags.is_empty(), "{diags:?}");
+    let span = body[0].span;
+    let code =
+        compile_body(copy.game_mut(), &body, "<round trip>".into(), span).expect("round trip");
+    match copy.eval(code).status {
+        Status::Committed(Value::Str(s)) => s.as_str().to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
 /// The outcome flexrules recorded: (`white`/`black`/`draw`, reason), or `None`.
 fn our_outcome(session: &Session) -> Option<(String, String)> {
     let o = session.outcome()?;
@@ -212,6 +228,14 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
         };
         if ours_fen != theirs.fen {
             return Err(report("the positions differ".into()));
+        }
+        // FEN round trip, every eighth ply: python-chess's FEN set up in a copy gives the
+        // same FEN back.
+        if k % 8 == 0 {
+            let back = round_trip(&session, &theirs.fen);
+            if back != theirs.fen {
+                return Err(report(format!("(set-position) then (fen) gives {back}")));
+            }
         }
         let outcome = our_outcome(&session);
         if finished {
