@@ -618,7 +618,7 @@ fn chess960_games_agree_with_python_chess() {
     fixtures_agree("chess960");
 }
 
-/// Perft from twelve of the 960 start positions and four middle-game positions with
+/// Perft from forty of the 960 start positions and four middle-game positions with
 /// Shredder-FEN and X-FEN castling rights.
 #[test]
 fn chess960_perft_agrees_with_python_chess() {
