@@ -147,6 +147,15 @@ fn chess(variant: &str) -> Arc<Game> {
     }
 }
 
+/// games/chess with a rules file given by its path from the crate root.
+fn chess_with(rules: &str) -> Arc<Game> {
+    let dir = root().join("games/chess");
+    match build_game_with_rules(&DiskFs, &dir, &[root().join(rules)]) {
+        Ok(b) => b.game,
+        Err(e) => panic!("games/chess with {rules} does not build: {e:?}"),
+    }
+}
+
 /// A session of `game` from `fen` (the game's own start when `None`), and the compiled
 /// expression `(fen)`.
 fn start(game: &Arc<Game>, fen: Option<&str>) -> (Session, CodeId) {
@@ -391,6 +400,35 @@ fn perft_agrees(variant: &str) {
 #[test]
 fn standard_perft_agrees_with_python_chess() {
     perft_agrees("standard");
+}
+
+/// The comparison has teeth: with a rule changed (castling through check allowed, no en
+/// passant, promotion to a queen only), some standard perft count or fixture game
+/// disagrees with python-chess.
+#[test]
+fn a_changed_rule_is_caught() {
+    let perfts: Vec<_> = perft_lines()
+        .into_iter()
+        .filter(|l| l.0 == "standard")
+        .collect();
+    let games = fixture_games("standard");
+    for rules in [
+        "tests/inputs/chess-reference/changed/castling-through-check.fr",
+        "tests/inputs/chess-reference/changed/no-en-passant.fr",
+        "tests/inputs/chess-reference/changed/queen-only.fr",
+    ] {
+        let game = chess_with(rules);
+        let perft = perfts.iter().find_map(|(_, depth, count, fen)| {
+            let (mut session, _) = start(&game, Some(fen));
+            let ours = session.perft(*depth).expect("perft");
+            (ours.last() != Some(count)).then(|| format!("perft {depth} of {fen}: {ours:?}"))
+        });
+        let found = perft.or_else(|| games.iter().find_map(|g| replay(&game, g).err()));
+        match found {
+            Some(report) => eprintln!("with {rules}, as expected:\n{report}"),
+            None => panic!("with {rules}, every perft and fixture game still agrees"),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
