@@ -141,6 +141,13 @@ pub const BUILTINS: &[Builtin] = &[
     ),
     // Strings.
     b("str", Arity::at_least(0), "(str <value> ...)"),
+    b("chars", Arity::exactly(1), "(chars <string>)"),
+    b("split", Arity::exactly(2), "(split <string> <separator>)"),
+    b("join", Arity::exactly(2), "(join <list> <separator>)"),
+    b("upper", Arity::exactly(1), "(upper <string>)"),
+    b("lower", Arity::exactly(1), "(lower <string>)"),
+    b("parse-int", Arity::exactly(1), "(parse-int <string>)"),
+    b("fail", Arity::exactly(1), "(fail <message>)"),
     // The game.
     b("self", Arity::exactly(0), "(self)"),
     b("sender", Arity::exactly(0), "(sender)"),

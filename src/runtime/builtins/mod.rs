@@ -1,5 +1,5 @@
 //! Builtin functions that need nothing but their arguments ("pure" builtins): arithmetic,
-//! comparison, lists, dictionaries and `str`.
+//! comparison, lists, dictionaries and strings.
 //!
 //! Owns their semantics and their error messages. The builtins that touch the game or the
 //! session (`self`, `sender`, `param`, `random`, `shuffle`, `notify`, `print`) are run by
@@ -9,6 +9,7 @@
 
 mod collections;
 mod numbers;
+mod strings;
 
 use std::fmt::{self, Write as _};
 use std::sync::{Arc, OnceLock};
@@ -67,6 +68,7 @@ pub fn pure_fn(index: usize) -> Option<PureFn> {
 fn resolve(name: &str) -> Option<PureFn> {
     use collections as c;
     use numbers as n;
+    use strings as s;
     let f: PureFn = match name {
         "+" => n::add,
         "-" => n::sub,
@@ -109,6 +111,13 @@ fn resolve(name: &str) -> Option<PureFn> {
         "values" => c::values,
         "remove-key" => c::remove_key,
         "str" => c::str,
+        "chars" => s::chars,
+        "split" => s::split,
+        "join" => s::join,
+        "upper" => s::upper,
+        "lower" => s::lower,
+        "parse-int" => s::parse_int,
+        "fail" => s::fail,
         _ => return None,
     };
     Some(f)

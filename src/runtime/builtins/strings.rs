@@ -1,0 +1,145 @@
+//! String builtins: characters, splitting and joining, case, parsing integers, and `fail`.
+//!
+//! Strings are interned symbols, so every result string is interned: these are meant for
+//! reading and writing notations (a position in FEN, a move name), not for hot loops.
+
+use std::fmt::Write as _;
+
+use super::{BuiltinError, describe, type_error};
+use crate::runtime::value::{List, Value};
+use crate::symbol::Symbol;
+
+/// Borrow argument `i` as a string's text.
+fn text_arg<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a str, BuiltinError> {
+    match &args[i] {
+        Value::Str(s) => Ok(s.as_str()),
+        other => Err(type_error(name, "a string", other)),
+    }
+}
+
+/// `(chars s)`: the characters of `s`, each a one-character string.
+pub(super) fn chars(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let text = text_arg(args, 0, "chars")?;
+    let mut buf = [0u8; 4];
+    let list: List = text
+        .chars()
+        .map(|c| Value::Str(Symbol::intern(c.encode_utf8(&mut buf))))
+        .collect();
+    Ok(Value::list(list))
+}
+
+/// `(split s sep)`: the pieces of `s` between occurrences of the non-empty `sep`.
+pub(super) fn split(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let text = text_arg(args, 0, "split")?;
+    let sep = text_arg(args, 1, "split")?;
+    if sep.is_empty() {
+        return Err(BuiltinError::new("`split` needs a non-empty separator")
+            .with_hint("to take a string apart character by character, use (chars <string>)"));
+    }
+    let list: List = text.split(sep).map(Value::str).collect();
+    Ok(Value::list(list))
+}
+
+/// `(join list sep)`: the elements' text (as `str` writes them) with `sep` between them.
+pub(super) fn join(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let sep = text_arg(args, 1, "join")?;
+    let Value::List(items) = &args[0] else {
+        return Err(type_error("join", "a list", &args[0]));
+    };
+    let mut text = String::new();
+    for (k, v) in items.iter().enumerate() {
+        if k > 0 {
+            text.push_str(sep);
+        }
+        match v {
+            Value::Str(s) => text.push_str(s.as_str()),
+            other => {
+                let _ = write!(text, "{other}");
+            }
+        }
+    }
+    Ok(Value::Str(Symbol::intern(&text)))
+}
+
+/// `(upper s)`: `s` in upper case.
+pub(super) fn upper(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let text = text_arg(args, 0, "upper")?;
+    Ok(Value::str(&text.to_uppercase()))
+}
+
+/// `(lower s)`: `s` in lower case.
+pub(super) fn lower(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let text = text_arg(args, 0, "lower")?;
+    Ok(Value::str(&text.to_lowercase()))
+}
+
+/// `(parse-int s)`: the integer `s` writes in decimal (an optional sign, then digits), or
+/// `nil` when it is not one.
+pub(super) fn parse_int(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    let text = text_arg(args, 0, "parse-int")?;
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(Value::Nil);
+    }
+    Ok(text.parse::<i64>().map_or(Value::Nil, Value::Int))
+}
+
+/// `(fail message)`: stop with a runtime error whose message is the text given.
+pub(super) fn fail(args: &mut [Value]) -> Result<Value, BuiltinError> {
+    Err(match &args[0] {
+        Value::Str(s) => BuiltinError::new(s.as_str()),
+        other => BuiltinError::new(describe(other)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use crate::runtime::value::Value;
+
+    #[test]
+    fn chars_split_join() {
+        assert_eq!(ok("chars", vec![s("aé1")]), l(vec![s("a"), s("é"), s("1")]));
+        assert_eq!(ok("chars", vec![s("")]), l(vec![]));
+        assert_eq!(
+            ok("split", vec![s("a/b//c"), s("/")]),
+            l(vec![s("a"), s("b"), s(""), s("c")])
+        );
+        assert_eq!(ok("split", vec![s(""), s(" ")]), l(vec![s("")]));
+        assert_eq!(
+            err("split", vec![s("ab"), s("")]),
+            "`split` needs a non-empty separator"
+        );
+        assert_eq!(
+            ok("join", vec![l(vec![s("a"), i(3), Value::Nil]), s("-")]),
+            s("a-3-nil")
+        );
+        assert_eq!(ok("join", vec![l(vec![]), s(",")]), s(""));
+        assert_eq!(
+            err("join", vec![s("ab"), s(",")]),
+            "`join` expects a list, got string \"ab\""
+        );
+        assert_eq!(
+            err("chars", vec![i(1)]),
+            "`chars` expects a string, got integer 1"
+        );
+    }
+
+    #[test]
+    fn case_and_integers() {
+        assert_eq!(ok("upper", vec![s("kQ1")]), s("KQ1"));
+        assert_eq!(ok("lower", vec![s("kQ1")]), s("kq1"));
+        assert_eq!(ok("parse-int", vec![s("42")]), i(42));
+        assert_eq!(ok("parse-int", vec![s("-7")]), i(-7));
+        assert_eq!(ok("parse-int", vec![s("+7")]), i(7));
+        for bad in ["", "-", "4x", " 4", "1.5", "99999999999999999999"] {
+            assert_eq!(ok("parse-int", vec![s(bad)]), Value::Nil, "{bad}");
+        }
+    }
+
+    #[test]
+    fn fail_stops_with_its_message() {
+        assert_eq!(err("fail", vec![s("bad FEN")]), "bad FEN");
+        assert_eq!(err("fail", vec![i(3)]), "integer 3");
+    }
+}

@@ -1,0 +1,669 @@
+//! Agreement of games/chess (and its variants) with an independent implementation:
+//! python-chess (niklasf/python-chess, `pip install chess`), which no one on this project
+//! wrote.
+//!
+//! `tools/chess-reference.py` plays random games with python-chess and writes, for every
+//! ply, the position as FEN (every square, side to move, castling rights, the en passant
+//! square when a capture there is legal, both clocks) and the legal moves in UCI; the files
+//! in `tests/inputs/chess-reference/` were made with it (see the README there). Here each
+//! game is replayed move by move in flexrules, through the library: after every ply the
+//! FEN that games/chess's `(fen)` gives and the sorted legal move names must be the same,
+//! and the game must end at the same ply with the same winner and reason.
+//!
+//! Tests: the fixture games of each variant; perft on the standard test positions against
+//! the counts python-chess gave (`perft.txt`); a live run of the script with fresh seeds
+//! when `python3 -c "import chess"` works (skipped with a note otherwise). Set
+//! `CHESS_REFERENCE_SEEDS=1,2,...` to choose the live seeds, `CHESS_REFERENCE_GAMES=n` for
+//! the number of live games per seed and variant.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+use flexrules::compile::build_game_with_rules;
+use flexrules::compile::bytecode::CodeId;
+use flexrules::compile::codegen::compile_body;
+use flexrules::compile::program::Game;
+use flexrules::runtime::session::{Session, SessionOptions};
+use flexrules::runtime::trace::Status;
+use flexrules::runtime::value::{Key, Value};
+use flexrules::source::SourceMap;
+use flexrules::symbol::Symbol;
+use flexrules::syntax::load::{DiskFs, parse_text_statements};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixtures() -> PathBuf {
+    root().join("tests/inputs/chess-reference")
+}
+
+// ---------------------------------------------------------------------------------------
+// The reference format (see tools/chess-reference.py).
+
+#[derive(Clone, Debug, PartialEq)]
+struct Ply {
+    fen: String,
+    /// Sorted UCI names; empty when the game is over.
+    legal: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+struct RefGame {
+    label: String,
+    variant: String,
+    plies: Vec<Ply>,
+    moves: Vec<String>,
+    /// `white`, `black`, `draw` or `unfinished`.
+    result: String,
+    /// The reason of the ending, words separated by spaces; empty when unfinished.
+    reason: String,
+}
+
+fn parse_games(file: &str, text: &str) -> Vec<RefGame> {
+    let mut games: Vec<RefGame> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = || format!("{file}:{}: {line:?}", i + 1);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first().copied() {
+            None => {}
+            Some(w) if w.starts_with('#') => {}
+            Some("game") => games.push(RefGame {
+                label: format!("{file}:{}", words[1]),
+                variant: words[2].to_string(),
+                plies: Vec::new(),
+                moves: Vec::new(),
+                result: "unfinished".into(),
+                reason: String::new(),
+            }),
+            Some("ply") => {
+                let g = games
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("no game: {}", at()));
+                assert_eq!(
+                    words[1].parse::<usize>().ok(),
+                    Some(g.plies.len()),
+                    "{}",
+                    at()
+                );
+                assert_eq!(words[2], "fen", "{}", at());
+                assert_eq!(words[9], "legal", "{}", at());
+                let legal = match &words[10..] {
+                    ["-"] => Vec::new(),
+                    names => names.iter().map(|s| s.to_string()).collect(),
+                };
+                g.plies.push(Ply {
+                    fen: words[3..9].join(" "),
+                    legal,
+                });
+            }
+            Some("play") => {
+                let g = games
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("no game: {}", at()));
+                g.moves.push(words[1].to_string());
+            }
+            Some("end") => {
+                let g = games
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("no game: {}", at()));
+                g.result = words[1].to_string();
+                assert_eq!(words[2], "reason", "{}", at());
+                g.reason = if words[3] == "-" {
+                    String::new()
+                } else {
+                    words[3].replace('-', " ")
+                };
+                assert_eq!(words[4], "plies", "{}", at());
+                assert_eq!(
+                    words[5].parse::<usize>().ok(),
+                    Some(g.moves.len()),
+                    "{}",
+                    at()
+                );
+                assert_eq!(g.plies.len(), g.moves.len() + 1, "{}", at());
+            }
+            Some(_) => panic!("unknown line: {}", at()),
+        }
+    }
+    games
+}
+
+// ---------------------------------------------------------------------------------------
+// flexrules' side.
+
+/// games/chess with the rules file of `variant` (none for standard chess).
+fn chess(variant: &str) -> Arc<Game> {
+    let dir = root().join("games/chess");
+    let rules: Vec<PathBuf> = if variant == "standard" {
+        Vec::new()
+    } else {
+        vec![dir.join(format!("variants/{variant}.fr"))]
+    };
+    match build_game_with_rules(&DiskFs, &dir, &rules) {
+        Ok(b) => b.game,
+        Err(e) => panic!("games/chess with {rules:?} does not build: {e:?}"),
+    }
+}
+
+/// games/chess with a rules file given by its path from the crate root.
+fn chess_with(rules: &str) -> Arc<Game> {
+    let dir = root().join("games/chess");
+    match build_game_with_rules(&DiskFs, &dir, &[root().join(rules)]) {
+        Ok(b) => b.game,
+        Err(e) => panic!("games/chess with {rules} does not build: {e:?}"),
+    }
+}
+
+/// A session of `game` from `fen` (the game's own start when `None`), and the compiled
+/// expression `(fen)`.
+fn start(game: &Arc<Game>, fen: Option<&str>) -> (Session, CodeId) {
+    let mut options = SessionOptions::default();
+    if let Some(f) = fen {
+        options.params.push(("fen".into(), Value::str(f)));
+    }
+    let (mut session, _) = match Session::start(game.clone(), &options) {
+        Ok(s) => s,
+        Err(e) => panic!("chess does not start from {fen:?}: {e:?}"),
+    };
+    let mut sources = SourceMap::default();
+    let (_, body, diags) = parse_text_statements(&mut sources, "<fen>", "(fen)");
+    assert!(diags.is_empty(), "{diags:?}");
+    let span = body[0].span;
+    let code = compile_body(session.game_mut(), &body, "<fen>".into(), span).expect("(fen)");
+    (session, code)
+}
+
+fn our_fen(session: &mut Session, code: CodeId) -> String {
+    match session.eval(code).status {
+        Status::Committed(Value::Str(s)) => s.as_str().to_string(),
+        other => panic!("(fen) gave {other:?}"),
+    }
+}
+
+/// `(set-position fen)` then `(fen)` in a copy of `session`.
+fn round_trip(session: &Session, fen: &str) -> String {
+    let mut copy = session.fork();
+    let mut sources = SourceMap::default();
+    let text = format!("(set-position \"{fen}\") (fen)");
+    let (_, body, diags) = parse_text_statements(&mut sources, "<round trip>", &text);
+    assert!(diags.is_empty(), "{diags:?}");
+    let span = body[0].span;
+    let code =
+        compile_body(copy.game_mut(), &body, "<round trip>".into(), span).expect("round trip");
+    match copy.eval(code).status {
+        Status::Committed(Value::Str(s)) => s.as_str().to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The outcome flexrules recorded: (`white`/`black`/`draw`, reason), or `None`.
+fn our_outcome(session: &Session) -> Option<(String, String)> {
+    let o = session.outcome()?;
+    let text = |k: &str| match o.get(&Key::Str(Symbol::intern(k))) {
+        Some(Value::Str(s)) => Some(s.as_str().to_string()),
+        _ => None,
+    };
+    Some((
+        text("winner").unwrap_or_else(|| "draw".into()),
+        text("reason").unwrap_or_default(),
+    ))
+}
+
+/// Replay `g` in a fresh session of `game`; the first disagreement, described, if any.
+fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
+    // A Chess960 game starts from the position its first line gives; every other game from
+    // the variant's own start.
+    let from = (g.variant == "chess960").then(|| g.plies[0].fen.as_str());
+    let (mut session, fen) = start(game, from);
+    let last = g.moves.len();
+    for k in 0..=last {
+        let theirs = &g.plies[k];
+        let ours_fen = our_fen(&mut session, fen);
+        let actions = session
+            .legal_actions()
+            .map_err(|e| format!("{}: #actions failed: {}", g.label, e.message))?;
+        let mut legal: Vec<String> = actions.iter().map(|a| a.name.clone()).collect();
+        legal.sort();
+        let finished = k == last && g.result != "unfinished";
+        let report = |what: String| {
+            format!(
+                "{}: ply {k} (after {}): {what}\n  flexrules:    {ours_fen}\n  python-chess: {}",
+                g.label,
+                if k == 0 { "the start" } else { &g.moves[k - 1] },
+                theirs.fen
+            )
+        };
+        if ours_fen != theirs.fen {
+            return Err(report("the positions differ".into()));
+        }
+        // FEN round trip, every eighth ply: python-chess's FEN set up in a copy gives the
+        // same FEN back.
+        if k % 8 == 0 {
+            let back = round_trip(&session, &theirs.fen);
+            if back != theirs.fen {
+                return Err(report(format!("(set-position) then (fen) gives {back}")));
+            }
+        }
+        let outcome = our_outcome(&session);
+        if finished {
+            let expected = (g.result.clone(), g.reason.clone());
+            if outcome.as_ref() != Some(&expected) {
+                return Err(report(format!(
+                    "python-chess ends the game {expected:?}, flexrules {outcome:?}"
+                )));
+            }
+            if !legal.is_empty() {
+                return Err(report(format!(
+                    "the game is over, yet flexrules has {legal:?}"
+                )));
+            }
+            return Ok(());
+        }
+        if let Some(o) = outcome {
+            return Err(report(format!(
+                "flexrules ended the game {o:?}, python-chess did not"
+            )));
+        }
+        if legal != theirs.legal {
+            let only_ours: Vec<&String> =
+                legal.iter().filter(|m| !theirs.legal.contains(m)).collect();
+            let only_theirs: Vec<&String> =
+                theirs.legal.iter().filter(|m| !legal.contains(m)).collect();
+            return Err(report(format!(
+                "the legal moves differ: only flexrules {only_ours:?}, only python-chess {only_theirs:?}"
+            )));
+        }
+        if k == last {
+            return Ok(());
+        }
+        let name = &g.moves[k];
+        let action = actions
+            .into_iter()
+            .find(|a| &a.name == name)
+            .ok_or_else(|| report(format!("flexrules has no move {name}")))?;
+        let tx = session.deliver(action.recipient, (*action.message).clone());
+        if !tx.status.committed() {
+            return Err(report(format!("playing {name}: {}", tx.status.summary())));
+        }
+    }
+    unreachable!()
+}
+
+/// Replay every game; panics with every disagreement. Returns (games, plies).
+fn compare(games: &[RefGame]) -> (usize, usize) {
+    let mut built: Vec<(String, Arc<Game>)> = Vec::new();
+    let mut failures = Vec::new();
+    let mut plies = 0;
+    for g in games {
+        let game = match built.iter().find(|(v, _)| *v == g.variant) {
+            Some((_, game)) => game.clone(),
+            None => {
+                let game = chess(&g.variant);
+                built.push((g.variant.clone(), game.clone()));
+                game
+            }
+        };
+        match replay(&game, g) {
+            Ok(()) => plies += g.moves.len(),
+            Err(report) => failures.push(report),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} games disagree with python-chess:\n{}",
+        failures.len(),
+        games.len(),
+        failures.join("\n")
+    );
+    (games.len(), plies)
+}
+
+fn fixture_games(variant: &str) -> Vec<RefGame> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .expect("tests/inputs/chess-reference")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&format!("{variant}-")) && n.ends_with(".txt"))
+        })
+        .collect();
+    files.sort();
+    let mut games = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("a fixture file");
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        games.extend(parse_games(&name, &text));
+    }
+    games
+}
+
+fn fixtures_agree(variant: &str) {
+    let games = fixture_games(variant);
+    assert!(!games.is_empty(), "no fixture games for {variant}");
+    let endings: Vec<String> = games
+        .iter()
+        .map(|g| format!("{} {}", g.result, g.reason))
+        .collect();
+    let (n, plies) = compare(&games);
+    eprintln!("{variant}: {n} games, {plies} plies agree with python-chess; endings {endings:?}");
+}
+
+#[test]
+fn standard_games_agree_with_python_chess() {
+    fixtures_agree("standard");
+}
+
+// ---------------------------------------------------------------------------------------
+// Perft.
+
+/// `perft <variant> <depth> <count> <fen>` lines.
+fn perft_lines() -> Vec<(String, usize, u64, String)> {
+    let text = std::fs::read_to_string(fixtures().join("perft.txt")).expect("perft.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(w[0], "perft", "{line}");
+            (
+                w[1].to_string(),
+                w[2].parse().expect("a depth"),
+                w[3].parse().expect("a count"),
+                w[4..].join(" "),
+            )
+        })
+        .collect()
+}
+
+fn perft_agrees(variant: &str) {
+    let lines: Vec<_> = perft_lines()
+        .into_iter()
+        .filter(|l| l.0 == variant)
+        .collect();
+    assert!(!lines.is_empty(), "no perft lines for {variant}");
+    let game = chess(variant);
+    for (_, depth, count, fen) in lines {
+        let (mut session, _) = start(&game, Some(&fen));
+        let started = std::time::Instant::now();
+        let ours = session.perft(depth).expect("perft");
+        eprintln!(
+            "{variant} perft {depth} of {fen}: flexrules {:?}, python-chess {count} ({:.2?})",
+            ours.last(),
+            started.elapsed()
+        );
+        assert_eq!(ours.last().copied(), Some(count), "perft {depth} of {fen}");
+    }
+}
+
+#[test]
+fn standard_perft_agrees_with_python_chess() {
+    perft_agrees("standard");
+}
+
+/// The comparison has teeth: with a rule changed (castling through check allowed, no en
+/// passant, promotion to a queen only), some standard perft count or fixture game
+/// disagrees with python-chess.
+#[test]
+fn a_changed_rule_is_caught() {
+    let perfts: Vec<_> = perft_lines()
+        .into_iter()
+        .filter(|l| l.0 == "standard")
+        .collect();
+    let games = fixture_games("standard");
+    for rules in [
+        "tests/inputs/chess-reference/changed/castling-through-check.fr",
+        "tests/inputs/chess-reference/changed/no-en-passant.fr",
+        "tests/inputs/chess-reference/changed/queen-only.fr",
+    ] {
+        let game = chess_with(rules);
+        let perft = perfts.iter().find_map(|(_, depth, count, fen)| {
+            let (mut session, _) = start(&game, Some(fen));
+            let ours = session.perft(*depth).expect("perft");
+            (ours.last() != Some(count)).then(|| format!("perft {depth} of {fen}: {ours:?}"))
+        });
+        let found = perft.or_else(|| games.iter().find_map(|g| replay(&game, g).err()));
+        match found {
+            Some(report) => eprintln!("with {rules}, as expected:\n{report}"),
+            None => panic!("with {rules}, every perft and fixture game still agrees"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Live: fresh games from python-chess itself.
+
+fn python_chess_available() -> bool {
+    Command::new("python3")
+        .args(["-c", "import chess"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn live_seeds() -> Vec<u64> {
+    if let Ok(s) = std::env::var("CHESS_REFERENCE_SEEDS") {
+        return s
+            .split(',')
+            .map(|x| x.trim().parse().expect("CHESS_REFERENCE_SEEDS: numbers"))
+            .collect();
+    }
+    // Fresh each run, far from the fixtures' seeds.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    vec![1_000 + now % 1_000_000_000]
+}
+
+fn live(variant: &str) {
+    if !python_chess_available() {
+        eprintln!(
+            "NOTE: live comparison with python-chess skipped: `python3 -c \"import chess\"` \
+             fails (pip install chess); the fixture tests still run"
+        );
+        return;
+    }
+    let count: usize = std::env::var("CHESS_REFERENCE_GAMES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let script = root().join("tools/chess-reference.py");
+    let seeds = live_seeds();
+    let mut games = Vec::new();
+    for &seed in &seeds {
+        let out = Command::new("python3")
+            .arg(&script)
+            .args(["games", "--variant", variant, "--seed", &seed.to_string()])
+            .args(["--count", &count.to_string()])
+            .output()
+            .expect("python3 runs");
+        assert!(
+            out.status.success(),
+            "{} failed: {}",
+            script.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        games.extend(parse_games(&format!("live-{variant}-seed{seed}"), &text));
+    }
+    let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
+    eprintln!(
+        "live {variant} seeds {} (rerun with CHESS_REFERENCE_SEEDS={})",
+        list.join(" "),
+        list.join(",")
+    );
+    let (n, plies) = compare(&games);
+    eprintln!("live {variant}: {n} games, {plies} plies agree with python-chess");
+}
+
+#[test]
+fn live_standard_games_agree_with_python_chess() {
+    live("standard");
+}
+
+#[test]
+fn kingofthehill_games_agree_with_python_chess() {
+    fixtures_agree("kingofthehill");
+}
+
+#[test]
+fn kingofthehill_perft_agrees_with_python_chess() {
+    perft_agrees("kingofthehill");
+}
+
+#[test]
+fn live_kingofthehill_games_agree_with_python_chess() {
+    live("kingofthehill");
+}
+
+#[test]
+fn threecheck_games_agree_with_python_chess() {
+    fixtures_agree("threecheck");
+}
+
+#[test]
+fn threecheck_perft_agrees_with_python_chess() {
+    perft_agrees("threecheck");
+}
+
+#[test]
+fn live_threecheck_games_agree_with_python_chess() {
+    live("threecheck");
+}
+
+#[test]
+fn racingkings_games_agree_with_python_chess() {
+    fixtures_agree("racingkings");
+}
+
+#[test]
+fn racingkings_perft_agrees_with_python_chess() {
+    perft_agrees("racingkings");
+}
+
+#[test]
+fn live_racingkings_games_agree_with_python_chess() {
+    live("racingkings");
+}
+
+#[test]
+fn antichess_games_agree_with_python_chess() {
+    fixtures_agree("antichess");
+}
+
+#[test]
+fn antichess_perft_agrees_with_python_chess() {
+    perft_agrees("antichess");
+}
+
+#[test]
+fn live_antichess_games_agree_with_python_chess() {
+    live("antichess");
+}
+
+#[test]
+fn horde_games_agree_with_python_chess() {
+    fixtures_agree("horde");
+}
+
+#[test]
+fn horde_perft_agrees_with_python_chess() {
+    perft_agrees("horde");
+}
+
+#[test]
+fn live_horde_games_agree_with_python_chess() {
+    live("horde");
+}
+
+#[test]
+fn atomic_games_agree_with_python_chess() {
+    fixtures_agree("atomic");
+}
+
+#[test]
+fn atomic_perft_agrees_with_python_chess() {
+    perft_agrees("atomic");
+}
+
+#[test]
+fn live_atomic_games_agree_with_python_chess() {
+    live("atomic");
+}
+
+#[test]
+fn crazyhouse_games_agree_with_python_chess() {
+    fixtures_agree("crazyhouse");
+}
+
+#[test]
+fn crazyhouse_perft_agrees_with_python_chess() {
+    perft_agrees("crazyhouse");
+}
+
+#[test]
+fn live_crazyhouse_games_agree_with_python_chess() {
+    live("crazyhouse");
+}
+
+// ---------------------------------------------------------------------------------------
+// What a move costs (numbers for the record; the counts are checked).
+
+/// For a few positions: candidates proposed by `#actions`, legal moves, and the VM
+/// instructions of the transactions that try them (printed with `--nocapture`).
+#[test]
+fn cost_of_trying_the_moves() {
+    let game = chess("standard");
+    for (fen, legal_expected) in [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            20,
+        ),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            48,
+        ),
+    ] {
+        let (mut session, _) = start(&game, Some(fen));
+        let candidates = session.candidates().expect("#actions");
+        let (mut legal, mut steps_legal, mut steps_refused) = (0u64, 0u64, 0u64);
+        for a in &candidates {
+            let (tx, _) = session.try_deliver(a.recipient, (*a.message).clone());
+            if tx.status.committed() {
+                legal += 1;
+                steps_legal += tx.steps;
+            } else {
+                steps_refused += tx.steps;
+            }
+        }
+        assert_eq!(legal, legal_expected, "{fen}");
+        let refused = candidates.len() as u64 - legal;
+        eprintln!(
+            "{fen}: {} candidates, {legal} legal; VM instructions per legal move {} (refused: \
+             {} each); transactions per legal move {:.2}",
+            candidates.len(),
+            steps_legal / legal,
+            steps_refused.checked_div(refused).unwrap_or(0),
+            candidates.len() as f64 / legal as f64
+        );
+    }
+}
+
+#[test]
+fn chess960_games_agree_with_python_chess() {
+    fixtures_agree("chess960");
+}
+
+/// Perft from forty of the 960 start positions and four middle-game positions with
+/// Shredder-FEN and X-FEN castling rights.
+#[test]
+fn chess960_perft_agrees_with_python_chess() {
+    perft_agrees("chess960");
+}
+
+#[test]
+fn live_chess960_games_agree_with_python_chess() {
+    live("chess960");
+}
