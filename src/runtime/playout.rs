@@ -2,10 +2,11 @@
 //!
 //! Both work on copies of the world: trying a move is one O(1) snapshot and one
 //! transaction, and the world a legal move leaves is kept and reused, so a playout never
-//! runs a move twice.
+//! runs a move twice. A playout does not build the legal-move list: it draws candidates at
+//! random until one commits, which is uniform over the legal moves.
 
 use super::session::{Action, Session};
-use super::trace::RuntimeError;
+use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
 use super::world::World;
 use crate::symbol::Symbol;
@@ -66,7 +67,7 @@ impl Session {
         let mut out = Vec::with_capacity(candidates.len());
         for a in candidates {
             let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
-            if tx.status.committed() {
+            if Self::trial_is_legal(&tx.status) {
                 out.push((a, world));
             }
         }
@@ -100,17 +101,44 @@ impl Session {
                     plies,
                 });
             }
-            let mut moves = self.legal_moves()?;
-            if moves.is_empty() {
+            let mut candidates = self.candidates()?;
+            let Some(world) = self.first_legal(&mut candidates, chooser) else {
                 return Ok(Playout {
                     ending: Ending::Stuck,
                     plies,
                 });
-            }
-            let pick = chooser.below(moves.len());
-            self.world = moves.swap_remove(pick).1;
+            };
+            self.world = world;
             plies += 1;
         }
+    }
+
+    /// Draw candidates at random without replacement, trying each, and give the world the
+    /// first one that commits leaves. Every legal move is equally likely to be the first
+    /// drawn among the legal ones, so this chooses uniformly over the legal moves, and a
+    /// playout only tries the candidates it draws instead of all of them.
+    ///
+    /// Each trial's status is judged by [`Session::trial_is_legal`], the one place that
+    /// decides what a candidate's outcome means.
+    fn first_legal(
+        &mut self,
+        candidates: &mut Vec<Action>,
+        chooser: &mut Chooser,
+    ) -> Option<World> {
+        while !candidates.is_empty() {
+            let a = candidates.swap_remove(chooser.below(candidates.len()));
+            let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
+            if Self::trial_is_legal(&tx.status) {
+                return Some(world);
+            }
+        }
+        None
+    }
+
+    /// Whether a tried candidate is a legal move: it committed. A veto or a rollback makes
+    /// it illegal; so does a runtime error, which the legal-move list also leaves out.
+    fn trial_is_legal(status: &Status) -> bool {
+        status.committed()
     }
 
     /// Leaf counts of the game tree from the current world: entry `d - 1` is the number of
@@ -127,13 +155,22 @@ impl Session {
         if ply == counts.len() || self.ending().is_some() {
             return Ok(());
         }
+        if ply + 1 == counts.len() {
+            // The last ply: only the number of legal moves counts, not the worlds they leave.
+            let candidates = self.candidates()?;
+            for a in candidates {
+                let (tx, _) = self.try_deliver(a.recipient, (*a.message).clone());
+                if Self::trial_is_legal(&tx.status) {
+                    counts[ply] += 1;
+                }
+            }
+            return Ok(());
+        }
         let moves = self.legal_moves()?;
         counts[ply] += moves.len() as u64;
-        if ply + 1 < counts.len() {
-            for (_, world) in moves {
-                self.world = world;
-                self.perft_from(ply + 1, counts)?;
-            }
+        for (_, world) in moves {
+            self.world = world;
+            self.perft_from(ply + 1, counts)?;
         }
         Ok(())
     }
