@@ -234,6 +234,7 @@ impl Session {
         let world = if m.waiting_for().is_some() {
             m.abort()
         } else {
+            m.recycle_buffers();
             m.world
         };
         (

@@ -226,15 +226,36 @@ enum Flow {
     End(Status),
 }
 
+/// The emptied stack, frame and join-point vectors of a finished transaction, kept for the
+/// next one on the same thread so that trying a move does not allocate them anew.
+struct Buffers {
+    stack: Vec<Value>,
+    frames: Vec<Frame>,
+    jps: Vec<JoinPoint>,
+}
+
+/// Buffers larger than this (in elements) are not kept: a deep transaction does not pin
+/// its memory for the rest of the thread's life.
+const KEEP_BUFFERS_UP_TO: usize = 4096;
+
+thread_local! {
+    static SPARE: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
+}
+
 impl Machine {
     fn new(world: World, cx: &Context<'_>) -> Machine {
+        let b = SPARE.with(|s| s.take()).unwrap_or_else(|| Buffers {
+            stack: Vec::with_capacity(64),
+            frames: Vec::with_capacity(16),
+            jps: Vec::with_capacity(16),
+        });
         Machine {
             fixed: cx.fixed.clone(),
             start: world.clone(),
             world,
-            stack: Vec::with_capacity(64),
-            frames: Vec::with_capacity(16),
-            jps: Vec::with_capacity(16),
+            stack: b.stack,
+            frames: b.frames,
+            jps: b.jps,
             checkpoints: Vec::new(),
             steps: 0,
             output: Vec::new(),
@@ -270,6 +291,26 @@ impl Machine {
         let mut m = Machine::new(world, cx);
         m.push_frame(cx, code, Kind::Top, NO_JP);
         m
+    }
+
+    /// Give the machine's stack, frame and join-point buffers, emptied, to the next machine
+    /// made on this thread. Called when the transaction is over and the machine is dropped.
+    pub fn recycle_buffers(&mut self) {
+        let mut b = Buffers {
+            stack: std::mem::take(&mut self.stack),
+            frames: std::mem::take(&mut self.frames),
+            jps: std::mem::take(&mut self.jps),
+        };
+        if b.stack.capacity() > KEEP_BUFFERS_UP_TO
+            || b.frames.capacity() > KEEP_BUFFERS_UP_TO
+            || b.jps.capacity() > KEEP_BUFFERS_UP_TO
+        {
+            return;
+        }
+        b.stack.clear();
+        b.frames.clear();
+        b.jps.clear();
+        SPARE.with(|s| s.set(Some(b)));
     }
 
     /// The signal the transaction waits for, if any.
