@@ -33,6 +33,17 @@
 //!   print the same result. Without `lua5.4` on the `PATH` (or in `FLEXRULES_LUA`) the Lua
 //!   side is skipped with a message.
 //!
+//! - `games/...`: the bundled games through the library, as `flexrules playout` and
+//!   `flexrules perft` run them: `games/awele/playouts` (random playouts from the start,
+//!   seeded per game as the command seeds them, counted per second), `games/chess/perft3`
+//!   and `games/chess/perft4` (seconds per perft from the start), `games/go9/playouts` and
+//!   `games/go19/playouts` (games/go with `size` 9 and 19). Quick mode only (criterion
+//!   would take far too long); the summary prints min/median/max of the timed runs.
+//!
+//! `cargo bench --bench runtime -- --quick` is the command that prints the whole table of
+//! the interpreter's speed goals: games, sends, checkpoints and the micro-programs beside
+//! Lua, every ratio measured in the same run.
+//!
 //! At the end the bench prints a summary: the median of each measurement (from criterion's
 //! samples, or from the quick runs) and the flexrules/Lua ratios. Under `cargo test
 //! --benches` (criterion's `--test` mode) every scenario runs once at a small size, as a
@@ -45,15 +56,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use flexrules::compile::build_game;
 use flexrules::compile::bytecode::CodeId;
 use flexrules::compile::program::Game;
+use flexrules::compile::{build_game, build_game_with_rules};
+use flexrules::runtime::playout::Chooser;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::Status;
 use flexrules::runtime::value::{Dict, Key, Message, Value};
 use flexrules::runtime::vm::Limits;
 use flexrules::symbol::Symbol;
-use flexrules::syntax::load::MemoryFs;
+use flexrules::syntax::load::{DiskFs, MemoryFs};
 
 // ---------------------------------------------------------------------------------------
 // Sizes.
@@ -71,6 +83,10 @@ struct Sizes {
     fib: i64,
     /// Dictionary updates.
     puts: i64,
+    /// Playouts per timed run: Awele, Go 9x9, Go 19x19.
+    playouts: [u64; 3],
+    /// Deepest chess perft timed.
+    perft: usize,
 }
 
 const FULL: Sizes = Sizes {
@@ -79,6 +95,8 @@ const FULL: Sizes = Sizes {
     count: 10_000_000,
     fib: 27,
     puts: 1_000_000,
+    playouts: [200, 20, 2],
+    perft: 4,
 };
 
 /// `--test` (a smoke test under `cargo test --benches`): tiny, so a debug build is quick.
@@ -88,6 +106,8 @@ const SMOKE: Sizes = Sizes {
     count: 1000,
     fib: 10,
     puts: 2000,
+    playouts: [2, 1, 0],
+    perft: 2,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -512,11 +532,146 @@ fn bench_micro(c: &mut Criterion, s: &Sizes, micro: &mut Micro, lua: Option<&Lua
 }
 
 // ---------------------------------------------------------------------------------------
+// Bundled games.
+
+/// A bundled game (a directory under games/) with `params`, started as the CLI starts it.
+fn bundled(dir: &str, params: &[(&str, i64)]) -> Session {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("games")
+        .join(dir);
+    let game = match build_game_with_rules(&DiskFs, &dir, &[]) {
+        Ok(b) => b.game,
+        Err(e) => panic!("{} does not build: {e:?}", dir.display()),
+    };
+    let options = SessionOptions {
+        params: params
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::Int(*v)))
+            .collect(),
+        ..options()
+    };
+    match Session::start(game, &options) {
+        Ok((session, _)) => session,
+        Err(e) => panic!("{} does not start: {e}", dir.display()),
+    }
+}
+
+/// `n` random playouts from the session's world, seeded as `flexrules playout --seed 0`
+/// seeds them (games `first..first + n`); the plies played.
+fn playouts(session: &mut Session, first: u64, n: u64) -> usize {
+    let start = session.world.clone();
+    let mut plies = 0;
+    for i in first..first + n {
+        session.world = start.clone();
+        let mut chooser = Chooser::new(0, i);
+        session.world.rng = chooser.next_u64();
+        match session.playout(&mut chooser, 100_000) {
+            Ok(p) => plies += p.plies,
+            Err(e) => panic!("playout {i} failed: {}", e.message),
+        }
+    }
+    session.world = start;
+    plies
+}
+
+fn quick_games(s: &Sizes, wanted: &dyn Fn(&str) -> bool) {
+    let runs: [(&str, &str, &[(&str, i64)], u64); 3] = [
+        ("games/awele/playouts", "awele", &[], s.playouts[0]),
+        ("games/go9/playouts", "go", &[("size", 9)], s.playouts[1]),
+        ("games/go19/playouts", "go", &[("size", 19)], s.playouts[2]),
+    ];
+    for (id, dir, params, n) in runs {
+        if n == 0 || !wanted(id) {
+            continue;
+        }
+        let mut session = bundled(dir, params);
+        let reps = if n >= 10 { 5 } else { 3 };
+        for r in 0..reps {
+            let t = Instant::now();
+            std::hint::black_box(playouts(&mut session, r * n, n));
+            record(id, n, t.elapsed());
+        }
+    }
+    for depth in 3..=s.perft.max(3) {
+        let id = format!("games/chess/perft{depth}");
+        if depth > s.perft || !wanted(&id) {
+            continue;
+        }
+        let mut session = bundled("chess", &[]);
+        let reps = if depth >= 4 { 3 } else { 5 };
+        for _ in 0..reps {
+            let t = Instant::now();
+            match session.perft(depth) {
+                Ok(counts) => {
+                    std::hint::black_box(counts);
+                }
+                Err(e) => panic!("chess perft({depth}) failed: {}", e.message),
+            }
+            record(&id, 1, t.elapsed());
+        }
+    }
+}
+
+/// Min, median and max of the per-iteration times recorded under `id`.
+fn spread(id: &str) -> Option<(f64, f64, f64)> {
+    let samples = SAMPLES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut v = samples.get(id)?.clone();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some((v[0], v[v.len() / 2], v[v.len() - 1]))
+}
+
+fn games_summary() {
+    let mut header = false;
+    let mut head = || {
+        if !std::mem::replace(&mut header, true) {
+            println!();
+            println!(
+                "{:<30} {:>12} {:>12} {:>12}",
+                "game", "min", "median", "max"
+            );
+        }
+    };
+    for (id, what) in [
+        ("games/awele/playouts", "Awele playouts/s"),
+        ("games/go9/playouts", "Go 9x9 playouts/s"),
+        ("games/go19/playouts", "Go 19x19 playouts/s"),
+    ] {
+        if let Some((fast, mid, slow)) = spread(id) {
+            head();
+            // Rates: the slowest run gives the minimum.
+            println!(
+                "{:<30} {:>12.2} {:>12.2} {:>12.2}",
+                what,
+                1.0 / slow,
+                1.0 / mid,
+                1.0 / fast
+            );
+        }
+    }
+    for depth in 3..=9 {
+        if let Some((fast, mid, slow)) = spread(&format!("games/chess/perft{depth}")) {
+            head();
+            println!(
+                "{:<30} {:>12} {:>12} {:>12}",
+                format!("chess perft({depth}) from the start"),
+                show(fast),
+                show(mid),
+                show(slow)
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Quick mode.
 
 /// Every scenario timed a few times, without criterion; only the ids containing `filter`.
 fn quick_all(s: &Sizes, micro: &mut Micro, lua: Option<&Lua>, filter: &str) {
     let wanted = |id: &str| id.contains(filter);
+    quick_games(s, &wanted);
     if wanted("sends/") {
         let mut pp = PingPong::new();
         if wanted("sends/chain") {
@@ -576,6 +731,7 @@ fn summary(s: &Sizes, lua: Option<&Lua>) {
     }
     println!();
     println!("== flexrules runtime summary (median per iteration) ==");
+    games_summary();
     if let Some(t) = median("sends/chain") {
         println!(
             "sends, chain of {} in one transaction: {} per chain, {:.2} M sends/s",
@@ -584,19 +740,23 @@ fn summary(s: &Sizes, lua: Option<&Lua>) {
             s.chain as f64 / t / 1e6
         );
     }
-    if let Some(t) = median("sends/transaction") {
+    if let Some((fast, t, slow)) = spread("sends/transaction") {
         println!(
-            "sends, one per transaction:           {} per transaction, {:.3} M sends/s",
+            "sends, one per transaction:           {} per transaction, {:.3} M sends/s (min {}, max {})",
             show(t),
-            1.0 / t / 1e6
+            1.0 / t / 1e6,
+            show(fast),
+            show(slow)
         );
     }
     let mut worlds = Vec::new();
     for n in s.worlds {
-        if let Some(t) = median(&format!("checkpoint_rollback/{n}")) {
+        if let Some((fast, t, slow)) = spread(&format!("checkpoint_rollback/{n}")) {
             println!(
-                "checkpoint + update + rollback, {n:>6} entities: {}",
-                show(t)
+                "checkpoint + update + rollback, {n:>6} entities: {} (min {}, max {})",
+                show(t),
+                show(fast),
+                show(slow)
             );
             worlds.push((n, t));
         }
@@ -640,6 +800,24 @@ fn summary(s: &Sizes, lua: Option<&Lua>) {
                     ours / theirs,
                     ours / net
                 );
+                // The spread of the ratio: our fastest against their slowest run, and
+                // our slowest against their fastest.
+                if let (Some((ofast, _, oslow)), Some((tfast, _, tslow))) = (
+                    spread(&format!("micro/{name}/flexrules")),
+                    spread(&format!("micro/{name}/lua")),
+                ) {
+                    println!(
+                        "        min/median/max: flexrules {} / {} / {}, lua5.4 {} / {} / {}, ratio {:.1}x-{:.1}x",
+                        show(ofast),
+                        show(ours),
+                        show(oslow),
+                        show(tfast),
+                        show(theirs),
+                        show(tslow),
+                        ofast / tslow,
+                        oslow / tfast
+                    );
+                }
             }
             _ => println!("{:<7} {:>12} {:>12}", name, show(ours), "(skipped)"),
         }
