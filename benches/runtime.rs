@@ -574,8 +574,11 @@ fn playouts(session: &mut Session, first: u64, n: u64) -> usize {
     plies
 }
 
+/// A timed playout workload: its id, its game directory, its parameters, its playouts.
+type PlayoutRun<'a> = (&'a str, &'a str, &'a [(&'a str, i64)], u64);
+
 fn quick_games(s: &Sizes, wanted: &dyn Fn(&str) -> bool) {
-    let runs: [(&str, &str, &[(&str, i64)], u64); 3] = [
+    let runs: [PlayoutRun; 3] = [
         ("games/awele/playouts", "awele", &[], s.playouts[0]),
         ("games/go9/playouts", "go", &[("size", 9)], s.playouts[1]),
         ("games/go19/playouts", "go", &[("size", 19)], s.playouts[2]),
