@@ -109,17 +109,24 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
 /// Open the game and play the actions `names`, printing any problem (for `moves`, `perft`).
 pub fn open_and_play(options: &RunOptions, names: &[String]) -> Result<Opened, ExitCode> {
     let mut opened = open(options, false)?;
-    if let Err(e) = play_names(&mut opened.session, names) {
+    if let Err(e) = play_names(&mut opened.session, &opened.sources, names) {
         eprintln!("error: {e}");
         return Err(ExitCode::from(1));
     }
     Ok(opened)
 }
 
-/// Play the actions `names` in order; the error names the ply that could not be played.
-pub fn play_names(session: &mut Session, names: &[String]) -> Result<(), String> {
+/// Play the actions `names` in order; the error names the ply that could not be played and
+/// says why.
+pub fn play_names(
+    session: &mut Session,
+    sources: &SourceMap,
+    names: &[String],
+) -> Result<(), String> {
     for (ply, name) in names.iter().enumerate() {
-        let a = super::run::find_action(session, ply + 1, name)?;
+        let a = session
+            .playable(name)
+            .map_err(|e| e.render(sources, stderr_color(), ply + 1))?;
         let tx = session.deliver(a.recipient, (*a.message).clone());
         if !tx.status.committed() {
             return Err(format!("ply {}: `{name}` {}", ply + 1, tx.status.summary()));

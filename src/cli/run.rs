@@ -4,8 +4,9 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
+use crate::runtime::moves::{Verdict, group_failures};
 use crate::runtime::outside::parse_send;
-use crate::runtime::session::{Action, Session};
+use crate::runtime::session::Session;
 use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::source::SourceMap;
 
@@ -42,6 +43,10 @@ pub struct MovesArgs {
     /// Actions to play first, by name: --play C,c,D.
     #[arg(long, value_delimiter = ',')]
     pub play: Vec<String>,
+    /// List every candidate with why it is legal or not: the law that vetoed it (and what
+    /// it notified), the rollback reason, or the error.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// One step of the script: what was asked and what happened.
@@ -80,10 +85,13 @@ pub fn run(args: &RunArgs) -> ExitCode {
         });
     }
     for (ply, name) in args.play.iter().enumerate() {
-        let action = match find_action(session, ply + 1, name) {
+        let action = match session.playable(name) {
             Ok(a) => a,
-            Err(message) => {
-                eprintln!("error: {message}");
+            Err(e) => {
+                eprintln!(
+                    "error: {}",
+                    e.render(&opened.sources, super::stderr_color(), ply + 1)
+                );
                 print_steps(&opened.sources, &steps, args);
                 return ExitCode::from(1);
             }
@@ -185,34 +193,6 @@ pub fn describe(e: &TraceEvent) -> String {
     }
 }
 
-/// Find the legal action named `name`; the error names the ply and lists the legal names.
-pub fn find_action(session: &mut Session, ply: usize, name: &str) -> Result<Action, String> {
-    let legal = session
-        .legal_actions()
-        .map_err(|e| format!("ply {ply}: #actions failed: {}", e.message))?;
-    if let Some(a) = legal.iter().find(|a| a.name == name) {
-        return Ok(a.clone());
-    }
-    let names: Vec<&str> = legal.iter().map(|a| a.name.as_str()).collect();
-    let known = session
-        .candidates()
-        .map(|c| c.iter().any(|a| a.name == name))
-        .unwrap_or(false);
-    let what = if known {
-        "is not legal"
-    } else {
-        "is not an action"
-    };
-    Err(if names.is_empty() {
-        format!("ply {ply}: `{name}` {what}: there is no legal action")
-    } else {
-        format!(
-            "ply {ply}: `{name}` {what} here; legal: {}",
-            names.join(", ")
-        )
-    })
-}
-
 fn to_json(session: &Session, steps: &[Step]) -> serde_json::Value {
     let game = &session.game;
     let mut entities = serde_json::Map::new();
@@ -283,17 +263,62 @@ pub fn moves(args: &MovesArgs) -> ExitCode {
         Ok(o) => o,
         Err(code) => return code,
     };
+    let color = super::stderr_color();
+    let sources = &opened.sources;
     let session = &mut opened.session;
-    match session.legal_actions() {
-        Ok(actions) => {
-            for a in actions {
-                println!("{}", a.name);
-            }
-            ExitCode::SUCCESS
-        }
+    if args.explain {
+        return explain(session, sources, color);
+    }
+    let tried = match session.try_candidates() {
+        Ok(t) => t,
         Err(e) => {
-            eprint!("{}", e.render(&opened.sources, super::stderr_color()));
-            ExitCode::from(1)
+            eprintln!("error: #actions failed:");
+            eprint!("{}", e.render(sources, color));
+            return ExitCode::from(1);
         }
+    };
+    for (a, _) in &tried.legal {
+        println!("{}", a.name);
+    }
+    if tried.failed.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    eprint!("{}", tried.render_failures(sources, color));
+    ExitCode::from(1)
+}
+
+/// `flexrules moves --explain`: every candidate with its verdict.
+fn explain(session: &mut Session, sources: &SourceMap, color: bool) -> ExitCode {
+    let explained = match session.explain_candidates() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: #actions failed:");
+            eprint!("{}", e.render(sources, color));
+            return ExitCode::from(1);
+        }
+    };
+    if explained.is_empty() {
+        println!("no candidate move (#actions gives none)");
+    }
+    for (a, v) in &explained {
+        println!("{}: {}", a.name, v.summary());
+    }
+    // Each distinct error once, with its diagnostic.
+    let failures = group_failures(explained.iter().filter_map(|(a, v)| match v {
+        Verdict::Failed(e) => Some((a.name.as_str(), e)),
+        _ => None,
+    }));
+    for (e, names) in &failures {
+        eprintln!(
+            "error: {} {} failed with an error (a mistake in the rules, not an illegal move):",
+            if names.len() == 1 { "move" } else { "moves" },
+            names.join(", ")
+        );
+        eprint!("{}", e.render(sources, color));
+    }
+    if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

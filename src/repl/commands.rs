@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::compile::program::AdviceTarget;
 use crate::diagnostic::Diagnostic;
+use crate::runtime::moves::Verdict;
 use crate::runtime::world::{AdviceEntry, next_version};
 use crate::symbol::Symbol;
 use crate::syntax::ast::{AdviceBody, AdviceKind, Item};
@@ -102,7 +103,16 @@ pub const COMMANDS: &[Command] = &[
         "the checkpoints open in the transaction being stepped",
     ),
     c("moves", "", "the legal moves (games with #actions)"),
-    c("play", "<name>", "play a legal move by name"),
+    c(
+        "play",
+        "<name>",
+        "play a legal move by name; an illegal one is refused with the reason",
+    ),
+    c(
+        "why",
+        "<name>",
+        "why a move is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
+    ),
     c("random", "[<n>]", "play <n> random legal moves (default 1)"),
     c(
         "save",
@@ -217,6 +227,7 @@ impl Repl {
             },
             "moves" => self.moves(),
             "play" => self.play(rest),
+            "why" => self.why(rest),
             "random" => {
                 let n = if rest.is_empty() {
                     Ok(1)
@@ -575,15 +586,42 @@ impl Repl {
         if self.session.game.actions.is_none() {
             return "this game has no #actions".into();
         }
-        match self.session.legal_actions() {
-            Ok(actions) if actions.is_empty() => "no legal move".into(),
-            Ok(actions) => actions
+        let tried = match self.session.try_candidates() {
+            Ok(t) => t,
+            Err(e) => {
+                return format!(
+                    "error: #actions failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        let mut out = if tried.legal.is_empty() {
+            "no legal move".to_string()
+        } else {
+            tried
+                .legal
                 .iter()
-                .map(|a| a.name.as_str())
+                .map(|(a, _)| a.name.as_str())
                 .collect::<Vec<_>>()
-                .join(" "),
-            Err(e) => e.render(&self.sources, self.options.color),
+                .join(" ")
+        };
+        if !tried.failed.is_empty() {
+            out.push('\n');
+            out.push_str(
+                tried
+                    .render_failures(&self.sources, self.options.color)
+                    .trim_end(),
+            );
         }
+        out
+    }
+
+    /// Moves played up to the current change (rule changes and sends are not moves).
+    fn moves_played(&self) -> usize {
+        self.history.entries()[..self.history.cursor()]
+            .iter()
+            .filter(|e| e.lines.first().is_some_and(|l| l.starts_with(":play ")))
+            .count()
     }
 
     fn play(&mut self, name: &str) -> String {
@@ -593,15 +631,57 @@ impl Repl {
         if name.is_empty() {
             return "usage: :play <name> (:moves lists them)".into();
         }
-        let ply = self.history.cursor() + 1;
-        match crate::cli::run::find_action(&mut self.session, ply, name) {
+        let ply = self.moves_played() + 1;
+        match self.session.playable(name) {
             Ok(a) => {
                 let m = self
                     .session
                     .begin_deliver(a.recipient, (*a.message).clone(), false);
                 self.run_machine(m, format!(":play {name}"), false)
             }
-            Err(e) => format!("error: {e}"),
+            Err(e) => format!(
+                "error: {}",
+                e.render(&self.sources, self.options.color, ply)
+            ),
+        }
+    }
+
+    /// `:why <move>`: why a move is legal or not, without playing it.
+    fn why(&mut self, name: &str) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        if name.is_empty() {
+            return "usage: :why <move> (:moves lists the legal ones)".into();
+        }
+        let explained = match self.session.explain_candidates() {
+            Ok(e) => e,
+            Err(e) => {
+                return format!(
+                    "error: #actions failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        match explained.iter().find(|(a, _)| a.name == name) {
+            Some((_, Verdict::Legal)) => format!("`{name}` is legal"),
+            Some((_, v @ Verdict::Failed(_))) => {
+                format!("`{name}` {}", v.render(&self.sources, self.options.color))
+            }
+            Some((_, v)) => format!("`{name}` is not legal: {}", v.summary()),
+            None => {
+                let names: Vec<&str> = explained.iter().map(|(a, _)| a.name.as_str()).collect();
+                match crate::diagnostic::closest(name, names.iter().copied()) {
+                    Some(c) => format!("`{name}` is not an action here; did you mean `{c}`?"),
+                    None if names.is_empty() => {
+                        format!("`{name}` is not an action here: #actions gives none")
+                    }
+                    None => format!(
+                        "`{name}` is not an action here; the candidates: {}",
+                        names.join(" ")
+                    ),
+                }
+            }
         }
     }
 
@@ -611,13 +691,26 @@ impl Repl {
         }
         let mut out = Vec::new();
         for _ in 0..n {
-            let actions = match self.session.legal_actions() {
-                Ok(a) => a,
+            let tried = match self.session.try_candidates() {
+                Ok(t) => t,
                 Err(e) => {
-                    out.push(e.render(&self.sources, self.options.color));
+                    out.push(format!(
+                        "error: #actions failed:\n{}",
+                        e.render(&self.sources, self.options.color).trim_end()
+                    ));
                     break;
                 }
             };
+            if !tried.failed.is_empty() {
+                out.push(
+                    tried
+                        .render_failures(&self.sources, self.options.color)
+                        .trim_end()
+                        .to_string(),
+                );
+                break;
+            }
+            let actions: Vec<_> = tried.legal.into_iter().map(|(a, _)| a).collect();
             if actions.is_empty() {
                 out.push("no legal move".into());
                 break;

@@ -4,6 +4,7 @@
 //! source text except through spans carried by compiled code.
 
 pub mod builtins;
+pub mod moves;
 pub mod outside;
 pub mod playout;
 pub mod session;

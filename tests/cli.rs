@@ -1,0 +1,124 @@
+//! Command-line tests: each `tests/inputs/cli/*.cmd` holds one `flexrules` command line,
+//! which is run from the crate root; its exit status, standard output and standard error
+//! are snapshotted.
+//!
+//! Adding a test is adding a file. Lines starting with `#` are prose (what the command
+//! shows); the first other line is the command, starting with `flexrules`. Arguments are
+//! split at spaces; double quotes keep spaces inside one argument (`--send "place to b2"`).
+//!
+//! Timings change from run to run: a number followed by ` s)` or ` playouts/s` is written
+//! `N` in the snapshot. After a change, run `INSTA_UPDATE=always cargo test --test cli`
+//! (or `cargo insta review`) and read every changed snapshot.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Split a command line at spaces, keeping double-quoted parts together.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            _ => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether `w` is a number (digits, at most one dot).
+fn number(w: &str) -> bool {
+    !w.is_empty()
+        && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && w.chars().filter(|&c| c == '.').count() <= 1
+}
+
+/// `text` with timings replaced by `N`.
+fn scrub(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let mut words = Vec::with_capacity(parts.len());
+        for (i, w) in parts.iter().enumerate() {
+            let next = parts.get(i + 1).copied().unwrap_or("");
+            if number(w) && next.starts_with("playouts/s") {
+                words.push("N".to_string());
+            } else if let Some(n) = w.strip_prefix('(')
+                && number(n)
+                && next.starts_with("s)")
+            {
+                words.push("(N".to_string());
+            } else {
+                words.push((*w).to_string());
+            }
+        }
+        out.push_str(&words.join(" "));
+    }
+    out
+}
+
+/// Run the command of the case at `path`; what it printed and how it exited.
+fn run_case(path: &Path) -> String {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let line = text
+        .lines()
+        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .unwrap_or_else(|| panic!("{}: no command line", path.display()));
+    let args = words(line);
+    assert_eq!(
+        args.first().map(String::as_str),
+        Some("flexrules"),
+        "{}: the command starts with `flexrules`",
+        path.display()
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(&args[1..])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("{}: flexrules does not run: {e}", path.display()));
+    format!(
+        "$ {line}\n--- exit status: {}\n--- stdout\n{}--- stderr\n{}",
+        output
+            .status
+            .code()
+            .map_or("killed".to_string(), |c| c.to_string()),
+        scrub(&String::from_utf8_lossy(&output.stdout)),
+        scrub(&String::from_utf8_lossy(&output.stderr)),
+    )
+}
+
+/// Every case under `tests/inputs/cli/` prints and exits as its snapshot holds.
+#[test]
+fn commands() {
+    insta::glob!("inputs/cli/*.cmd", |path| {
+        insta::assert_snapshot!(run_case(path));
+    });
+}
+
+#[test]
+fn timings_are_scrubbed() {
+    assert_eq!(
+        scrub("9 games, 5071 playouts/s (0.01 s)\n(4.43 s)\n"),
+        "9 games, N playouts/s (N s)\n(N s)\n"
+    );
+    assert_eq!(words(r#"run g --send "place to b2" --json"#).len(), 5);
+}
