@@ -141,7 +141,14 @@ pub fn load_game(
     rules: &[std::path::PathBuf],
 ) -> Result<(SourceMap, Arc<Game>), ExitCode> {
     match build_game_with_rules(&DiskFs, path, rules) {
-        Ok(built) => Ok((built.sources, built.game)),
+        Ok(built) => {
+            // Warnings (a rules file's label no behaviour handles, ...) are shown, and
+            // the game runs.
+            if !built.warnings.is_empty() {
+                report(&built.sources, &built.warnings);
+            }
+            Ok((built.sources, built.game))
+        }
         Err(BuildError::Open(e)) => {
             eprintln!("error: {e}");
             Err(ExitCode::from(2))

@@ -40,7 +40,10 @@ pub enum Command {
     /// Reads the game (a directory holding game.fr, or a single .fr file), every file it
     /// includes and every law and side-effect file it binds, and checks them: syntax,
     /// unknown directives, duplicate definitions, inheritance, the targets of advice,
-    /// unbound variables, unknown functions and argument counts.
+    /// unbound variables, unknown functions and argument counts. With --rules, each rules
+    /// file is checked against the game as --rules would put it in force (the same checks
+    /// and warnings as the game's own advice). Problems go to standard error, the summary
+    /// line to standard output.
     ///
     /// Exit status: 0 when the game is clean (warnings allowed), 1 when it has errors,
     /// 2 when the command line is wrong or the game cannot be opened.

@@ -413,13 +413,25 @@ impl Repl {
                 .to_string();
         }
         match self.apply_advice(&def) {
-            Ok(description) => self.record(line, description),
+            Ok((description, warnings)) => {
+                let done = self.record(line, description);
+                if warnings.is_empty() {
+                    done
+                } else {
+                    format!("{warnings}\n{done}")
+                }
+            }
             Err(e) => e,
         }
     }
 
-    /// Check, compile and put in force one law or side-effect; the text says what was done.
-    fn apply_advice(&mut self, def: &crate::syntax::ast::AdviceDef) -> Result<String, String> {
+    /// Check, compile and put in force one law or side-effect, with the checks and lints
+    /// `flexrules check` runs. Gives what was done and the warnings rendered (empty when
+    /// none); an error refuses the rule and leaves the session as it was.
+    fn apply_advice(
+        &mut self,
+        def: &crate::syntax::ast::AdviceDef,
+    ) -> Result<(String, String), String> {
         let in_force: Vec<String> = self
             .session
             .world
@@ -438,6 +450,9 @@ impl Repl {
                 .trim_end()
                 .to_string());
         }
+        let warnings = render_diags(&self.sources, &diags, self.options.color)
+            .trim_end()
+            .to_string();
         // A generated name takes the first free number.
         let mut count = self.session.world.advice.entries.len() + 1;
         let advice_name = loop {
@@ -484,7 +499,7 @@ impl Repl {
             }
         };
         table.version = next_version();
-        Ok(description)
+        Ok((description, warnings))
     }
 
     /// `:rules <file>`: put in force every law and side-effect of a rules file.
@@ -492,10 +507,11 @@ impl Repl {
         if path.is_empty() {
             return "usage: :rules <file>".into();
         }
-        let sources = std::mem::take(&mut self.sources);
+        // A copy: a file that cannot be read leaves the session's sources as they were.
+        let sources = self.sources.clone();
         let loaded = match crate::syntax::load::load_into(&DiskFs, path.as_ref(), sources) {
             Ok(l) => l,
-            Err(e) => return format!("error: {e}"),
+            Err(e) => return format!("error: {e}; no rule was put in force"),
         };
         self.sources = loaded.sources;
         if loaded.diagnostics.iter().any(Diagnostic::is_error) {
@@ -506,13 +522,24 @@ impl Repl {
         // All or nothing: apply on a copy of the world, keep it only if every rule fits.
         let before = self.session.world.clone();
         let mut done = Vec::new();
+        let mut warnings = render_diags(&self.sources, &loaded.diagnostics, self.options.color)
+            .trim_end()
+            .to_string();
         for item in &loaded.program.items {
             let Item::Advice(def) = item else {
                 self.session.world = before;
                 return "error: a rules file holds only #law and #sideeffect directives".into();
             };
             match self.apply_advice(def) {
-                Ok(d) => done.push(d),
+                Ok((d, w)) => {
+                    done.push(d);
+                    if !w.is_empty() {
+                        if !warnings.is_empty() {
+                            warnings.push('\n');
+                        }
+                        warnings.push_str(&w);
+                    }
+                }
                 Err(e) => {
                     self.session.world = before;
                     return format!("{e}\nno rule of {path} was put in force");
@@ -523,7 +550,12 @@ impl Repl {
             self.session.world = before;
             return format!("{path} holds no rule");
         }
-        self.record(line, done.join("; "))
+        let done = self.record(line, done.join("; "));
+        if warnings.is_empty() {
+            done
+        } else {
+            format!("{warnings}\n{done}")
+        }
     }
 
     fn switch(&mut self, verb: &str, name: &str, line: &str) -> String {

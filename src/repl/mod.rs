@@ -18,7 +18,7 @@ use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::outside::parse_literal;
 use crate::runtime::session::{Session, SessionOptions};
-use crate::runtime::trace::{Output, Status, Transaction};
+use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::runtime::vm::{Limits, Machine, Run};
 use crate::source::SourceMap;
 use crate::syntax::ast::Program;
@@ -63,6 +63,17 @@ struct Pending {
     stepping: bool,
 }
 
+/// Whether a finished transaction's trace is to be shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TraceShown {
+    /// Show it (`:trace on`).
+    Show,
+    /// It was shown step by step already.
+    Already,
+    /// It is not shown: only what needs saying (a message nothing handles).
+    No,
+}
+
 /// A REPL session.
 pub struct Repl {
     session: Session,
@@ -75,10 +86,12 @@ pub struct Repl {
     trace: bool,
     snippets: usize,
     random_state: u64,
+    /// Warnings found when the game opened, shown with the banner.
+    warnings: String,
 }
 
 /// Open the game and start it; the error is the text to show.
-fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, PathBuf), String> {
+fn open(options: &ReplOptions) -> Result<Opened, String> {
     let built =
         build_game_with_rules(&DiskFs, &options.game, &options.rules).map_err(|e| match e {
             BuildError::Open(e) => format!("error: {e}"),
@@ -102,7 +115,28 @@ fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, Path
             Some(d) => render_diags(&built.sources, &[d], options.color),
             None => format!("error: {e}"),
         })?;
-    Ok((session, built.sources, built.program, built.root))
+    let warnings = if built.warnings.is_empty() {
+        String::new()
+    } else {
+        render_diags(&built.sources, &built.warnings, options.color)
+    };
+    Ok(Opened {
+        session,
+        sources: built.sources,
+        program: built.program,
+        root: built.root,
+        warnings,
+    })
+}
+
+/// A game opened for the REPL.
+struct Opened {
+    session: Session,
+    sources: SourceMap,
+    program: Arc<Program>,
+    root: PathBuf,
+    /// The warnings of the game and its rules files, rendered (empty when none).
+    warnings: String,
 }
 
 fn render_diags(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
@@ -114,8 +148,15 @@ fn render_diags(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> Strin
 impl Repl {
     /// Open `options.game` and run its `#setup`.
     pub fn new(options: ReplOptions) -> Result<Repl, String> {
-        let (session, sources, program, root) = open(&options)?;
+        let Opened {
+            session,
+            sources,
+            program,
+            root,
+            warnings,
+        } = open(&options)?;
         Ok(Repl {
+            warnings,
             history: History::new(session.world.clone()),
             random_state: options.seed ^ 0x5DEE_CE66_D1CE_4E5B,
             session,
@@ -138,7 +179,8 @@ impl Repl {
             ""
         };
         format!(
-            "flexrules: {} ({entities} entities). :help lists the commands{actions}.",
+            "{}flexrules: {} ({entities} entities). :help lists the commands{actions}.",
+            self.warnings,
             self.options.game.display()
         )
     }
@@ -269,19 +311,43 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.lines);
                 let tx = self.session.conclude(p.machine, status);
-                out.push_str(&self.finish(lines, tx, false));
+                let shown = if stepping || self.trace {
+                    TraceShown::Already
+                } else {
+                    TraceShown::No
+                };
+                out.push_str(&self.finish(lines, tx, shown));
             }
         }
         out.trim_end().to_string()
     }
 
     /// Record a finished transaction and describe it.
-    fn finish(&mut self, lines: Vec<String>, tx: Transaction, show_trace: bool) -> String {
+    fn finish(&mut self, lines: Vec<String>, tx: Transaction, trace: TraceShown) -> String {
         let mut out = String::new();
-        if show_trace {
-            for e in &tx.trace {
-                out.push_str(&crate::cli::run::describe(e));
-                out.push('\n');
+        match trace {
+            TraceShown::Show => {
+                for e in &tx.trace {
+                    out.push_str(&crate::cli::run::describe(e));
+                    out.push('\n');
+                }
+            }
+            TraceShown::Already => {}
+            TraceShown::No => {
+                // A message typed here that nothing handles is worth saying without :trace.
+                for e in &tx.trace {
+                    if let TraceEvent::NoBehaviour {
+                        depth: 1,
+                        entity,
+                        label,
+                        state,
+                    } = e
+                    {
+                        out.push_str(&format!(
+                            "note: no behaviour of {entity} handles {label} in state {state}: the message was ignored\n"
+                        ));
+                    }
+                }
             }
         }
         for line in &tx.output {
@@ -340,7 +406,12 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.lines);
                 let tx = self.session.conclude(p.machine, status);
-                self.finish(lines, tx, self.trace)
+                let shown = if self.trace {
+                    TraceShown::Show
+                } else {
+                    TraceShown::No
+                };
+                self.finish(lines, tx, shown)
             }
             Run::Waiting(signal) => {
                 let mut out = String::new();
