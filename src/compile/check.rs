@@ -692,7 +692,34 @@ impl Checker {
                 }
             }
             ExprKind::Form { op, args, attrs } => {
-                for a in args {
+                for (i, a) in args.iter().enumerate() {
+                    // A bare word where a property name goes is a property written
+                    // without its quotes, not a variable someone forgot to declare.
+                    let names_property = i == 0
+                        && matches!(
+                            op,
+                            FormOp::Property
+                                | FormOp::PropertyOf
+                                | FormOp::UpdateProperty
+                                | FormOp::UpdatePropertyOf
+                                | FormOp::NewProperty
+                        );
+                    if let (true, ExprKind::Var(sym)) = (names_property, &a.kind)
+                        && !scope.locals.contains(sym)
+                    {
+                        let name = self.text(*sym);
+                        self.diags.push(
+                            Diagnostic::error(
+                                "unbound-name",
+                                a.span,
+                                format!("`{name}` is not a variable here"),
+                            )
+                            .with_hint(format!(
+                                "property names are strings in code: write \"{name}\""
+                            )),
+                        );
+                        continue;
+                    }
                     self.expr(a, ctx, scope);
                 }
                 for (k, v) in attrs {

@@ -35,8 +35,8 @@ pub const COMMANDS: &[Command] = &[
     c("help", "[<command>]", "list the commands, or explain one"),
     c(
         "step",
-        "<send ... | (expression)>",
-        "run a transaction one join-point step at a time: Enter or :next for the next step, :continue to finish, :abort to abandon it and leave the world untouched",
+        "<send ... | (expression) | [:play] <move>>",
+        "run a transaction (a send, an expression or a move) one join-point step at a time: Enter or :next for the next step, :continue to finish, :abort to abandon it and leave the world untouched",
     ),
     c(
         "trace",
@@ -155,8 +155,13 @@ impl Repl {
                     self.send(send, true)
                 } else if rest.starts_with('(') {
                     self.expression(rest, true)
+                } else if let Some(name) = rest.strip_prefix(":play") {
+                    self.play(name.trim(), true)
+                } else if !rest.is_empty() && self.session.game.actions.is_some() {
+                    // A bare name is a move.
+                    self.play(rest, true)
                 } else {
-                    "usage: :step send <label> to <entity> [with ...]  or  :step (expression)"
+                    "usage: :step send <label> to <entity> [with ...]  or  :step (expression)  or  :step [:play] <move>"
                         .into()
                 }
             }
@@ -226,7 +231,7 @@ impl Repl {
                 }
             },
             "moves" => self.moves(),
-            "play" => self.play(rest),
+            "play" => self.play(rest, false),
             "why" => self.why(rest),
             "random" => {
                 let n = if rest.is_empty() {
@@ -577,6 +582,16 @@ impl Repl {
                 None => format!("error: no law or side-effect named \"{name}\" (:laws lists them)"),
             };
         };
+        let enabled = self.session.world.advice.entries[i].enabled;
+        match (verb, enabled) {
+            ("disable", false) => {
+                return format!("error: \"{name}\" is already disabled; nothing changed");
+            }
+            ("enable", true) => {
+                return format!("error: \"{name}\" is already enabled; nothing changed");
+            }
+            _ => {}
+        }
         let table = Arc::make_mut(&mut self.session.world.advice);
         match verb {
             "disable" => table.entries[i].enabled = false,
@@ -656,7 +671,7 @@ impl Repl {
             .count()
     }
 
-    fn play(&mut self, name: &str) -> String {
+    fn play(&mut self, name: &str, stepping: bool) -> String {
         if self.session.game.actions.is_none() {
             return "this game has no #actions: send messages instead".into();
         }
@@ -668,8 +683,8 @@ impl Repl {
             Ok(a) => {
                 let m = self
                     .session
-                    .begin_deliver(a.recipient, (*a.message).clone(), false);
-                self.run_machine(m, format!(":play {name}"), false)
+                    .begin_deliver(a.recipient, (*a.message).clone(), stepping);
+                self.run_machine(m, format!(":play {name}"), stepping)
             }
             Err(e) => format!(
                 "error: {}",
@@ -753,7 +768,7 @@ impl Repl {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             let pick = ((z ^ (z >> 31)) % actions.len() as u64) as usize;
             let name = actions[pick].name.clone();
-            let result = self.play(&name);
+            let result = self.play(&name, false);
             out.push(format!("{name}: {result}"));
             if self.session.outcome().is_some() {
                 break;

@@ -292,7 +292,16 @@ impl Repl {
         let run = self.session.resume(&mut p.machine, stepping);
         let mut out = String::new();
         if stepping || self.trace {
-            for e in &p.machine.trace[p.shown..] {
+            let mut events = &p.machine.trace[p.shown..];
+            // The outermost veto ends the transaction: the status line says it once.
+            if let (
+                Run::Finished(Status::Vetoed { .. }),
+                [rest @ .., TraceEvent::Vetoed { depth: 1, .. }],
+            ) = (&run, events)
+            {
+                events = rest;
+            }
+            for e in events {
                 out.push_str(&crate::cli::run::describe(e));
                 out.push('\n');
             }
@@ -356,12 +365,17 @@ impl Repl {
                 Output::Print(t) => out.push_str(&format!("print: {t}\n")),
             }
         }
-        out.push_str(&tx.status.summary());
+        let changed = !self.session.world.same_as(self.history.current());
+        let expression = lines.first().is_some_and(|l| l.starts_with('('));
+        match &tx.status {
+            // An expression that changed nothing only looked: its value is the answer.
+            Status::Committed(v) if expression && !changed => out.push_str(&v.to_string()),
+            status => out.push_str(&status.summary()),
+        }
         if let Status::Failed(e) = &tx.status {
             out.push('\n');
             out.push_str(e.render(&self.sources, self.options.color).trim_end());
         }
-        let changed = !self.session.world.same_as(self.history.current());
         if changed && matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. }) {
             self.history.push(Entry {
                 description: format!(
