@@ -4,7 +4,8 @@
 //!
 //! Adding a test is adding a file. Lines starting with `#` are prose (what the command
 //! shows); the first other line is the command, starting with `flexrules`. Arguments are
-//! split at spaces; double quotes keep spaces inside one argument (`--send "place to b2"`).
+//! split at spaces; double quotes keep spaces inside one argument (`--send "place to b2"`),
+//! and `\"` is a quote inside one.
 //!
 //! Timings change from run to run: a number followed by ` s)` or ` playouts/s` is written
 //! `N` in the snapshot. After a change, run `INSTA_UPDATE=always cargo test --test cli`
@@ -13,14 +14,20 @@
 use std::path::Path;
 use std::process::Command;
 
-/// Split a command line at spaces, keeping double-quoted parts together.
+/// Split a command line at spaces, keeping double-quoted parts together; `\"` is a quote
+/// inside an argument.
 fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let mut quoted = false;
     let mut any = false;
-    for c in line.chars() {
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
         match c {
+            '\\' => {
+                word.extend(chars.next());
+                any = true;
+            }
             '"' => {
                 quoted = !quoted;
                 any = true;
@@ -121,4 +128,20 @@ fn timings_are_scrubbed() {
         "9 games, N playouts/s (N s)\n(N s)\n"
     );
     assert_eq!(words(r#"run g --send "place to b2" --json"#).len(), 5);
+    assert_eq!(words(r#"--send "a with p \"X\"""#)[1], r#"a with p "X""#);
+}
+
+/// `run --help` says that a failed transaction makes the exit status 1.
+#[test]
+fn run_help_gives_the_exit_status() {
+    let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(["run", "--help"])
+        .output()
+        .expect("flexrules runs");
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success());
+    assert!(
+        help.contains("1 when a transaction failed with an error"),
+        "run --help does not give the exit status:\n{help}"
+    );
 }

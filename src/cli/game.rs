@@ -101,7 +101,9 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
                 Some(d) => report(&sources, &[d]),
                 None => eprintln!("error: {e}"),
             }
-            Err(ExitCode::from(1))
+            // An unknown --param is a wrong command line.
+            let usage = matches!(e, crate::runtime::session::StartError::UnknownParam(_));
+            Err(ExitCode::from(if usage { 2 } else { 1 }))
         }
     }
 }

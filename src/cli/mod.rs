@@ -52,8 +52,12 @@ pub enum Command {
     ///
     /// Prints each transaction's result (committed, vetoed by <law>, rolled back: <reason>,
     /// or failed with the error and the chain of messages that led to it), and the outcome
-    /// if the game finished. Exit status: 0 unless the game fails to load, check or start
-    /// (1), or the command line is wrong (2).
+    /// if the game finished. A --play name that cannot be played stops the script.
+    ///
+    /// Exit status: 0 when every transaction ran (committed, vetoed or rolled back); 1 when
+    /// a transaction failed with an error, a --play name could not be played, or the game
+    /// fails to load, check or start; 2 when the command line is wrong (a malformed --send,
+    /// an unknown --param, a game that cannot be found).
     Run(run::RunArgs),
     /// Print the names of the legal actions, after playing the --play ones.
     ///

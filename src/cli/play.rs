@@ -17,11 +17,13 @@ pub struct PlayoutArgs {
     /// The game and how to start it (`--seed` seeds the whole run).
     #[command(flatten)]
     pub options: RunOptions,
-    /// How many games to play.
-    #[arg(short = 'n', long = "games", default_value_t = 100)]
+    /// How many games to play (at least 1).
+    #[arg(short = 'n', long = "games", default_value_t = 100,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
-    /// Threads to spread the games over (the results do not depend on it).
-    #[arg(long, default_value_t = 1)]
+    /// Threads to spread the games over, at least 1 (the results do not depend on it).
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: usize,
     /// Stop a game after this many moves (counted as unfinished).
     #[arg(long, default_value_t = 10_000)]
@@ -153,7 +155,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     }
     let began = Instant::now();
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.max(1))
+        .num_threads(args.jobs)
         .build()
     {
         Ok(p) => p,

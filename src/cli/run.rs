@@ -28,8 +28,9 @@ pub struct RunArgs {
     /// Print every join-point step of each transaction.
     #[arg(long)]
     pub trace: bool,
-    /// Print one JSON object on standard output: every entity, the outcome and each
-    /// transaction's result.
+    /// Print one JSON document on standard output, whatever happens: every entity, the
+    /// outcome and each transaction's result, and `error` when a --play name could not be
+    /// played or the command could not run.
     #[arg(long)]
     pub json: bool,
 }
@@ -57,9 +58,25 @@ struct Step {
 
 /// Run `flexrules run`.
 pub fn run(args: &RunArgs) -> ExitCode {
+    // Every --send is read before anything runs: a malformed one is a wrong command line.
+    let mut sends = Vec::with_capacity(args.sends.len());
+    for text in &args.sends {
+        match parse_send(text) {
+            Ok(m) => sends.push((text, m)),
+            Err(e) => return refuse(args, format!("--send \"{text}\": {e}"), 2),
+        }
+    }
     let mut opened = match open(&args.options, args.trace) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(code) => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"error": "the game did not load or start (the problem is on standard error)"})
+                );
+            }
+            return code;
+        }
     };
     let session = &mut opened.session;
     let mut steps: Vec<Step> = Vec::new();
@@ -71,29 +88,27 @@ pub fn run(args: &RunArgs) -> ExitCode {
             tx,
         });
     }
-    for text in &args.sends {
-        let tx = match parse_send(text) {
-            Ok((to, msg)) => session.deliver(to, msg),
-            Err(e) => {
-                eprintln!("error: --send \"{text}\": {e}");
-                return ExitCode::from(2);
-            }
-        };
+    for (text, (to, msg)) in sends {
+        let tx = session.deliver(to, msg);
         steps.push(Step {
             input: format!("send {text}"),
             tx,
         });
     }
+    // A --play name that cannot be played stops the script; what ran is still reported.
+    let mut stopped = None;
     for (ply, name) in args.play.iter().enumerate() {
         let action = match session.playable(name) {
             Ok(a) => a,
             Err(e) => {
-                eprintln!(
-                    "error: {}",
-                    e.render(&opened.sources, super::stderr_color(), ply + 1)
-                );
-                print_steps(&opened.sources, &steps, args);
-                return ExitCode::from(1);
+                stopped = Some(e.render(&opened.sources, false, ply + 1));
+                if !args.json {
+                    eprintln!(
+                        "error: {}",
+                        e.render(&opened.sources, super::stderr_color(), ply + 1)
+                    );
+                }
+                break;
             }
         };
         let tx = session.deliver(action.recipient, (*action.message).clone());
@@ -102,8 +117,16 @@ pub fn run(args: &RunArgs) -> ExitCode {
             tx,
         });
     }
+    let failed = steps
+        .iter()
+        .filter(|s| matches!(s.tx.status, Status::Failed(_)))
+        .count();
     if args.json {
-        println!("{}", to_json(session, &steps));
+        let mut doc = to_json(session, &steps);
+        if let Some(e) = &stopped {
+            doc["error"] = json!(e);
+        }
+        println!("{doc}");
     } else {
         print_steps(&opened.sources, &steps, args);
         if let Some(outcome) = session.outcome() {
@@ -113,8 +136,25 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 .collect();
             println!("finished: {}", parts.join(", "));
         }
+        if failed > 0 {
+            eprintln!("error: {failed} transaction(s) failed");
+        }
     }
-    ExitCode::SUCCESS
+    if stopped.is_some() || failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Refuse the command line: the error on standard error (and as the JSON document with
+/// --json), and exit status `code`.
+fn refuse(args: &RunArgs, message: String, code: u8) -> ExitCode {
+    if args.json {
+        println!("{}", json!({ "error": message }));
+    }
+    eprintln!("error: {message}");
+    ExitCode::from(code)
 }
 
 fn print_steps(sources: &SourceMap, steps: &[Step], args: &RunArgs) {

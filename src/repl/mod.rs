@@ -90,17 +90,37 @@ pub struct Repl {
     warnings: String,
 }
 
+/// Why a REPL could not open.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenError {
+    /// The text to show.
+    pub text: String,
+    /// The options are wrong (no such game file, an unknown or malformed parameter), as
+    /// opposed to a game that does not check or start.
+    pub usage: bool,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Open the game and start it; the error is the text to show.
-fn open(options: &ReplOptions) -> Result<Opened, String> {
+fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
+    let usage = |text: String| OpenError { text, usage: true };
     let built =
         build_game_with_rules(&DiskFs, &options.game, &options.rules).map_err(|e| match e {
-            BuildError::Open(e) => format!("error: {e}"),
-            BuildError::Errors(sources, diags) => render_diags(&sources, &diags, options.color),
+            BuildError::Open(e) => usage(format!("error: {e}")),
+            BuildError::Errors(sources, diags) => OpenError {
+                text: render_diags(&sources, &diags, options.color),
+                usage: false,
+            },
         })?;
     let mut params = Vec::new();
     for p in &options.params {
         let Some((name, value)) = p.split_once('=') else {
-            return Err(format!("error: --param takes NAME=VALUE, got `{p}`"));
+            return Err(usage(format!("error: --param takes NAME=VALUE, got `{p}`")));
         };
         params.push((name.trim().to_string(), parse_literal(value)));
     }
@@ -110,11 +130,13 @@ fn open(options: &ReplOptions) -> Result<Opened, String> {
         limits: options.limits,
         trace: false,
     };
-    let (session, _) =
-        Session::start(built.game, &session_options).map_err(|e| match e.diagnostic() {
+    let (session, _) = Session::start(built.game, &session_options).map_err(|e| OpenError {
+        usage: matches!(e, crate::runtime::session::StartError::UnknownParam(_)),
+        text: match e.diagnostic() {
             Some(d) => render_diags(&built.sources, &[d], options.color),
             None => format!("error: {e}"),
-        })?;
+        },
+    })?;
     let warnings = if built.warnings.is_empty() {
         String::new()
     } else {
@@ -147,7 +169,7 @@ fn render_diags(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> Strin
 
 impl Repl {
     /// Open `options.game` and run its `#setup`.
-    pub fn new(options: ReplOptions) -> Result<Repl, String> {
+    pub fn new(options: ReplOptions) -> Result<Repl, OpenError> {
         let Opened {
             session,
             sources,
