@@ -3,7 +3,9 @@
 //! are snapshotted.
 //!
 //! Adding a test is adding a file. Lines starting with `#` are prose (what the command
-//! shows); the first other line is the command, starting with `flexrules`. Arguments are
+//! shows), except `# cwd: <dir>`, which runs the command from that directory (relative to
+//! the crate root); the first other line is the command, starting with `flexrules`, and
+//! the lines after it are its standard input (for `flexrules repl`). Arguments are
 //! split at spaces; double quotes keep spaces inside one argument (`--send "place to b2"`),
 //! and `\"` is a quote inside one.
 //!
@@ -11,8 +13,9 @@
 //! `N` in the snapshot. After a change, run `INSTA_UPDATE=always cargo test --test cli`
 //! (or `cargo insta review`) and read every changed snapshot.
 
+use std::io::Write as _;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Split a command line at spaces, keeping double-quoted parts together; `\"` is a quote
 /// inside an argument.
@@ -85,10 +88,20 @@ fn scrub(text: &str) -> String {
 fn run_case(path: &Path) -> String {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let line = text
-        .lines()
-        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .unwrap_or_else(|| panic!("{}: no command line", path.display()));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cwd = root.to_path_buf();
+    let mut lines = text.lines();
+    let line = loop {
+        let Some(l) = lines.next() else {
+            panic!("{}: no command line", path.display());
+        };
+        if let Some(dir) = l.strip_prefix("# cwd:") {
+            cwd = root.join(dir.trim());
+        } else if !l.starts_with('#') && !l.trim().is_empty() {
+            break l;
+        }
+    };
+    let stdin: String = lines.map(|l| format!("{l}\n")).collect();
     let args = words(line);
     assert_eq!(
         args.first().map(String::as_str),
@@ -96,14 +109,30 @@ fn run_case(path: &Path) -> String {
         "{}: the command starts with `flexrules`",
         path.display()
     );
-    let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flexrules"))
         .args(&args[1..])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(&cwd)
         .env("NO_COLOR", "1")
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap_or_else(|e| panic!("{}: flexrules does not run: {e}", path.display()));
+    if let Some(mut input) = child.stdin.take() {
+        input
+            .write_all(stdin.as_bytes())
+            .unwrap_or_else(|e| panic!("{}: cannot write standard input: {e}", path.display()));
+    }
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{}: flexrules does not finish: {e}", path.display()));
+    let stdin = if stdin.is_empty() {
+        String::new()
+    } else {
+        format!("--- stdin\n{stdin}")
+    };
     format!(
-        "$ {line}\n--- exit status: {}\n--- stdout\n{}--- stderr\n{}",
+        "$ {line}\n{stdin}--- exit status: {}\n--- stdout\n{}--- stderr\n{}",
         output
             .status
             .code()

@@ -1,7 +1,7 @@
 //! The `:` commands.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::compile::program::AdviceTarget;
@@ -14,6 +14,7 @@ use crate::syntax::load::{DiskFs, load_advice_file};
 
 use super::history::Entry;
 use super::journal::{Journal, digest, write_atomically};
+use super::journal_paths;
 use super::{Repl, ReplOptions, Reply, render_diags};
 
 /// One command: its name, arguments and help.
@@ -785,10 +786,16 @@ impl Repl {
             return "error: finish or :abort the transaction in progress first".into();
         }
         let journal = Journal {
-            game: self.journal_game().to_path_buf(),
+            // Absolute paths: the journal loads from any directory.
+            game: journal_paths::absolute(self.journal_game()),
             seed: self.options.seed,
             params: self.options.params.clone(),
-            rules: self.options.rules.clone(),
+            rules: self
+                .options
+                .rules
+                .iter()
+                .map(|r| journal_paths::absolute(r))
+                .collect(),
             lines: self.history.lines().map(str::to_string).collect(),
             digest: digest(self.game(), &self.session.world),
         };
@@ -817,11 +824,16 @@ impl Repl {
                 );
             }
         };
+        let at = Path::new(path);
         let options = ReplOptions {
-            game: journal.game.clone(),
+            game: journal_paths::resolve(at, &journal.game),
             seed: journal.seed,
             params: journal.params.clone(),
-            rules: journal.rules.clone(),
+            rules: journal
+                .rules
+                .iter()
+                .map(|r| journal_paths::resolve(at, r))
+                .collect(),
             ..self.options.clone()
         };
         let fresh = match Repl::replay(options, &journal.lines) {

@@ -7,6 +7,7 @@
 mod commands;
 pub mod history;
 pub mod journal;
+mod journal_paths;
 pub mod plain;
 pub mod terminal;
 
