@@ -61,9 +61,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Print the names of the legal actions, after playing the --play ones.
     ///
-    /// An action is legal when delivering it commits (no law vetoes it, nothing rolls it
-    /// back, nothing fails). An unknown or illegal name in --play is an error that gives
-    /// the ply and lists the legal names there.
+    /// An action is legal when delivering it commits, illegal when a law vetoes it or it
+    /// rolls back. One that fails with a runtime error is a mistake in the rules: it is
+    /// reported with its diagnostic (each distinct error once) and the exit status is 1.
+    /// --explain gives every candidate's verdict. An unknown, illegal or failing name in
+    /// --play is an error that gives the ply, says why and lists the legal names there.
     Moves(run::MovesArgs),
     /// Play interactively: send messages, step through them, change the rules mid-game.
     ///
@@ -74,7 +76,11 @@ pub enum Command {
     ///
     /// Game i of a run is seeded from --seed and i, so the results do not depend on --jobs.
     Playout(play::PlayoutArgs),
-    /// Count the move sequences of each length up to a depth (after the --play moves).
+    /// Count the move sequences of each length up to a depth (after the --play moves), and
+    /// how many of them finished the game.
+    ///
+    /// Candidates that fail with a runtime error are not counted; each distinct error is
+    /// reported once and the exit status is 1.
     Perft(play::PerftArgs),
     /// Build a board and show it: its cells and links, its identification string, and the
     /// problems of its links.
