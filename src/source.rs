@@ -48,7 +48,7 @@ impl Span {
 }
 
 /// One loaded source file.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     /// Path as given to the loader (used in diagnostics).
     pub path: PathBuf,
@@ -105,7 +105,7 @@ impl SourceFile {
 }
 
 /// Every file loaded for one game, addressed by [`FileId`].
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
 }

@@ -492,7 +492,13 @@ fn perft_agrees(depth: usize) {
     let (mut session, _) =
         Session::start(awele(), &SessionOptions::default()).expect("awele starts");
     let started = std::time::Instant::now();
-    let ours = session.perft(depth).expect("perft");
+    let perft = session.perft(depth);
+    assert!(
+        perft.failures.is_empty(),
+        "perft failed: {:?}",
+        perft.failures
+    );
+    let ours = perft.counts;
     eprintln!(
         "perft 1..={depth}: flexrules {ours:?}, OpenSpiel {:?} ({:.2?})",
         &reference[..depth],

@@ -387,7 +387,7 @@ fn perft_agrees(variant: &str) {
     for (_, depth, count, fen) in lines {
         let (mut session, _) = start(&game, Some(&fen));
         let started = std::time::Instant::now();
-        let ours = session.perft(depth).expect("perft");
+        let ours = perft_counts(&mut session, depth);
         eprintln!(
             "{variant} perft {depth} of {fen}: flexrules {:?}, python-chess {count} ({:.2?})",
             ours.last(),
@@ -420,7 +420,7 @@ fn a_changed_rule_is_caught() {
         let game = chess_with(rules);
         let perft = perfts.iter().find_map(|(_, depth, count, fen)| {
             let (mut session, _) = start(&game, Some(fen));
-            let ours = session.perft(*depth).expect("perft");
+            let ours = perft_counts(&mut session, *depth);
             (ours.last() != Some(count)).then(|| format!("perft {depth} of {fen}: {ours:?}"))
         });
         let found = perft.or_else(|| games.iter().find_map(|g| replay(&game, g).err()));
@@ -666,4 +666,15 @@ fn chess960_perft_agrees_with_python_chess() {
 #[test]
 fn live_chess960_games_agree_with_python_chess() {
     live("chess960");
+}
+
+/// Perft counts per depth; a candidate failing with a runtime error fails the test.
+fn perft_counts(session: &mut Session, depth: usize) -> Vec<u64> {
+    let perft = session.perft(depth);
+    assert!(
+        perft.failures.is_empty(),
+        "perft met errors: {:?}",
+        perft.failures
+    );
+    perft.counts
 }

@@ -473,7 +473,7 @@ fn perft_3x3_agrees_with_openspiel() {
         .collect();
     assert_eq!(reference.len(), 5);
     let mut session = start(&go_with(&[]), 3, 0);
-    let ours = session.perft(reference.len()).expect("perft");
+    let ours = perft_counts(&mut session, reference.len());
     assert_eq!(ours, reference);
 }
 
@@ -579,4 +579,15 @@ fn live_games_agree_with_openspiel() {
     );
     let (n, plies) = compare(&games);
     eprintln!("live: {n} games, {plies} plies agree with OpenSpiel");
+}
+
+/// Perft counts per depth; a candidate failing with a runtime error fails the test.
+fn perft_counts(session: &mut Session, depth: usize) -> Vec<u64> {
+    let perft = session.perft(depth);
+    assert!(
+        perft.failures.is_empty(),
+        "perft met errors: {:?}",
+        perft.failures
+    );
+    perft.counts
 }

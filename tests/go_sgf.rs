@@ -92,8 +92,13 @@ fn fixture_games_survive_an_sgf_round_trip() {
             ]
         };
         let mut played = start(&game, params(size));
-        flexrules::cli::game::play_names(&mut played, &moves)
-            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        for (ply, name) in moves.iter().enumerate() {
+            let a = played
+                .playable(name)
+                .unwrap_or_else(|_| panic!("{label}: ply {}: `{name}` is not playable", ply + 1));
+            let tx = played.deliver(a.recipient, (*a.message).clone());
+            assert!(tx.status.committed(), "{label}: ply {}: `{name}`", ply + 1);
+        }
         let text = sgf::write(&played).unwrap_or_else(|e| panic!("{label}: {e}"));
         let record = sgf::parse(&text).unwrap_or_else(|e| panic!("{label}: {e}\n{text}"));
         assert_eq!(record.moves.len(), moves.len(), "{label}");

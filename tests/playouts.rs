@@ -44,7 +44,7 @@ fn mixed_position() -> Session {
     let mut chooser = Chooser::new(3, 0);
     for _ in 0..200 {
         let candidates = s.candidates().expect("candidates");
-        let legal = s.legal_moves().expect("legal moves");
+        let legal = s.try_candidates().expect("legal moves").legal;
         if legal.len() >= 2 && candidates.len() > legal.len() {
             return s;
         }
@@ -59,7 +59,7 @@ fn mixed_position() -> Session {
 fn the_move_drawn_is_uniform_over_legal_moves() {
     let mut s = mixed_position();
     let start = s.world.clone();
-    let legal = s.legal_moves().expect("legal moves");
+    let legal = s.try_candidates().expect("legal moves").legal;
     let games = 600 * legal.len() as u64;
     let mut seen = vec![0u64; legal.len()];
     for i in 0..games {
@@ -124,10 +124,11 @@ fn trying_moves_leaves_no_trace() {
     let before = s.world.clone();
     let legal = s.legal_actions().expect("legal actions");
     assert!(s.world.same_as(&before), "legal_actions changed the world");
-    let moves = s.legal_moves().expect("legal moves");
+    let moves = s.try_candidates().expect("legal moves").legal;
     assert_eq!(moves.len(), legal.len());
     assert!(s.world.same_as(&before), "legal_moves changed the world");
-    s.perft(3).expect("perft");
+    let perft = s.perft(3);
+    assert!(perft.failures.is_empty());
     assert!(s.world.same_as(&before), "perft changed the world");
     // Every candidate, legal or not, tried on its own: the session's world is untouched.
     for a in s.candidates().expect("candidates") {

@@ -130,3 +130,119 @@ fn reference_examples_check_as_documented() {
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Every `.rs` file under `src/`, concatenated.
+fn sources_text() -> String {
+    let mut out = String::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push_str(&std::fs::read_to_string(&path).expect("a source file"));
+            }
+        }
+    }
+    out
+}
+
+fn reference_text() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("lang/REFERENCE.md"))
+        .expect("lang/REFERENCE.md is readable")
+}
+
+/// Whether `w` looks like a diagnostic code: lowercase words joined by hyphens.
+fn code_like(w: &str) -> bool {
+    w.contains('-')
+        && !w.starts_with('-')
+        && !w.ends_with('-')
+        && w.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+}
+
+/// Every diagnostic code the reference names, in its tables (`| `code` | ...`) or in
+/// parentheses after a statement (`... are refused (`code`)`), is one the implementation
+/// gives: a statement about a check that no longer exists is caught here.
+#[test]
+fn documented_diagnostic_codes_exist() {
+    let reference = reference_text();
+    let sources = sources_text();
+    let mut named = BTreeSet::new();
+    for line in reference.lines() {
+        if let Some(rest) = line.strip_prefix("| `")
+            && let Some((code, _)) = rest.split_once("` |")
+            && code_like(code)
+        {
+            named.insert(code.to_string());
+        }
+        for part in line.split("(`").skip(1) {
+            if let Some((code, _)) = part.split_once("`)")
+                && code_like(code)
+            {
+                named.insert(code.to_string());
+            }
+        }
+    }
+    assert!(named.len() > 40, "only {} codes found", named.len());
+    let missing: Vec<&String> = named
+        .iter()
+        .filter(|c| !sources.contains(&format!("\"{c}\"")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "lang/REFERENCE.md names codes the implementation never gives: {missing:?}"
+    );
+}
+
+/// The REPL's `:help` and the reference agree: every command is described, and every
+/// `:command` the reference names exists.
+#[test]
+fn documented_repl_commands_exist() {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("the crate root");
+    let mut repl = flexrules::repl::Repl::new(flexrules::repl::ReplOptions {
+        game: "games/mini-awele".into(),
+        seed: 0,
+        params: vec![],
+        limits: Default::default(),
+        rules: vec![],
+        color: false,
+    })
+    .expect("mini-awele opens");
+    let help = repl.handle(":help").text;
+    let commands: BTreeSet<String> = help
+        .lines()
+        .filter_map(|l| l.strip_prefix(':'))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
+    assert!(commands.contains("why") && commands.contains("step"));
+    let reference = reference_text();
+    let mut named = BTreeSet::new();
+    for part in reference.split("`:").skip(1) {
+        let word: String = part
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase())
+            .collect();
+        if !word.is_empty() {
+            named.insert(word);
+        }
+    }
+    // Words of a transaction being stepped, and the placeholder `:command`.
+    let stepping = ["next", "continue", "abort", "command"];
+    let unknown: Vec<&String> = named
+        .iter()
+        .filter(|w| !commands.contains(*w) && !stepping.contains(&w.as_str()))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "lang/REFERENCE.md names REPL commands that do not exist: {unknown:?}"
+    );
+    let undocumented: Vec<&String> = commands.iter().filter(|c| !named.contains(*c)).collect();
+    assert!(
+        undocumented.is_empty(),
+        "REPL commands lang/REFERENCE.md does not describe: {undocumented:?}"
+    );
+}

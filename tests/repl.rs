@@ -18,11 +18,11 @@
 //!
 //! `$TMP` in the input stands for a fresh directory made for this transcript (for
 //! `:save` and `:load`); the directory's real path is written back as `$TMP` in the
-//! output, so snapshots are the same on every machine. Every file left in that directory
+//! output, and the crate root's absolute path (which journals record) as `$ROOT`, so
+//! snapshots are the same on every machine. Every file left in that directory
 //! at the end is added to the snapshot after a `--- file $TMP/<name>` line, so a saved
-//! journal can be read there. Games are opened by paths
-//! relative to the crate root, so the banner and journals name them the same way
-//! everywhere.
+//! journal can be read there. Games are opened by paths relative to the crate root, so
+//! the banner names them the same way everywhere.
 //!
 //! Files the transcripts use live beside them: games in `tests/inputs/repl/games/`, law
 //! and side-effect files in `tests/inputs/repl/rules/`, journals (corrupt ones) in
@@ -135,7 +135,11 @@ fn run_transcript(path: &Path) -> String {
     let mut text = String::from_utf8(output)
         .unwrap_or_else(|e| panic!("{}: the output is not UTF-8: {e}", path.display()));
     text.push_str(&files_in(&tmp.0));
+    // Journals name their game by its absolute path: the crate root is written `$ROOT`.
+    let root = std::fs::canonicalize(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or_else(|e| panic!("cannot find the crate root: {e}"));
     text.replace(&tmp_text, "$TMP")
+        .replace(&*root.to_string_lossy(), "$ROOT")
 }
 
 /// Every file left in `dir` (journals written by `:save`), with its text.

@@ -77,8 +77,11 @@ fn vetoed_rolled_back_and_failed_moves_leave_the_drawing() {
 #[test]
 fn trying_moves_draws_nothing() {
     let mut s = start("games/awele");
-    let moves = match s.legal_moves() {
-        Ok(m) => m,
+    let moves = match s.try_candidates() {
+        Ok(tried) => {
+            assert!(tried.failed.is_empty(), "{:?}", tried.failed);
+            tried.legal
+        }
         Err(e) => panic!("{}", e.message),
     };
     assert_eq!(moves.len(), 6);

@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use flexrules::cli::run::{describe, find_action};
+use flexrules::cli::run::describe;
 use flexrules::compile::{Built, build_game};
 use flexrules::diagnostic::render_plain;
 use flexrules::runtime::outside::{parse_literal, parse_send};
@@ -244,12 +244,13 @@ fn run_game(path: &Path) -> String {
             }
             Step::Play(name) => {
                 ply += 1;
-                match find_action(&mut session, ply, name) {
+                match session.playable(name) {
                     Ok(action) => {
                         let tx = session.deliver(action.recipient, (*action.message).clone());
                         transaction(&mut out, &built, &format!("--- [{n}] play {name}"), &tx);
                     }
-                    Err(message) => {
+                    Err(e) => {
+                        let message = e.render(&built.sources, false, ply);
                         let _ = writeln!(out, "--- [{n}] play {name}: not played: {message}");
                     }
                 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::compile::{CheckOptions, Checked, check_game};
+use crate::compile::{BuildError, CheckOptions, Checked, build_game_with_rules, check_game};
 use crate::diagnostic::{RenderConfig, render, to_json};
 use crate::syntax::load::DiskFs;
 
@@ -18,6 +18,10 @@ pub struct CheckArgs {
     /// How to print diagnostics.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// A rules file (variant, house rules) to check against the game, as `--rules` puts
+    /// it in force for the other commands (repeatable, in order).
+    #[arg(long = "rules", value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
 }
 
 /// Run `flexrules check`.
@@ -27,7 +31,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     };
     let Checked {
         loaded,
-        diagnostics,
+        mut diagnostics,
     } = match check_game(&DiskFs, &args.game, &options) {
         Ok(c) => c,
         Err(e) => {
@@ -35,21 +39,41 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut sources = loaded.sources;
+    let mut files = sources.files().count();
+    if !args.rules.is_empty() && !diagnostics.iter().any(|d| d.is_error()) {
+        // The rules files are checked as --rules applies them: against the game, in order.
+        // Only their own diagnostics are added (the game's are above, with the lints on).
+        let base = files;
+        let (rules_sources, found) = match build_game_with_rules(&DiskFs, &args.game, &args.rules) {
+            Ok(built) => (built.sources, built.warnings),
+            Err(BuildError::Errors(s, d)) => (s, d),
+            Err(BuildError::Open(e)) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        sources = rules_sources;
+        files = sources.files().count();
+        diagnostics.extend(found.into_iter().filter(|d| d.span.file.0 as usize >= base));
+    } else if !args.rules.is_empty() {
+        eprintln!("note: the rules files are checked once the game itself has no error");
+    }
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = diagnostics.len() - errors;
     match args.format {
         Format::Human => {
-            let stderr = std::io::stderr();
-            let mut out = stderr.lock();
             let _ = render(
-                &loaded.sources,
+                &sources,
                 &diagnostics,
                 RenderConfig {
                     color: stderr_color(),
                 },
-                &mut out,
+                &mut std::io::stderr().lock(),
             );
-            let files = loaded.sources.files().count();
+            // The summary is the command's result: standard output.
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
             let _ = if errors == 0 {
                 writeln!(
                     out,
@@ -72,7 +96,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
             for d in &diagnostics {
-                if let Ok(line) = serde_json::to_string(&to_json(&loaded.sources, d)) {
+                if let Ok(line) = serde_json::to_string(&to_json(&sources, d)) {
                     let _ = writeln!(out, "{line}");
                 }
             }

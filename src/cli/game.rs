@@ -101,7 +101,9 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
                 Some(d) => report(&sources, &[d]),
                 None => eprintln!("error: {e}"),
             }
-            Err(ExitCode::from(1))
+            // An unknown --param is a wrong command line.
+            let usage = matches!(e, crate::runtime::session::StartError::UnknownParam(_));
+            Err(ExitCode::from(if usage { 2 } else { 1 }))
         }
     }
 }
@@ -109,17 +111,24 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
 /// Open the game and play the actions `names`, printing any problem (for `moves`, `perft`).
 pub fn open_and_play(options: &RunOptions, names: &[String]) -> Result<Opened, ExitCode> {
     let mut opened = open(options, false)?;
-    if let Err(e) = play_names(&mut opened.session, names) {
+    if let Err(e) = play_names(&mut opened.session, &opened.sources, names) {
         eprintln!("error: {e}");
         return Err(ExitCode::from(1));
     }
     Ok(opened)
 }
 
-/// Play the actions `names` in order; the error names the ply that could not be played.
-pub fn play_names(session: &mut Session, names: &[String]) -> Result<(), String> {
+/// Play the actions `names` in order; the error names the ply that could not be played and
+/// says why.
+pub fn play_names(
+    session: &mut Session,
+    sources: &SourceMap,
+    names: &[String],
+) -> Result<(), String> {
     for (ply, name) in names.iter().enumerate() {
-        let a = super::run::find_action(session, ply + 1, name)?;
+        let a = session
+            .playable(name)
+            .map_err(|e| e.render(sources, stderr_color(), ply + 1))?;
         let tx = session.deliver(a.recipient, (*a.message).clone());
         if !tx.status.committed() {
             return Err(format!("ply {}: `{name}` {}", ply + 1, tx.status.summary()));
@@ -134,7 +143,14 @@ pub fn load_game(
     rules: &[std::path::PathBuf],
 ) -> Result<(SourceMap, Arc<Game>), ExitCode> {
     match build_game_with_rules(&DiskFs, path, rules) {
-        Ok(built) => Ok((built.sources, built.game)),
+        Ok(built) => {
+            // Warnings (a rules file's label no behaviour handles, ...) are shown, and
+            // the game runs.
+            if !built.warnings.is_empty() {
+                report(&built.sources, &built.warnings);
+            }
+            Ok((built.sources, built.game))
+        }
         Err(BuildError::Open(e)) => {
             eprintln!("error: {e}");
             Err(ExitCode::from(2))

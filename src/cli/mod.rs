@@ -41,7 +41,10 @@ pub enum Command {
     /// Reads the game (a directory holding game.fr, or a single .fr file), every file it
     /// includes and every law and side-effect file it binds, and checks them: syntax,
     /// unknown directives, duplicate definitions, inheritance, the targets of advice,
-    /// unbound variables, unknown functions and argument counts.
+    /// unbound variables, unknown functions and argument counts. With --rules, each rules
+    /// file is checked against the game as --rules would put it in force (the same checks
+    /// and warnings as the game's own advice). Problems go to standard error, the summary
+    /// line to standard output.
     ///
     /// Exit status: 0 when the game is clean (warnings allowed), 1 when it has errors,
     /// 2 when the command line is wrong or the game cannot be opened.
@@ -50,14 +53,20 @@ pub enum Command {
     ///
     /// Prints each transaction's result (committed, vetoed by <law>, rolled back: <reason>,
     /// or failed with the error and the chain of messages that led to it), and the outcome
-    /// if the game finished. Exit status: 0 unless the game fails to load, check or start
-    /// (1), or the command line is wrong (2).
+    /// if the game finished. A --play name that cannot be played stops the script.
+    ///
+    /// Exit status: 0 when every transaction ran (committed, vetoed or rolled back); 1 when
+    /// a transaction failed with an error, a --play name could not be played, or the game
+    /// fails to load, check or start; 2 when the command line is wrong (a malformed --send,
+    /// an unknown --param, a game that cannot be found).
     Run(run::RunArgs),
     /// Print the names of the legal actions, after playing the --play ones.
     ///
-    /// An action is legal when delivering it commits (no law vetoes it, nothing rolls it
-    /// back, nothing fails). An unknown or illegal name in --play is an error that gives
-    /// the ply and lists the legal names there.
+    /// An action is legal when delivering it commits, illegal when a law vetoes it or it
+    /// rolls back. One that fails with a runtime error is a mistake in the rules: it is
+    /// reported with its diagnostic (each distinct error once) and the exit status is 1.
+    /// --explain gives every candidate's verdict. An unknown, illegal or failing name in
+    /// --play is an error that gives the ply, says why and lists the legal names there.
     Moves(run::MovesArgs),
     /// Play interactively: send messages, step through them, change the rules mid-game.
     ///
@@ -68,7 +77,11 @@ pub enum Command {
     ///
     /// Game i of a run is seeded from --seed and i, so the results do not depend on --jobs.
     Playout(play::PlayoutArgs),
-    /// Count the move sequences of each length up to a depth (after the --play moves).
+    /// Count the move sequences of each length up to a depth (after the --play moves), and
+    /// how many of them finished the game.
+    ///
+    /// Candidates that fail with a runtime error are not counted; each distinct error is
+    /// reported once and the exit status is 1.
     Perft(play::PerftArgs),
     /// Build a board and show it: its cells and links, its identification string, and the
     /// problems of its links.

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::runtime::playout::{Chooser, Ending, Playout};
+use crate::runtime::playout::{Chooser, Ending, PerftProgress, Playout, Stopped};
 use crate::runtime::session::Session;
 
 use super::game::{RunOptions, open};
@@ -17,11 +17,13 @@ pub struct PlayoutArgs {
     /// The game and how to start it (`--seed` seeds the whole run).
     #[command(flatten)]
     pub options: RunOptions,
-    /// How many games to play.
-    #[arg(short = 'n', long = "games", default_value_t = 100)]
+    /// How many games to play (at least 1).
+    #[arg(short = 'n', long = "games", default_value_t = 100,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
-    /// Threads to spread the games over (the results do not depend on it).
-    #[arg(long, default_value_t = 1)]
+    /// Threads to spread the games over, at least 1 (the results do not depend on it).
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: usize,
     /// Stop a game after this many moves (counted as unfinished).
     #[arg(long, default_value_t = 10_000)]
@@ -59,14 +61,15 @@ pub struct Tally {
     pub too_long: u64,
     /// Moves played in all games.
     pub plies: u64,
-    /// Playouts that failed with a runtime error, with the first error.
+    /// Games stopped by a runtime error (a candidate move, or `#actions`, failed).
     pub failed: u64,
-    /// The first failure.
-    pub first_error: Option<String>,
+    /// The error that stopped the game with the smallest number, with that number (the
+    /// same whatever the number of threads).
+    pub first_error: Option<(u64, Stopped)>,
 }
 
 impl Tally {
-    fn add(&mut self, result: Result<Playout, String>) {
+    fn add(&mut self, index: u64, result: Result<Playout, Stopped>) {
         self.games += 1;
         match result {
             Ok(p) => {
@@ -80,8 +83,9 @@ impl Tally {
             }
             Err(e) => {
                 self.failed += 1;
-                if self.first_error.is_none() {
-                    self.first_error = Some(e);
+                self.plies += e.plies as u64;
+                if self.first_error.as_ref().is_none_or(|(i, _)| index < *i) {
+                    self.first_error = Some((index, e));
                 }
             }
         }
@@ -97,7 +101,10 @@ impl Tally {
         self.too_long += other.too_long;
         self.plies += other.plies;
         self.failed += other.failed;
-        self.first_error = self.first_error.or(other.first_error);
+        self.first_error = match (self.first_error, other.first_error) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
         self
     }
 }
@@ -123,14 +130,12 @@ fn one(
     seed: u64,
     index: u64,
     max_plies: usize,
-) -> Result<Playout, String> {
+) -> Result<Playout, Stopped> {
     session.world = start.clone();
     let mut chooser = Chooser::new(seed, index);
     // Game code that draws random numbers gets its own stream per playout too.
     session.world.rng = chooser.next_u64();
-    session
-        .playout(&mut chooser, max_plies)
-        .map_err(|e| e.message)
+    session.playout(&mut chooser, max_plies)
 }
 
 /// Run `flexrules playout`.
@@ -140,6 +145,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         Err(code) => return code,
     };
     let base = opened.session;
+    let opened_sources = opened.sources;
     let start = base.world.clone();
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
@@ -149,7 +155,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     }
     let began = Instant::now();
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.max(1))
+        .num_threads(args.jobs)
         .build()
     {
         Ok(p) => p,
@@ -164,7 +170,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
             .fold(
                 || (base.fork(), Tally::default()),
                 |(mut session, mut tally), i| {
-                    tally.add(one(&mut session, &start, seed, i, args.max_plies));
+                    tally.add(i, one(&mut session, &start, seed, i, args.max_plies));
                     bar.inc(1);
                     (session, tally)
                 },
@@ -175,8 +181,19 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     bar.finish_and_clear();
     let seconds = began.elapsed().as_secs_f64();
     print_tally(&tally, seconds, args.json);
-    if let Some(e) = &tally.first_error {
-        eprintln!("error: {} playout(s) failed; the first: {e}", tally.failed);
+    if let Some((index, stopped)) = &tally.first_error {
+        let what = match &stopped.action {
+            Some(a) => format!("trying move `{a}`"),
+            None => "running #actions".to_string(),
+        };
+        eprintln!(
+            "error: {} game(s) stopped by an error; the first (game {index}, after {} move(s), {what}):",
+            tally.failed, stopped.plies
+        );
+        eprint!(
+            "{}",
+            stopped.error.render(&opened_sources, super::stderr_color())
+        );
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
@@ -220,6 +237,13 @@ fn print_tally(t: &Tally, seconds: f64, json: bool) {
                 "stuck": t.stuck,
                 "too_long": t.too_long,
                 "failed": t.failed,
+                "first_error": t.first_error.as_ref().map(|(index, s)| serde_json::json!({
+                    "game": index,
+                    "plies": s.plies,
+                    "move": s.action,
+                    "error": s.error.message,
+                    "chain": s.error.chain,
+                })),
                 "mean_plies": mean,
                 "seconds": seconds,
                 "playouts_per_second": rate,
@@ -254,6 +278,9 @@ fn print_tally(t: &Tally, seconds: f64, json: bool) {
     if t.too_long > 0 {
         println!("  stopped at the move limit: {}", t.too_long);
     }
+    if t.failed > 0 {
+        println!("  stopped by an error: {}", t.failed);
+    }
 }
 
 /// Run `flexrules perft`.
@@ -264,19 +291,54 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
     };
     let session = &mut opened.session;
     let began = Instant::now();
-    match session.perft(args.depth) {
-        Ok(counts) => {
-            for (d, c) in counts.iter().enumerate() {
-                println!("{} {c}", d + 1);
-            }
-            eprintln!("({:.2} s)", began.elapsed().as_secs_f64());
-            ExitCode::SUCCESS
+    // Progress over the first moves, drawn only on a terminal and only once the run has
+    // lasted a moment.
+    let bar = indicatif::ProgressBar::hidden();
+    let mut shown = false;
+    let mut progress = |p: PerftProgress| {
+        if !shown && began.elapsed().as_secs_f64() > 0.5 {
+            shown = true;
+            bar.set_length(p.total as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "perft {pos}/{len} first moves {wide_bar} {elapsed}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
         }
-        Err(e) => {
-            eprint!("{}", e.render(&opened.sources, super::stderr_color()));
-            ExitCode::from(1)
-        }
+        bar.set_position(p.done as u64);
+    };
+    let result = session.perft_with_progress(args.depth, &mut progress);
+    bar.finish_and_clear();
+    println!("depth  sequences  finished");
+    for (d, (c, f)) in result.counts.iter().zip(&result.finished).enumerate() {
+        println!("{:>5}  {c:>9}  {f:>8}", d + 1);
     }
+    let total: u64 = result.finished.iter().sum();
+    println!("finished games up to depth {}: {total}", args.depth);
+    eprintln!("({:.2} s)", began.elapsed().as_secs_f64());
+    if result.failures.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    let color = super::stderr_color();
+    for f in &result.failures {
+        let at = if f.played.is_empty() {
+            "at the start".to_string()
+        } else {
+            format!("after {}", f.played.join(","))
+        };
+        let what = match &f.action {
+            Some(m) => format!("trying move `{m}` {at}"),
+            None => format!("running #actions {at}"),
+        };
+        eprintln!(
+            "error: {} candidate move(s) failed with this error (not counted; a mistake in the rules, not an illegal move); first {what}:",
+            f.count
+        );
+        eprint!("{}", f.error.render(&opened.sources, color));
+    }
+    ExitCode::from(1)
 }
 
 #[cfg(test)]

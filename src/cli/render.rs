@@ -76,7 +76,7 @@ pub fn run(args: &RenderArgs) -> ExitCode {
     if let Err(code) = watch(&mut opened.session, &opened.sources) {
         return code;
     }
-    if let Err(e) = play_names(&mut opened.session, &args.play) {
+    if let Err(e) = play_names(&mut opened.session, &opened.sources, &args.play) {
         eprintln!("error: {e}");
         return ExitCode::from(1);
     }

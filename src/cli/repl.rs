@@ -54,8 +54,12 @@ pub fn run(args: &ReplArgs) -> ExitCode {
     let mut repl = match Repl::new(options) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(1);
+            eprint!("{}", e.text);
+            if !e.text.ends_with('\n') {
+                eprintln!();
+            }
+            // A game that cannot be found or a wrong parameter is a wrong command line.
+            return ExitCode::from(if e.usage { 2 } else { 1 });
         }
     };
     let result = if interactive {

@@ -4,8 +4,9 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
+use crate::runtime::moves::{Verdict, group_failures};
 use crate::runtime::outside::parse_send;
-use crate::runtime::session::{Action, Session};
+use crate::runtime::session::Session;
 use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::source::SourceMap;
 
@@ -32,8 +33,9 @@ pub struct RunArgs {
     /// Print every join-point step of each transaction.
     #[arg(long)]
     pub trace: bool,
-    /// Print one JSON object on standard output: every entity, the outcome and each
-    /// transaction's result.
+    /// Print one JSON document on standard output, whatever happens: every entity, the
+    /// outcome and each transaction's result, and `error` when a --play name could not be
+    /// played or the command could not run.
     #[arg(long)]
     pub json: bool,
     /// Draw the board as text after each transaction, in the public view or a player's
@@ -51,6 +53,10 @@ pub struct MovesArgs {
     /// Actions to play first, by name: --play C,c,D.
     #[arg(long, value_delimiter = ',')]
     pub play: Vec<String>,
+    /// List every candidate with why it is legal or not: the law that vetoed it (and what
+    /// it notified), the rollback reason, or the error.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// One step of the script: what was asked and what happened.
@@ -63,6 +69,14 @@ struct Step {
 
 /// Run `flexrules run`.
 pub fn run(args: &RunArgs) -> ExitCode {
+    // Every --send is read before anything runs: a malformed one is a wrong command line.
+    let mut sends = Vec::with_capacity(args.sends.len());
+    for text in &args.sends {
+        match parse_send(text) {
+            Ok(m) => sends.push((text, m)),
+            Err(e) => return refuse(args, format!("--send \"{text}\": {e}"), 2),
+        }
+    }
     let mut options = args.options.clone();
     let record = match &args.sgf {
         None => None,
@@ -84,16 +98,21 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     }
                     Some(r)
                 }
-                Err(e) => {
-                    eprintln!("error: {}: {e}", path.display());
-                    return ExitCode::from(1);
-                }
+                Err(e) => return refuse(args, format!("{}: {e}", path.display()), 1),
             }
         }
     };
     let mut opened = match open(&options, args.trace) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(code) => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"error": "the game did not load or start (the problem is on standard error)"})
+                );
+            }
+            return code;
+        }
     };
     let view = args
         .board
@@ -129,33 +148,31 @@ pub fn run(args: &RunArgs) -> ExitCode {
                     steps.push(Step { input, tx, board });
                 }
             }
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                return ExitCode::from(1);
-            }
+            Err(e) => return refuse(args, format!("{}: {e}", path.display()), 1),
         }
     }
-    for text in &args.sends {
-        let tx = match parse_send(text) {
-            Ok((to, msg)) => session.deliver(to, msg),
-            Err(e) => {
-                eprintln!("error: --send \"{text}\": {e}");
-                return ExitCode::from(2);
-            }
-        };
+    for (text, (to, msg)) in sends {
+        let tx = session.deliver(to, msg);
         steps.push(Step {
             input: format!("send {text}"),
             tx,
             board: board(session),
         });
     }
+    // A --play name that cannot be played stops the script; what ran is still reported.
+    let mut stopped = None;
     for (ply, name) in args.play.iter().enumerate() {
-        let action = match find_action(session, ply + 1, name) {
+        let action = match session.playable(name) {
             Ok(a) => a,
-            Err(message) => {
-                eprintln!("error: {message}");
-                print_steps(&opened.sources, &steps, args);
-                return ExitCode::from(1);
+            Err(e) => {
+                stopped = Some(e.render(&opened.sources, false, ply + 1));
+                if !args.json {
+                    eprintln!(
+                        "error: {}",
+                        e.render(&opened.sources, super::stderr_color(), ply + 1)
+                    );
+                }
+                break;
             }
         };
         let tx = session.deliver(action.recipient, (*action.message).clone());
@@ -165,8 +182,16 @@ pub fn run(args: &RunArgs) -> ExitCode {
             board: board(session),
         });
     }
+    let failed = steps
+        .iter()
+        .filter(|s| matches!(s.tx.status, Status::Failed(_)))
+        .count();
     if args.json {
-        println!("{}", to_json(session, &steps));
+        let mut doc = to_json(session, &steps);
+        if let Some(e) = &stopped {
+            doc["error"] = json!(e);
+        }
+        println!("{doc}");
     } else {
         print_steps(&opened.sources, &steps, args);
         if let Some(outcome) = session.outcome() {
@@ -176,8 +201,25 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 .collect();
             println!("finished: {}", parts.join(", "));
         }
+        if failed > 0 {
+            eprintln!("error: {failed} transaction(s) failed");
+        }
     }
-    ExitCode::SUCCESS
+    if stopped.is_some() || failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Refuse the command line: the error on standard error (and as the JSON document with
+/// --json), and exit status `code`.
+fn refuse(args: &RunArgs, message: String, code: u8) -> ExitCode {
+    if args.json {
+        println!("{}", json!({ "error": message }));
+    }
+    eprintln!("error: {message}");
+    ExitCode::from(code)
 }
 
 fn print_steps(sources: &SourceMap, steps: &[Step], args: &RunArgs) {
@@ -259,34 +301,6 @@ pub fn describe(e: &TraceEvent) -> String {
     }
 }
 
-/// Find the legal action named `name`; the error names the ply and lists the legal names.
-pub fn find_action(session: &mut Session, ply: usize, name: &str) -> Result<Action, String> {
-    let legal = session
-        .legal_actions()
-        .map_err(|e| format!("ply {ply}: #actions failed: {}", e.message))?;
-    if let Some(a) = legal.iter().find(|a| a.name == name) {
-        return Ok(a.clone());
-    }
-    let names: Vec<&str> = legal.iter().map(|a| a.name.as_str()).collect();
-    let known = session
-        .candidates()
-        .map(|c| c.iter().any(|a| a.name == name))
-        .unwrap_or(false);
-    let what = if known {
-        "is not legal"
-    } else {
-        "is not an action"
-    };
-    Err(if names.is_empty() {
-        format!("ply {ply}: `{name}` {what}: there is no legal action")
-    } else {
-        format!(
-            "ply {ply}: `{name}` {what} here; legal: {}",
-            names.join(", ")
-        )
-    })
-}
-
 fn to_json(session: &Session, steps: &[Step]) -> serde_json::Value {
     let game = &session.game;
     let mut entities = serde_json::Map::new();
@@ -357,17 +371,62 @@ pub fn moves(args: &MovesArgs) -> ExitCode {
         Ok(o) => o,
         Err(code) => return code,
     };
+    let color = super::stderr_color();
+    let sources = &opened.sources;
     let session = &mut opened.session;
-    match session.legal_actions() {
-        Ok(actions) => {
-            for a in actions {
-                println!("{}", a.name);
-            }
-            ExitCode::SUCCESS
-        }
+    if args.explain {
+        return explain(session, sources, color);
+    }
+    let tried = match session.try_candidates() {
+        Ok(t) => t,
         Err(e) => {
-            eprint!("{}", e.render(&opened.sources, super::stderr_color()));
-            ExitCode::from(1)
+            eprintln!("error: #actions failed:");
+            eprint!("{}", e.render(sources, color));
+            return ExitCode::from(1);
         }
+    };
+    for (a, _) in &tried.legal {
+        println!("{}", a.name);
+    }
+    if tried.failed.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    eprint!("{}", tried.render_failures(sources, color));
+    ExitCode::from(1)
+}
+
+/// `flexrules moves --explain`: every candidate with its verdict.
+fn explain(session: &mut Session, sources: &SourceMap, color: bool) -> ExitCode {
+    let explained = match session.explain_candidates() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: #actions failed:");
+            eprint!("{}", e.render(sources, color));
+            return ExitCode::from(1);
+        }
+    };
+    if explained.is_empty() {
+        println!("no candidate move (#actions gives none)");
+    }
+    for (a, v) in &explained {
+        println!("{}: {}", a.name, v.summary());
+    }
+    // Each distinct error once, with its diagnostic.
+    let failures = group_failures(explained.iter().filter_map(|(a, v)| match v {
+        Verdict::Failed(e) => Some((a.name.as_str(), e)),
+        _ => None,
+    }));
+    for (e, names) in &failures {
+        eprintln!(
+            "error: {} {} failed with an error (a mistake in the rules, not an illegal move):",
+            if names.len() == 1 { "move" } else { "moves" },
+            names.join(", ")
+        );
+        eprint!("{}", e.render(sources, color));
+    }
+    if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

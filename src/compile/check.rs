@@ -68,7 +68,8 @@ pub enum Snippet<'a> {
 }
 
 /// Check code added to a running game against the game's definitions: unbound names,
-/// unknown functions, argument counts, and for advice its target.
+/// unknown functions, argument counts, and for advice its target, with the warnings
+/// `flexrules check` gives (a label no behaviour handles, a state the target lacks).
 pub fn check_snippet(
     program: &crate::syntax::ast::Program,
     advice_in_force: &[String],
@@ -83,6 +84,8 @@ pub fn check_snippet(
         Snippet::Advice(a) => {
             let mut names = FxHashMap::default();
             c.check_advice(a, 0, &mut names);
+            // The lints `flexrules check` runs on the game's own advice.
+            c.lint_advice(a);
         }
     }
     c.diags
@@ -543,39 +546,52 @@ impl Checker {
 
     fn lint_patterns(&mut self, items: &[Item]) {
         for item in items {
-            let Item::Advice(a) = item else { continue };
-            if let Pattern::Name(label) = a.label
-                && !self.labels.contains(&label.sym)
-            {
-                let text = self.text(label.sym).to_string();
-                let labels: Vec<&str> = self.labels.iter().map(|s| self.text(*s)).collect();
-                let mut d = Diagnostic::warning(
-                    "unknown-label",
-                    label.span,
-                    format!("no behaviour handles label `{text}`"),
-                );
-                if let Some(c) = closest(&text, labels.iter().copied()) {
-                    d = d.with_hint(format!("did you mean `{c}`?"));
-                }
-                self.diags.push(d);
+            if let Item::Advice(a) = item {
+                self.lint_advice(a);
             }
-            if let (Pattern::Name(state), Some(info)) = (a.state, self.types.get(&a.target.sym))
-                && !info.states.contains(&state.sym)
-                && !self.ancestor_has_state(a.target.sym, state.sym)
-            {
-                let text = self.text(state.sym).to_string();
-                let ty = self.text(a.target.sym).to_string();
-                let states: Vec<&str> = info.states.iter().map(|s| self.text(*s)).collect();
-                let mut d = Diagnostic::warning(
-                    "unknown-state",
-                    state.span,
-                    format!("entity type `{ty}` declares no state `{text}`"),
-                );
-                if let Some(c) = closest(&text, states.iter().copied()) {
-                    d = d.with_hint(format!("did you mean `{c}`?"));
-                }
-                self.diags.push(d);
+        }
+    }
+
+    /// Warn about a law or side-effect bound to a label no behaviour handles, or to a
+    /// state its target's type (or the type of its target instance) does not declare.
+    fn lint_advice(&mut self, a: &AdviceDef) {
+        if let Pattern::Name(label) = a.label
+            && !self.labels.contains(&label.sym)
+        {
+            let text = self.text(label.sym).to_string();
+            let labels: Vec<&str> = self.labels.iter().map(|s| self.text(*s)).collect();
+            let mut d = Diagnostic::warning(
+                "unknown-label",
+                label.span,
+                format!("no behaviour handles label `{text}`"),
+            );
+            if let Some(c) = closest(&text, labels.iter().copied()) {
+                d = d.with_hint(format!("did you mean `{c}`?"));
             }
+            self.diags.push(d);
+        }
+        let ty = if self.types.contains_key(&a.target.sym) {
+            Some(a.target.sym)
+        } else {
+            self.instances.get(&a.target.sym).map(|(t, _)| *t)
+        };
+        if let (Pattern::Name(state), Some(ty)) = (a.state, ty)
+            && let Some(info) = self.types.get(&ty)
+            && !info.states.contains(&state.sym)
+            && !self.ancestor_has_state(ty, state.sym)
+        {
+            let text = self.text(state.sym).to_string();
+            let ty = self.text(ty).to_string();
+            let states: Vec<&str> = info.states.iter().map(|s| self.text(*s)).collect();
+            let mut d = Diagnostic::warning(
+                "unknown-state",
+                state.span,
+                format!("entity type `{ty}` declares no state `{text}`"),
+            );
+            if let Some(c) = closest(&text, states.iter().copied()) {
+                d = d.with_hint(format!("did you mean `{c}`?"));
+            }
+            self.diags.push(d);
         }
     }
 
@@ -676,7 +692,34 @@ impl Checker {
                 }
             }
             ExprKind::Form { op, args, attrs } => {
-                for a in args {
+                for (i, a) in args.iter().enumerate() {
+                    // A bare word where a property name goes is a property written
+                    // without its quotes, not a variable someone forgot to declare.
+                    let names_property = i == 0
+                        && matches!(
+                            op,
+                            FormOp::Property
+                                | FormOp::PropertyOf
+                                | FormOp::UpdateProperty
+                                | FormOp::UpdatePropertyOf
+                                | FormOp::NewProperty
+                        );
+                    if let (true, ExprKind::Var(sym)) = (names_property, &a.kind)
+                        && !scope.locals.contains(sym)
+                    {
+                        let name = self.text(*sym);
+                        self.diags.push(
+                            Diagnostic::error(
+                                "unbound-name",
+                                a.span,
+                                format!("`{name}` is not a variable here"),
+                            )
+                            .with_hint(format!(
+                                "property names are strings in code: write \"{name}\""
+                            )),
+                        );
+                        continue;
+                    }
                     self.expr(a, ctx, scope);
                 }
                 for (k, v) in attrs {

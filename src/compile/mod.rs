@@ -71,7 +71,8 @@ pub struct Built {
 pub enum BuildError {
     /// The game could not be opened at all.
     Open(OpenError),
-    /// The game has errors; the diagnostics point into the sources.
+    /// The game has errors; the diagnostics (with the warnings found alongside) point into
+    /// the sources.
     Errors(crate::source::SourceMap, Vec<Diagnostic>),
 }
 
@@ -110,7 +111,8 @@ pub fn build_game_with_rules(
         mut warnings,
     } = built;
     let mut game = std::sync::Arc::unwrap_or_clone(game);
-    let mut errors = Vec::new();
+    // Every diagnostic of the rules files, errors and warnings.
+    let mut report = Vec::new();
     for rules_path in rules {
         let loaded = match crate::syntax::load::load_into(fs, rules_path, sources) {
             Ok(l) => l,
@@ -136,8 +138,9 @@ pub fn build_game_with_rules(
                 .map(|a| a.name.as_str().to_string())
                 .collect();
             let found = check::check_snippet(&program, &in_force, check::Snippet::Advice(a));
-            if found.iter().any(Diagnostic::is_error) {
-                diags.extend(found);
+            let refused = found.iter().any(Diagnostic::is_error);
+            diags.extend(found);
+            if refused {
                 continue;
             }
             let name = crate::symbol::Symbol::intern(&check::advice_name(a, game.advice.len() + 1));
@@ -158,12 +161,14 @@ pub fn build_game_with_rules(
                 Err(e) => diags.extend(e),
             }
         }
-        warnings.extend(diags.iter().filter(|d| !d.is_error()).cloned());
-        errors.extend(diags.into_iter().filter(Diagnostic::is_error));
+        report.extend(diags);
     }
-    if !errors.is_empty() {
-        return Err(BuildError::Errors(sources, errors));
+    diagnostic::sort(&mut report);
+    if report.iter().any(Diagnostic::is_error) {
+        // The warnings go with the errors: the rules files' whole report.
+        return Err(BuildError::Errors(sources, report));
     }
+    warnings.extend(report);
     Ok(Built {
         sources,
         game: std::sync::Arc::new(game),

@@ -1,11 +1,12 @@
 //! The `:` commands.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::compile::program::AdviceTarget;
 use crate::diagnostic::Diagnostic;
+use crate::runtime::moves::Verdict;
 use crate::runtime::world::{AdviceEntry, next_version};
 use crate::symbol::Symbol;
 use crate::syntax::ast::{AdviceBody, AdviceKind, Item};
@@ -13,6 +14,7 @@ use crate::syntax::load::{DiskFs, load_advice_file};
 
 use super::history::Entry;
 use super::journal::{Journal, digest, write_atomically};
+use super::journal_paths;
 use super::{Repl, ReplOptions, Reply, render_diags};
 
 /// One command: its name, arguments and help.
@@ -34,8 +36,8 @@ pub const COMMANDS: &[Command] = &[
     c("help", "[<command>]", "list the commands, or explain one"),
     c(
         "step",
-        "<send ... | (expression)>",
-        "run a transaction one join-point step at a time: Enter or :next for the next step, :continue to finish, :abort to abandon it and leave the world untouched",
+        "<send ... | (expression) | [:play] <move>>",
+        "run a transaction (a send, an expression or a move) one join-point step at a time: Enter or :next for the next step, :continue to finish, :abort to abandon it and leave the world untouched",
     ),
     c(
         "trace",
@@ -102,7 +104,16 @@ pub const COMMANDS: &[Command] = &[
         "the checkpoints open in the transaction being stepped",
     ),
     c("moves", "", "the legal moves (games with #actions)"),
-    c("play", "<name>", "play a legal move by name"),
+    c(
+        "play",
+        "<name>",
+        "play a legal move by name; an illegal one is refused with the reason",
+    ),
+    c(
+        "why",
+        "<name>",
+        "why a move is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
+    ),
     c("random", "[<n>]", "play <n> random legal moves (default 1)"),
     c(
         "save",
@@ -160,8 +171,13 @@ impl Repl {
                     self.send(send, true)
                 } else if rest.starts_with('(') {
                     self.expression(rest, true)
+                } else if let Some(name) = rest.strip_prefix(":play") {
+                    self.play(name.trim(), true)
+                } else if !rest.is_empty() && self.session.game.actions.is_some() {
+                    // A bare name is a move.
+                    self.play(rest, true)
                 } else {
-                    "usage: :step send <label> to <entity> [with ...]  or  :step (expression)"
+                    "usage: :step send <label> to <entity> [with ...]  or  :step (expression)  or  :step [:play] <move>"
                         .into()
                 }
             }
@@ -231,7 +247,8 @@ impl Repl {
                 }
             },
             "moves" => self.moves(),
-            "play" => self.play(rest),
+            "play" => self.play(rest, false),
+            "why" => self.why(rest),
             "random" => {
                 let n = if rest.is_empty() {
                     Ok(1)
@@ -420,13 +437,25 @@ impl Repl {
                 .to_string();
         }
         match self.apply_advice(&def) {
-            Ok(description) => self.record(line, description),
+            Ok((description, warnings)) => {
+                let done = self.record(line, description);
+                if warnings.is_empty() {
+                    done
+                } else {
+                    format!("{warnings}\n{done}")
+                }
+            }
             Err(e) => e,
         }
     }
 
-    /// Check, compile and put in force one law or side-effect; the text says what was done.
-    fn apply_advice(&mut self, def: &crate::syntax::ast::AdviceDef) -> Result<String, String> {
+    /// Check, compile and put in force one law or side-effect, with the checks and lints
+    /// `flexrules check` runs. Gives what was done and the warnings rendered (empty when
+    /// none); an error refuses the rule and leaves the session as it was.
+    fn apply_advice(
+        &mut self,
+        def: &crate::syntax::ast::AdviceDef,
+    ) -> Result<(String, String), String> {
         let in_force: Vec<String> = self
             .session
             .world
@@ -445,6 +474,9 @@ impl Repl {
                 .trim_end()
                 .to_string());
         }
+        let warnings = render_diags(&self.sources, &diags, self.options.color)
+            .trim_end()
+            .to_string();
         // A generated name takes the first free number.
         let mut count = self.session.world.advice.entries.len() + 1;
         let advice_name = loop {
@@ -491,7 +523,7 @@ impl Repl {
             }
         };
         table.version = next_version();
-        Ok(description)
+        Ok((description, warnings))
     }
 
     /// `:rules <file>`: put in force every law and side-effect of a rules file.
@@ -499,10 +531,11 @@ impl Repl {
         if path.is_empty() {
             return "usage: :rules <file>".into();
         }
-        let sources = std::mem::take(&mut self.sources);
+        // A copy: a file that cannot be read leaves the session's sources as they were.
+        let sources = self.sources.clone();
         let loaded = match crate::syntax::load::load_into(&DiskFs, path.as_ref(), sources) {
             Ok(l) => l,
-            Err(e) => return format!("error: {e}"),
+            Err(e) => return format!("error: {e}; no rule was put in force"),
         };
         self.sources = loaded.sources;
         if loaded.diagnostics.iter().any(Diagnostic::is_error) {
@@ -513,13 +546,24 @@ impl Repl {
         // All or nothing: apply on a copy of the world, keep it only if every rule fits.
         let before = self.session.world.clone();
         let mut done = Vec::new();
+        let mut warnings = render_diags(&self.sources, &loaded.diagnostics, self.options.color)
+            .trim_end()
+            .to_string();
         for item in &loaded.program.items {
             let Item::Advice(def) = item else {
                 self.session.world = before;
                 return "error: a rules file holds only #law and #sideeffect directives".into();
             };
             match self.apply_advice(def) {
-                Ok(d) => done.push(d),
+                Ok((d, w)) => {
+                    done.push(d);
+                    if !w.is_empty() {
+                        if !warnings.is_empty() {
+                            warnings.push('\n');
+                        }
+                        warnings.push_str(&w);
+                    }
+                }
                 Err(e) => {
                     self.session.world = before;
                     return format!("{e}\nno rule of {path} was put in force");
@@ -530,7 +574,12 @@ impl Repl {
             self.session.world = before;
             return format!("{path} holds no rule");
         }
-        self.record(line, done.join("; "))
+        let done = self.record(line, done.join("; "));
+        if warnings.is_empty() {
+            done
+        } else {
+            format!("{warnings}\n{done}")
+        }
     }
 
     fn switch(&mut self, verb: &str, name: &str, line: &str) -> String {
@@ -552,6 +601,16 @@ impl Repl {
                 None => format!("error: no law or side-effect named \"{name}\" (:laws lists them)"),
             };
         };
+        let enabled = self.session.world.advice.entries[i].enabled;
+        match (verb, enabled) {
+            ("disable", false) => {
+                return format!("error: \"{name}\" is already disabled; nothing changed");
+            }
+            ("enable", true) => {
+                return format!("error: \"{name}\" is already enabled; nothing changed");
+            }
+            _ => {}
+        }
         let table = Arc::make_mut(&mut self.session.world.advice);
         match verb {
             "disable" => table.entries[i].enabled = false,
@@ -593,33 +652,102 @@ impl Repl {
         if self.session.game.actions.is_none() {
             return "this game has no #actions".into();
         }
-        match self.session.legal_actions() {
-            Ok(actions) if actions.is_empty() => "no legal move".into(),
-            Ok(actions) => actions
+        let tried = match self.session.try_candidates() {
+            Ok(t) => t,
+            Err(e) => {
+                return format!(
+                    "error: #actions failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        let mut out = if tried.legal.is_empty() {
+            "no legal move".to_string()
+        } else {
+            tried
+                .legal
                 .iter()
-                .map(|a| a.name.as_str())
+                .map(|(a, _)| a.name.as_str())
                 .collect::<Vec<_>>()
-                .join(" "),
-            Err(e) => e.render(&self.sources, self.options.color),
+                .join(" ")
+        };
+        if !tried.failed.is_empty() {
+            out.push('\n');
+            out.push_str(
+                tried
+                    .render_failures(&self.sources, self.options.color)
+                    .trim_end(),
+            );
         }
+        out
     }
 
-    fn play(&mut self, name: &str) -> String {
+    /// Moves played up to the current change (rule changes and sends are not moves).
+    fn moves_played(&self) -> usize {
+        self.history.entries()[..self.history.cursor()]
+            .iter()
+            .filter(|e| e.lines.first().is_some_and(|l| l.starts_with(":play ")))
+            .count()
+    }
+
+    fn play(&mut self, name: &str, stepping: bool) -> String {
         if self.session.game.actions.is_none() {
             return "this game has no #actions: send messages instead".into();
         }
         if name.is_empty() {
             return "usage: :play <name> (:moves lists them)".into();
         }
-        let ply = self.history.cursor() + 1;
-        match crate::cli::run::find_action(&mut self.session, ply, name) {
+        let ply = self.moves_played() + 1;
+        match self.session.playable(name) {
             Ok(a) => {
                 let m = self
                     .session
-                    .begin_deliver(a.recipient, (*a.message).clone(), false);
-                self.run_machine(m, format!(":play {name}"), false)
+                    .begin_deliver(a.recipient, (*a.message).clone(), stepping);
+                self.run_machine(m, format!(":play {name}"), stepping)
             }
-            Err(e) => format!("error: {e}"),
+            Err(e) => format!(
+                "error: {}",
+                e.render(&self.sources, self.options.color, ply)
+            ),
+        }
+    }
+
+    /// `:why <move>`: why a move is legal or not, without playing it.
+    fn why(&mut self, name: &str) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        if name.is_empty() {
+            return "usage: :why <move> (:moves lists the legal ones)".into();
+        }
+        let explained = match self.session.explain_candidates() {
+            Ok(e) => e,
+            Err(e) => {
+                return format!(
+                    "error: #actions failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        match explained.iter().find(|(a, _)| a.name == name) {
+            Some((_, Verdict::Legal)) => format!("`{name}` is legal"),
+            Some((_, v @ Verdict::Failed(_))) => {
+                format!("`{name}` {}", v.render(&self.sources, self.options.color))
+            }
+            Some((_, v)) => format!("`{name}` is not legal: {}", v.summary()),
+            None => {
+                let names: Vec<&str> = explained.iter().map(|(a, _)| a.name.as_str()).collect();
+                match crate::diagnostic::closest(name, names.iter().copied()) {
+                    Some(c) => format!("`{name}` is not an action here; did you mean `{c}`?"),
+                    None if names.is_empty() => {
+                        format!("`{name}` is not an action here: #actions gives none")
+                    }
+                    None => format!(
+                        "`{name}` is not an action here; the candidates: {}",
+                        names.join(" ")
+                    ),
+                }
+            }
         }
     }
 
@@ -629,13 +757,26 @@ impl Repl {
         }
         let mut out = Vec::new();
         for _ in 0..n {
-            let actions = match self.session.legal_actions() {
-                Ok(a) => a,
+            let tried = match self.session.try_candidates() {
+                Ok(t) => t,
                 Err(e) => {
-                    out.push(e.render(&self.sources, self.options.color));
+                    out.push(format!(
+                        "error: #actions failed:\n{}",
+                        e.render(&self.sources, self.options.color).trim_end()
+                    ));
                     break;
                 }
             };
+            if !tried.failed.is_empty() {
+                out.push(
+                    tried
+                        .render_failures(&self.sources, self.options.color)
+                        .trim_end()
+                        .to_string(),
+                );
+                break;
+            }
+            let actions: Vec<_> = tried.legal.into_iter().map(|(a, _)| a).collect();
             if actions.is_empty() {
                 out.push("no legal move".into());
                 break;
@@ -646,7 +787,7 @@ impl Repl {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             let pick = ((z ^ (z >> 31)) % actions.len() as u64) as usize;
             let name = actions[pick].name.clone();
-            let result = self.play(&name);
+            let result = self.play(&name, false);
             out.push(format!("{name}: {result}"));
             if self.session.outcome().is_some() {
                 break;
@@ -663,10 +804,16 @@ impl Repl {
             return "error: finish or :abort the transaction in progress first".into();
         }
         let journal = Journal {
-            game: self.journal_game().to_path_buf(),
+            // Absolute paths: the journal loads from any directory.
+            game: journal_paths::absolute(self.journal_game()),
             seed: self.options.seed,
             params: self.options.params.clone(),
-            rules: self.options.rules.clone(),
+            rules: self
+                .options
+                .rules
+                .iter()
+                .map(|r| journal_paths::absolute(r))
+                .collect(),
             lines: self.history.lines().map(str::to_string).collect(),
             digest: digest(self.game(), &self.session.world),
         };
@@ -695,11 +842,16 @@ impl Repl {
                 );
             }
         };
+        let at = Path::new(path);
         let options = ReplOptions {
-            game: journal.game.clone(),
+            game: journal_paths::resolve(at, &journal.game),
             seed: journal.seed,
             params: journal.params.clone(),
-            rules: journal.rules.clone(),
+            rules: journal
+                .rules
+                .iter()
+                .map(|r| journal_paths::resolve(at, r))
+                .collect(),
             ..self.options.clone()
         };
         let fresh = match Repl::replay(options, &journal.lines) {

@@ -8,6 +8,7 @@ mod board;
 mod commands;
 pub mod history;
 pub mod journal;
+mod journal_paths;
 pub mod plain;
 pub mod terminal;
 
@@ -19,7 +20,7 @@ use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::outside::parse_literal;
 use crate::runtime::session::{Session, SessionOptions};
-use crate::runtime::trace::{Output, Status, Transaction};
+use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::runtime::vm::{Limits, Machine, Run};
 use crate::source::SourceMap;
 use crate::syntax::ast::Program;
@@ -64,6 +65,17 @@ struct Pending {
     stepping: bool,
 }
 
+/// Whether a finished transaction's trace is to be shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TraceShown {
+    /// Show it (`:trace on`).
+    Show,
+    /// It was shown step by step already.
+    Already,
+    /// It is not shown: only what needs saying (a message nothing handles).
+    No,
+}
+
 /// A REPL session.
 pub struct Repl {
     session: Session,
@@ -78,19 +90,41 @@ pub struct Repl {
     random_state: u64,
     /// Draw the board after every committed move.
     show_board: bool,
+    /// Warnings found when the game opened, shown with the banner.
+    warnings: String,
+}
+
+/// Why a REPL could not open.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenError {
+    /// The text to show.
+    pub text: String,
+    /// The options are wrong (no such game file, an unknown or malformed parameter), as
+    /// opposed to a game that does not check or start.
+    pub usage: bool,
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }
 
 /// Open the game and start it; the error is the text to show.
-fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, PathBuf), String> {
+fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
+    let usage = |text: String| OpenError { text, usage: true };
     let built =
         build_game_with_rules(&DiskFs, &options.game, &options.rules).map_err(|e| match e {
-            BuildError::Open(e) => format!("error: {e}"),
-            BuildError::Errors(sources, diags) => render_diags(&sources, &diags, options.color),
+            BuildError::Open(e) => usage(format!("error: {e}")),
+            BuildError::Errors(sources, diags) => OpenError {
+                text: render_diags(&sources, &diags, options.color),
+                usage: false,
+            },
         })?;
     let mut params = Vec::new();
     for p in &options.params {
         let Some((name, value)) = p.split_once('=') else {
-            return Err(format!("error: --param takes NAME=VALUE, got `{p}`"));
+            return Err(usage(format!("error: --param takes NAME=VALUE, got `{p}`")));
         };
         params.push((name.trim().to_string(), parse_literal(value)));
     }
@@ -100,17 +134,43 @@ fn open(options: &ReplOptions) -> Result<(Session, SourceMap, Arc<Program>, Path
         limits: options.limits,
         trace: false,
     };
-    let (mut session, _) =
-        Session::start(built.game, &session_options).map_err(|e| match e.diagnostic() {
+    let (mut session, _) = Session::start(built.game, &session_options).map_err(|e| OpenError {
+        usage: matches!(e, crate::runtime::session::StartError::UnknownParam(_)),
+        text: match e.diagnostic() {
             Some(d) => render_diags(&built.sources, &[d], options.color),
             None => format!("error: {e}"),
-        })?;
-    // The REPL watches the game: its representations draw from the start.
-    session.watch().map_err(|e| match e.to_diagnostic() {
-        Some(d) => render_diags(&built.sources, &[d], options.color),
-        None => format!("error: drawing the game failed: {}", e.message),
+        },
     })?;
-    Ok((session, built.sources, built.program, built.root))
+    // The REPL watches the game: its representations draw from the start.
+    session.watch().map_err(|e| OpenError {
+        usage: false,
+        text: match e.to_diagnostic() {
+            Some(d) => render_diags(&built.sources, &[d], options.color),
+            None => format!("error: drawing the game failed: {}", e.message),
+        },
+    })?;
+    let warnings = if built.warnings.is_empty() {
+        String::new()
+    } else {
+        render_diags(&built.sources, &built.warnings, options.color)
+    };
+    Ok(Opened {
+        session,
+        sources: built.sources,
+        program: built.program,
+        root: built.root,
+        warnings,
+    })
+}
+
+/// A game opened for the REPL.
+struct Opened {
+    session: Session,
+    sources: SourceMap,
+    program: Arc<Program>,
+    root: PathBuf,
+    /// The warnings of the game and its rules files, rendered (empty when none).
+    warnings: String,
 }
 
 fn render_diags(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
@@ -121,9 +181,16 @@ fn render_diags(sources: &SourceMap, diags: &[Diagnostic], color: bool) -> Strin
 
 impl Repl {
     /// Open `options.game` and run its `#setup`.
-    pub fn new(options: ReplOptions) -> Result<Repl, String> {
-        let (session, sources, program, root) = open(&options)?;
+    pub fn new(options: ReplOptions) -> Result<Repl, OpenError> {
+        let Opened {
+            session,
+            sources,
+            program,
+            root,
+            warnings,
+        } = open(&options)?;
         Ok(Repl {
+            warnings,
             history: History::new(session.world.clone()),
             random_state: options.seed ^ 0x5DEE_CE66_D1CE_4E5B,
             session,
@@ -147,7 +214,8 @@ impl Repl {
             ""
         };
         format!(
-            "flexrules: {} ({entities} entities). :help lists the commands{actions}.",
+            "{}flexrules: {} ({entities} entities). :help lists the commands{actions}.",
+            self.warnings,
             self.options.game.display()
         )
     }
@@ -270,7 +338,16 @@ impl Repl {
         let run = self.session.resume(&mut p.machine, stepping);
         let mut out = String::new();
         if stepping || self.trace {
-            for e in &p.machine.trace[p.shown..] {
+            let mut events = &p.machine.trace[p.shown..];
+            // The outermost veto ends the transaction: the status line says it once.
+            if let (
+                Run::Finished(Status::Vetoed { .. }),
+                [rest @ .., TraceEvent::Vetoed { depth: 1, .. }],
+            ) = (&run, events)
+            {
+                events = rest;
+            }
+            for e in events {
                 out.push_str(&crate::cli::run::describe(e));
                 out.push('\n');
             }
@@ -289,19 +366,43 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.lines);
                 let tx = self.session.conclude(p.machine, status);
-                out.push_str(&self.finish(lines, tx, false));
+                let shown = if stepping || self.trace {
+                    TraceShown::Already
+                } else {
+                    TraceShown::No
+                };
+                out.push_str(&self.finish(lines, tx, shown));
             }
         }
         out.trim_end().to_string()
     }
 
     /// Record a finished transaction and describe it.
-    fn finish(&mut self, lines: Vec<String>, tx: Transaction, show_trace: bool) -> String {
+    fn finish(&mut self, lines: Vec<String>, tx: Transaction, trace: TraceShown) -> String {
         let mut out = String::new();
-        if show_trace {
-            for e in &tx.trace {
-                out.push_str(&crate::cli::run::describe(e));
-                out.push('\n');
+        match trace {
+            TraceShown::Show => {
+                for e in &tx.trace {
+                    out.push_str(&crate::cli::run::describe(e));
+                    out.push('\n');
+                }
+            }
+            TraceShown::Already => {}
+            TraceShown::No => {
+                // A message typed here that nothing handles is worth saying without :trace.
+                for e in &tx.trace {
+                    if let TraceEvent::NoBehaviour {
+                        depth: 1,
+                        entity,
+                        label,
+                        state,
+                    } = e
+                    {
+                        out.push_str(&format!(
+                            "note: no behaviour of {entity} handles {label} in state {state}: the message was ignored\n"
+                        ));
+                    }
+                }
             }
         }
         for line in &tx.output {
@@ -310,12 +411,17 @@ impl Repl {
                 Output::Print(t) => out.push_str(&format!("print: {t}\n")),
             }
         }
-        out.push_str(&tx.status.summary());
+        let changed = !self.session.world.same_as(self.history.current());
+        let expression = lines.first().is_some_and(|l| l.starts_with('('));
+        match &tx.status {
+            // An expression that changed nothing only looked: its value is the answer.
+            Status::Committed(v) if expression && !changed => out.push_str(&v.to_string()),
+            status => out.push_str(&status.summary()),
+        }
         if let Status::Failed(e) = &tx.status {
             out.push('\n');
             out.push_str(e.render(&self.sources, self.options.color).trim_end());
         }
-        let changed = !self.session.world.same_as(self.history.current());
         if changed && matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. }) {
             self.history.push(Entry {
                 description: format!(
@@ -364,7 +470,12 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.lines);
                 let tx = self.session.conclude(p.machine, status);
-                self.finish(lines, tx, self.trace)
+                let shown = if self.trace {
+                    TraceShown::Show
+                } else {
+                    TraceShown::No
+                };
+                self.finish(lines, tx, shown)
             }
             Run::Waiting(signal) => {
                 let mut out = String::new();

@@ -5,6 +5,7 @@
 
 pub mod builtins;
 pub mod canvas;
+pub mod moves;
 pub mod outside;
 pub mod playout;
 pub mod session;

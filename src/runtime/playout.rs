@@ -5,6 +5,7 @@
 //! runs a move twice. A playout does not build the legal-move list: it draws candidates at
 //! random until one commits, which is uniform over the legal moves.
 
+use super::moves::same_error;
 use super::session::{Action, Session};
 use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
@@ -31,6 +32,61 @@ pub struct Playout {
     pub ending: Ending,
     /// Moves played.
     pub plies: usize,
+}
+
+/// A playout stopped by a runtime error: a mistake in the rules, not an ending.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stopped {
+    /// Moves played before the error.
+    pub plies: usize,
+    /// The candidate being tried when it failed (`None`: `#actions` itself failed).
+    pub action: Option<String>,
+    /// The error.
+    pub error: RuntimeError,
+}
+
+/// What perft counted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Perft {
+    /// Entry `d - 1`: the move sequences of length `d`.
+    pub counts: Vec<u64>,
+    /// Entry `d - 1`: how many of those ended the game (with its last move).
+    pub finished: Vec<u64>,
+    /// The distinct errors met while trying candidates (a failing candidate is not
+    /// counted as a move).
+    pub failures: Vec<PerftFailure>,
+}
+
+/// One distinct error met by perft.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerftFailure {
+    /// The error, as first met.
+    pub error: RuntimeError,
+    /// The moves played before it was first met.
+    pub played: Vec<String>,
+    /// The candidate that failed (`None`: `#actions` itself failed).
+    pub action: Option<String>,
+    /// How many times it was met.
+    pub count: u64,
+}
+
+/// How far perft has got: the first moves done out of all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PerftProgress {
+    /// First moves whose subtree is counted.
+    pub done: usize,
+    /// First moves in all.
+    pub total: usize,
+}
+
+/// What drawing candidates found.
+enum Drawn {
+    /// A legal move, with the world it leaves.
+    Legal(World),
+    /// A candidate that failed with a runtime error.
+    Failed(Action, RuntimeError),
+    /// No candidate commits.
+    None,
 }
 
 /// A small deterministic generator for choosing moves (splitmix64).
@@ -61,19 +117,6 @@ impl Chooser {
 }
 
 impl Session {
-    /// The legal moves now, each with the world it leaves.
-    pub fn legal_moves(&mut self) -> Result<Vec<(Action, World)>, RuntimeError> {
-        let candidates = self.candidates()?;
-        let mut out = Vec::with_capacity(candidates.len());
-        for a in candidates {
-            let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
-            if Self::trial_is_legal(&tx.status) {
-                out.push((a, world));
-            }
-        }
-        Ok(out)
-    }
-
     /// How the game stands: finished (with or without a winner) or not.
     pub fn ending(&self) -> Option<Ending> {
         let outcome = self.outcome()?;
@@ -84,12 +127,11 @@ impl Session {
     }
 
     /// Play random legal moves from the current world until the game ends, no move is
-    /// legal, or `max_plies` moves were played. Moves are chosen by `chooser`.
-    pub fn playout(
-        &mut self,
-        chooser: &mut Chooser,
-        max_plies: usize,
-    ) -> Result<Playout, RuntimeError> {
+    /// legal, or `max_plies` moves were played. Moves are chosen by `chooser`: candidates
+    /// are drawn at random and the first that commits is played (uniform over the legal
+    /// moves). A candidate drawn that fails with a runtime error stops the game: the error
+    /// is returned. Candidates not drawn are not tried.
+    pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
         let mut plies = 0;
         loop {
             if let Some(ending) = self.ending() {
@@ -101,77 +143,137 @@ impl Session {
                     plies,
                 });
             }
-            let mut candidates = self.candidates()?;
-            let Some(world) = self.first_legal(&mut candidates, chooser) else {
-                return Ok(Playout {
-                    ending: Ending::Stuck,
-                    plies,
-                });
-            };
-            self.world = world;
-            plies += 1;
+            let mut candidates = self.candidates().map_err(|error| Stopped {
+                plies,
+                action: None,
+                error,
+            })?;
+            match self.draw_legal(&mut candidates, chooser) {
+                Drawn::Legal(world) => {
+                    self.world = world;
+                    plies += 1;
+                }
+                Drawn::Failed(a, error) => {
+                    return Err(Stopped {
+                        plies,
+                        action: Some(a.name),
+                        error,
+                    });
+                }
+                Drawn::None => {
+                    return Ok(Playout {
+                        ending: Ending::Stuck,
+                        plies,
+                    });
+                }
+            }
         }
     }
 
-    /// Draw candidates at random without replacement, trying each, and give the world the
-    /// first one that commits leaves. Every legal move is equally likely to be the first
-    /// drawn among the legal ones, so this chooses uniformly over the legal moves, and a
-    /// playout only tries the candidates it draws instead of all of them.
-    ///
-    /// Each trial's status is judged by [`Session::trial_is_legal`], the one place that
-    /// decides what a candidate's outcome means.
-    fn first_legal(
-        &mut self,
-        candidates: &mut Vec<Action>,
-        chooser: &mut Chooser,
-    ) -> Option<World> {
+    /// Draw candidates at random without replacement and try each until one commits (its
+    /// world is given) or one fails with an error (it is given, with its error). Every legal
+    /// move is equally likely to be the first legal one drawn, so the choice is uniform over
+    /// the legal moves, and only the candidates drawn are tried.
+    fn draw_legal(&mut self, candidates: &mut Vec<Action>, chooser: &mut Chooser) -> Drawn {
         while !candidates.is_empty() {
             let a = candidates.swap_remove(chooser.below(candidates.len()));
             let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
-            if Self::trial_is_legal(&tx.status) {
-                return Some(world);
+            match tx.status {
+                Status::Committed(_) => return Drawn::Legal(world),
+                Status::Failed(e) => return Drawn::Failed(a, e),
+                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
             }
         }
-        None
+        Drawn::None
     }
 
-    /// Whether a tried candidate is a legal move: it committed. A veto or a rollback makes
-    /// it illegal; so does a runtime error, which the legal-move list also leaves out.
-    fn trial_is_legal(status: &Status) -> bool {
-        status.committed()
+    /// Count the move sequences of each length up to `depth` from the current world, and
+    /// how many of them ended the game. The world is left unchanged. Candidates that fail
+    /// are not counted; their errors are collected, once per distinct error.
+    pub fn perft(&mut self, depth: usize) -> Perft {
+        self.perft_with_progress(depth, &mut |_| {})
     }
 
-    /// Leaf counts of the game tree from the current world: entry `d - 1` is the number of
-    /// move sequences of length `d`, for `d` in `1..=depth`. The world is left unchanged.
-    pub fn perft(&mut self, depth: usize) -> Result<Vec<u64>, RuntimeError> {
-        let mut counts = vec![0; depth];
+    /// [`Session::perft`], calling `progress` each time the subtree of a first move is
+    /// counted.
+    pub fn perft_with_progress(
+        &mut self,
+        depth: usize,
+        progress: &mut dyn FnMut(PerftProgress),
+    ) -> Perft {
+        let mut walk = PerftWalk {
+            result: Perft {
+                counts: vec![0; depth],
+                finished: vec![0; depth],
+                failures: Vec::new(),
+            },
+            path: Vec::with_capacity(depth),
+            progress,
+        };
         let start = self.world.clone();
-        let result = self.perft_from(0, &mut counts);
+        self.perft_from(0, &mut walk);
         self.world = start;
-        result.map(|()| counts)
+        walk.result
     }
 
-    fn perft_from(&mut self, ply: usize, counts: &mut [u64]) -> Result<(), RuntimeError> {
-        if ply == counts.len() || self.ending().is_some() {
-            return Ok(());
+    fn perft_from(&mut self, ply: usize, walk: &mut PerftWalk<'_>) {
+        let depth = walk.result.counts.len();
+        if ply == depth || self.ending().is_some() {
+            return;
         }
-        if ply + 1 == counts.len() {
-            // The last ply: only the number of legal moves counts, not the worlds they leave.
-            let candidates = self.candidates()?;
-            for a in candidates {
-                let (tx, _) = self.try_deliver(a.recipient, (*a.message).clone());
-                if Self::trial_is_legal(&tx.status) {
-                    counts[ply] += 1;
-                }
+        let tried = match self.try_candidates() {
+            Ok(t) => t,
+            Err(e) => {
+                walk.failed(e, None);
+                return;
             }
-            return Ok(());
+        };
+        for (a, e) in tried.failed {
+            walk.failed(e, Some(&a));
         }
-        let moves = self.legal_moves()?;
-        counts[ply] += moves.len() as u64;
-        for (_, world) in moves {
-            self.world = world;
-            self.perft_from(ply + 1, counts)?;
+        walk.result.counts[ply] += tried.legal.len() as u64;
+        let total = tried.legal.len();
+        for (i, (a, world)) in tried.legal.into_iter().enumerate() {
+            if world.outcome.is_some() {
+                walk.result.finished[ply] += 1;
+            }
+            if ply + 1 < depth {
+                self.world = world;
+                walk.path.push(a);
+                self.perft_from(ply + 1, walk);
+                walk.path.pop();
+            }
+            if ply == 0 {
+                (walk.progress)(PerftProgress { done: i + 1, total });
+            }
         }
-        Ok(())
+    }
+}
+
+/// The state of one perft walk.
+struct PerftWalk<'a> {
+    result: Perft,
+    /// The moves leading to the position being counted.
+    path: Vec<Action>,
+    progress: &'a mut dyn FnMut(PerftProgress),
+}
+
+impl PerftWalk<'_> {
+    fn failed(&mut self, error: RuntimeError, action: Option<&Action>) {
+        if let Some(f) = self
+            .result
+            .failures
+            .iter_mut()
+            .find(|f| same_error(&f.error, &error))
+        {
+            f.count += 1;
+            return;
+        }
+        self.result.failures.push(PerftFailure {
+            error,
+            played: self.path.iter().map(|a| a.name.clone()).collect(),
+            action: action.map(|a| a.name.clone()),
+            count: 1,
+        });
     }
 }

@@ -384,18 +384,17 @@ impl Session {
         Ok(out)
     }
 
-    /// The actions that would commit now, in the order `#actions` gives them.
+    /// The actions that would commit now, in the order `#actions` gives them. A candidate
+    /// that fails with a runtime error is an error here, not an illegal action
+    /// ([`Session::try_candidates`] keeps both).
     pub fn legal_actions(&mut self) -> Result<Vec<Action>, RuntimeError> {
-        let candidates = self.candidates()?;
-        Ok(candidates
-            .into_iter()
-            .filter(|a| {
-                self.try_deliver(a.recipient, (*a.message).clone())
-                    .0
-                    .status
-                    .committed()
-            })
-            .collect())
+        let tried = self.try_candidates()?;
+        if let Some((a, e)) = tried.failed.into_iter().next() {
+            let mut e = e;
+            e.message = format!("trying `{}`: {}", a.name, e.message);
+            return Err(e);
+        }
+        Ok(tried.legal.into_iter().map(|(a, _)| a).collect())
     }
 
     /// A copy sharing the game, with the same world and parameters and its own caches, for

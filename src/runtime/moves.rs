@@ -1,0 +1,285 @@
+//! Trying the candidate actions: which are legal, which fail with an error, and why a
+//! given one is not legal.
+//!
+//! A candidate is legal when delivering it commits. One that is vetoed or rolled back is
+//! illegal; one whose transaction fails with a runtime error is neither: the error is a
+//! mistake in the rules, and it is reported rather than taken for an illegal move.
+
+use super::session::{Action, Session};
+use super::trace::{Output, RuntimeError, Status};
+use super::world::World;
+use crate::symbol::Symbol;
+
+/// The candidate actions of a position, tried.
+#[derive(Clone, Debug, Default)]
+pub struct Tried {
+    /// The legal actions, in the order `#actions` gives them, each with the world it leaves.
+    pub legal: Vec<(Action, World)>,
+    /// The candidates whose transaction failed, with the error.
+    pub failed: Vec<(Action, RuntimeError)>,
+}
+
+impl Tried {
+    /// The failures, one per distinct error (the same message at the same place), each with
+    /// the names of the candidates it stopped, in the order they were tried.
+    pub fn distinct_failures(&self) -> Vec<(&RuntimeError, Vec<&str>)> {
+        group_failures(self.failed.iter().map(|(a, e)| (a.name.as_str(), e)))
+    }
+
+    /// The candidates that failed, once per distinct error: which moves, then the
+    /// diagnostic with its message chain. Empty when none failed.
+    pub fn render_failures(&self, sources: &crate::source::SourceMap, color: bool) -> String {
+        let mut out = String::new();
+        for (e, names) in self.distinct_failures() {
+            out.push_str(&format!(
+                "error: {} {} failed with an error (a mistake in the rules, not an illegal move):\n",
+                if names.len() == 1 { "move" } else { "moves" },
+                names.join(", ")
+            ));
+            out.push_str(&e.render(sources, color));
+        }
+        out
+    }
+}
+
+/// Group `(move name, error)` pairs by distinct error (message and place), keeping the
+/// first error of each group and the order in which the groups first appear.
+pub fn group_failures<'a>(
+    failures: impl Iterator<Item = (&'a str, &'a RuntimeError)>,
+) -> Vec<(&'a RuntimeError, Vec<&'a str>)> {
+    let mut out: Vec<(&RuntimeError, Vec<&str>)> = Vec::new();
+    for (name, e) in failures {
+        match out.iter_mut().find(|(f, _)| same_error(f, e)) {
+            Some((_, names)) => names.push(name),
+            None => out.push((e, vec![name])),
+        }
+    }
+    out
+}
+
+/// Whether two errors are the same mistake: the same message at the same place (the chain
+/// of messages that led there may differ from one move to the next).
+pub fn same_error(a: &RuntimeError, b: &RuntimeError) -> bool {
+    a.span == b.span && a.message == b.message
+}
+
+/// What delivering one candidate would do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// It commits: the move is legal.
+    Legal,
+    /// A law vetoed it at the outermost join point.
+    Vetoed {
+        /// The law.
+        law: Symbol,
+        /// Where the law comes from (its file, or `inline`), when it is in force.
+        source: Option<String>,
+        /// What the transaction notified before the veto.
+        notes: Vec<String>,
+    },
+    /// `(rollback reason)` abandoned it.
+    RolledBack {
+        /// The reason.
+        reason: String,
+        /// What the transaction notified before the rollback.
+        notes: Vec<String>,
+    },
+    /// It failed with a runtime error: a mistake in the rules, not an illegal move.
+    Failed(RuntimeError),
+}
+
+impl Verdict {
+    /// One line for people (without the error's diagnostic): `legal`, `vetoed by law "x"
+    /// (file): note`, `rolled back: reason`, `failed: message`.
+    pub fn summary(&self) -> String {
+        let notes = |n: &[String]| {
+            if n.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", n.join("; "))
+            }
+        };
+        match self {
+            Verdict::Legal => "legal".into(),
+            Verdict::Vetoed {
+                law,
+                source,
+                notes: n,
+            } => {
+                let from = source
+                    .as_deref()
+                    .map_or(String::new(), |s| format!(" ({s})"));
+                format!("vetoed by law \"{law}\"{from}{}", notes(n))
+            }
+            Verdict::RolledBack { reason, notes: n } => {
+                format!("rolled back: {reason}{}", notes(n))
+            }
+            Verdict::Failed(e) => format!("failed with an error: {}", e.message),
+        }
+    }
+
+    /// The verdict rendered for people: the summary, and for a failure the diagnostic with
+    /// its message chain.
+    pub fn render(&self, sources: &crate::source::SourceMap, color: bool) -> String {
+        match self {
+            Verdict::Failed(e) => format!(
+                "failed with an error (a mistake in the rules, not an illegal move):\n{}",
+                e.render(sources, color).trim_end()
+            ),
+            other => other.summary(),
+        }
+    }
+}
+
+/// Why a name cannot be played now.
+#[derive(Clone, Debug)]
+pub enum NotPlayable {
+    /// The game has no `#actions`.
+    NoActions,
+    /// `#actions` itself failed.
+    Actions(RuntimeError),
+    /// The name is not one of the candidates.
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The legal names now.
+        legal: Vec<String>,
+    },
+    /// The name is a candidate, and delivering it does not commit.
+    Illegal {
+        /// The name asked for.
+        name: String,
+        /// What delivering it does.
+        verdict: Box<Verdict>,
+        /// The legal names now.
+        legal: Vec<String>,
+    },
+}
+
+impl NotPlayable {
+    /// The problem for people, at move number `ply`.
+    pub fn render(&self, sources: &crate::source::SourceMap, color: bool, ply: usize) -> String {
+        let legal = |names: &[String]| {
+            if names.is_empty() {
+                "there is no legal move".to_string()
+            } else {
+                format!("legal: {}", names.join(", "))
+            }
+        };
+        match self {
+            NotPlayable::NoActions => "the game has no #actions".into(),
+            NotPlayable::Actions(e) => {
+                format!(
+                    "ply {ply}: #actions failed:\n{}",
+                    e.render(sources, color).trim_end()
+                )
+            }
+            NotPlayable::Unknown { name, legal: l } => {
+                format!("ply {ply}: `{name}` is not an action here; {}", legal(l))
+            }
+            NotPlayable::Illegal { name, verdict, .. }
+                if matches!(**verdict, Verdict::Failed(_)) =>
+            {
+                format!("ply {ply}: `{name}` {}", verdict.render(sources, color))
+            }
+            NotPlayable::Illegal {
+                name,
+                verdict,
+                legal: l,
+            } => format!(
+                "ply {ply}: `{name}` is not legal: {}; {}",
+                verdict.summary(),
+                legal(l)
+            ),
+        }
+    }
+}
+
+impl Session {
+    /// Try every candidate action on a copy of the world: the legal ones with the worlds
+    /// they leave, and the ones that fail with an error.
+    pub fn try_candidates(&mut self) -> Result<Tried, RuntimeError> {
+        let candidates = self.candidates()?;
+        let mut tried = Tried {
+            legal: Vec::with_capacity(candidates.len()),
+            failed: Vec::new(),
+        };
+        for a in candidates {
+            let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
+            match tx.status {
+                Status::Committed(_) => tried.legal.push((a, world)),
+                Status::Failed(e) => tried.failed.push((a, e)),
+                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+            }
+        }
+        Ok(tried)
+    }
+
+    /// What delivering `action` would do now; the session is unchanged.
+    pub fn verdict(&mut self, action: &Action) -> Verdict {
+        let (tx, _) = self.try_deliver(action.recipient, (*action.message).clone());
+        let notes = || {
+            tx.output
+                .iter()
+                .filter_map(|o| match o {
+                    Output::Notify(t) => Some(t.clone()),
+                    Output::Print(_) => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        match &tx.status {
+            Status::Committed(_) => Verdict::Legal,
+            Status::Vetoed { law } => Verdict::Vetoed {
+                law: *law,
+                source: self
+                    .world
+                    .advice
+                    .find(*law)
+                    .map(|i| self.world.advice.entries[i].advice.source.to_string()),
+                notes: notes(),
+            },
+            Status::RolledBack { reason } => Verdict::RolledBack {
+                reason: reason.clone(),
+                notes: notes(),
+            },
+            Status::Failed(e) => Verdict::Failed(e.clone()),
+        }
+    }
+
+    /// Every candidate with its verdict, in the order `#actions` gives them.
+    pub fn explain_candidates(&mut self) -> Result<Vec<(Action, Verdict)>, RuntimeError> {
+        let candidates = self.candidates()?;
+        Ok(candidates
+            .into_iter()
+            .map(|a| {
+                let v = self.verdict(&a);
+                (a, v)
+            })
+            .collect())
+    }
+
+    /// The candidate named `name` if it is legal now, else why it cannot be played.
+    pub fn playable(&mut self, name: &str) -> Result<Action, NotPlayable> {
+        if self.game.actions.is_none() {
+            return Err(NotPlayable::NoActions);
+        }
+        let explained = self.explain_candidates().map_err(NotPlayable::Actions)?;
+        let legal: Vec<String> = explained
+            .iter()
+            .filter(|(_, v)| *v == Verdict::Legal)
+            .map(|(a, _)| a.name.clone())
+            .collect();
+        match explained.into_iter().find(|(a, _)| a.name == name) {
+            Some((a, Verdict::Legal)) => Ok(a),
+            Some((_, verdict)) => Err(NotPlayable::Illegal {
+                name: name.to_string(),
+                verdict: Box::new(verdict),
+                legal,
+            }),
+            None => Err(NotPlayable::Unknown {
+                name: name.to_string(),
+                legal,
+            }),
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Command-line tests: each `tests/inputs/cli/*.cmd` holds one `flexrules` command line,
+//! which is run from the crate root; its exit status, standard output and standard error
+//! are snapshotted.
+//!
+//! Adding a test is adding a file. Lines starting with `#` are prose (what the command
+//! shows), except `# cwd: <dir>`, which runs the command from that directory (relative to
+//! the crate root); the first other line is the command, starting with `flexrules`, and
+//! the lines after it are its standard input (for `flexrules repl`). Arguments are
+//! split at spaces; double quotes keep spaces inside one argument (`--send "place to b2"`),
+//! and `\"` is a quote inside one.
+//!
+//! Timings change from run to run: a number followed by ` s)` or ` playouts/s` is written
+//! `N` in the snapshot. After a change, run `INSTA_UPDATE=always cargo test --test cli`
+//! (or `cargo insta review`) and read every changed snapshot.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Split a command line at spaces, keeping double-quoted parts together; `\"` is a quote
+/// inside an argument.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                word.extend(chars.next());
+                any = true;
+            }
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            _ => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+/// Whether `w` is a number (digits, at most one dot).
+fn number(w: &str) -> bool {
+    !w.is_empty()
+        && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && w.chars().filter(|&c| c == '.').count() <= 1
+}
+
+/// `text` with timings replaced by `N`.
+fn scrub(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split_inclusive('\n') {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let mut words = Vec::with_capacity(parts.len());
+        for (i, w) in parts.iter().enumerate() {
+            let next = parts.get(i + 1).copied().unwrap_or("");
+            if number(w) && next.starts_with("playouts/s") {
+                words.push("N".to_string());
+            } else if let Some(n) = w.strip_prefix('(')
+                && number(n)
+                && next.starts_with("s)")
+            {
+                words.push("(N".to_string());
+            } else {
+                words.push((*w).to_string());
+            }
+        }
+        out.push_str(&words.join(" "));
+    }
+    out
+}
+
+/// Run the command of the case at `path`; what it printed and how it exited.
+fn run_case(path: &Path) -> String {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cwd = root.to_path_buf();
+    let mut lines = text.lines();
+    let line = loop {
+        let Some(l) = lines.next() else {
+            panic!("{}: no command line", path.display());
+        };
+        if let Some(dir) = l.strip_prefix("# cwd:") {
+            cwd = root.join(dir.trim());
+        } else if !l.starts_with('#') && !l.trim().is_empty() {
+            break l;
+        }
+    };
+    let stdin: String = lines.map(|l| format!("{l}\n")).collect();
+    let args = words(line);
+    assert_eq!(
+        args.first().map(String::as_str),
+        Some("flexrules"),
+        "{}: the command starts with `flexrules`",
+        path.display()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(&args[1..])
+        .current_dir(&cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: flexrules does not run: {e}", path.display()));
+    if let Some(mut input) = child.stdin.take() {
+        input
+            .write_all(stdin.as_bytes())
+            .unwrap_or_else(|e| panic!("{}: cannot write standard input: {e}", path.display()));
+    }
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{}: flexrules does not finish: {e}", path.display()));
+    let stdin = if stdin.is_empty() {
+        String::new()
+    } else {
+        format!("--- stdin\n{stdin}")
+    };
+    format!(
+        "$ {line}\n{stdin}--- exit status: {}\n--- stdout\n{}--- stderr\n{}",
+        output
+            .status
+            .code()
+            .map_or("killed".to_string(), |c| c.to_string()),
+        scrub(&String::from_utf8_lossy(&output.stdout)),
+        scrub(&String::from_utf8_lossy(&output.stderr)),
+    )
+}
+
+/// Every case under `tests/inputs/cli/` prints and exits as its snapshot holds.
+#[test]
+fn commands() {
+    insta::glob!("inputs/cli/*.cmd", |path| {
+        insta::assert_snapshot!(run_case(path));
+    });
+}
+
+#[test]
+fn timings_are_scrubbed() {
+    assert_eq!(
+        scrub("9 games, 5071 playouts/s (0.01 s)\n(4.43 s)\n"),
+        "9 games, N playouts/s (N s)\n(N s)\n"
+    );
+    assert_eq!(words(r#"run g --send "place to b2" --json"#).len(), 5);
+    assert_eq!(words(r#"--send "a with p \"X\"""#)[1], r#"a with p "X""#);
+}
+
+/// `run --help` says that a failed transaction makes the exit status 1.
+#[test]
+fn run_help_gives_the_exit_status() {
+    let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(["run", "--help"])
+        .output()
+        .expect("flexrules runs");
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success());
+    assert!(
+        help.contains("1 when a transaction failed with an error"),
+        "run --help does not give the exit status:\n{help}"
+    );
+}

@@ -1,0 +1,2 @@
+# -n 0 is refused as a wrong command line.
+flexrules playout tests/inputs/tic-tac-toe -n 0
