@@ -13,6 +13,7 @@ pub mod diagnostic;
 pub mod repl;
 pub mod repr;
 pub mod runtime;
+pub mod serve;
 pub mod source;
 pub mod symbol;
 pub mod syntax;

@@ -6,6 +6,7 @@
 
 mod board;
 mod commands;
+pub mod front;
 pub mod history;
 pub mod journal;
 pub mod plain;
@@ -78,6 +79,8 @@ pub struct Repl {
     random_state: u64,
     /// Draw the board after every committed move.
     show_board: bool,
+    /// Whether `:law ... is "file"` may read files.
+    rule_files: bool,
 }
 
 /// Open the game and start it; the error is the text to show.
@@ -135,6 +138,7 @@ impl Repl {
             trace: false,
             snippets: 0,
             show_board: false,
+            rule_files: true,
         })
     }
 
