@@ -188,12 +188,10 @@ impl Table {
         }
         let (moves, to_move) = self.moves_and_turn();
         let svg = crate::repr::svg::render(self.repl.canvas(), &self.view(who));
+        let view = self.view(who);
         let history = self.repl.history();
-        let entries: Vec<Json> = history
-            .entries()
-            .iter()
-            .enumerate()
-            .map(|(i, e)| json!({"n": i + 1, "text": e.description, "undone": i + 1 > history.cursor()}))
+        let entries: Vec<Json> = (1..=history.entries().len())
+            .map(|n| json!({"n": n, "text": self.describe(n, &view), "undone": n > history.cursor()}))
             .collect();
         let rules: Vec<Json> = self
             .repl
@@ -395,7 +393,7 @@ impl Table {
         let svg = crate::repr::svg::render(&world.canvas, &self.view(who));
         let description = match n {
             0 => "start".to_string(),
-            n => history.entries()[n - 1].description.clone(),
+            n => self.describe(n, &self.view(who)),
         };
         Ok(Handled {
             replies: vec![
@@ -404,6 +402,35 @@ impl Table {
             ],
             changed: false,
         })
+    }
+
+    /// Change `n`'s description as `view` may read it: a click on a graphic that was not
+    /// in that view names no graphic (its id could tell what a private graphic is).
+    fn describe(&self, n: usize, view: &View) -> String {
+        let history = self.repl.history();
+        let Some(entry) = history.entries().get(n - 1) else {
+            return String::new();
+        };
+        let before = history.world_after(n - 1);
+        let mut text = entry.description.clone();
+        for line in &entry.lines {
+            let mut words = line.split_whitespace();
+            let (Some(":click"), Some(owner), Some(id)) =
+                (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let visible = before
+                .and_then(|w| w.canvas.find(Symbol::intern(owner), Symbol::intern(id)))
+                .is_some_and(|g| g.visible_in(view));
+            if !visible {
+                text = text.replace(
+                    line.as_str(),
+                    &format!(":click {owner} (a private graphic)"),
+                );
+            }
+        }
+        text
     }
 
     fn may_move(&mut self, seat: usize) -> Result<(), String> {
