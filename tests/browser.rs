@@ -38,6 +38,7 @@ fn the_page_plays_in_chromium() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    println!("{text}");
     assert!(out.status.success(), "the browser test failed:\n{text}");
     assert!(text.contains("awele: click, seeds moved"), "{text}");
     assert!(

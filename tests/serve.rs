@@ -313,6 +313,23 @@ async fn house_rules_are_added_disabled_and_removed_mid_game() {
     assert_eq!(reply["changed"], true, "{reply}");
     let reply = p0.ask(json!({"op": "remove", "name": "Not A"})).await;
     assert_eq!(reply["changed"], true, "{reply}");
+    // A side-effect that ends the game: the outcome is in the state.
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "sideeffect",
+            "text": "on startSeeding to hole in default is (finish with \"winner\" 1)"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let reply = p1.ask(json!({"op": "play", "name": "a"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    assert!(
+        reply["text"]
+            .as_str()
+            .unwrap()
+            .contains("the game is finished: winner 1")
+    );
+    let state = p1.latest_state().await;
+    assert_eq!(state["outcome"], "winner 1");
     // Rules from the page are written inline: no file of the server's is read.
     let reply = p0
         .ask(json!({"op": "rule", "kind": "law",

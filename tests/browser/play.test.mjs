@@ -103,7 +103,18 @@ try {
       document.querySelector('#board g[data-owner="A"][data-id="house"]').textContent.trim() === "0");
   await page.click("#peek-live");
   if ((await seeds(page, "A")) !== "4") fail("back to the game, house A has 4 seeds again");
-  console.log("awele: click, seeds moved, veto and out-of-turn explained, undo, history position: ok");
+  // A house rule added from the page, in force at once, then removed.
+  await page.fill("#rule-text", '"Not A" on startSeeding to A in default is (return)');
+  await page.click("#rule-add");
+  await waitFor(page, "the new rule in the list",
+    () => document.querySelector("#rules ul").textContent.includes('law "Not A"'));
+  await page.click(house("A"));
+  await waitFor(page, "the house rule's veto",
+    () => document.querySelector("#message").textContent === "vetoed by Not A");
+  await page.locator("#rules li", { hasText: 'law "Not A"' }).getByText("remove").click();
+  await waitFor(page, "the rule removed",
+    () => !document.querySelector("#rules ul").textContent.includes('law "Not A"'));
+  console.log("awele: click, seeds moved, veto and out-of-turn explained, undo, history position, house rule added and removed: ok");
 
   // Private views: two seats of a game whose cards only their owner sees.
   const cards = await serve("tests/inputs/serve/cards");
