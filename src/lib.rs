@@ -2,7 +2,8 @@
 //! rules people change are laws and side-effects kept apart from the entities' behaviours.
 //!
 //! The layers, lowest first: [`source`] and [`diagnostic`] (shared by all), [`syntax`]
-//! (tokens to AST), [`compile`] (name resolution and static checks), [`cli`].
+//! (tokens to AST), [`compile`] (name resolution and static checks), [`runtime`],
+//! [`repr`] (renderers), the front ends [`repl`] and [`serve`] (web play), [`cli`].
 
 #![warn(missing_docs)]
 
