@@ -288,7 +288,7 @@ impl Repl {
     }
 
     /// The world being looked at: the pending transaction's, else the session's.
-    fn world(&self) -> &crate::runtime::world::World {
+    pub(super) fn world(&self) -> &crate::runtime::world::World {
         match &self.pending {
             Some(p) => &p.machine.world,
             None => &self.session.world,
@@ -326,7 +326,7 @@ impl Repl {
         out.trim_end().to_string()
     }
 
-    fn advice_line(&self, a: &AdviceEntry) -> String {
+    pub(super) fn advice_line(&self, a: &AdviceEntry) -> String {
         let game = self.game();
         let adv = &a.advice;
         let kind = match adv.kind {
@@ -414,6 +414,12 @@ impl Repl {
             }
         };
         if let AdviceBody::File { path, file, body } = &mut def.body {
+            if !self.rule_files {
+                return format!(
+                    "error: here a rule is written inline, `is (code)`: reading a file (\"{}\") is not allowed",
+                    path.sym
+                );
+            }
             let written = PathBuf::from(path.sym.as_str());
             let candidates = [written.clone(), self.root.join(&written)];
             let Some(found) = candidates.iter().find(|p| p.is_file()) else {

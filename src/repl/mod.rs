@@ -6,6 +6,7 @@
 
 mod board;
 mod commands;
+pub mod front;
 pub mod history;
 pub mod journal;
 mod journal_paths;
@@ -92,6 +93,8 @@ pub struct Repl {
     show_board: bool,
     /// Warnings found when the game opened, shown with the banner.
     warnings: String,
+    /// Whether `:law ... is "file"` may read files.
+    rule_files: bool,
 }
 
 /// Why a REPL could not open.
@@ -202,6 +205,7 @@ impl Repl {
             trace: false,
             snippets: 0,
             show_board: false,
+            rule_files: true,
         })
     }
 
