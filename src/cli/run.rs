@@ -123,7 +123,11 @@ pub fn run(args: &RunArgs) -> ExitCode {
         match crate::sgf::replay(session, record) {
             Ok(replayed) => {
                 for (input, tx) in replayed {
-                    steps.push(Step { input, tx });
+                    steps.push(Step {
+                        input,
+                        tx,
+                        board: None,
+                    });
                 }
             }
             Err(e) => {
