@@ -41,6 +41,8 @@ pub struct GridInfo {
     pub extra: Vec<u32>,
     /// The planar shape of every level.
     pub shape: Shape,
+    /// How its files are named.
+    pub naming: Naming,
 }
 
 impl GridInfo {
@@ -314,7 +316,11 @@ pub fn grid_named(
         }
     }
     builder
-        .finish(Origin::Grid(GridInfo { extra, shape }))
+        .finish(Origin::Grid(GridInfo {
+            extra,
+            shape,
+            naming,
+        }))
         .map_err(build_error)
 }
 
