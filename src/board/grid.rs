@@ -7,6 +7,8 @@
 //! so `aa1` is the 27th file; letters then digits keep names unambiguous), ranks `1`, `2`,
 //! ... from the bottom. Its coordinates are `[file, rank]` from 0 and its directions
 //! `n ne e se s sw w nw`, each the opposite of the one four places on.
+//! With [`Naming::Go`] files are named as Go players name columns: `a` to `z` without `i`,
+//! so such a grid has at most 25 files.
 //!
 //! A 3D grid (`3x8x8`) stacks levels named `A`, `B`, ... from the bottom: cell `Ba1` is
 //! `a1` on the second level, with coordinates `[file, rank, level]`. Directions add `up`

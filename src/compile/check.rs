@@ -859,18 +859,17 @@ pub fn advice_name(a: &AdviceDef, index: usize) -> String {
 /// a ring with that prefix, and for a grid file letters then a rank number (`d4`, `aa10`),
 /// after a level (`B`, 3D) or a board column and row (`B3`, 4D).
 fn could_be_cell(ring: Option<Symbol>, name: &str) -> bool {
-    let number = |s: &str| {
-        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !s.starts_with('0') || s == "0"
-    };
+    // A number as a cell name writes it: digits, no leading zero.
+    fn number(s: &str) -> bool {
+        s == "0" || !s.is_empty() && !s.starts_with('0') && s.bytes().all(|b| b.is_ascii_digit())
+    }
     match ring {
-        Some(prefix) => name
-            .strip_prefix(prefix.as_str())
-            .is_some_and(|rest| number(rest)),
+        Some(prefix) => name.strip_prefix(prefix.as_str()).is_some_and(number),
         None => {
             let rest = name.trim_start_matches(|c: char| c.is_ascii_uppercase());
             let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-            let files = rest.trim_start_matches(|c: char| c.is_ascii_lowercase());
-            files.len() < rest.len() && number(files) && files != "0"
+            let rank = rest.trim_start_matches(|c: char| c.is_ascii_lowercase());
+            rank.len() < rest.len() && rank != "0" && number(rank)
         }
     }
 }
