@@ -265,7 +265,6 @@ impl Compiler {
                     ring: ring.map(|p| p.sym),
                     naming,
                     ty,
-                    at: self.game.instances.len(),
                     span: b.span,
                 });
                 continue;

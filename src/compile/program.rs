@@ -114,8 +114,6 @@ pub struct LateBoard {
     pub naming: crate::board::Naming,
     /// The type of the cells.
     pub ty: TypeId,
-    /// Where its cells go in [`Game::instances`] (definition order).
-    pub at: usize,
     /// The directive.
     pub span: Span,
 }

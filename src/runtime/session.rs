@@ -181,13 +181,13 @@ impl Session {
     }
 
     /// The game with its boards computed at start built: each description evaluated (the
-    /// parameters are known), the board made, its cells put among the instances where the
-    /// `#board` stands; an `#instance` naming a cell of the same type configures it.
+    /// parameters are known), the board made, its cells put after the entities made at
+    /// compile time (so the ids of those do not depend on the parameters); an `#instance`
+    /// naming a cell of the same type configures it.
     fn build_late_boards(&mut self) -> Result<Game, StartError> {
         use crate::compile::boards::{Described, build_late, cell_instances};
         let mut game = (*self.game).clone();
         let lates = std::mem::take(&mut game.late_boards);
-        let mut inserted = 0;
         for late in &lates {
             let value = self.value(late.value)?;
             let fail = |message: String, hint: Option<String>| {
@@ -231,8 +231,7 @@ impl Session {
                     ));
                 }
             }
-            // `#instance`s naming these cells configure them (they come after every board's
-            // cells, so taking them out moves no board's place).
+            // `#instance`s naming these cells configure them.
             let names: rustc_hash::FxHashMap<Symbol, usize> =
                 cells.iter().enumerate().map(|(i, c)| (c.name, i)).collect();
             let mut kept = Vec::with_capacity(game.instances.len());
@@ -252,9 +251,7 @@ impl Session {
                 }
             }
             game.instances = kept;
-            let at = (late.at + inserted).min(game.instances.len());
-            inserted += cells.len();
-            game.instances.splice(at..at, cells);
+            game.instances.extend(cells);
             game.boards.push(Arc::new(board));
         }
         Ok(game)
