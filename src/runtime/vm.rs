@@ -16,28 +16,13 @@ use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::builtins::pure_fn;
+use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
+use super::builtins::{BuiltinError, pure_fn, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, World};
 
-/// Limits on one transaction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Instructions a transaction may execute.
-    pub max_steps: u64,
-    /// Frames (join points and function calls) that may be open at once.
-    pub max_depth: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_steps: 200_000_000,
-            max_depth: 1_000_000,
-        }
-    }
-}
+pub use super::budget::Limits;
 
 /// Advice chains already worked out, per (type, instance with its own advice, state,
 /// label), for one advice table.
@@ -183,7 +168,7 @@ pub struct Machine {
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
     checkpoints: Vec<World>,
-    steps: u64,
+    meter: Meter,
     /// Lines written by `notify` and `print`.
     pub output: Vec<Output>,
     /// Steps recorded when tracing.
@@ -216,7 +201,7 @@ impl Machine {
             frames: Vec::with_capacity(16),
             jps: Vec::with_capacity(16),
             checkpoints: Vec::new(),
-            steps: 0,
+            meter: Meter::new(cx.limits),
             output: Vec::new(),
             trace: Vec::new(),
             waiting: None,
@@ -259,7 +244,7 @@ impl Machine {
 
     /// Instructions executed so far.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.meter.steps
     }
 
     /// How many checkpoints the transaction has open.
@@ -325,6 +310,16 @@ impl Machine {
             kind,
             jp,
         });
+    }
+
+    /// A builtin's error, at `span`.
+    fn builtin_error(&self, span: Span, e: BuiltinError) -> RuntimeError {
+        RuntimeError {
+            message: e.message,
+            hint: e.hint,
+            span: (span != OUTSIDE).then_some(span),
+            chain: self.chain(),
+        }
     }
 
     fn error(&self, span: Span, message: impl Into<String>) -> RuntimeError {
@@ -393,26 +388,17 @@ impl Machine {
             loop {
                 let op = code.ops[ip];
                 ip += 1;
-                self.steps += 1;
-                if self.steps & 0xFFFF == 0
+                self.meter.steps += 1;
+                if self.meter.steps & 0xFFFF == 0
                     && cx
                         .interrupt
                         .is_some_and(|i| i.swap(false, std::sync::atomic::Ordering::Relaxed))
                 {
                     return Err(self.error(code.spans[ip - 1], "interrupted"));
                 }
-                if self.steps > cx.limits.max_steps {
-                    let mut e = self.error(
-                        code.spans[ip - 1],
-                        format!(
-                            "step limit reached: the transaction ran {} instructions",
-                            cx.limits.max_steps
-                        ),
-                    );
-                    e.hint = Some(
-                        "an endless loop or message cycle? raise the limit with --max-steps".into(),
-                    );
-                    return Err(e);
+                if self.meter.steps > self.meter.limits.max_steps {
+                    let e = self.meter.step_error();
+                    return Err(self.builtin_error(code.spans[ip - 1], e));
                 }
                 match op {
                     Op::Nil => self.stack.push(Value::Nil),
@@ -468,7 +454,13 @@ impl Machine {
                     }
                     Op::CaseEq => {
                         let v = self.stack.pop().unwrap_or_default();
-                        let eq = self.stack.last().is_some_and(|x| *x == v);
+                        let eq = match self.stack.last() {
+                            Some(x) => self
+                                .meter
+                                .equal(x, &v)
+                                .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                            None => false,
+                        };
                         self.stack.push(Value::Bool(eq));
                     }
                     Op::Builtin(index, 2)
@@ -507,14 +499,8 @@ impl Machine {
                             None => {
                                 let f = pure_fn(index as usize);
                                 let result = match f {
-                                    Some(f) => {
-                                        f(&mut self.stack[n - 2..]).map_err(|e| RuntimeError {
-                                            message: e.message,
-                                            hint: e.hint,
-                                            span: Some(code.spans[ip - 1]),
-                                            chain: self.chain(),
-                                        })?
-                                    }
+                                    Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
+                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
                                     None => Value::Nil,
                                 };
                                 self.stack.truncate(n - 2);
@@ -525,12 +511,8 @@ impl Machine {
                     Op::Builtin(index, argc) => {
                         let at = self.stack.len() - argc as usize;
                         let result = match pure_fn(index as usize) {
-                            Some(f) => f(&mut self.stack[at..]).map_err(|e| RuntimeError {
-                                message: e.message,
-                                hint: e.hint,
-                                span: Some(code.spans[ip - 1]),
-                                chain: self.chain(),
-                            }),
+                            Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                                .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
                             None => {
                                 self.context_builtin(cx, index as usize, at, code.spans[ip - 1])
                             }
@@ -566,7 +548,13 @@ impl Machine {
                         let v = self.stack.pop().unwrap_or_default();
                         let list = match v {
                             Value::List(l) => l,
-                            Value::Dict(d) => Arc::new(d.keys().map(|k| k.to_value()).collect()),
+                            Value::Dict(d) => {
+                                self.meter
+                                    .work(d.len())
+                                    .and_then(|()| self.meter.alloc(ELEMENT_BYTES * d.len() as u64))
+                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
+                                Arc::new(d.keys().map(|k| k.to_value()).collect())
+                            }
                             Value::Nil => Arc::new(List::new()),
                             other => {
                                 return Err(self.error(
@@ -906,6 +894,10 @@ impl Machine {
             },
             "shuffle" => match &args[0] {
                 Value::List(l) => {
+                    self.meter
+                        .work(l.len())
+                        .and_then(|()| self.meter.alloc(ELEMENT_BYTES * l.len() as u64))
+                        .map_err(|e| self.builtin_error(span, e))?;
                     let mut items: Vec<Value> = l.iter().cloned().collect();
                     for i in (1..items.len()).rev() {
                         let j = self.world.random_below(i as u64 + 1) as usize;
@@ -919,16 +911,14 @@ impl Machine {
                 )),
             },
             "notify" => {
-                let text = args[0].to_text();
+                let text = text_of(&args[..1], "", &mut self.meter, "`notify`: the line")
+                    .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Notify(text));
                 Ok(Value::Nil)
             }
             "print" => {
-                let text = args
-                    .iter()
-                    .map(Value::to_text)
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let text = text_of(args, " ", &mut self.meter, "`print`: the line")
+                    .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Print(text));
                 Ok(Value::Nil)
             }
@@ -1028,7 +1018,13 @@ impl Machine {
     fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {
         let at = self.stack.len() - 2 * n as usize;
         let mut dict = Dict::new();
+        self.meter
+            .alloc(ENTRY_BYTES * u64::from(n))
+            .map_err(|e| self.builtin_error(span, e))?;
         for pair in self.stack[at..].chunks(2) {
+            if let Err(e) = self.meter.nest(&pair[1]) {
+                return Err(self.builtin_error(span, e));
+            }
             let Some(key) = pair[0].as_key() else {
                 return Err(self.error(
                     span,
