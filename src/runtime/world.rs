@@ -203,7 +203,11 @@ impl World {
 
     /// Add an entity; the caller has checked the name is free.
     pub fn add(&mut self, entity: Entity) -> EntityId {
-        let id = EntityId(self.entities.len() as u32);
+        // An entity takes far more memory than the ids four billion entities would need.
+        let Ok(index) = u32::try_from(self.entities.len()) else {
+            panic!("more than 2^32 entities");
+        };
+        let id = EntityId(index);
         self.names.insert(entity.name, id);
         self.entities.push_back(Some(Arc::new(entity)));
         id
