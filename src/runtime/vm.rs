@@ -157,6 +157,10 @@ struct JoinPoint {
     behaviour: Option<CodeId>,
     phase: Phase,
     value: Value,
+    /// The world and the open checkpoints when the join point began, when it has laws
+    /// (only a law can veto): a veto puts them back, so a vetoed message did nothing at
+    /// any depth.
+    before: Option<(World, usize)>,
 }
 
 /// One transaction in progress.
@@ -695,6 +699,12 @@ impl Machine {
             // The outermost join point: the move did not happen.
             return Some(Status::Vetoed { law });
         }
+        // An inner join point: what it did (its laws' changes and sends) is undone too,
+        // and the send that made it gives nil.
+        if let Some((world, open)) = jp.before {
+            self.world = world;
+            self.checkpoints.truncate(open);
+        }
         self.stack.push(Value::Nil);
         None
     }
@@ -812,6 +822,9 @@ impl Machine {
                 },
             );
         }
+        // The outermost join point needs no copy: a veto there restores the start.
+        let before = (!chain.laws.is_empty() && !self.jps.is_empty())
+            .then(|| (self.world.clone(), self.checkpoints.len()));
         self.jps.push(JoinPoint {
             entity,
             name,
@@ -822,6 +835,7 @@ impl Machine {
             behaviour,
             phase: Phase::Laws(0),
             value: Value::Nil,
+            before,
         });
         match self.advance(cx) {
             Some(status) => Ok(Flow::End(status)),
