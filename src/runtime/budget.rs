@@ -153,7 +153,12 @@ impl Meter {
     }
 
     /// Equality that counts one step per element it looks at.
+    #[inline]
     pub fn equal(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
+        if !matches!(a, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
+            // Not a collection: one step, already counted by the instruction.
+            return Ok(a == b);
+        }
         let mut left = self.remaining();
         let r = equal_within(a, b, &mut left);
         self.spend(left)?;
@@ -264,9 +269,23 @@ fn lists_equal(x: &List, y: &List, left: &mut u64) -> Option<bool> {
     if x.len() != y.len() {
         return Some(false);
     }
-    for (p, q) in x.iter().zip(y.iter()) {
-        if !equal_within(p, q, left)? {
-            return Some(false);
+    let pair = |p: &Value, q: &Value, left: &mut u64| match (p, q) {
+        (Value::List(_) | Value::Dict(_) | Value::Message(_), _) => equal_within(p, q, left),
+        _ if step(left) => Some(p == q),
+        _ => None,
+    };
+    if x.len() <= 64 {
+        // Short lists (the usual ones) by index: no iterators to set up.
+        for i in 0..x.len() {
+            if !pair(&x[i], &y[i], left)? {
+                return Some(false);
+            }
+        }
+    } else {
+        for (p, q) in x.iter().zip(y.iter()) {
+            if !pair(p, q, left)? {
+                return Some(false);
+            }
         }
     }
     Some(true)

@@ -158,8 +158,8 @@ struct JoinPoint {
     phase: Phase,
     value: Value,
     /// The world and the open checkpoints when the join point began, when it has laws
-    /// (only a law can veto): a veto puts them back, so a vetoed message did nothing at
-    /// any depth.
+    /// that may change the world (only a law can veto): a veto puts them back, so a
+    /// vetoed message did nothing at any depth.
     before: Option<(World, usize)>,
 }
 
@@ -375,6 +375,7 @@ impl Machine {
 
     fn exec(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
         let game = cx.game;
+        let max_steps = self.meter.limits.max_steps;
         'frames: loop {
             if self.paused {
                 self.paused = false;
@@ -392,17 +393,20 @@ impl Machine {
             loop {
                 let op = code.ops[ip];
                 ip += 1;
-                self.meter.steps += 1;
-                if self.meter.steps & 0xFFFF == 0
-                    && cx
+                let steps = self.meter.steps + 1;
+                self.meter.steps = steps;
+                // One test on the hot path: every 65,536th step, or past the budget.
+                if steps & 0xFFFF == 0 || steps > max_steps {
+                    if steps > max_steps {
+                        let e = self.meter.step_error();
+                        return Err(self.builtin_error(code.spans[ip - 1], e));
+                    }
+                    if cx
                         .interrupt
                         .is_some_and(|i| i.swap(false, std::sync::atomic::Ordering::Relaxed))
-                {
-                    return Err(self.error(code.spans[ip - 1], "interrupted"));
-                }
-                if self.meter.steps > self.meter.limits.max_steps {
-                    let e = self.meter.step_error();
-                    return Err(self.builtin_error(code.spans[ip - 1], e));
+                    {
+                        return Err(self.error(code.spans[ip - 1], "interrupted"));
+                    }
                 }
                 match op {
                     Op::Nil => self.stack.push(Value::Nil),
@@ -730,7 +734,12 @@ impl Machine {
                     self.push_frame(cx, law.code, Kind::Law, jp_index);
                     return None;
                 }
-                Phase::Laws(_) => jp.phase = Phase::Behaviour,
+                Phase::Laws(_) => {
+                    // Every law let the message through: nothing can veto it now, and
+                    // dropping the copy keeps the behaviour's updates in place.
+                    jp.before = None;
+                    jp.phase = Phase::Behaviour;
+                }
                 Phase::Behaviour => {
                     jp.phase = Phase::SideEffects(0);
                     match jp.behaviour {
@@ -823,7 +832,7 @@ impl Machine {
             );
         }
         // The outermost join point needs no copy: a veto there restores the start.
-        let before = (!chain.laws.is_empty() && !self.jps.is_empty())
+        let before = (chain.laws_may_change_world && !self.jps.is_empty())
             .then(|| (self.world.clone(), self.checkpoints.len()));
         self.jps.push(JoinPoint {
             entity,

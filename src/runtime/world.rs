@@ -131,7 +131,10 @@ impl AdviceTable {
             };
             if target && a.label.is_none_or(|l| l == label) && a.state.is_none_or(|s| s == state) {
                 match a.kind {
-                    AdviceKind::Law => chain.laws.push(a.clone()),
+                    AdviceKind::Law => {
+                        chain.laws_may_change_world |= game.code(a.code).may_change_world();
+                        chain.laws.push(a.clone());
+                    }
                     AdviceKind::SideEffect => chain.side_effects.push(a.clone()),
                 }
             }
@@ -147,6 +150,8 @@ pub struct Chain {
     pub laws: Vec<Arc<Advice>>,
     /// Side-effects, in order.
     pub side_effects: Vec<Arc<Advice>>,
+    /// Whether some law may change the world (so a veto has something to undo).
+    pub laws_may_change_world: bool,
 }
 
 type NameMap = imbl::GenericHashMap<
