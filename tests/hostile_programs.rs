@@ -228,9 +228,9 @@ fn game(go: &str, ping: &str, law: &str, effect: &str) -> String {
 #instance e0 of node
 #instance e1 of node
 
-#law "Generated" on go to node in * is
+#law "Generated Law" on go to node in * is
   (do (var a 2) (var b (list)) {law} end)
-#sideeffect "Generated" on ping to node in * is
+#sideeffect "Generated Effect" on ping to node in * is
   (do (var a 3) (var b (list)) {effect} end)
 "#
     )
@@ -305,6 +305,30 @@ proptest! {
     ) {
         run(&game(&go, &ping, &law, &effect), seed)?;
     }
+}
+
+/// The generator mostly makes programs the checker accepts, so the properties are about
+/// running code, not about the front end refusing it.
+#[test]
+fn most_generated_programs_build() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let programs = (expr(), expr(), expr(), expr());
+    let total = 400;
+    let mut built = 0;
+    for _ in 0..total {
+        let (go, ping, law, effect) = programs.new_tree(&mut runner).expect("a program").current();
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", game(&go, &ping, &law, &effect));
+        if build_game(&fs, Path::new("game.fr")).is_ok() {
+            built += 1;
+        }
+    }
+    eprintln!("{built} of {total} generated programs build");
+    assert!(
+        built * 2 >= total,
+        "only {built} of {total} generated programs build"
+    );
 }
 
 /// The doubling programs of the issue that found these limits, once each.

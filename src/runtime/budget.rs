@@ -152,7 +152,8 @@ impl Meter {
         Ok(())
     }
 
-    /// Equality that counts one step per element it looks at.
+    /// Equality that counts one step per element of the collections it looks at (two
+    /// scalars are compared within the step of the instruction that compares them).
     #[inline]
     pub fn equal(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
         if !matches!(a, Value::List(_) | Value::Dict(_) | Value::Message(_)) {

@@ -162,6 +162,8 @@ pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
 
 /// Where `needle` first is in `l`, counting the comparisons.
 fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, BuiltinError> {
+    // One step per element up front; comparing nested collections counts more.
+    m.work(l.len())?;
     for (k, v) in l.iter().enumerate() {
         if m.equal(v, needle)? {
             return Ok(Some(k));
