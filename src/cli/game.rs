@@ -40,9 +40,11 @@ pub struct StartOptions {
     /// Nested sends and calls one transaction may have open before it fails.
     #[arg(long, default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
-    /// How deep values may nest (a list in a list ...).
-    #[arg(long, default_value_t = Limits::default().max_nesting)]
-    pub max_nesting: usize,
+    /// How deep values may nest (a list in a list ...); at most 1024, so printing,
+    /// comparing and freeing a value always fit the stack.
+    #[arg(long, default_value_t = Limits::default().max_nesting as u64,
+          value_parser = clap::value_parser!(u64).range(2..=1024))]
+    pub max_nesting: u64,
     /// Elements of one list or dictionary, bytes of one string.
     #[arg(long, default_value_t = Limits::default().max_length)]
     pub max_length: usize,
@@ -61,7 +63,8 @@ impl StartOptions {
         Limits {
             max_steps: self.max_steps,
             max_depth: self.max_depth,
-            max_nesting: self.max_nesting,
+            // At most 1024 (checked by the parser).
+            max_nesting: usize::try_from(self.max_nesting).unwrap_or(1024),
             max_length: self.max_length,
             max_memory: self.max_memory,
         }
