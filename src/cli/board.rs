@@ -102,7 +102,7 @@ fn build(
     }
     if board::is_file(description) {
         let path = Path::new(description);
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::syntax::load::read_regular_file(path) {
             Ok(text) => text,
             Err(e) => {
                 eprintln!("error: cannot read {description}: {e}");

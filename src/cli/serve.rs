@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::repl::ReplOptions;
-use crate::runtime::vm::Limits;
 use crate::serve::{ServeOptions, Server};
 
 /// Arguments of `flexrules serve`.
@@ -30,10 +29,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             game: args.game.clone().unwrap_or_else(super::repl::default_game),
             seed: args.start.seed,
             params: args.start.params.clone(),
-            limits: Limits {
-                max_steps: args.start.max_steps,
-                max_depth: args.start.max_depth,
-            },
+            limits: args.start.limits(),
             rules: args.start.rules.clone(),
             color: false,
         },
