@@ -2,7 +2,8 @@
 //! rules people change are laws and side-effects kept apart from the entities' behaviours.
 //!
 //! The layers, lowest first: [`source`] and [`diagnostic`] (shared by all), [`syntax`]
-//! (tokens to AST), [`compile`] (name resolution and static checks), [`cli`].
+//! (tokens to AST), [`compile`] (name resolution and static checks), [`runtime`],
+//! [`repr`] (renderers), the front ends [`repl`] and [`serve`] (web play), [`cli`].
 
 #![warn(missing_docs)]
 
@@ -14,6 +15,7 @@ pub mod repl;
 pub mod repr;
 pub mod runtime;
 pub mod sgf;
+pub mod serve;
 pub mod source;
 pub mod symbol;
 pub mod syntax;

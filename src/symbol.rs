@@ -39,7 +39,12 @@ impl Symbol {
             return sym;
         }
         let leaked: &'static str = Box::leak(text.into());
-        let sym = Symbol(t.texts.push(leaked) as u32);
+        // Four billion distinct strings would need far more memory than any limit allows;
+        // reaching it is a broken invariant, not a wrapped id.
+        let Ok(id) = u32::try_from(t.texts.push(leaked)) else {
+            panic!("the symbol table is full (2^32 distinct strings)");
+        };
+        let sym = Symbol(id);
         ids.insert(leaked, sym);
         sym
     }

@@ -6,7 +6,8 @@
 //! per line: `ray <cell> <dir>`, `walk <cell> <dir> <dir> ...`, `neighbor <cell> <dir>`,
 //! `directions <cell>`). The kinds of file:
 //!
-//! - `*.id`: an identification string (the first line), built as a grid;
+//! - `*.id`: an identification string (the first line), built as a grid; a second line
+//!   `named go` names its columns as Go players do;
 //! - `*.ring`: `<size> <prefix>`, built as a ring;
 //! - `*.xml`: a BoardGame or joChess board file;
 //! - files under `malformed/`: descriptions that must fail; the snapshot is the error,
@@ -28,7 +29,15 @@ use proptest::prelude::*;
 /// Build the board described by the fixture at `path`.
 fn build(path: &Path, text: &str) -> Result<Board, BoardError> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("id") => board::from_identification(text.lines().next().unwrap_or_default()),
+        Some("id") => {
+            let mut lines = text.lines();
+            let description = lines.next().unwrap_or_default();
+            let naming = match lines.next().map(str::trim) {
+                Some("named go") => board::Naming::Go,
+                _ => board::Naming::Letters,
+            };
+            board::from_identification_named(description, naming)
+        }
         Some("ring") => {
             let mut words = text.split_whitespace();
             let size = words.next().and_then(|w| w.parse().ok()).unwrap_or(0);

@@ -362,6 +362,9 @@ impl Model<'_> {
 
     fn join_point(&mut self, e: usize, l: usize, d: i64, from_user: bool) -> Result<Jp, Stop> {
         // Laws, in definition order: the checkpoint laws come first.
+        // A veto discards what this join point did: the world and checkpoints go back to
+        // what they were when the message arrived.
+        let arrived = (self.world.clone(), self.checkpoints.len());
         if self.spec.checkpoint_law && from_user {
             self.checkpoints.push(self.world.clone());
         }
@@ -375,6 +378,9 @@ impl Model<'_> {
                     self.world[e].set(*p, v);
                 }
                 if self.world[e].x > *veto_above {
+                    let (world, open) = arrived;
+                    self.world = world;
+                    self.checkpoints.truncate(open);
                     return Ok(Jp::Vetoed);
                 }
             }

@@ -3,8 +3,9 @@
 //! readable transcript.
 //!
 //! A test input is a `.fr` file in `tests/inputs/run/`, a directory there holding
-//! `game.fr` (and the files it names), or a `.fr` file in `tests/inputs/run/paper/` (a
-//! game sharing the paper's advice files kept in that directory). Adding a test is adding
+//! `game.fr` (and the files it names), a `.fr` file in `tests/inputs/run/paper/` (a
+//! game sharing the paper's advice files kept in that directory), or a `.fr` file in
+//! `tests/inputs/run/hostile/` (a program probing a limit). Adding a test is adding
 //! a file. An input that shows a runtime bug is named `*.fr.pending` so the glob leaves it
 //! out until the bug is fixed.
 //!
@@ -18,6 +19,9 @@
 //! ; param: k=v                                  a --param override (repeatable)
 //! ; max-steps: 1000                             per-transaction instruction budget
 //! ; max-depth: 100                              per-transaction depth limit
+//! ; max-nesting: 8                              how deep values may nest
+//! ; max-length: 1000                            elements of a collection, bytes of a string
+//! ; max-memory: 100000                          bytes of values and output per transaction
 //! ; trace: off                                  do not record trace events
 //! ```
 //!
@@ -103,6 +107,9 @@ fn script(text: &str, path: &Path) -> Script {
             }
             "max-steps" => s.limits.max_steps = number("max-steps"),
             "max-depth" => s.limits.max_depth = number("max-depth") as usize,
+            "max-nesting" => s.limits.max_nesting = number("max-nesting") as usize,
+            "max-length" => s.limits.max_length = number("max-length") as usize,
+            "max-memory" => s.limits.max_memory = number("max-memory"),
             "trace" => {
                 s.trace = match value {
                     "on" => true,
@@ -264,9 +271,12 @@ fn run_game(path: &Path) -> String {
 /// Every game under `tests/inputs/run/` runs as its script says.
 #[test]
 fn transcripts() {
-    insta::glob!("inputs/run/{*.fr,*/game.fr,paper/*.fr}", |path| {
-        insta::assert_snapshot!(run_game(path));
-    });
+    insta::glob!(
+        "inputs/run/{*.fr,*/game.fr,paper/*.fr,hostile/*.fr}",
+        |path| {
+            insta::assert_snapshot!(run_game(path));
+        }
+    );
 }
 
 /// Run the `flexrules` binary with `args`; its standard output, which must not be empty.

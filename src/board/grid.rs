@@ -7,6 +7,8 @@
 //! so `aa1` is the 27th file; letters then digits keep names unambiguous), ranks `1`, `2`,
 //! ... from the bottom. Its coordinates are `[file, rank]` from 0 and its directions
 //! `n ne e se s sw w nw`, each the opposite of the one four places on.
+//! With [`Naming::Go`] files are named as Go players name columns: `a` to `z` without `i`,
+//! so such a grid has at most 25 files.
 //!
 //! A 3D grid (`3x8x8`) stacks levels named `A`, `B`, ... from the bottom: cell `Ba1` is
 //! `a1` on the second level, with coordinates `[file, rank, level]`. Directions add `up`
@@ -41,6 +43,8 @@ pub struct GridInfo {
     pub extra: Vec<u32>,
     /// The planar shape of every level.
     pub shape: Shape,
+    /// How its files are named.
+    pub naming: Naming,
 }
 
 impl GridInfo {
@@ -48,6 +52,47 @@ impl GridInfo {
     /// grid came from a string).
     pub fn identification(&self) -> Option<String> {
         ident::identification(&self.extra, &self.shape).ok()
+    }
+}
+
+/// How a planar grid names its files (columns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Naming {
+    /// `a` ... `z`, `aa`, `ab`, ... (as spreadsheet columns).
+    #[default]
+    Letters,
+    /// As Go players do: `a` ... `z` without `i`, so at most 25 files.
+    Go,
+}
+
+/// The letters of Go's columns: `i` is left out (it looks too much like `j` and `1`).
+const GO_FILES: &[u8; 25] = b"abcdefghjklmnopqrstuvwxyz";
+
+impl Naming {
+    /// The naming called `name` in a `#board ... named <name>`.
+    pub fn from_name(name: &str) -> Option<Naming> {
+        match name {
+            "go" => Some(Naming::Go),
+            _ => None,
+        }
+    }
+
+    /// The most files a grid so named may have.
+    pub fn max_files(self) -> Option<u32> {
+        match self {
+            Naming::Letters => None,
+            Naming::Go => Some(GO_FILES.len() as u32),
+        }
+    }
+
+    /// The name of file `i` (from 0), which must be below [`Naming::max_files`].
+    pub fn file_label(self, i: u32) -> String {
+        match self {
+            Naming::Letters => file_label(i),
+            Naming::Go => GO_FILES
+                .get(i as usize)
+                .map_or_else(|| file_label(i), |&b| char::from(b).to_string()),
+        }
     }
 }
 
@@ -152,12 +197,40 @@ fn build_error(e: BuildError) -> BoardError {
 
 /// The board described by an identification string.
 pub fn from_identification(text: &str) -> Result<Board, BoardError> {
+    from_identification_named(text, Naming::Letters)
+}
+
+/// The board described by an identification string, its files named by `naming`.
+pub fn from_identification_named(text: &str, naming: Naming) -> Result<Board, BoardError> {
     let parsed = ident::parse(text)?;
-    grid(text.trim(), parsed.extra, parsed.shape)
+    grid_named(text.trim(), parsed.extra, parsed.shape, naming)
 }
 
 /// The grid of `shape` on every level of `extra` (see [`GridInfo::extra`]), named `name`.
 pub fn grid(name: &str, extra: Vec<u32>, shape: Shape) -> Result<Board, BoardError> {
+    grid_named(name, extra, shape, Naming::Letters)
+}
+
+/// [`grid`], with files named by `naming`.
+pub fn grid_named(
+    name: &str,
+    extra: Vec<u32>,
+    shape: Shape,
+    naming: Naming,
+) -> Result<Board, BoardError> {
+    if let Some(max) = naming.max_files()
+        && shape.width() > max
+    {
+        return Err(BoardError::new(
+            "board-naming",
+            ErrorPlace::Nowhere,
+            format!(
+                "Go names at most {max} columns (a to z without i); this board has {}",
+                shape.width()
+            ),
+        )
+        .with_hint("a board named go is at most 25 columns wide"));
+    }
     if extra.len() > 2 {
         return Err(BoardError::new(
             "board-too-many-dimensions",
@@ -212,7 +285,7 @@ pub fn grid(name: &str, extra: Vec<u32>, shape: Shape) -> Result<Board, BoardErr
                     }
                     _ => {}
                 }
-                cell_name.push_str(&file_label(x));
+                cell_name.push_str(&naming.file_label(x));
                 cell_name.push_str(&(y + 1).to_string());
                 let coords = [x as i32, y as i32, r3 as i32, r4 as i32];
                 let id = builder
@@ -245,7 +318,11 @@ pub fn grid(name: &str, extra: Vec<u32>, shape: Shape) -> Result<Board, BoardErr
         }
     }
     builder
-        .finish(Origin::Grid(GridInfo { extra, shape }))
+        .finish(Origin::Grid(GridInfo {
+            extra,
+            shape,
+            naming,
+        }))
         .map_err(build_error)
 }
 

@@ -33,7 +33,7 @@ pub mod validate;
 mod xml;
 
 pub use error::{BoardError, ErrorPlace};
-pub use grid::{GridInfo, from_identification, ring};
+pub use grid::{GridInfo, Naming, from_identification, from_identification_named, ring};
 pub use ident::Ident;
 pub use jochess::ChessData;
 pub use outline::Move;

@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::grid::{GridInfo, file_label, level_label};
+use super::grid::{GridInfo, level_label};
 use super::topology::{Board, CellId, DirKind, Geometry, Origin};
 use super::validate::describe_perm;
 
@@ -86,13 +86,13 @@ pub fn text(board: &Board) -> String {
 fn grid_picture(info: &GridInfo) -> String {
     let shape = &info.shape;
     let (w, h) = (shape.width(), shape.height());
-    let file_width = file_label(w.saturating_sub(1)).len();
+    let file_width = info.naming.file_label(w.saturating_sub(1)).len();
     let rank_width = h.to_string().len();
     let mut out = String::new();
     let header = {
         let mut line = " ".repeat(rank_width + 1);
         for x in 0..w {
-            let _ = write!(line, " {:<file_width$}", file_label(x));
+            let _ = write!(line, " {:<file_width$}", info.naming.file_label(x));
         }
         line.trim_end().to_string()
     };

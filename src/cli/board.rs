@@ -21,6 +21,9 @@ pub struct BoardArgs {
     /// Write an SVG picture of the cells to this file.
     #[arg(long, value_name = "OUT")]
     pub svg: Option<PathBuf>,
+    /// Name a grid's columns another way: `go` (a to z without i, as Go players do).
+    #[arg(long, value_name = "NAMING")]
+    pub named: Option<String>,
 }
 
 /// Where a board came from, for rendering its errors.
@@ -31,7 +34,15 @@ struct Described {
 
 /// Run `flexrules board`.
 pub fn run(args: &BoardArgs) -> ExitCode {
-    let (built, described) = match build(&args.board) {
+    let naming = match args.named.as_deref().map(board::Naming::from_name) {
+        None => board::Naming::Letters,
+        Some(Some(naming)) => naming,
+        Some(None) => {
+            eprintln!("error: --named takes `go` (the only naming besides the usual letters)");
+            return ExitCode::from(2);
+        }
+    };
+    let (built, described) = match build(&args.board, naming) {
         Ok(pair) => pair,
         Err(code) => return code,
     };
@@ -71,7 +82,10 @@ pub fn run(args: &BoardArgs) -> ExitCode {
 /// Build the board `description` names. `Err` is an exit code when the description cannot
 /// even be read (a missing file, a bad ring size).
 #[allow(clippy::type_complexity)]
-fn build(description: &str) -> Result<(Result<Board, BoardError>, Described), ExitCode> {
+fn build(
+    description: &str,
+    naming: board::Naming,
+) -> Result<(Result<Board, BoardError>, Described), ExitCode> {
     let mut sources = SourceMap::new();
     if let Some(rest) = description.strip_prefix("ring:") {
         let (size, prefix) = rest.split_once(':').unwrap_or((rest, "c"));
@@ -88,7 +102,7 @@ fn build(description: &str) -> Result<(Result<Board, BoardError>, Described), Ex
     }
     if board::is_file(description) {
         let path = Path::new(description);
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::syntax::load::read_regular_file(path) {
             Ok(text) => text,
             Err(e) => {
                 eprintln!("error: cannot read {description}: {e}");
@@ -113,7 +127,10 @@ fn build(description: &str) -> Result<(Result<Board, BoardError>, Described), Ex
         sources,
         span: Span::new(file, 0..0),
     };
-    Ok((board::from_identification(description), described))
+    Ok((
+        board::from_identification_named(description, naming),
+        described,
+    ))
 }
 
 fn report_error(described: &Described, e: &BoardError) {

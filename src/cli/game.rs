@@ -40,10 +40,35 @@ pub struct StartOptions {
     /// Nested sends and calls one transaction may have open before it fails.
     #[arg(long, default_value_t = Limits::default().max_depth)]
     pub max_depth: usize,
+    /// How deep values may nest (a list in a list ...); at most 1024, so printing,
+    /// comparing and freeing a value always fit the stack.
+    #[arg(long, default_value_t = Limits::default().max_nesting as u64,
+          value_parser = clap::value_parser!(u64).range(2..=1024))]
+    pub max_nesting: u64,
+    /// Elements of one list or dictionary, bytes of one string.
+    #[arg(long, default_value_t = Limits::default().max_length)]
+    pub max_length: usize,
+    /// Bytes of values one transaction may make and of output it may buffer.
+    #[arg(long, default_value_t = Limits::default().max_memory)]
+    pub max_memory: u64,
     /// A rules file (variant, house rules) put in force after the game's own advice
     /// (repeatable, applied in order).
     #[arg(long = "rules", value_name = "FILE")]
     pub rules: Vec<std::path::PathBuf>,
+}
+
+impl StartOptions {
+    /// The limits of one transaction these options ask for.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_steps: self.max_steps,
+            max_depth: self.max_depth,
+            // At most 1024 (checked by the parser).
+            max_nesting: usize::try_from(self.max_nesting).unwrap_or(1024),
+            max_length: self.max_length,
+            max_memory: self.max_memory,
+        }
+    }
 }
 
 /// A game ready to play, with its sources for diagnostics.
@@ -84,10 +109,7 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
     let session_options = SessionOptions {
         seed: options.seed,
         params,
-        limits: Limits {
-            max_steps: options.max_steps,
-            max_depth: options.max_depth,
-        },
+        limits: options.limits(),
         trace,
     };
     match Session::start(game, &session_options) {

@@ -9,6 +9,7 @@ pub mod play;
 pub mod render;
 pub mod repl;
 pub mod run;
+pub mod serve;
 
 use std::process::ExitCode;
 
@@ -94,6 +95,15 @@ pub enum Command {
     /// Draw a game's board (what its #representation draws) after some moves, as SVG or
     /// text, in the public view or one player's.
     Render(render::RenderArgs),
+    /// Play in a web browser: serve the game on 127.0.0.1 with a link per seat.
+    ///
+    /// Prints one secret link per player (--seats, default 0,1) and one for watchers.
+    /// Each browser sees the board in its own view (a player's private graphics go to
+    /// that player only), plays by clicking or from the list of legal moves, takes moves
+    /// back, travels through the history and changes the house rules. A game that defines
+    /// the function `to-move` (no parameters, giving the player to move) gets its turns
+    /// enforced: a seat out of turn is refused.
+    Serve(serve::ServeArgs),
 }
 
 /// Run the command line.
@@ -108,6 +118,7 @@ pub fn main() -> ExitCode {
         Command::Perft(args) => play::perft(&args),
         Command::Board(args) => board::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 

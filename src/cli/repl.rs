@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::repl::{Repl, ReplOptions, plain, terminal};
-use crate::runtime::vm::Limits;
 
 use super::stderr_color;
 
@@ -44,10 +43,7 @@ pub fn run(args: &ReplArgs) -> ExitCode {
         game: args.game.clone().unwrap_or_else(default_game),
         seed: args.start.seed,
         params: args.start.params.clone(),
-        limits: Limits {
-            max_steps: args.start.max_steps,
-            max_depth: args.start.max_depth,
-        },
+        limits: args.start.limits(),
         rules: args.start.rules.clone(),
         color,
     };

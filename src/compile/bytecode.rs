@@ -98,3 +98,38 @@ pub struct Code {
     /// The span of the whole body.
     pub span: Span,
 }
+
+impl Code {
+    /// Whether running this body may change the world (properties, states, entities, the
+    /// outcome, the random generator, checkpoints), or send a message, which may. Reading
+    /// and changing the handled message does not count. Calls count (conservatively).
+    pub fn may_change_world(&self) -> bool {
+        use crate::syntax::ast::FormOp as F;
+        self.ops.iter().any(|op| match op {
+            Op::Call(..) => true,
+            Op::Builtin(index, _) => matches!(
+                crate::compile::builtins::BUILTINS
+                    .get(*index as usize)
+                    .map(|b| b.name),
+                Some("random" | "shuffle")
+            ),
+            Op::Form(form, _) => !matches!(
+                form,
+                F::NewMessage
+                    | F::UpdateAttribute
+                    | F::Attribute
+                    | F::AttributeOf
+                    | F::Label
+                    | F::LabelOf
+                    | F::State
+                    | F::StateOf
+                    | F::TypeOf
+                    | F::EntitiesOf
+                    | F::Match
+                    | F::Property
+                    | F::PropertyOf
+            ),
+            _ => false,
+        })
+    }
+}

@@ -100,6 +100,9 @@ struct Checker {
     instances: FxHashMap<Symbol, (Symbol, Span)>,
     /// A board whose cell names are only known when it is built.
     open_boards: bool,
+    /// Boards built when the game starts: the prefix of a ring's cells, or `None` for a
+    /// grid. Their cells' names are known only then, but their form is known now.
+    late_boards: Vec<Option<Symbol>>,
     /// Every label some behaviour handles.
     labels: FxHashSet<Symbol>,
     /// Names of advice already in force (when checking a rules file against a game).
@@ -118,6 +121,7 @@ impl Checker {
             functions: FxHashMap::default(),
             instances: FxHashMap::default(),
             open_boards: false,
+            late_boards: Vec::new(),
             labels: FxHashSet::default(),
             checked_files: FxHashSet::default(),
             configured: FxHashSet::default(),
@@ -254,6 +258,13 @@ impl Checker {
         sources: Option<&crate::source::SourceMap>,
     ) {
         let empty = crate::source::SourceMap::new();
+        if let BoardShape::Computed { ring, .. } = &b.shape {
+            self.late_boards.push(ring.map(|p| p.sym));
+            if let Err(d) = super::boards::naming(b) {
+                self.diags.push(*d);
+            }
+            return;
+        }
         if let BoardShape::File { file: None, .. } = b.shape {
             // The loader could not read it and said so; its cells are unknown.
             self.open_boards = true;
@@ -325,7 +336,12 @@ impl Checker {
                         self.check_code(std::slice::from_ref(value), Context::Value, &[]);
                     }
                 }
-                Item::Board(b) => self.require_type(b.ty, "#board"),
+                Item::Board(b) => {
+                    self.require_type(b.ty, "#board");
+                    if let BoardShape::Computed { value, .. } = &b.shape {
+                        self.check_code(std::slice::from_ref(value), Context::Value, &[]);
+                    }
+                }
                 Item::Advice(a) => {
                     advice_count += 1;
                     self.check_advice(a, advice_count, &mut advice_names);
@@ -468,7 +484,11 @@ impl Checker {
     fn check_advice(&mut self, a: &AdviceDef, index: usize, names: &mut FxHashMap<String, Span>) {
         let target_known =
             self.types.contains_key(&a.target.sym) || self.instances.contains_key(&a.target.sym);
-        if !target_known && !self.open_boards {
+        let late_cell = self
+            .late_boards
+            .iter()
+            .any(|ring| could_be_cell(*ring, self.text(a.target.sym)));
+        if !target_known && !self.open_boards && !late_cell {
             let text = self.text(a.target.sym).to_string();
             let directive = match a.kind {
                 AdviceKind::Law => "#law",
@@ -876,4 +896,23 @@ pub fn advice_name(a: &AdviceDef, index: usize) -> String {
         pat(a.label),
         pat(a.state)
     )
+}
+
+/// Whether `name` has the form of a cell of a board built at start: `<prefix><number>` for
+/// a ring with that prefix, and for a grid file letters then a rank number (`d4`, `aa10`),
+/// after a level (`B`, 3D) or a board column and row (`B3`, 4D).
+fn could_be_cell(ring: Option<Symbol>, name: &str) -> bool {
+    // A number as a cell name writes it: digits, no leading zero.
+    fn number(s: &str) -> bool {
+        s == "0" || !s.is_empty() && !s.starts_with('0') && s.bytes().all(|b| b.is_ascii_digit())
+    }
+    match ring {
+        Some(prefix) => name.strip_prefix(prefix.as_str()).is_some_and(number),
+        None => {
+            let rest = name.trim_start_matches(|c: char| c.is_ascii_uppercase());
+            let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            let rank = rest.trim_start_matches(|c: char| c.is_ascii_lowercase());
+            rank.len() < rest.len() && rank != "0" && number(rank)
+        }
+    }
 }

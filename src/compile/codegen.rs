@@ -18,7 +18,7 @@ use super::builtins::BUILTINS;
 use super::bytecode::{Code, CodeId, FuncId, Op};
 use super::check::advice_name;
 use super::program::{
-    Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, Param, TypeId,
+    Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, LateBoard, Param, TypeId,
 };
 
 /// Compile a checked program (`sources` holds the board files it names).
@@ -246,6 +246,29 @@ impl Compiler {
             let Some(ty) = self.type_id(b.ty.sym, b.ty.span) else {
                 continue;
             };
+            if let BoardShape::Computed { value, ring } = &b.shape {
+                let naming = match super::boards::naming(b) {
+                    Ok(n) => n,
+                    Err(d) => {
+                        self.errors.push(*d);
+                        continue;
+                    }
+                };
+                let value = self.body(
+                    std::slice::from_ref(value),
+                    &[],
+                    "board description".to_string(),
+                    value.span,
+                );
+                self.game.late_boards.push(LateBoard {
+                    value,
+                    ring: ring.map(|p| p.sym),
+                    naming,
+                    ty,
+                    span: b.span,
+                });
+                continue;
+            }
             let board = match super::boards::build(b, sources) {
                 Ok((board, _)) => board,
                 Err(d) => {
@@ -349,9 +372,7 @@ impl Compiler {
         }
     }
 
-    /// Make an instance of `ty` for every cell of `board`, with its coordinates, its links
-    /// table (direction to cell), the turns of links that permute directions, and for rings
-    /// its index and neighbours.
+    /// Make an instance of `ty` for every cell of `board`.
     fn board_cells(
         &mut self,
         board: &crate::board::Board,
@@ -361,47 +382,11 @@ impl Compiler {
     ) {
         let index = self.game.boards.len() as u32;
         let ring = matches!(def.shape, BoardShape::Ring { .. });
-        let (next, prev) = (Symbol::intern("next"), Symbol::intern("prev"));
-        for (i, c) in board.cells().enumerate() {
-            let name = board.cell_name(c);
-            let mut links = Vec::new();
-            let mut turns = Vec::new();
-            for (d, link) in board.links(c) {
-                let dir = board.dir_name(d);
-                links.push((dir, board.cell_name(link.target)));
-                if let Some(p) = link.perm {
-                    let moved = board
-                        .permutation(p)
-                        .moved()
-                        .map(|(a, b)| (board.dir_name(a), board.dir_name(b)))
-                        .collect();
-                    turns.push((dir, moved));
-                }
-            }
-            let coords = board.coords(c).iter().map(|&x| i64::from(x)).collect();
-            let mut properties = vec![
-                (Symbol::intern("coords"), InitValue::Ints(coords)),
-                (Symbol::intern("links"), InitValue::Links(links.clone())),
-            ];
-            if !turns.is_empty() {
-                properties.push((Symbol::intern("turns"), InitValue::Turns(turns)));
-            }
-            if ring {
-                properties.push((Symbol::intern("index"), InitValue::Int(i as i64)));
-                for (dir, target) in &links {
-                    if *dir == next || *dir == prev {
-                        properties.push((*dir, InitValue::Str(*target)));
-                    }
-                }
-            }
-            self.game.cells.insert(name, (index, c));
-            by_name.insert(name, self.game.instances.len());
-            self.game.instances.push(Instance {
-                name,
-                ty,
-                properties,
-                span: def.span,
-            });
+        let instances = super::boards::cell_instances(board, ty, ring, def.span);
+        for (c, inst) in board.cells().zip(instances) {
+            self.game.cells.insert(inst.name, (index, c));
+            by_name.insert(inst.name, self.game.instances.len());
+            self.game.instances.push(inst);
         }
     }
 

@@ -102,6 +102,22 @@ pub enum InitValue {
     Turns(Vec<(Symbol, Vec<(Symbol, Symbol)>)>),
 }
 
+/// A `#board` whose description is computed when the game starts (see
+/// [`super::boards::build_late`]).
+#[derive(Clone, Debug)]
+pub struct LateBoard {
+    /// The expression giving the identification string, or the size of a ring.
+    pub value: CodeId,
+    /// For a ring, the cell name prefix.
+    pub ring: Option<Symbol>,
+    /// How a grid names its cells.
+    pub naming: crate::board::Naming,
+    /// The type of the cells.
+    pub ty: TypeId,
+    /// The directive.
+    pub span: Span,
+}
+
 /// A `#param`.
 #[derive(Clone, Debug)]
 pub struct Param {
@@ -138,6 +154,9 @@ pub struct Game {
     pub boards: Vec<std::sync::Arc<crate::board::Board>>,
     /// Cell name to its board and cell.
     pub cells: FxHashMap<Symbol, (u32, crate::board::CellId)>,
+    /// Boards built when the game starts; a session's game has them in `boards`, `cells`
+    /// and `instances`, and this list empty.
+    pub late_boards: Vec<LateBoard>,
     /// Per entity type (by [`TypeId`]), the type of its `#representation` (its own, or
     /// its nearest ancestor's). Representation types come after the entity types in
     /// `types` and are not in `type_ids`.

@@ -288,7 +288,7 @@ impl Repl {
     }
 
     /// The world being looked at: the pending transaction's, else the session's.
-    fn world(&self) -> &crate::runtime::world::World {
+    pub(super) fn world(&self) -> &crate::runtime::world::World {
         match &self.pending {
             Some(p) => &p.machine.world,
             None => &self.session.world,
@@ -326,7 +326,7 @@ impl Repl {
         out.trim_end().to_string()
     }
 
-    fn advice_line(&self, a: &AdviceEntry) -> String {
+    pub(super) fn advice_line(&self, a: &AdviceEntry) -> String {
         let game = self.game();
         let adv = &a.advice;
         let kind = match adv.kind {
@@ -414,6 +414,12 @@ impl Repl {
             }
         };
         if let AdviceBody::File { path, file, body } = &mut def.body {
+            if !self.rule_files {
+                return format!(
+                    "error: here a rule is written inline, `is (code)`: reading a file (\"{}\") is not allowed",
+                    path.sym
+                );
+            }
             let written = PathBuf::from(path.sym.as_str());
             let candidates = [written.clone(), self.root.join(&written)];
             let Some(found) = candidates.iter().find(|p| p.is_file()) else {
@@ -423,6 +429,9 @@ impl Repl {
                     self.root.display()
                 );
             };
+            if let Err(e) = self.journal_may_read(found) {
+                return e;
+            }
             match load_advice_file(&DiskFs, found, &mut self.sources, &mut diags) {
                 Ok((id, stmts)) => {
                     *file = Some(id);
@@ -530,6 +539,9 @@ impl Repl {
     fn rules(&mut self, path: &str, line: &str) -> String {
         if path.is_empty() {
             return "usage: :rules <file>".into();
+        }
+        if let Err(e) = self.journal_may_read(path.as_ref()) {
+            return e;
         }
         // A copy: a file that cannot be read leaves the session's sources as they were.
         let sources = self.sources.clone();
@@ -796,7 +808,21 @@ impl Repl {
         out.join("\n")
     }
 
+    /// While a journal is replayed, a file it names must really lie in the game's
+    /// directory (symbolic links resolved); typed by the user, any file may be named.
+    fn journal_may_read(&self, path: &Path) -> Result<(), String> {
+        if !self.replaying || really_inside(&self.root, path) {
+            return Ok(());
+        }
+        Err(format!(
+            "error: a journal may only name files in the game's directory {}, not `{}`",
+            self.root.display(),
+            path.display()
+        ))
+    }
+
     fn save(&self, path: &str) -> String {
+        let path = unquote(path);
         if path.is_empty() {
             return "usage: :save <file>".into();
         }
@@ -824,13 +850,14 @@ impl Repl {
     }
 
     fn load(&mut self, path: &str) -> String {
+        let path = unquote(path);
         if path.is_empty() {
             return "usage: :load <file>".into();
         }
         if self.pending.is_some() {
             return "error: finish or :abort the transaction in progress first".into();
         }
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::syntax::load::read_regular_file(path.as_ref()) {
             Ok(t) => t,
             Err(e) => return format!("error: cannot read {path}: {e}; the session is unchanged"),
         };
@@ -843,15 +870,29 @@ impl Repl {
             }
         };
         let at = Path::new(path);
+        let game = journal_paths::resolve(at, &journal.game);
+        let rules: Vec<_> = journal
+            .rules
+            .iter()
+            .map(|r| journal_paths::resolve(at, r))
+            .collect();
+        let game_dir = if game.is_dir() {
+            game.as_path()
+        } else {
+            game.parent().unwrap_or(Path::new(""))
+        };
+        if let Some(r) = rules.iter().find(|r| !really_inside(game_dir, r)) {
+            return format!(
+                "error: {path} names the rules file {} outside its game's directory {}; the session is unchanged",
+                r.display(),
+                game_dir.display()
+            );
+        }
         let options = ReplOptions {
-            game: journal_paths::resolve(at, &journal.game),
+            game: game.clone(),
             seed: journal.seed,
             params: journal.params.clone(),
-            rules: journal
-                .rules
-                .iter()
-                .map(|r| journal_paths::resolve(at, r))
-                .collect(),
+            rules,
             ..self.options.clone()
         };
         let fresh = match Repl::replay(options, &journal.lines) {
@@ -1032,4 +1073,26 @@ fn help(topic: &str) -> String {
         let _ = writeln!(out, "{head:<52} {short}");
     }
     out.trim_end().to_string()
+}
+
+/// A file name as typed: a double-quoted one loses its quotes (so `:save ""` names no
+/// file rather than a file called `""`).
+fn unquote(path: &str) -> &str {
+    let path = path.trim();
+    path.strip_prefix('"')
+        .and_then(|p| p.strip_suffix('"'))
+        .unwrap_or(path)
+}
+
+/// Whether the real location of `path` (symbolic links resolved) lies under that of `root`.
+fn really_inside(root: &Path, path: &Path) -> bool {
+    let root = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    };
+    match (std::fs::canonicalize(root), std::fs::canonicalize(path)) {
+        (Ok(root), Ok(real)) => real.starts_with(root),
+        _ => false,
+    }
 }

@@ -74,6 +74,14 @@ impl History {
         true
     }
 
+    /// The world after the first `n` changes (0: the start), in effect or undone.
+    pub fn world_after(&self, n: usize) -> Option<&World> {
+        match n {
+            0 => Some(&self.initial),
+            n => self.entries.get(n - 1).map(|e| &e.world),
+        }
+    }
+
     /// How many changes are in effect.
     pub fn cursor(&self) -> usize {
         self.cursor

@@ -123,6 +123,12 @@ impl Journal {
             }
             None => return Err("the journal has no digest after `end`: it was cut short".into()),
         };
+        if let Some((n, line)) = lines.find(|(_, l)| !l.trim().is_empty()) {
+            return Err(bad(
+                n,
+                &format!("unexpected `{line}` after the digest: the journal ends there"),
+            ));
+        }
         let game = game.ok_or("the journal does not name its game (`game <path>`)")?;
         Ok(Journal {
             game,
@@ -135,21 +141,71 @@ impl Journal {
     }
 }
 
-/// Write `text` to `path` atomically: a temporary file beside it, then a rename.
+/// Write `text` to `path` atomically: a temporary file of its own beside it (two sessions
+/// saving to the same path never share one), then a rename. A temporary file is removed
+/// when anything fails, and ones left by a save that was killed are removed by the next
+/// save to the same path.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "journal".into());
-    let tmp = match dir {
-        Some(d) => d.join(format!(".{name}.tmp")),
-        None => PathBuf::from(format!(".{name}.tmp")),
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"))?;
+    let prefix = format!(".{name}.tmp-");
+    remove_stale(&dir, &prefix);
+    let pid = std::process::id();
+    let (tmp, mut file) = loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!("{prefix}{pid}-{n}"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
     };
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all());
+    drop(file);
+    written
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+}
+
+/// Remove temporary files `<prefix><pid>-<n>` in `dir` whose process is gone (a save that
+/// was killed). Only where running processes can be told (`/proc`).
+fn remove_stale(dir: &Path, prefix: &str) {
+    let proc = Path::new("/proc/self");
+    if !proc.exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A digest of everything in the world: entities, their properties and states, the outcome,
@@ -222,5 +278,32 @@ mod tests {
                 .unwrap_err()
                 .contains("not a flexrules journal")
         );
+        let garbage = format!("{text}send go to x\n");
+        assert!(
+            Journal::parse(&garbage)
+                .unwrap_err()
+                .contains("after the digest")
+        );
+        assert!(Journal::parse(&format!("{text}\n\n")).is_ok());
+    }
+
+    #[test]
+    fn saves_leave_no_temporary_files() {
+        let dir = std::env::temp_dir().join(format!("flexrules-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("j.journal");
+        // A leftover of a killed save (no process has id u32::MAX on Linux).
+        let stale = dir.join(format!(".j.journal.tmp-{}-0", u32::MAX));
+        std::fs::write(&stale, "partial").unwrap();
+        write_atomically(&path, "one").unwrap();
+        write_atomically(&path, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["j.journal"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

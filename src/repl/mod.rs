@@ -6,6 +6,7 @@
 
 mod board;
 mod commands;
+pub mod front;
 pub mod history;
 pub mod journal;
 mod journal_paths;
@@ -76,6 +77,32 @@ enum TraceShown {
     No,
 }
 
+/// Whether `line` is one a journal may hold: a send, an expression, or one of the commands
+/// that change the world or the rules, written exactly as the REPL records them (no
+/// surrounding blanks; only an expression spans several lines). `:load`, `:save` and
+/// every other command are refused, so replaying a journal cannot write files or load
+/// another journal.
+fn journal_line_kind(line: &str) -> Result<(), &'static str> {
+    if line.trim() != line || line.is_empty() {
+        return Err("a journal line has no surrounding blanks");
+    }
+    if line.starts_with('(') {
+        return Ok(());
+    }
+    if line.contains('\n') {
+        return Err("only an expression spans several lines");
+    }
+    if line.starts_with("send ") {
+        return Ok(());
+    }
+    let word = line.split_whitespace().next().unwrap_or("");
+    match word {
+        ":play" | ":law" | ":sideeffect" | ":rules" | ":disable" | ":enable" | ":remove"
+        | ":signal" | ":click" => Ok(()),
+        _ => Err("only sends, expressions and rule, play, click and signal commands are replayed"),
+    }
+}
+
 /// A REPL session.
 pub struct Repl {
     session: Session,
@@ -92,6 +119,10 @@ pub struct Repl {
     show_board: bool,
     /// Warnings found when the game opened, shown with the banner.
     warnings: String,
+    /// Whether `:law ... is "file"` may read files.
+    rule_files: bool,
+    /// Replaying a journal: files named by its lines must lie in the game's directory.
+    replaying: bool,
 }
 
 /// Why a REPL could not open.
@@ -202,6 +233,8 @@ impl Repl {
             trace: false,
             snippets: 0,
             show_board: false,
+            rule_files: true,
+            replaying: false,
         })
     }
 
@@ -544,35 +577,30 @@ impl Repl {
     /// line that does not replay and why.
     pub fn replay(options: ReplOptions, lines: &[String]) -> Result<Repl, String> {
         let mut repl = Repl::new(options).map_err(|e| format!("the game does not open:\n{e}"))?;
+        repl.replaying = true;
         for (i, line) in lines.iter().enumerate() {
-            let word = line.split_whitespace().next().unwrap_or("");
-            let replayable = !line.starts_with(':')
-                || matches!(
-                    word,
-                    ":play"
-                        | ":law"
-                        | ":sideeffect"
-                        | ":rules"
-                        | ":disable"
-                        | ":enable"
-                        | ":remove"
-                        | ":signal"
-                        | ":click"
-                );
-            if !replayable {
+            if let Err(why) = journal_line_kind(line) {
                 return Err(format!(
-                    "change {} (`{line}`) is not a change a journal can hold",
-                    i + 1
+                    "change {} (`{}`) is not a change a journal can hold: {why}",
+                    i + 1,
+                    line.lines().next().unwrap_or("")
                 ));
             }
+            // Checked by what the line did, not by its reply: a change moves the history
+            // on, or starts a transaction that waits for a signal.
+            let before = repl.history.cursor();
             let out = repl.handle(line).text;
-            if out.starts_with("error") || out.contains("\nerror") {
-                return Err(format!("change {} (`{line}`) gives:\n{out}", i + 1));
+            if repl.history.cursor() != before + 1 && repl.pending.is_none() {
+                return Err(format!(
+                    "change {} (`{line}`) did not go through:\n{out}",
+                    i + 1
+                ));
             }
         }
         if repl.pending.is_some() {
             return Err("it ends inside a transaction".into());
         }
+        repl.replaying = false;
         Ok(repl)
     }
 

@@ -122,6 +122,13 @@ impl Session {
                 s.params.insert(p.name, v);
             }
         }
+        let game = if game.late_boards.is_empty() {
+            game
+        } else {
+            let built = Arc::new(s.build_late_boards()?);
+            s.game = built.clone();
+            built
+        };
         for ty in &game.types {
             let mut values = Vec::with_capacity(ty.properties.len());
             for (_, code) in &ty.properties {
@@ -171,6 +178,83 @@ impl Session {
             setup = Some(tx);
         }
         Ok((s, setup))
+    }
+
+    /// The game with its boards computed at start built: each description evaluated (the
+    /// parameters are known), the board made, its cells put after the entities made at
+    /// compile time (so the ids of those do not depend on the parameters); an `#instance`
+    /// naming a cell of the same type configures it.
+    fn build_late_boards(&mut self) -> Result<Game, StartError> {
+        use crate::compile::boards::{Described, build_late, cell_instances};
+        let mut game = (*self.game).clone();
+        let lates = std::mem::take(&mut game.late_boards);
+        for late in &lates {
+            let value = self.value(late.value)?;
+            let fail = |message: String, hint: Option<String>| {
+                StartError::Failed(RuntimeError {
+                    message,
+                    hint,
+                    span: Some(late.span),
+                    chain: Vec::new(),
+                })
+            };
+            let described = match (&value, late.ring) {
+                (Value::Str(text), None) => Described::Text(text.as_str()),
+                (Value::Int(n), Some(_)) => Described::Size(*n),
+                (other, None) => {
+                    return Err(fail(
+                        format!(
+                            "the board's description is {} `{other}`, not an identification string",
+                            other.type_name()
+                        ),
+                        Some("compute a string such as \"9x9\": (str (param \"size\") \"x\" (param \"size\"))".into()),
+                    ));
+                }
+                (other, Some(_)) => {
+                    return Err(fail(
+                        format!(
+                            "the ring's size is {} `{other}`, not an integer",
+                            other.type_name()
+                        ),
+                        None,
+                    ));
+                }
+            };
+            let board = build_late(late, described).map_err(|e| fail(e.message, e.hint))?;
+            let index = game.boards.len() as u32;
+            let mut cells = cell_instances(&board, late.ty, late.ring.is_some(), late.span);
+            for (c, inst) in board.cells().zip(&cells) {
+                if game.cells.insert(inst.name, (index, c)).is_some() {
+                    return Err(fail(
+                        format!("the cell `{}` is made by two boards", inst.name),
+                        Some("give the cells of each board different names".into()),
+                    ));
+                }
+            }
+            // `#instance`s naming these cells configure them.
+            let names: rustc_hash::FxHashMap<Symbol, usize> =
+                cells.iter().enumerate().map(|(i, c)| (c.name, i)).collect();
+            let mut kept = Vec::with_capacity(game.instances.len());
+            for inst in std::mem::take(&mut game.instances) {
+                match names.get(&inst.name) {
+                    Some(&i) if inst.ty == late.ty => cells[i].properties.extend(inst.properties),
+                    Some(_) => {
+                        return Err(fail(
+                            format!(
+                                "`{}` is a cell of this board and an instance of another type",
+                                inst.name
+                            ),
+                            Some("rename the instance".into()),
+                        ));
+                    }
+                    None => kept.push(inst),
+                }
+            }
+            game.instances = kept;
+            game.instances.extend(cells);
+            game.boards.push(Arc::new(board));
+        }
+        Ok(game)
     }
 
     /// Evaluate a value-context body (a default, an instance property) on a scratch world.

@@ -132,6 +132,22 @@ impl Value {
     /// Total order used by `sort`, `min` and `max`: numbers by value, then strings by text,
     /// then lists element-wise; other kinds by kind.
     pub fn compare(&self, other: &Value) -> Ordering {
+        match (self, other) {
+            (Value::List(a), Value::List(b)) => {
+                for (x, y) in a.iter().zip(b.iter()) {
+                    match x.compare(y) {
+                        Ordering::Equal => {}
+                        o => return o,
+                    }
+                }
+                a.len().cmp(&b.len())
+            }
+            _ => self.compare_shallow(other),
+        }
+    }
+
+    /// [`Value::compare`] for every pair but two lists (which compare equal here).
+    pub fn compare_shallow(&self, other: &Value) -> Ordering {
         fn rank(v: &Value) -> u8 {
             match v {
                 Value::Nil => 0,
@@ -150,15 +166,6 @@ impl Value {
             (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
             (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
             (Value::Str(a), Value::Str(b)) => a.cmp_text(*b),
-            (Value::List(a), Value::List(b)) => {
-                for (x, y) in a.iter().zip(b.iter()) {
-                    match x.compare(y) {
-                        Ordering::Equal => {}
-                        o => return o,
-                    }
-                }
-                a.len().cmp(&b.len())
-            }
             _ => rank(self).cmp(&rank(other)),
         }
     }

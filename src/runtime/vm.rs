@@ -16,28 +16,13 @@ use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::builtins::pure_fn;
+use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
+use super::builtins::{BuiltinError, pure_fn, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, World};
 
-/// Limits on one transaction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Instructions a transaction may execute.
-    pub max_steps: u64,
-    /// Frames (join points and function calls) that may be open at once.
-    pub max_depth: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_steps: 200_000_000,
-            max_depth: 1_000_000,
-        }
-    }
-}
+pub use super::budget::Limits;
 
 /// Advice chains already worked out, per (type, instance with its own advice, state,
 /// label), for one advice table.
@@ -175,6 +160,10 @@ struct JoinPoint {
     phase: Phase,
     value: Value,
     then: Then,
+    /// The world and the open checkpoints when the join point began, when it has laws
+    /// that may change the world (only a law can veto): a veto puts them back, so a
+    /// vetoed message did nothing at any depth.
+    before: Option<(World, usize)>,
 }
 
 /// What happens when a join point is over, besides giving its value to the sender.
@@ -203,7 +192,7 @@ pub struct Machine {
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
     checkpoints: Vec<World>,
-    steps: u64,
+    meter: Meter,
     /// Lines written by `notify` and `print`.
     pub output: Vec<Output>,
     /// Steps recorded when tracing.
@@ -257,7 +246,7 @@ impl Machine {
             frames: b.frames,
             jps: b.jps,
             checkpoints: Vec::new(),
-            steps: 0,
+            meter: Meter::new(cx.limits),
             output: Vec::new(),
             trace: Vec::new(),
             waiting: None,
@@ -330,7 +319,7 @@ impl Machine {
 
     /// Instructions executed so far.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.meter.steps
     }
 
     /// How many checkpoints the transaction has open.
@@ -407,6 +396,16 @@ impl Machine {
         });
     }
 
+    /// A builtin's error, at `span`.
+    fn builtin_error(&self, span: Span, e: BuiltinError) -> RuntimeError {
+        RuntimeError {
+            message: e.message,
+            hint: e.hint,
+            span: (span != OUTSIDE).then_some(span),
+            chain: self.chain(),
+        }
+    }
+
     fn error(&self, span: Span, message: impl Into<String>) -> RuntimeError {
         RuntimeError {
             message: message.into(),
@@ -456,6 +455,7 @@ impl Machine {
 
     fn exec(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
         let game = cx.game;
+        let max_steps = self.meter.limits.max_steps;
         'frames: loop {
             if self.paused {
                 self.paused = false;
@@ -473,26 +473,20 @@ impl Machine {
             loop {
                 let op = code.ops[ip];
                 ip += 1;
-                self.steps += 1;
-                if self.steps & 0xFFFF == 0
-                    && cx
+                let steps = self.meter.steps + 1;
+                self.meter.steps = steps;
+                // One test on the hot path: every 65,536th step, or past the budget.
+                if steps & 0xFFFF == 0 || steps > max_steps {
+                    if steps > max_steps {
+                        let e = self.meter.step_error();
+                        return Err(self.builtin_error(code.spans[ip - 1], e));
+                    }
+                    if cx
                         .interrupt
                         .is_some_and(|i| i.swap(false, std::sync::atomic::Ordering::Relaxed))
-                {
-                    return Err(self.error(code.spans[ip - 1], "interrupted"));
-                }
-                if self.steps > cx.limits.max_steps {
-                    let mut e = self.error(
-                        code.spans[ip - 1],
-                        format!(
-                            "step limit reached: the transaction ran {} instructions",
-                            cx.limits.max_steps
-                        ),
-                    );
-                    e.hint = Some(
-                        "an endless loop or message cycle? raise the limit with --max-steps".into(),
-                    );
-                    return Err(e);
+                    {
+                        return Err(self.error(code.spans[ip - 1], "interrupted"));
+                    }
                 }
                 match op {
                     Op::Nil => self.stack.push(Value::Nil),
@@ -548,7 +542,13 @@ impl Machine {
                     }
                     Op::CaseEq => {
                         let v = self.stack.pop().unwrap_or_default();
-                        let eq = self.stack.last().is_some_and(|x| *x == v);
+                        let eq = match self.stack.last() {
+                            Some(x) => self
+                                .meter
+                                .equal(x, &v)
+                                .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                            None => false,
+                        };
                         self.stack.push(Value::Bool(eq));
                     }
                     Op::Builtin(index, 2)
@@ -587,14 +587,8 @@ impl Machine {
                             None => {
                                 let f = pure_fn(index as usize);
                                 let result = match f {
-                                    Some(f) => {
-                                        f(&mut self.stack[n - 2..]).map_err(|e| RuntimeError {
-                                            message: e.message,
-                                            hint: e.hint,
-                                            span: Some(code.spans[ip - 1]),
-                                            chain: self.chain(),
-                                        })?
-                                    }
+                                    Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
+                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
                                     None => Value::Nil,
                                 };
                                 self.stack.truncate(n - 2);
@@ -605,12 +599,8 @@ impl Machine {
                     Op::Builtin(index, argc) => {
                         let at = self.stack.len() - argc as usize;
                         let result = match pure_fn(index as usize) {
-                            Some(f) => f(&mut self.stack[at..]).map_err(|e| RuntimeError {
-                                message: e.message,
-                                hint: e.hint,
-                                span: Some(code.spans[ip - 1]),
-                                chain: self.chain(),
-                            }),
+                            Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                                .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
                             None => {
                                 self.context_builtin(cx, index as usize, at, code.spans[ip - 1])
                             }
@@ -646,7 +636,13 @@ impl Machine {
                         let v = self.stack.pop().unwrap_or_default();
                         let list = match v {
                             Value::List(l) => l,
-                            Value::Dict(d) => Arc::new(d.keys().map(|k| k.to_value()).collect()),
+                            Value::Dict(d) => {
+                                self.meter
+                                    .work(d.len())
+                                    .and_then(|()| self.meter.alloc(ELEMENT_BYTES * d.len() as u64))
+                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
+                                Arc::new(d.keys().map(|k| k.to_value()).collect())
+                            }
                             Value::Nil => Arc::new(List::new()),
                             other => {
                                 return Err(self.error(
@@ -788,6 +784,12 @@ impl Machine {
             // do not count): the move did not happen.
             return Some(Status::Vetoed { law });
         }
+        // An inner join point: what it did (its laws' changes and sends) is undone too,
+        // and the send that made it gives nil.
+        if let Some((world, open)) = jp.before {
+            self.world = world;
+            self.checkpoints.truncate(open);
+        }
         self.stack.push(Value::Nil);
         None
     }
@@ -813,7 +815,12 @@ impl Machine {
                     self.push_frame(cx, law.code, Kind::Law, jp_index);
                     return None;
                 }
-                Phase::Laws(_) => jp.phase = Phase::Behaviour,
+                Phase::Laws(_) => {
+                    // Every law let the message through: nothing can veto it now, and
+                    // dropping the copy keeps the behaviour's updates in place.
+                    jp.before = None;
+                    jp.phase = Phase::Behaviour;
+                }
                 Phase::Behaviour => {
                     jp.phase = Phase::SideEffects(0);
                     match jp.behaviour {
@@ -952,6 +959,9 @@ impl Machine {
                 },
             );
         }
+        // The outermost join point needs no copy: a veto there restores the start.
+        let before = (chain.laws_may_change_world && !self.jps.is_empty())
+            .then(|| (self.world.clone(), self.checkpoints.len()));
         self.jps.push(JoinPoint {
             entity,
             name,
@@ -963,6 +973,7 @@ impl Machine {
             phase: Phase::Laws(0),
             value: Value::Nil,
             then,
+            before,
         });
         match self.advance(cx) {
             Some(status) => Ok(Flow::End(status)),
@@ -1035,6 +1046,10 @@ impl Machine {
             },
             "shuffle" => match &args[0] {
                 Value::List(l) => {
+                    self.meter
+                        .work(l.len())
+                        .and_then(|()| self.meter.alloc(ELEMENT_BYTES * l.len() as u64))
+                        .map_err(|e| self.builtin_error(span, e))?;
                     let mut items: Vec<Value> = l.iter().cloned().collect();
                     for i in (1..items.len()).rev() {
                         let j = self.world.random_below(i as u64 + 1) as usize;
@@ -1048,16 +1063,14 @@ impl Machine {
                 )),
             },
             "notify" => {
-                let text = args[0].to_text();
+                let text = text_of(&args[..1], "", &mut self.meter, "`notify`: the line")
+                    .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Notify(text));
                 Ok(Value::Nil)
             }
             "print" => {
-                let text = args
-                    .iter()
-                    .map(Value::to_text)
-                    .collect::<Vec<_>>()
-                    .join(" ");
+                let text = text_of(args, " ", &mut self.meter, "`print`: the line")
+                    .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Print(text));
                 Ok(Value::Nil)
             }
@@ -1157,7 +1170,13 @@ impl Machine {
     fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {
         let at = self.stack.len() - 2 * n as usize;
         let mut dict = Dict::new();
+        self.meter
+            .alloc(ENTRY_BYTES * u64::from(n))
+            .map_err(|e| self.builtin_error(span, e))?;
         for pair in self.stack[at..].chunks(2) {
+            if let Err(e) = self.meter.nest(&pair[1]) {
+                return Err(self.builtin_error(span, e));
+            }
             let Some(key) = pair[0].as_key() else {
                 return Err(self.error(
                     span,

@@ -131,7 +131,10 @@ impl AdviceTable {
             };
             if target && a.label.is_none_or(|l| l == label) && a.state.is_none_or(|s| s == state) {
                 match a.kind {
-                    AdviceKind::Law => chain.laws.push(a.clone()),
+                    AdviceKind::Law => {
+                        chain.laws_may_change_world |= game.code(a.code).may_change_world();
+                        chain.laws.push(a.clone());
+                    }
                     AdviceKind::SideEffect => chain.side_effects.push(a.clone()),
                 }
             }
@@ -147,6 +150,8 @@ pub struct Chain {
     pub laws: Vec<Arc<Advice>>,
     /// Side-effects, in order.
     pub side_effects: Vec<Arc<Advice>>,
+    /// Whether some law may change the world (so a veto has something to undo).
+    pub laws_may_change_world: bool,
 }
 
 type NameMap = imbl::GenericHashMap<
@@ -212,7 +217,11 @@ impl World {
 
     /// Add an entity; the caller has checked the name is free.
     pub fn add(&mut self, entity: Entity) -> EntityId {
-        let id = EntityId(self.entities.len() as u32);
+        // An entity takes far more memory than the ids four billion entities would need.
+        let Ok(index) = u32::try_from(self.entities.len()) else {
+            panic!("more than 2^32 entities");
+        };
+        let id = EntityId(index);
         self.names.insert(entity.name, id);
         self.entities.push_back(Some(Arc::new(entity)));
         id

@@ -335,6 +335,15 @@ pub enum BoardShape {
         /// Its text, read into the source map, when it could be read.
         file: Option<FileId>,
     },
+    /// A description computed when the game starts (after the parameters are known, before
+    /// `#setup`): `#board (<expression>) of ...` (an identification string) or `#board ring
+    /// (<expression>) of ... named <prefix>` (the number of cells).
+    Computed {
+        /// The expression giving the description or the size.
+        value: Expr,
+        /// For a ring, the cell name prefix.
+        ring: Option<Name>,
+    },
 }
 
 /// `#board ... of type`.
@@ -344,6 +353,8 @@ pub struct BoardDef {
     pub shape: BoardShape,
     /// The type of the cells.
     pub ty: Name,
+    /// How a grid names its cells (`named go`); `None` for the usual names.
+    pub naming: Option<Name>,
     /// The directive.
     pub span: Span,
 }

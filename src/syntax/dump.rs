@@ -241,8 +241,19 @@ impl<'a> Dumper<'a> {
                 }
                 list("file", items)
             }
+            BoardShape::Computed { value, ring } => match ring {
+                Some(prefix) => list(
+                    "ring",
+                    [self.expr_node(value), list("named", [self.name(*prefix)])],
+                ),
+                None => list("computed", [self.expr_node(value)]),
+            },
         };
-        list("board", [shape, list("of", [self.name(b.ty)])])
+        let mut items = vec![shape, list("of", [self.name(b.ty)])];
+        if let Some(n) = b.naming {
+            items.push(list("named", [self.name(n)]));
+        }
+        list("board", items)
     }
 
     fn advice(&self, a: &AdviceDef) -> Node {

@@ -16,10 +16,19 @@ use super::lower::Lowerer;
 use super::reader::{ReadError, read};
 use super::token::lex;
 
+/// Largest file a game may hold (its sources, advice and board files are far smaller).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// Where game files come from.
 pub trait FileSystem {
     /// The text of the file at `path`.
     fn read(&self, path: &Path) -> std::io::Result<String>;
+    /// The text of the file at `path`, only if its real location (symbolic links
+    /// resolved) lies under the real location of `root`.
+    fn read_inside(&self, root: &Path, path: &Path) -> std::io::Result<String> {
+        let _ = root;
+        self.read(path)
+    }
     /// Whether `path` is a directory.
     fn is_dir(&self, path: &Path) -> bool;
     /// Whether `path` exists.
@@ -30,8 +39,30 @@ pub trait FileSystem {
 pub struct DiskFs;
 
 impl FileSystem for DiskFs {
+    /// Reads only a regular file of at most [`MAX_FILE_BYTES`]: a device such as
+    /// `/dev/zero`, a FIFO or a directory is refused before it is read (a FIFO is opened
+    /// without blocking).
     fn read(&self, path: &Path) -> std::io::Result<String> {
-        std::fs::read_to_string(path)
+        read_regular_file(path)
+    }
+    fn read_inside(&self, root: &Path, path: &Path) -> std::io::Result<String> {
+        let root = if root.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            root
+        };
+        let real_root = std::fs::canonicalize(root)?;
+        let real = std::fs::canonicalize(path)?;
+        if !real.starts_with(&real_root) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "a symbolic link takes it outside the game's directory (to {})",
+                    real.display()
+                ),
+            ));
+        }
+        read_regular_file(&real)
     }
     fn is_dir(&self, path: &Path) -> bool {
         path.is_dir()
@@ -39,6 +70,49 @@ impl FileSystem for DiskFs {
     fn exists(&self, path: &Path) -> bool {
         path.exists()
     }
+}
+
+/// The text of the regular file at `path`, refusing anything else and anything larger
+/// than [`MAX_FILE_BYTES`].
+pub fn read_regular_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let refuse = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse(if meta.is_dir() {
+            "it is a directory".into()
+        } else {
+            "it is not a regular file (a device, FIFO or socket)".into()
+        }));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(refuse(format!(
+            "it is larger than {} MB",
+            MAX_FILE_BYTES >> 20
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(refuse(format!(
+            "it is larger than {} MB",
+            MAX_FILE_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
 }
 
 /// Files held in memory, for tests and fuzzing.
@@ -131,7 +205,14 @@ pub fn load_into(
     sources: SourceMap,
 ) -> Result<Loaded, OpenError> {
     let main_path = main_file(fs, path);
-    let text = fs.read(&main_path).map_err(|e| OpenError {
+    // A file named directly is the user's choice; `game.fr` of a directory must really be
+    // in that directory.
+    let read = if fs.is_dir(path) {
+        fs.read_inside(path, &main_path)
+    } else {
+        fs.read(&main_path)
+    };
+    let text = read.map_err(|e| OpenError {
         path: main_path.clone(),
         reason: if fs.is_dir(path) {
             format!("the directory has no game.fr ({e})")
@@ -325,7 +406,7 @@ impl Loader<'_> {
                         *file = Some(*id);
                         *body = stmts.clone();
                     } else {
-                        match self.fs.read(&resolved) {
+                        match self.fs.read_inside(&self.root, &resolved) {
                             Ok(text) => {
                                 let id = self.sources.add(resolved.clone(), text);
                                 let stmts = parse_advice(&self.sources, &mut self.diagnostics, id);
@@ -352,7 +433,7 @@ impl Loader<'_> {
                 {
                     let p = *path;
                     if let Some(full) = self.resolve(p, from, "board file") {
-                        match self.fs.read(&full) {
+                        match self.fs.read_inside(&self.root, &full) {
                             Ok(text) => {
                                 *file = Some(self.sources.add(full.clone(), text));
                                 *resolved = Some(full);
@@ -389,7 +470,7 @@ impl Loader<'_> {
             // Included already by another file: its definitions are there once.
             return;
         }
-        let text = match self.fs.read(&path) {
+        let text = match self.fs.read_inside(&self.root, &path) {
             Ok(text) => text,
             Err(e) => {
                 self.missing_file(name, &path, "included file", e);
@@ -419,6 +500,10 @@ fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_string(),
         std::io::ErrorKind::InvalidData => "not UTF-8 text".to_string(),
+        // The refusals of `read_regular_file` and `read_inside` say why in full.
+        std::io::ErrorKind::InvalidInput | std::io::ErrorKind::PermissionDenied => e
+            .get_ref()
+            .map_or_else(|| e.to_string(), |inner| inner.to_string()),
         _ => e.to_string(),
     }
 }

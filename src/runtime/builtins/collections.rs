@@ -8,11 +8,9 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
+use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
 use crate::runtime::value::{Dict, List, Value};
 use crate::symbol::Symbol;
-
-/// Most elements `range` builds.
-pub(super) const RANGE_LIMIT: i128 = 10_000_000;
 
 fn out_of_range(name: &str, index: i64, len: usize) -> BuiltinError {
     BuiltinError::new(format!(
@@ -32,25 +30,29 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
     Ok(usize::try_from(n).unwrap_or(usize::MAX).min(len))
 }
 
-pub(super) fn list(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    for v in args.iter() {
+        m.nest(v)?;
+    }
+    m.alloc(ELEMENT_BYTES * args.len() as u64)?;
     Ok(Value::list(args.iter_mut().map(std::mem::take).collect()))
 }
 
-pub(super) fn first(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn first(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(list_ref(args, 0, "first")?
         .front()
         .cloned()
         .unwrap_or_default())
 }
 
-pub(super) fn last(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn last(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(list_ref(args, 0, "last")?
         .back()
         .cloned()
         .unwrap_or_default())
 }
 
-pub(super) fn rest(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn rest(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "rest")?;
     if !l.is_empty() {
         Arc::make_mut(&mut l).pop_front();
@@ -58,7 +60,7 @@ pub(super) fn rest(args: &mut [Value]) -> Result<Value, BuiltinError> {
     Ok(Value::List(l))
 }
 
-pub(super) fn nth(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn nth(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let l = list_ref(args, 0, "nth")?;
     let k = int_arg(&args[1], "nth", "an integer index")?;
     usize::try_from(k)
@@ -68,34 +70,51 @@ pub(super) fn nth(args: &mut [Value]) -> Result<Value, BuiltinError> {
         .ok_or_else(|| out_of_range("nth", k, l.len()))
 }
 
-pub(super) fn length(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn length(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let n = match &args[0] {
         Value::List(l) => l.len(),
         Value::Dict(d) => d.len(),
-        Value::Str(s) => s.as_str().chars().count(),
+        Value::Str(s) => {
+            m.work(s.as_str().len() / 64)?;
+            s.as_str().chars().count()
+        }
         other => return Err(type_error("length", "a list, dictionary or string", other)),
     };
-    Ok(Value::Int(n as i64))
+    Ok(Value::Int(i64::try_from(n).unwrap_or(i64::MAX)))
 }
 
-pub(super) fn append(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn append(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "append")?;
+    m.length(l.len() + 1, "`append`: the list")?;
+    m.nest(&args[1])?;
+    m.alloc(ELEMENT_BYTES)?;
     Arc::make_mut(&mut l).push_back(std::mem::take(&mut args[1]));
     Ok(Value::List(l))
 }
 
-pub(super) fn prepend(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn prepend(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "prepend")?;
+    m.length(l.len() + 1, "`prepend`: the list")?;
+    m.nest(&args[1])?;
+    m.alloc(ELEMENT_BYTES)?;
     Arc::make_mut(&mut l).push_front(std::mem::take(&mut args[1]));
     Ok(Value::List(l))
 }
 
-pub(super) fn concat(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn concat(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    let mut total = 0usize;
     for v in args.iter() {
-        if !matches!(v, Value::List(_)) {
-            return Err(type_error("concat", "lists", v));
+        match v {
+            Value::List(l) => total = total.saturating_add(l.len()),
+            _ => return Err(type_error("concat", "lists", v)),
         }
     }
+    m.length(total, "`concat`: the list")?;
+    let first = match &args[0..] {
+        [Value::List(l), ..] => l.len(),
+        _ => 0,
+    };
+    m.alloc(ELEMENT_BYTES * (total - first) as u64)?;
     let Some((head, tail)) = args.split_first_mut() else {
         return Ok(Value::list(List::new()));
     };
@@ -113,12 +132,15 @@ pub(super) fn concat(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `contains`: an element of a list, a key of a dictionary, a substring of a string.
-pub(super) fn contains(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let found = match &args[0] {
-        Value::List(l) => l.contains(&args[1]),
+        Value::List(l) => position(l, &args[1], m)?.is_some(),
         Value::Dict(d) => d.contains_key(&key_arg(&args[1], "contains")?),
         Value::Str(s) => match &args[1] {
-            Value::Str(needle) => s.as_str().contains(needle.as_str()),
+            Value::Str(needle) => {
+                m.work(s.as_str().len())?;
+                s.as_str().contains(needle.as_str())
+            }
             other => {
                 return Err(type_error(
                     "contains",
@@ -138,28 +160,45 @@ pub(super) fn contains(args: &mut [Value]) -> Result<Value, BuiltinError> {
     Ok(Value::Bool(found))
 }
 
-pub(super) fn index_of(args: &mut [Value]) -> Result<Value, BuiltinError> {
+/// Where `needle` first is in `l`, counting the comparisons.
+fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, BuiltinError> {
+    // One step per element up front; comparing nested collections counts more.
+    m.work(l.len())?;
+    for (k, v) in l.iter().enumerate() {
+        if m.equal(v, needle)? {
+            return Ok(Some(k));
+        }
+    }
+    Ok(None)
+}
+
+pub(super) fn index_of(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let l = list_ref(args, 0, "index-of")?;
-    Ok(Value::Int(l.index_of(&args[1]).map_or(-1, |k| k as i64)))
+    let k = position(l, &args[1], m)?;
+    Ok(Value::Int(
+        k.map_or(-1, |k| i64::try_from(k).unwrap_or(i64::MAX)),
+    ))
 }
 
 /// `remove`: the list without the first element equal to the value.
-pub(super) fn remove(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn remove(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "remove")?;
-    if let Some(k) = l.index_of(&args[1]) {
+    if let Some(k) = position(&l, &args[1], m)? {
         Arc::make_mut(&mut l).remove(k);
     }
     Ok(Value::List(l))
 }
 
-pub(super) fn reverse(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn reverse(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let l = list_ref(args, 0, "reverse")?;
+    m.work(l.len())?;
+    m.alloc(ELEMENT_BYTES * l.len() as u64)?;
     Ok(Value::list(l.iter().rev().cloned().collect()))
 }
 
 /// `range`: integers from start (default 0) up to, not including, end, by step (default
 /// 1; a negative step counts down).
-pub(super) fn range(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn range(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut n = [0i64, 0, 1];
     let what = ["an integer start", "an integer end", "an integer step"];
     let slots: &[usize] = match args.len() {
@@ -180,11 +219,12 @@ pub(super) fn range(args: &mut [Value]) -> Result<Value, BuiltinError> {
     } else {
         (span + step.abs() - 1) / step.abs()
     };
-    if count > RANGE_LIMIT {
-        return Err(BuiltinError::new(format!(
-            "`range` would make {count} elements, more than the limit of {RANGE_LIMIT}"
-        )));
-    }
+    m.length(
+        usize::try_from(count).unwrap_or(usize::MAX),
+        "`range`: the list",
+    )?;
+    m.work(count as usize)?;
+    m.alloc(ELEMENT_BYTES * count as u64)?;
     Ok(Value::list(
         (0..count)
             .map(|k| Value::Int((start + k * step) as i64))
@@ -193,14 +233,26 @@ pub(super) fn range(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `sort`: stable, by [`Value::compare`] (numbers, then strings, then lists, ...).
-pub(super) fn sort(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn sort(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let l = list_ref(args, 0, "sort")?;
+    m.work(l.len())?;
+    m.alloc(ELEMENT_BYTES * l.len() as u64)?;
     let mut items: Vec<Value> = l.iter().cloned().collect();
-    items.sort_by(Value::compare);
+    // Once the steps run out every comparison says "equal", so the sort finishes at once
+    // and the error is reported.
+    items.sort_by(|a, b| {
+        if m.exhausted() {
+            return std::cmp::Ordering::Equal;
+        }
+        m.compare(a, b).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    if m.exhausted() {
+        return Err(m.step_error());
+    }
     Ok(Value::list(items.into_iter().collect()))
 }
 
-pub(super) fn take(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn take(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "take")?;
     let n = count_arg(&args[1], "take", l.len())?;
     if n < l.len() {
@@ -209,7 +261,7 @@ pub(super) fn take(args: &mut [Value]) -> Result<Value, BuiltinError> {
     Ok(Value::List(l))
 }
 
-pub(super) fn drop(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn drop(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "drop")?;
     let n = count_arg(&args[1], "drop", l.len())?;
     if n > 0 {
@@ -220,7 +272,7 @@ pub(super) fn drop(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `dict k v ...`: a later pair with the same key wins.
-pub(super) fn dict(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn dict(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     if !args.len().is_multiple_of(2) {
         return Err(BuiltinError::new(format!(
             "`dict` takes keys and values in pairs, but {} arguments given",
@@ -228,8 +280,10 @@ pub(super) fn dict(args: &mut [Value]) -> Result<Value, BuiltinError> {
         ))
         .with_hint("usage: (dict <key> <value> ...)"));
     }
+    m.alloc(ENTRY_BYTES * (args.len() / 2) as u64)?;
     let mut d = Dict::new();
     for pair in args.chunks_exact_mut(2) {
+        m.nest(&pair[1])?;
         d.insert(key_arg(&pair[0], "dict")?, std::mem::take(&mut pair[1]));
     }
     Ok(Value::dict(d))
@@ -237,7 +291,7 @@ pub(super) fn dict(args: &mut [Value]) -> Result<Value, BuiltinError> {
 
 /// `get`: the value at a key of a dictionary, or at an index of a list; the default (or
 /// nil) when there is none.
-pub(super) fn get(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn get(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let found = match &args[0] {
         Value::Dict(d) => d.get(&key_arg(&args[1], "get")?).cloned(),
         Value::List(l) => {
@@ -254,11 +308,16 @@ pub(super) fn get(args: &mut [Value]) -> Result<Value, BuiltinError> {
 
 /// `put`: a dictionary with the entry set, or a list with the element at an existing
 /// index replaced.
-pub(super) fn put(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    m.nest(&args[2])?;
     let value = std::mem::take(&mut args[2]);
     match std::mem::take(&mut args[0]) {
         Value::Dict(mut d) => {
             let key = key_arg(&args[1], "put")?;
+            if !d.contains_key(&key) {
+                m.length(d.len() + 1, "`put`: the dictionary")?;
+                m.alloc(ENTRY_BYTES)?;
+            }
             Arc::make_mut(&mut d).insert(key, value);
             Ok(Value::Dict(d))
         }
@@ -276,22 +335,26 @@ pub(super) fn put(args: &mut [Value]) -> Result<Value, BuiltinError> {
     }
 }
 
-pub(super) fn has(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn has(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let d = dict_ref(args, 0, "has")?;
     Ok(Value::Bool(d.contains_key(&key_arg(&args[1], "has")?)))
 }
 
-pub(super) fn keys(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn keys(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let d = dict_ref(args, 0, "keys")?;
+    m.work(d.len())?;
+    m.alloc(ELEMENT_BYTES * d.len() as u64)?;
     Ok(Value::list(d.keys().map(|k| k.to_value()).collect()))
 }
 
-pub(super) fn values(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn values(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let d = dict_ref(args, 0, "values")?;
+    m.work(d.len())?;
+    m.alloc(ELEMENT_BYTES * d.len() as u64)?;
     Ok(Value::list(d.values().cloned().collect()))
 }
 
-pub(super) fn remove_key(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn remove_key(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut d = take_dict(args, 0, "remove-key")?;
     let key = key_arg(&args[1], "remove-key")?;
     if d.contains_key(&key) {
@@ -301,20 +364,56 @@ pub(super) fn remove_key(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `str`: the text of every argument (strings without quotes), joined.
-pub(super) fn str(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn str(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     if let [v @ Value::Str(_)] = args {
         return Ok(std::mem::take(v));
     }
-    let mut text = String::new();
-    for v in args.iter() {
-        match v {
-            Value::Str(s) => text.push_str(s.as_str()),
-            other => {
-                let _ = write!(text, "{other}");
-            }
+    let text = text_of(args, "", m, "`str`: the string")?;
+    Ok(Value::Str(Symbol::intern(&text)))
+}
+
+/// The text forms of `args` (strings without quotes) joined by `sep`, within the length
+/// limit; counts one step per byte written and the bytes as memory.
+pub(crate) fn text_of(
+    args: &[Value],
+    sep: &str,
+    m: &mut Meter,
+    what: &str,
+) -> Result<String, BuiltinError> {
+    let max = m.limits.max_length;
+    let mut out = BoundedText {
+        text: String::new(),
+        max,
+    };
+    for (i, v) in args.iter().enumerate() {
+        let written = if i > 0 { out.write_str(sep) } else { Ok(()) }.and_then(|()| match v {
+            Value::Str(s) => out.write_str(s.as_str()),
+            other => write!(out, "{other}"),
+        });
+        if written.is_err() {
+            m.work(max)?;
+            return Err(m.too_long(what, &format!("more than {max} bytes")));
         }
     }
-    Ok(Value::Str(Symbol::intern(&text)))
+    m.work(out.text.len())?;
+    m.alloc(ELEMENT_BYTES + out.text.len() as u64)?;
+    Ok(out.text)
+}
+
+/// A string that refuses to grow past `max` bytes.
+struct BoundedText {
+    text: String,
+    max: usize,
+}
+
+impl std::fmt::Write for BoundedText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.text.len() + s.len() > self.max {
+            return Err(std::fmt::Error);
+        }
+        self.text.push_str(s);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -524,7 +623,7 @@ mod tests {
         );
         assert_eq!(
             err("range", vec![i(10_000_001)]),
-            "`range` would make 10000001 elements, more than the limit of 10000000"
+            "`range`: the list would have 10000001 elements (at most 10000000), past the length limit"
         );
         err("range", vec![i(i64::MIN), i(i64::MAX)]);
         assert_eq!(

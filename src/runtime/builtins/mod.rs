@@ -8,6 +8,7 @@
 //! slice, so a collection the caller held uniquely is updated in place (`Arc::make_mut`).
 
 mod collections;
+pub(crate) use collections::text_of;
 mod numbers;
 mod strings;
 
@@ -15,6 +16,7 @@ use std::fmt::{self, Write as _};
 use std::sync::{Arc, OnceLock};
 
 use crate::compile::builtins::{BUILTINS, lookup};
+use crate::runtime::budget::Meter;
 use crate::runtime::value::{Dict, Key, List, Value};
 
 /// Why a builtin refused its arguments (the VM turns it into a diagnostic with the call's
@@ -49,9 +51,10 @@ impl fmt::Display for BuiltinError {
     }
 }
 
-/// A pure builtin: takes its arguments (it may move them out of the slice) and returns the
-/// result.
-pub type PureFn = fn(&mut [Value]) -> Result<Value, BuiltinError>;
+/// A pure builtin: takes its arguments (it may move them out of the slice) and the meter
+/// of the transaction (it counts the work it does and the values it makes), and returns
+/// the result.
+pub type PureFn = fn(&mut [Value], &mut Meter) -> Result<Value, BuiltinError>;
 
 /// The function for the builtin at `index` of [`BUILTINS`], or `None` when that builtin is
 /// not pure (the VM runs it) or there is no such index.
@@ -126,7 +129,11 @@ fn resolve(name: &str) -> Option<PureFn> {
 /// Run the pure builtin at index `index` of [`BUILTINS`] on `args` (values may be moved out
 /// of the slice). `None` when the builtin is not pure (`self`, `sender`, `param`,
 /// `random`, `shuffle`, `notify`, `print`: the VM runs those).
-pub fn call_pure(index: usize, args: &mut [Value]) -> Option<Result<Value, BuiltinError>> {
+pub fn call_pure(
+    index: usize,
+    args: &mut [Value],
+    meter: &mut Meter,
+) -> Option<Result<Value, BuiltinError>> {
     let f = pure_fn(index)?;
     let b = &BUILTINS[index];
     if !b.arity.accepts(args.len()) {
@@ -138,7 +145,7 @@ pub fn call_pure(index: usize, args: &mut [Value]) -> Option<Result<Value, Built
         ))
         .with_hint(format!("usage: {}", b.usage))));
     }
-    Some(f(args))
+    Some(f(args, meter))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -240,7 +247,8 @@ pub(crate) mod test_support {
     /// Call the builtin called `name` on `args`.
     pub fn run(name: &str, mut args: Vec<Value>) -> Result<Value, BuiltinError> {
         let index = BUILTINS.iter().position(|b| b.name == name).unwrap();
-        call_pure(index, &mut args).expect("pure builtin")
+        let mut meter = Meter::new(crate::runtime::budget::Limits::default());
+        call_pure(index, &mut args, &mut meter).expect("pure builtin")
     }
 
     /// The result of a call that must succeed.
@@ -302,7 +310,7 @@ mod tests {
         );
         assert!(pure_fn(BUILTINS.len()).is_none());
         let print = BUILTINS.iter().position(|b| b.name == "print").unwrap();
-        assert!(call_pure(print, &mut []).is_none());
+        assert!(call_pure(print, &mut [], &mut Meter::new(Default::default())).is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::cmp::Ordering;
 
 use super::{BuiltinError, describe, list_ref, type_error};
+use crate::runtime::budget::Meter;
 use crate::runtime::value::Value;
 
 fn overflow(name: &str) -> BuiltinError {
@@ -77,7 +78,7 @@ fn fold(
     }
 }
 
-pub(super) fn add(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn add(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     if let [Value::Int(a), Value::Int(b)] = args {
         return a
             .checked_add(*b)
@@ -87,7 +88,7 @@ pub(super) fn add(args: &mut [Value]) -> Result<Value, BuiltinError> {
     fold(args, "+", i64::checked_add, |a, b| a + b)
 }
 
-pub(super) fn sub(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn sub(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     match args {
         [Value::Int(a), Value::Int(b)] => a
             .checked_sub(*b)
@@ -100,7 +101,7 @@ pub(super) fn sub(args: &mut [Value]) -> Result<Value, BuiltinError> {
     }
 }
 
-pub(super) fn mul(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn mul(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     if let [Value::Int(a), Value::Int(b)] = args {
         return a
             .checked_mul(*b)
@@ -120,7 +121,7 @@ fn floor_div(a: i64, b: i64) -> Option<i64> {
     }
 }
 
-pub(super) fn div(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn div(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     if any_float(args, "/")? {
         let mut acc = float(&args[0]);
         for v in &args[1..] {
@@ -146,7 +147,7 @@ pub(super) fn div(args: &mut [Value]) -> Result<Value, BuiltinError> {
 
 /// `%`: the remainder of floor division, so it has the sign of the divisor (never
 /// negative for a positive divisor) and `a = (/ a b) * b + (% a b)`.
-pub(super) fn rem(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn rem(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     if any_float(args, "%")? {
         let (a, b) = (float(&args[0]), float(&args[1]));
         if b == 0.0 {
@@ -173,12 +174,12 @@ pub(super) fn rem(args: &mut [Value]) -> Result<Value, BuiltinError> {
     }
 }
 
-pub(super) fn eq(args: &mut [Value]) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(args[0] == args[1]))
+pub(super) fn eq(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    Ok(Value::Bool(m.equal(&args[0], &args[1])?))
 }
 
-pub(super) fn ne(args: &mut [Value]) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(args[0] != args[1]))
+pub(super) fn ne(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    Ok(Value::Bool(!m.equal(&args[0], &args[1])?))
 }
 
 /// Exact comparison of an integer with a float (`None` for NaN).
@@ -218,19 +219,19 @@ fn order(name: &str, a: &Value, b: &Value) -> Result<Option<Ordering>, BuiltinEr
     })
 }
 
-pub(super) fn lt(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn lt(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(Value::Bool(
         order("<", &args[0], &args[1])? == Some(Ordering::Less),
     ))
 }
 
-pub(super) fn gt(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn gt(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(Value::Bool(
         order(">", &args[0], &args[1])? == Some(Ordering::Greater),
     ))
 }
 
-pub(super) fn le(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn le(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let o = order("<=", &args[0], &args[1])?;
     Ok(Value::Bool(matches!(
         o,
@@ -238,7 +239,7 @@ pub(super) fn le(args: &mut [Value]) -> Result<Value, BuiltinError> {
     )))
 }
 
-pub(super) fn ge(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn ge(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let o = order(">=", &args[0], &args[1])?;
     Ok(Value::Bool(matches!(
         o,
@@ -246,11 +247,11 @@ pub(super) fn ge(args: &mut [Value]) -> Result<Value, BuiltinError> {
     )))
 }
 
-pub(super) fn not(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn not(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(Value::Bool(!args[0].truthy()))
 }
 
-pub(super) fn abs(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn abs(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     match &args[0] {
         Value::Int(i) => i
             .checked_abs()
@@ -262,8 +263,9 @@ pub(super) fn abs(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `sum`: 0 for an empty list; integers stay integers.
-pub(super) fn sum(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn sum(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let list = list_ref(args, 0, "sum")?;
+    m.work(list.len())?;
     let mut floats = false;
     for (k, v) in list.iter().enumerate() {
         match v {
@@ -289,7 +291,12 @@ pub(super) fn sum(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `min` / `max` of one list, or of several values; the first of equal values wins.
-fn extreme(args: &mut [Value], name: &str, want: Ordering) -> Result<Value, BuiltinError> {
+fn extreme(
+    args: &mut [Value],
+    m: &mut Meter,
+    name: &str,
+    want: Ordering,
+) -> Result<Value, BuiltinError> {
     let items: &[Value] = args;
     let pick = |values: &mut dyn Iterator<Item = &Value>| -> Result<Value, BuiltinError> {
         let Some(mut best) = values.next() else {
@@ -304,19 +311,22 @@ fn extreme(args: &mut [Value], name: &str, want: Ordering) -> Result<Value, Buil
         Ok(best.clone())
     };
     match items {
-        [Value::List(list)] => pick(&mut list.iter()),
+        [Value::List(list)] => {
+            m.work(list.len())?;
+            pick(&mut list.iter())
+        }
         [v @ (Value::Int(_) | Value::Float(_) | Value::Str(_))] => Ok(v.clone()),
         [other] => Err(type_error(name, "a list or numbers", other)),
         _ => pick(&mut items.iter()),
     }
 }
 
-pub(super) fn min(args: &mut [Value]) -> Result<Value, BuiltinError> {
-    extreme(args, "min", Ordering::Less)
+pub(super) fn min(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    extreme(args, m, "min", Ordering::Less)
 }
 
-pub(super) fn max(args: &mut [Value]) -> Result<Value, BuiltinError> {
-    extreme(args, "max", Ordering::Greater)
+pub(super) fn max(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    extreme(args, m, "max", Ordering::Greater)
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! Strings are interned symbols, so every result string is interned: these are meant for
 //! reading and writing notations (a position in FEN, a move name), not for hot loops.
 
-use std::fmt::Write as _;
-
 use super::{BuiltinError, describe, type_error};
+use crate::runtime::budget::Meter;
+use crate::runtime::builtins::collections::text_of;
 use crate::runtime::value::{List, Value};
 use crate::symbol::Symbol;
 
@@ -18,8 +18,10 @@ fn text_arg<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a str, Buil
 }
 
 /// `(chars s)`: the characters of `s`, each a one-character string.
-pub(super) fn chars(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn chars(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let text = text_arg(args, 0, "chars")?;
+    m.work(text.len())?;
+    m.alloc(16 * text.len() as u64)?;
     let mut buf = [0u8; 4];
     let list: List = text
         .chars()
@@ -29,54 +31,52 @@ pub(super) fn chars(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `(split s sep)`: the pieces of `s` between occurrences of the non-empty `sep`.
-pub(super) fn split(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn split(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let text = text_arg(args, 0, "split")?;
     let sep = text_arg(args, 1, "split")?;
     if sep.is_empty() {
         return Err(BuiltinError::new("`split` needs a non-empty separator")
             .with_hint("to take a string apart character by character, use (chars <string>)"));
     }
+    m.work(text.len())?;
+    m.alloc(text.len() as u64)?;
     let list: List = text.split(sep).map(Value::str).collect();
     Ok(Value::list(list))
 }
 
 /// `(join list sep)`: the elements' text (as `str` writes them) with `sep` between them.
-pub(super) fn join(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn join(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let sep = text_arg(args, 1, "join")?;
     let Value::List(items) = &args[0] else {
         return Err(type_error("join", "a list", &args[0]));
     };
-    let mut text = String::new();
-    for (k, v) in items.iter().enumerate() {
-        if k > 0 {
-            text.push_str(sep);
-        }
-        match v {
-            Value::Str(s) => text.push_str(s.as_str()),
-            other => {
-                let _ = write!(text, "{other}");
-            }
-        }
-    }
+    m.work(items.len())?;
+    let items: Vec<Value> = items.iter().cloned().collect();
+    let text = text_of(&items, sep, m, "`join`: the string")?;
     Ok(Value::Str(Symbol::intern(&text)))
 }
 
 /// `(upper s)`: `s` in upper case.
-pub(super) fn upper(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn upper(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let text = text_arg(args, 0, "upper")?;
+    m.work(text.len())?;
+    m.alloc(text.len() as u64)?;
     Ok(Value::str(&text.to_uppercase()))
 }
 
 /// `(lower s)`: `s` in lower case.
-pub(super) fn lower(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn lower(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let text = text_arg(args, 0, "lower")?;
+    m.work(text.len())?;
+    m.alloc(text.len() as u64)?;
     Ok(Value::str(&text.to_lowercase()))
 }
 
 /// `(parse-int s)`: the integer `s` writes in decimal (an optional sign, then digits), or
 /// `nil` when it is not one.
-pub(super) fn parse_int(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn parse_int(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let text = text_arg(args, 0, "parse-int")?;
+    m.work(text.len())?;
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(Value::Nil);
@@ -85,7 +85,7 @@ pub(super) fn parse_int(args: &mut [Value]) -> Result<Value, BuiltinError> {
 }
 
 /// `(fail message)`: stop with a runtime error whose message is the text given.
-pub(super) fn fail(args: &mut [Value]) -> Result<Value, BuiltinError> {
+pub(super) fn fail(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     Err(match &args[0] {
         Value::Str(s) => BuiltinError::new(s.as_str()),
         other => BuiltinError::new(describe(other)),

@@ -171,6 +171,9 @@ impl Machine {
             UpdateAttribute => {
                 let [key, value] = self.pop_args();
                 let key = self.key(&key, span)?;
+                if let Err(e) = self.meter.nest(&value) {
+                    return Err(self.builtin_error(span, e));
+                }
                 let Some(f) = self.frames.last() else {
                     return Err(self.no_message(span));
                 };

@@ -371,12 +371,14 @@ fn string(lw: &mut Lowerer<'_>, a: &mut Args<'_, '_>, what: &str) -> Option<Name
 }
 
 fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option<Item> {
-    const USAGE: &str = "#board \"<identification or file.xml>\" of <type>, or #board ring <n> of <type> named \"<prefix>\"";
+    const USAGE: &str = "#board \"<identification or file.xml>\" of <type> [named go], #board (<expression>) of <type> [named go], or #board ring <n or (expression)> of <type> named \"<prefix>\"";
     let span = lw.span(range.clone());
     let mut a = Args::new(&d.args, 0, range, USAGE);
+    let computed = |a: &Args<'_, '_>| matches!(a.peek(), Some(Sexp::List { .. }));
     let shape = if a.peek_word("ring") {
         a.pos += 1;
         let size = match a.peek() {
+            Some(Sexp::List { .. }) => Some(Err(a.expr(lw, "the number of cells"))),
             Some(Sexp::Atom(Atom::Int(n), r)) => {
                 a.pos += 1;
                 if !(1..=super::super::ast::MAX_RING).contains(n) {
@@ -391,7 +393,9 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
                         .with_hint(format!("usage: {USAGE}")),
                     );
                 }
-                (1..=super::super::ast::MAX_RING).contains(n).then_some(*n)
+                (1..=super::super::ast::MAX_RING)
+                    .contains(n)
+                    .then_some(Ok(*n))
             }
             Some(other) => {
                 a.pos += 1;
@@ -413,14 +417,24 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
         a.keyword(lw, "named");
         let prefix = a.name(lw, "the cell name prefix");
         a.finish(lw);
+        let prefix = prefix?;
         return Some(Item::Board(BoardDef {
-            shape: BoardShape::Ring {
-                size: size?,
-                prefix: prefix?,
+            shape: match size? {
+                Ok(size) => BoardShape::Ring { size, prefix },
+                Err(value) => BoardShape::Computed {
+                    value,
+                    ring: Some(prefix),
+                },
             },
             ty: ty?,
+            naming: None,
             span,
         }));
+    } else if computed(&a) {
+        Some(BoardShape::Computed {
+            value: a.expr(lw, "the board"),
+            ring: None,
+        })
     } else {
         let desc = string(lw, &mut a, "the board");
         desc.map(|name| {
@@ -437,10 +451,28 @@ fn board(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Option
     };
     a.keyword(lw, "of");
     let ty = a.name(lw, "the cell type");
+    let mut naming = None;
+    if a.peek_word("named") {
+        a.pos += 1;
+        naming = a.name(lw, "the naming of the cells (go)");
+        if matches!(shape, Some(BoardShape::File { .. })) {
+            a.ok = false;
+            if let Some(n) = naming {
+                lw.error(
+                    Diagnostic::error("bad-board", n.span, "a board file names its own cells")
+                        .with_hint(
+                            "`named go` applies to grids described by an identification string",
+                        ),
+                );
+            }
+            naming = None;
+        }
+    }
     a.finish(lw);
     Some(Item::Board(BoardDef {
         shape: shape?,
         ty: ty?,
+        naming,
         span,
     }))
 }

@@ -1,0 +1,75 @@
+//! `flexrules serve`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::repl::ReplOptions;
+use crate::serve::{ServeOptions, Server};
+
+/// Arguments of `flexrules serve`.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// The game: a directory holding game.fr, or a .fr file (default: the bundled Awele).
+    pub game: Option<PathBuf>,
+    /// The port to listen on, on 127.0.0.1 only (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// The players' ids, one seat each, separated by commas.
+    #[arg(long, value_delimiter = ',', default_value = "0,1")]
+    pub seats: Vec<String>,
+    /// How to start it.
+    #[command(flatten)]
+    pub start: super::game::StartOptions,
+}
+
+/// Run `flexrules serve` until the process is stopped.
+pub fn run(args: &ServeArgs) -> ExitCode {
+    let options = ServeOptions {
+        repl: ReplOptions {
+            game: args.game.clone().unwrap_or_else(super::repl::default_game),
+            seed: args.start.seed,
+            params: args.start.params.clone(),
+            limits: args.start.limits(),
+            rules: args.start.rules.clone(),
+            color: false,
+        },
+        port: args.port,
+        seats: args.seats.clone(),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the server's runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(async {
+        let server = match Server::start(options).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(1);
+            }
+        };
+        println!(
+            "serving {} on http://{} (Ctrl-C stops)",
+            args.game
+                .clone()
+                .unwrap_or_else(super::repl::default_game)
+                .display(),
+            server.addr
+        );
+        for (n, player) in server.players().iter().enumerate() {
+            if let Some(link) = server.seat_link(n) {
+                println!("player {player}: {link}");
+            }
+        }
+        println!("watchers: {}", server.watcher_link());
+        println!("(a seat link is a secret: whoever has it plays that seat)");
+        server.run().await;
+        ExitCode::SUCCESS
+    })
+}

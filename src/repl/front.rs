@@ -1,0 +1,138 @@
+//! What a front end other than a terminal needs from the backend as data rather than
+//! text: the canvas being looked at, the history, the rules in force, the legal moves, the
+//! outcome, and read-only expressions. The web server (`crate::serve`) reads these.
+
+use crate::compile::bytecode::CodeId;
+use crate::diagnostic::Diagnostic;
+use crate::runtime::canvas::Canvas;
+use crate::runtime::trace::Status;
+use crate::runtime::value::Value;
+use crate::symbol::Symbol;
+
+use super::history::History;
+use super::{Repl, render_diags};
+
+/// One law or side-effect in force.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleLine {
+    /// Its name (what `:disable`, `:enable` and `:remove` take).
+    pub name: String,
+    /// Its description as `:laws` shows it.
+    pub text: String,
+    /// Whether it is switched on.
+    pub enabled: bool,
+}
+
+/// Where the session is: changes whenever a change is recorded, undone or redone, or a
+/// transaction starts, goes on or stops waiting for a signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    cursor: usize,
+    entries: usize,
+    pending: Option<usize>,
+}
+
+impl Repl {
+    /// The canvas being looked at: the waiting transaction's, else the session's.
+    pub fn canvas(&self) -> &Canvas {
+        &self.world().canvas
+    }
+
+    /// The signal the pending transaction waits for, if one does.
+    pub fn waiting_for(&self) -> Option<Symbol> {
+        self.pending.as_ref().and_then(|p| p.machine.waiting_for())
+    }
+
+    /// The history of changes.
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// Where the session is (compare two marks to know whether anything changed).
+    pub fn mark(&self) -> Mark {
+        Mark {
+            cursor: self.history.cursor(),
+            entries: self.history.entries().len(),
+            pending: self.pending.as_ref().map(|p| p.lines.len()),
+        }
+    }
+
+    /// The laws and side-effects in force, in the order they run.
+    pub fn rules_in_force(&self) -> Vec<RuleLine> {
+        self.world()
+            .advice
+            .entries
+            .iter()
+            .map(|a| RuleLine {
+                name: a.advice.name.as_str().to_string(),
+                text: self.advice_line(a),
+                enabled: a.enabled,
+            })
+            .collect()
+    }
+
+    /// The names of the legal moves; `None` when the game has no `#actions`.
+    pub fn legal_move_names(&mut self) -> Option<Result<Vec<String>, String>> {
+        self.session.game.actions?;
+        Some(
+            self.session
+                .legal_actions()
+                .map(|a| a.into_iter().map(|a| a.name).collect())
+                .map_err(|e| e.render(&self.sources, false)),
+        )
+    }
+
+    /// The outcome, if the game is finished, as `key value, key value`.
+    pub fn outcome_text(&self) -> Option<String> {
+        let outcome = self.session.outcome()?;
+        let parts: Vec<String> = outcome
+            .iter()
+            .map(|(k, v)| format!("{} {v}", k.to_value().to_text()))
+            .collect();
+        Some(parts.join(", "))
+    }
+
+    /// Whether the game defines a function called `name`.
+    pub fn has_function(&self, name: &str) -> bool {
+        let name = Symbol::intern(name);
+        self.session.game.functions.iter().any(|f| f.name == name)
+    }
+
+    /// Compile an expression once, to evaluate it many times with [`Repl::evaluate`].
+    pub fn compile_expression(&mut self, text: &str) -> Result<CodeId, String> {
+        let name = format!("<front end: {text}>");
+        let (_, body, mut diags) =
+            crate::syntax::load::parse_text_statements(&mut self.sources, &name, text);
+        if diags.iter().all(|d| !d.is_error()) {
+            diags.extend(crate::compile::check::check_snippet(
+                &self.program,
+                &[],
+                crate::compile::check::Snippet::User(&body),
+            ));
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(render_diags(&self.sources, &diags, false));
+        }
+        let span = body.first().map(|e| e.span).unwrap_or_default();
+        crate::compile::codegen::compile_body(self.session.game_mut(), &body, name, span)
+            .map_err(|d| render_diags(&self.sources, &d, false))
+    }
+
+    /// The value of `code` run on the session's world, which is left as it was (nothing is
+    /// recorded).
+    pub fn evaluate(&mut self, code: CodeId) -> Result<Value, String> {
+        let before = self.session.world.clone();
+        let tx = self.session.eval(code);
+        self.session.world = before;
+        match tx.status {
+            Status::Committed(v) => Ok(v),
+            other => Err(other.summary()),
+        }
+    }
+
+    /// Whether `:law ... is "file"` may read files (on by default; a front end serving
+    /// people it does not trust turns it off, so only code written inline is accepted).
+    pub fn set_rule_files(&mut self, allowed: bool) {
+        self.rule_files = allowed;
+    }
+}

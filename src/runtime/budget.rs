@@ -1,0 +1,419 @@
+//! The limits of one transaction and the [`Meter`] that holds it to them.
+//!
+//! Every limit turns a runaway or hostile program into an error of the transaction (which
+//! then leaves the world as it was), never into a hang, an abort or an out-of-memory kill:
+//!
+//! - *steps*: instructions, plus the work builtins do in proportion to what they walk (one
+//!   step per element compared, copied, summed or printed);
+//! - *depth*: join points and function calls open at once;
+//! - *nesting*: how deep values nest (a list in a list in ...). Checked when a value is put
+//!   into a collection or a message, so every value stays shallow enough for the recursive
+//!   walks (drop, compare, print, serialise) to be bounded by this limit;
+//! - *length*: elements of one list or dictionary, bytes of one string;
+//! - *memory*: bytes of the values a transaction makes and the output it buffers, counted
+//!   as they are made (a rough, deterministic measure, not the allocator's).
+//!
+//! The checks are a compare and an add each; the walks they charge for are the ones the
+//! builtin does anyway.
+
+use std::cmp::Ordering;
+
+use super::builtins::BuiltinError;
+use super::value::{Dict, List, Value};
+
+/// Limits on one transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Instructions (and builtin work) a transaction may execute.
+    pub max_steps: u64,
+    /// Frames (join points and function calls) that may be open at once.
+    pub max_depth: usize,
+    /// How deep values may nest.
+    pub max_nesting: usize,
+    /// Elements of a list or dictionary, bytes of a string.
+    pub max_length: usize,
+    /// Bytes of values made and output buffered by one transaction.
+    pub max_memory: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_steps: 200_000_000,
+            max_depth: 1_000_000,
+            max_nesting: 256,
+            max_length: 10_000_000,
+            max_memory: 1 << 30,
+        }
+    }
+}
+
+/// Bytes counted for one element of a list.
+pub const ELEMENT_BYTES: u64 = 16;
+/// Bytes counted for one entry of a dictionary or message.
+pub const ENTRY_BYTES: u64 = 32;
+
+/// What one transaction has used so far, against its limits.
+#[derive(Clone, Debug)]
+pub struct Meter {
+    /// Steps taken (instructions and builtin work).
+    pub steps: u64,
+    /// Bytes counted.
+    pub memory: u64,
+    /// The limits.
+    pub limits: Limits,
+}
+
+impl Meter {
+    /// A fresh meter.
+    pub fn new(limits: Limits) -> Meter {
+        Meter {
+            steps: 0,
+            memory: 0,
+            limits,
+        }
+    }
+
+    /// Count `work` steps; fails when that passes the step limit.
+    #[inline]
+    pub fn work(&mut self, work: usize) -> Result<(), BuiltinError> {
+        self.steps = self.steps.saturating_add(work as u64);
+        if self.steps > self.limits.max_steps {
+            return Err(self.step_error());
+        }
+        Ok(())
+    }
+
+    /// The error of a transaction that ran out of steps.
+    pub fn step_error(&self) -> BuiltinError {
+        BuiltinError::new(format!(
+            "step limit reached: the transaction ran {} instructions",
+            self.limits.max_steps
+        ))
+        .with_hint("an endless loop or message cycle? raise the limit with --max-steps")
+    }
+
+    /// Count `bytes` of memory; fails when that passes the memory limit.
+    #[inline]
+    pub fn alloc(&mut self, bytes: u64) -> Result<(), BuiltinError> {
+        self.memory = self.memory.saturating_add(bytes);
+        if self.memory > self.limits.max_memory {
+            return Err(BuiltinError::new(format!(
+                "memory limit reached: the transaction made more than {} bytes of values and output",
+                self.limits.max_memory
+            ))
+            .with_hint("a collection or string growing without end? raise the limit with --max-memory"));
+        }
+        Ok(())
+    }
+
+    /// Check that a collection of `len` elements may exist (`what` names it, e.g.
+    /// "`append`: the list").
+    #[inline]
+    pub fn length(&self, len: usize, what: &str) -> Result<(), BuiltinError> {
+        if len > self.limits.max_length {
+            return Err(self.too_long(
+                what,
+                &format!("{len} elements (at most {})", self.limits.max_length),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The error of a collection or string longer than the length limit (`size` says
+    /// how long, e.g. "12000000 elements", "more than 1000 bytes").
+    pub fn too_long(&self, what: &str, size: &str) -> BuiltinError {
+        BuiltinError::new(format!("{what} would have {size}, past the length limit",))
+            .with_hint("raise the limit with --max-length")
+    }
+
+    /// Check that `v` may be put into a collection or message (its nesting plus one stays
+    /// within the limit), counting the walk.
+    #[inline]
+    pub fn nest(&mut self, v: &Value) -> Result<(), BuiltinError> {
+        match v {
+            Value::List(_) | Value::Dict(_) | Value::Message(_) => self.nest_walk(v),
+            _ => Ok(()),
+        }
+    }
+
+    fn nest_walk(&mut self, v: &Value) -> Result<(), BuiltinError> {
+        let max = self.limits.max_nesting;
+        let mut visited = 0usize;
+        // `v` nests at least one deep, and the collection it goes into adds one more.
+        let fits = max >= 2 && nesting_within(v, max - 2, &mut visited);
+        self.work(visited)?;
+        if !fits {
+            return Err(BuiltinError::new(format!(
+                "values may nest at most {max} deep (a list in a list ...)"
+            ))
+            .with_hint("raise the limit with --max-nesting"));
+        }
+        Ok(())
+    }
+
+    /// Equality that counts one step per element of the collections it looks at (two
+    /// scalars are compared within the step of the instruction that compares them).
+    #[inline]
+    pub fn equal(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
+        if !matches!(a, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
+            // Not a collection: one step, already counted by the instruction.
+            return Ok(a == b);
+        }
+        let mut left = self.remaining();
+        let r = equal_within(a, b, &mut left);
+        self.spend(left)?;
+        r.ok_or_else(|| self.step_error())
+    }
+
+    /// [`Value::compare`] that counts one step per element it looks at; `None` (and the
+    /// meter over its limit) when the steps ran out.
+    pub fn compare(&mut self, a: &Value, b: &Value) -> Option<Ordering> {
+        let mut left = self.remaining();
+        let r = compare_within(a, b, &mut left);
+        let _ = self.spend(left);
+        r
+    }
+
+    /// The steps left before the limit.
+    pub fn remaining(&self) -> u64 {
+        self.limits.max_steps.saturating_sub(self.steps)
+    }
+
+    /// Record that only `left` of [`Meter::remaining`] steps are left.
+    fn spend(&mut self, left: u64) -> Result<(), BuiltinError> {
+        let used = self.remaining() - left.min(self.remaining());
+        self.steps += used;
+        if left == 0 {
+            self.steps = self.limits.max_steps.saturating_add(1);
+            return Err(self.step_error());
+        }
+        Ok(())
+    }
+
+    /// Whether the step limit has been passed.
+    pub fn exhausted(&self) -> bool {
+        self.steps > self.limits.max_steps
+    }
+}
+
+/// Whether `v` nests at most `room` levels below itself, counting each value looked at in
+/// `visited`. Recursion is bounded by `room`.
+fn nesting_within(v: &Value, room: usize, visited: &mut usize) -> bool {
+    match v {
+        Value::List(l) => children_within(l.iter(), room, visited),
+        Value::Dict(d) => children_within(d.values(), room, visited),
+        Value::Message(m) => children_within(m.attrs.values(), room, visited),
+        _ => true,
+    }
+}
+
+fn children_within<'a>(
+    children: impl Iterator<Item = &'a Value>,
+    room: usize,
+    visited: &mut usize,
+) -> bool {
+    for c in children {
+        *visited += 1;
+        if matches!(c, Value::List(_) | Value::Dict(_) | Value::Message(_))
+            && (room == 0 || !nesting_within(c, room - 1, visited))
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// Take one step from `left`; false when none was left.
+#[inline]
+fn step(left: &mut u64) -> bool {
+    if *left == 0 {
+        return false;
+    }
+    *left -= 1;
+    true
+}
+
+/// Structural equality ([`Value`]'s `==`) with a step allowance; `None` when it ran out.
+/// Recursion is bounded by the nesting of the values.
+pub fn equal_within(a: &Value, b: &Value, left: &mut u64) -> Option<bool> {
+    if !step(left) {
+        return None;
+    }
+    match (a, b) {
+        (Value::List(x), Value::List(y)) => {
+            if std::sync::Arc::ptr_eq(x, y) {
+                return Some(true);
+            }
+            lists_equal(x, y, left)
+        }
+        (Value::Dict(x), Value::Dict(y)) => {
+            if std::sync::Arc::ptr_eq(x, y) {
+                return Some(true);
+            }
+            dicts_equal(x, y, left)
+        }
+        (Value::Message(x), Value::Message(y)) => {
+            if std::sync::Arc::ptr_eq(x, y) {
+                return Some(true);
+            }
+            if x.label != y.label {
+                return Some(false);
+            }
+            dicts_equal(&x.attrs, &y.attrs, left)
+        }
+        _ => Some(a == b),
+    }
+}
+
+fn lists_equal(x: &List, y: &List, left: &mut u64) -> Option<bool> {
+    if x.len() != y.len() {
+        return Some(false);
+    }
+    let pair = |p: &Value, q: &Value, left: &mut u64| match (p, q) {
+        (Value::List(_) | Value::Dict(_) | Value::Message(_), _) => equal_within(p, q, left),
+        _ if step(left) => Some(p == q),
+        _ => None,
+    };
+    if x.len() <= 64 {
+        // Short lists (the usual ones) by index: no iterators to set up.
+        for i in 0..x.len() {
+            if !pair(&x[i], &y[i], left)? {
+                return Some(false);
+            }
+        }
+    } else {
+        for (p, q) in x.iter().zip(y.iter()) {
+            if !pair(p, q, left)? {
+                return Some(false);
+            }
+        }
+    }
+    Some(true)
+}
+
+fn dicts_equal(x: &Dict, y: &Dict, left: &mut u64) -> Option<bool> {
+    if x.len() != y.len() {
+        return Some(false);
+    }
+    for ((kp, p), (kq, q)) in x.iter().zip(y.iter()) {
+        if kp != kq || !equal_within(p, q, left)? {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// [`Value::compare`] with a step allowance; `None` when it ran out.
+pub fn compare_within(a: &Value, b: &Value, left: &mut u64) -> Option<Ordering> {
+    if !step(left) {
+        return None;
+    }
+    match (a, b) {
+        (Value::List(x), Value::List(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                match compare_within(p, q, left)? {
+                    Ordering::Equal => {}
+                    o => return Some(o),
+                }
+            }
+            Some(x.len().cmp(&y.len()))
+        }
+        _ => Some(a.compare_shallow(b)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(depth: usize) -> Value {
+        let mut v = Value::Int(0);
+        for _ in 0..depth {
+            v = Value::list(imbl::vector![v]);
+        }
+        v
+    }
+
+    #[test]
+    fn nesting_is_checked_against_the_limit() {
+        let mut m = Meter::new(Limits {
+            max_nesting: 4,
+            ..Limits::default()
+        });
+        assert!(m.nest(&nested(3)).is_ok());
+        let e = m.nest(&nested(4)).unwrap_err();
+        assert!(e.message.contains("at most 4 deep"), "{}", e.message);
+    }
+
+    /// A value at the highest nesting limit the command line allows (1024) can be
+    /// printed, serialised, compared and dropped on a thread with a 4 MB stack (half of a
+    /// main thread's), even unoptimised.
+    #[test]
+    fn values_at_the_nesting_limit_fit_a_small_stack() {
+        let run = std::thread::Builder::new()
+            .stack_size(4 << 20)
+            .spawn(|| {
+                let max = 1024;
+                let limits = Limits {
+                    max_nesting: max,
+                    ..Limits::default()
+                };
+                let mut m = Meter::new(limits);
+                let build = |m: &mut Meter| {
+                    let mut v = Value::Int(0);
+                    for k in 0..max {
+                        m.nest(&v).expect("within the limit");
+                        v = match k % 3 {
+                            0 => Value::list(imbl::vector![v]),
+                            1 => {
+                                let mut d = Dict::new();
+                                d.insert(super::super::value::Key::Int(1), v);
+                                Value::dict(d)
+                            }
+                            _ => {
+                                let mut attrs = Dict::new();
+                                attrs.insert(super::super::value::Key::Int(1), v);
+                                Value::Message(std::sync::Arc::new(super::super::value::Message {
+                                    label: crate::symbol::Symbol::intern("m"),
+                                    attrs,
+                                }))
+                            }
+                        };
+                    }
+                    v
+                };
+                let v = build(&mut m);
+                assert!(m.nest(&v).is_err());
+                // Built separately: nothing is shared, so equality walks every level.
+                let other = build(&mut m);
+                let text = v.to_string();
+                assert!(text.len() > max);
+                let _ = v.to_json().to_string();
+                assert_eq!(m.equal(&v, &other), Ok(true));
+                assert!(v == other);
+                let _ = v.compare(&other);
+                drop((v, other));
+            })
+            .expect("thread starts");
+        assert!(run.join().is_ok());
+    }
+
+    #[test]
+    fn equality_runs_out_of_steps_on_huge_shared_values() {
+        let inner: List = (0..1000).map(Value::Int).collect();
+        let mut other = inner.clone();
+        other.push_back(Value::Int(0));
+        other.pop_back();
+        let a = Value::list((0..1000).map(|_| Value::list(inner.clone())).collect());
+        let b = Value::list((0..1000).map(|_| Value::list(other.clone())).collect());
+        let mut m = Meter::new(Limits {
+            max_steps: 10_000,
+            ..Limits::default()
+        });
+        assert!(m.equal(&a, &b).is_err());
+        let mut m = Meter::new(Limits::default());
+        assert_eq!(m.equal(&a, &b), Ok(true));
+        assert!(m.steps > 1_000_000);
+    }
+}

@@ -1,0 +1,247 @@
+//! `flexrules serve`: web play. A loopback HTTP server (axum on tokio) serves one page
+//! (`page.html`, embedded in the binary) and a WebSocket per browser; the page draws the
+//! board as SVG and sends clicks, moves, undo/redo and rule changes, which become commands
+//! of the REPL backend ([`crate::repl::Repl`]), so the web plays by the REPL's rules.
+//!
+//! Protocol (JSON text frames, described in lang/REFERENCE.md): the server sends `state`
+//! (the board in the connection's view, legal moves, history, rules, outcome) on connect
+//! and after every change, `reply` to each request that ran, `error` to each request
+//! refused (nothing changed), `peek` for a position of the history.
+//!
+//! Seats: each player's link holds a secret token; a connection with no token watches the
+//! public view. The server renders each connection's view itself, so a player's private
+//! graphics never leave the server towards another connection.
+//!
+//! Boundary: a front end beside `crate::repl`; nothing below imports it.
+
+mod table;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::Router;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::watch;
+
+use crate::repl::{Repl, ReplOptions};
+use crate::runtime::outside::parse_literal;
+
+pub use table::{MAX_REQUEST, Seat, TO_MOVE, Table, Who};
+
+/// The page: one static HTML file with its script, no build step.
+pub const PAGE: &str = include_str!("page.html");
+
+/// The largest WebSocket message the transport accepts; anything longer closes the
+/// connection. Requests longer than [`MAX_REQUEST`] but within this get an error.
+const MAX_FRAME: usize = 1024 * 1024;
+
+/// How to serve a game.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The game and how to start it.
+    pub repl: ReplOptions,
+    /// The port on 127.0.0.1 (0: any free port).
+    pub port: u16,
+    /// The players' ids, one seat each (`0`, `1`, or names).
+    pub seats: Vec<String>,
+}
+
+/// A running server.
+pub struct Server {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+struct Shared {
+    table: Mutex<Table>,
+    changed: watch::Sender<u64>,
+}
+
+impl Shared {
+    fn table(&self) -> MutexGuard<'_, Table> {
+        // A panic while holding the lock would be a bug; the table itself stays usable
+        // because every change to the game is all or nothing.
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Server {
+    /// Open the game and listen on 127.0.0.1:`port`. Must be called inside a tokio
+    /// runtime.
+    pub async fn start(options: ServeOptions) -> Result<Server, String> {
+        if options.seats.is_empty() {
+            return Err("a game needs at least one seat (--seats 0,1)".into());
+        }
+        let mut seats = Vec::new();
+        for s in &options.seats {
+            let player = parse_literal(s.trim());
+            if seats.iter().any(|x: &Seat| x.player == player) {
+                return Err(format!("seat {s} is given twice"));
+            }
+            seats.push(Seat {
+                player,
+                token: token()?,
+            });
+        }
+        let repl = Repl::new(options.repl.clone()).map_err(|e| e.text)?;
+        let table = Table::new(repl, seats)?;
+        let (changed, _) = watch::channel(table.version());
+        let shared = Arc::new(Shared {
+            table: Mutex::new(table),
+            changed,
+        });
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port))
+            .await
+            .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the address listened on: {e}"))?;
+        let app = Router::new()
+            .route("/", get(page))
+            .route("/ws", get(connect))
+            .with_state(shared.clone());
+        let task = tokio::spawn(async move {
+            // Serving ends only with the process (or when the task is aborted).
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(Server { addr, shared, task })
+    }
+
+    /// The link of the page for seat `n`'s player.
+    pub fn seat_link(&self, n: usize) -> Option<String> {
+        let table = self.shared.table();
+        let seat = table.seats().get(n)?;
+        Some(format!("http://{}/?seat={}", self.addr, seat.token))
+    }
+
+    /// The players, in seat order.
+    pub fn players(&self) -> Vec<String> {
+        self.shared
+            .table()
+            .seats()
+            .iter()
+            .map(|s| s.player.to_text())
+            .collect()
+    }
+
+    /// The secret token of seat `n`.
+    pub fn token(&self, n: usize) -> Option<String> {
+        self.shared.table().seats().get(n).map(|s| s.token.clone())
+    }
+
+    /// The link of the public view.
+    pub fn watcher_link(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// The game's version: one more after each change.
+    pub fn version(&self) -> u64 {
+        self.shared.table().version()
+    }
+
+    /// Stop listening.
+    pub fn stop(self) {
+        self.task.abort();
+    }
+
+    /// Serve until the process ends.
+    pub async fn run(self) {
+        let _ = self.task.await;
+    }
+}
+
+/// 128 random bits as hex.
+fn token() -> Result<String, String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| format!("cannot draw a random seat token from the system: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+async fn page() -> Html<&'static str> {
+    Html(PAGE)
+}
+
+async fn connect(
+    ws: WebSocketUpgrade,
+    Query(query): Query<HashMap<String, String>>,
+    State(shared): State<Arc<Shared>>,
+) -> Response {
+    let who = match query.get("seat") {
+        None => Who::Watcher,
+        Some(token) => match shared.table().seat_of(token) {
+            Some(n) => Who::Seat(n),
+            None => {
+                return (
+                    StatusCode::FORBIDDEN,
+                    "unknown seat token: use the seat link printed by flexrules serve, or no token to watch",
+                )
+                    .into_response();
+            }
+        },
+    };
+    ws.max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket| connection(socket, shared, who))
+}
+
+/// One browser: the state now and after every change, a reply to every request.
+async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
+    let (mut sink, mut stream) = socket.split();
+    let mut changed = shared.changed.subscribe();
+    let first = shared.table().state(who);
+    if sink
+        .send(Message::Text(first.to_string().into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    changed.mark_unchanged();
+    loop {
+        tokio::select! {
+            incoming = stream.next() => {
+                let text = match incoming {
+                    Some(Ok(Message::Text(t))) => t.to_string(),
+                    Some(Ok(Message::Binary(_))) => {
+                        let refusal = serde_json::json!({"type": "error", "id": null,
+                            "message": "binary messages are not understood: send JSON text"});
+                        if sink.send(Message::Text(refusal.to_string().into())).await.is_err() {
+                            return;
+                        }
+                        continue;
+                    }
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                    Some(Ok(_)) => continue,
+                };
+                let handled = shared.table().handle(who, &text);
+                if handled.changed {
+                    let version = shared.table().version();
+                    shared.changed.send_replace(version);
+                }
+                for reply in handled.replies {
+                    if sink.send(Message::Text(reply.into())).await.is_err() {
+                        return;
+                    }
+                }
+            }
+            update = changed.changed() => {
+                if update.is_err() {
+                    break;
+                }
+                let state = shared.table().state(who);
+                if sink.send(Message::Text(state.to_string().into())).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}

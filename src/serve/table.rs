@@ -1,0 +1,494 @@
+//! The game being served: the REPL backend it drives, the seats, and what each kind of
+//! connection may do and see.
+//!
+//! Every request becomes one REPL command (`:click`, `:play`, `:signal`, `:undo`, ...),
+//! so the web page plays by exactly the rules of the REPL; this file only decides who may
+//! ask for what, and what each connection is shown. Nothing here knows about HTTP.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Value as Json, json};
+
+use crate::compile::bytecode::CodeId;
+use crate::repl::Repl;
+use crate::runtime::canvas::View;
+use crate::runtime::value::Value;
+use crate::symbol::Symbol;
+
+/// The longest request accepted, in bytes; longer ones get an error and change nothing.
+pub const MAX_REQUEST: usize = 16 * 1024;
+
+/// The longest name (entity, graphic, move, signal, rule) a request may carry.
+const MAX_NAME: usize = 200;
+
+/// The function a game defines to say which player is to move.
+pub const TO_MOVE: &str = "to-move";
+
+/// Who is at the other end of a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Who {
+    /// Someone watching: the public view, no moves.
+    Watcher,
+    /// The player in seat `n` (an index into the seats).
+    Seat(usize),
+}
+
+/// One player's place at the table.
+#[derive(Clone, Debug)]
+pub struct Seat {
+    /// The player's id as the game knows it (what graphics' `view` names).
+    pub player: Value,
+    /// The secret in the seat's link.
+    pub token: String,
+}
+
+/// A request from a page.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+enum Request {
+    Click {
+        #[serde(default)]
+        id: Option<u64>,
+        owner: String,
+        graphic: String,
+    },
+    Play {
+        #[serde(default)]
+        id: Option<u64>,
+        name: String,
+    },
+    Signal {
+        #[serde(default)]
+        id: Option<u64>,
+        signal: String,
+        #[serde(default)]
+        tag: Option<String>,
+    },
+    Undo {
+        #[serde(default)]
+        id: Option<u64>,
+    },
+    Redo {
+        #[serde(default)]
+        id: Option<u64>,
+    },
+    Goto {
+        #[serde(default)]
+        id: Option<u64>,
+        n: usize,
+    },
+    Peek {
+        #[serde(default)]
+        id: Option<u64>,
+        n: usize,
+    },
+    Rule {
+        #[serde(default)]
+        id: Option<u64>,
+        kind: RuleKind,
+        text: String,
+    },
+    Disable {
+        #[serde(default)]
+        id: Option<u64>,
+        name: String,
+    },
+    Enable {
+        #[serde(default)]
+        id: Option<u64>,
+        name: String,
+    },
+    Remove {
+        #[serde(default)]
+        id: Option<u64>,
+        name: String,
+    },
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum RuleKind {
+    Law,
+    Sideeffect,
+}
+
+/// What handling a request gives: the messages for the connection that sent it, and
+/// whether the game changed (then every connection gets the new state).
+pub struct Handled {
+    /// JSON messages for the sender.
+    pub replies: Vec<String>,
+    /// The game changed.
+    pub changed: bool,
+}
+
+/// The served game.
+pub struct Table {
+    repl: Repl,
+    seats: Vec<Seat>,
+    to_move: Option<CodeId>,
+    /// The seat whose move waits for a signal.
+    waiting_seat: Option<usize>,
+    version: u64,
+    /// What each kind of connection is shown at this version.
+    shown: HashMap<Who, Arc<str>>,
+    /// The legal moves and the player to move at this version.
+    moves: Option<(Json, Json)>,
+}
+
+impl Table {
+    /// Serve `repl` to `seats`; `(to-move)` is compiled when the game defines it.
+    pub fn new(mut repl: Repl, seats: Vec<Seat>) -> Result<Table, String> {
+        repl.set_rule_files(false);
+        let to_move = if repl.has_function(TO_MOVE) {
+            Some(repl.compile_expression(&format!("({TO_MOVE})"))?)
+        } else {
+            None
+        };
+        Ok(Table {
+            repl,
+            seats,
+            to_move,
+            waiting_seat: None,
+            version: 0,
+            shown: HashMap::new(),
+            moves: None,
+        })
+    }
+
+    /// The seats.
+    pub fn seats(&self) -> &[Seat] {
+        &self.seats
+    }
+
+    /// The version of the game (one more after each change).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The seat whose link holds `token`.
+    pub fn seat_of(&self, token: &str) -> Option<usize> {
+        self.seats
+            .iter()
+            .position(|s| constant_time_eq(s.token.as_bytes(), token.as_bytes()))
+    }
+
+    fn view(&self, who: Who) -> View {
+        match who {
+            Who::Watcher => View::Public,
+            Who::Seat(i) => View::Player(self.seats[i].player.clone()),
+        }
+    }
+
+    /// The state message for `who` at the current version.
+    pub fn state(&mut self, who: Who) -> Arc<str> {
+        if let Some(s) = self.shown.get(&who) {
+            return s.clone();
+        }
+        let (moves, to_move) = self.moves_and_turn();
+        let svg = crate::repr::svg::render(self.repl.canvas(), &self.view(who));
+        let view = self.view(who);
+        let history = self.repl.history();
+        let entries: Vec<Json> = (1..=history.entries().len())
+            .map(|n| json!({"n": n, "text": self.describe(n, &view), "undone": n > history.cursor()}))
+            .collect();
+        let rules: Vec<Json> = self
+            .repl
+            .rules_in_force()
+            .into_iter()
+            .map(|r| json!({"name": r.name, "text": r.text, "enabled": r.enabled}))
+            .collect();
+        let waiting = self.repl.waiting_for().map(|s| {
+            json!({
+                "signal": s.as_str(),
+                "player": self.waiting_seat.map(|i| self.seats[i].player.to_text()),
+            })
+        });
+        let message = json!({
+            "type": "state",
+            "version": self.version,
+            "you": match who {
+                Who::Watcher => json!({"watcher": true}),
+                Who::Seat(i) => json!({"watcher": false, "player": self.seats[i].player.to_text()}),
+            },
+            "svg": svg,
+            "moves": moves,
+            "toMove": to_move,
+            "waiting": waiting,
+            "history": entries,
+            "cursor": history.cursor(),
+            "rules": rules,
+            "outcome": self.repl.outcome_text(),
+        });
+        let text: Arc<str> = Arc::from(message.to_string());
+        self.shown.insert(who, text.clone());
+        text
+    }
+
+    fn moves_and_turn(&mut self) -> (Json, Json) {
+        if let Some(m) = &self.moves {
+            return m.clone();
+        }
+        let moves = match self.repl.legal_move_names() {
+            None => Json::Null,
+            Some(Ok(names)) => json!(names),
+            Some(Err(e)) => json!({"error": e}),
+        };
+        let to_move = match self.turn() {
+            Ok(Some(v)) => json!(v.to_text()),
+            Ok(None) => Json::Null,
+            Err(e) => json!({"error": e}),
+        };
+        self.moves = Some((moves.clone(), to_move.clone()));
+        (moves, to_move)
+    }
+
+    /// The player to move, when the game says (`nil` from `(to-move)` is nobody in
+    /// particular).
+    fn turn(&mut self) -> Result<Option<Value>, String> {
+        let Some(code) = self.to_move else {
+            return Ok(None);
+        };
+        match self.repl.evaluate(code) {
+            Ok(Value::Nil) => Ok(None),
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(format!("({TO_MOVE}) {e}")),
+        }
+    }
+
+    /// Handle one request from `who`.
+    pub fn handle(&mut self, who: Who, text: &str) -> Handled {
+        let refuse = |id: Option<u64>, message: String| Handled {
+            replies: vec![json!({"type": "error", "id": id, "message": message}).to_string()],
+            changed: false,
+        };
+        if text.len() > MAX_REQUEST {
+            return refuse(
+                None,
+                format!(
+                    "the request is {} bytes long; the limit is {MAX_REQUEST}: nothing was done",
+                    text.len()
+                ),
+            );
+        }
+        let raw: Json = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => return refuse(None, format!("the request is not JSON: {e}")),
+        };
+        let id = raw.get("id").and_then(Json::as_u64);
+        let request: Request = match serde_json::from_value(raw) {
+            Ok(r) => r,
+            Err(e) => return refuse(id, format!("bad request: {e}")),
+        };
+        match self.run(who, request) {
+            Ok(h) => h,
+            Err(message) => refuse(id, message),
+        }
+    }
+
+    fn run(&mut self, who: Who, request: Request) -> Result<Handled, String> {
+        if let Request::Peek { id, n } = request {
+            return self.peek(who, id, n);
+        }
+        let Who::Seat(seat) = who else {
+            return Err(
+                "you are watching: only players, who join through their seat link, can change the game"
+                    .into(),
+            );
+        };
+        let (id, line) = match request {
+            Request::Peek { id, n } => return self.peek(who, id, n),
+            Request::Click { id, owner, graphic } => {
+                name(&owner, "entity")?;
+                name(&graphic, "graphic")?;
+                let visible = self
+                    .repl
+                    .canvas()
+                    .find(Symbol::intern(&owner), Symbol::intern(&graphic))
+                    .is_some_and(|g| g.visible_in(&self.view(who)));
+                if !visible {
+                    return Err(format!("{owner} has no graphic \"{graphic}\" in your view"));
+                }
+                if self.repl.waiting_for().is_none() {
+                    self.may_move(seat)?;
+                } else {
+                    self.may_answer(seat)?;
+                }
+                (id, format!(":click {owner} {graphic}"))
+            }
+            Request::Play {
+                id,
+                name: move_name,
+            } => {
+                name(&move_name, "move")?;
+                self.may_move(seat)?;
+                (id, format!(":play {move_name}"))
+            }
+            Request::Signal { id, signal, tag } => {
+                name(&signal, "signal")?;
+                let tag = tag.unwrap_or_default();
+                if tag.len() > MAX_NAME || tag.contains(['\n', '\r']) {
+                    return Err("a signal's tag is one line of at most 200 bytes".into());
+                }
+                self.may_answer(seat)?;
+                (id, format!(":signal {signal} {tag}"))
+            }
+            Request::Undo { id } => (id, ":undo".to_string()),
+            Request::Redo { id } => (id, ":redo".to_string()),
+            Request::Goto { id, n } => (id, format!(":goto {n}")),
+            Request::Rule { id, kind, text } => {
+                let word = match kind {
+                    RuleKind::Law => "law",
+                    RuleKind::Sideeffect => "sideeffect",
+                };
+                (id, format!(":{word} {}", text.trim()))
+            }
+            Request::Disable { id, name: n } => {
+                rule_name(&n)?;
+                (id, format!(":disable {n}"))
+            }
+            Request::Enable { id, name: n } => {
+                rule_name(&n)?;
+                (id, format!(":enable {n}"))
+            }
+            Request::Remove { id, name: n } => {
+                rule_name(&n)?;
+                (id, format!(":remove {n}"))
+            }
+        };
+        let before = self.repl.mark();
+        let was_waiting = self.repl.waiting_for().is_some();
+        let reply = self.repl.handle(&line);
+        let changed = self.repl.mark() != before;
+        match (was_waiting, self.repl.waiting_for().is_some()) {
+            (false, true) => self.waiting_seat = Some(seat),
+            (_, false) => self.waiting_seat = None,
+            (true, true) => {}
+        }
+        if changed {
+            self.version += 1;
+            self.shown.clear();
+            self.moves = None;
+        }
+        let ok = !(reply.text.starts_with("error") || reply.text.starts_with("usage"));
+        Ok(Handled {
+            replies: vec![
+                json!({"type": "reply", "id": id, "ok": ok, "changed": changed, "text": reply.text})
+                    .to_string(),
+            ],
+            changed,
+        })
+    }
+
+    /// Show the position after change `n` of the history to `who` alone.
+    fn peek(&self, who: Who, id: Option<u64>, n: usize) -> Result<Handled, String> {
+        let history = self.repl.history();
+        let Some(world) = history.world_after(n) else {
+            return Err(format!(
+                "there are {} changes; no change {n}",
+                history.entries().len()
+            ));
+        };
+        let svg = crate::repr::svg::render(&world.canvas, &self.view(who));
+        let description = match n {
+            0 => "start".to_string(),
+            n => self.describe(n, &self.view(who)),
+        };
+        Ok(Handled {
+            replies: vec![
+                json!({"type": "peek", "id": id, "n": n, "text": description, "svg": svg})
+                    .to_string(),
+            ],
+            changed: false,
+        })
+    }
+
+    /// Change `n`'s description as `view` may read it: a click on a graphic that was not
+    /// in that view names no graphic (its id could tell what a private graphic is).
+    fn describe(&self, n: usize, view: &View) -> String {
+        let history = self.repl.history();
+        let Some(entry) = history.entries().get(n - 1) else {
+            return String::new();
+        };
+        let before = history.world_after(n - 1);
+        let mut text = entry.description.clone();
+        for line in &entry.lines {
+            let mut words = line.split_whitespace();
+            let (Some(":click"), Some(owner), Some(id)) =
+                (words.next(), words.next(), words.next())
+            else {
+                continue;
+            };
+            let visible = before
+                .and_then(|w| w.canvas.find(Symbol::intern(owner), Symbol::intern(id)))
+                .is_some_and(|g| g.visible_in(view));
+            if !visible {
+                text = text.replace(
+                    line.as_str(),
+                    &format!(":click {owner} (a private graphic)"),
+                );
+            }
+        }
+        text
+    }
+
+    fn may_move(&mut self, seat: usize) -> Result<(), String> {
+        if let Some(signal) = self.repl.waiting_for() {
+            return Err(format!(
+                "a move is waiting for signal \"{signal}\": it must be answered first"
+            ));
+        }
+        match self.turn() {
+            Ok(Some(p)) if p != self.seats[seat].player => Err(format!(
+                "not your turn: player {} is to move; nothing was done",
+                p.to_text()
+            )),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("cannot tell whose turn it is: {e}")),
+        }
+    }
+
+    fn may_answer(&self, seat: usize) -> Result<(), String> {
+        match (self.repl.waiting_for(), self.waiting_seat) {
+            (None, _) => Err("no move is waiting for a signal".into()),
+            (Some(_), Some(s)) if s == seat => Ok(()),
+            (Some(signal), Some(s)) => Err(format!(
+                "player {}'s move is waiting for signal \"{signal}\": only that player answers it",
+                self.seats[s].player.to_text()
+            )),
+            (Some(_), None) => Ok(()),
+        }
+    }
+}
+
+/// Check a name a request carries: one word of printable characters.
+fn name(text: &str, what: &str) -> Result<(), String> {
+    if text.is_empty() || text.len() > MAX_NAME {
+        return Err(format!("a {what} name has 1 to {MAX_NAME} bytes"));
+    }
+    if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "a {what} name is one word, without spaces or control characters"
+        ));
+    }
+    Ok(())
+}
+
+/// Check the name of a law or side-effect: one line (names may hold spaces).
+fn rule_name(text: &str) -> Result<(), String> {
+    if text.trim().is_empty() || text.len() > MAX_NAME || text.chars().any(char::is_control) {
+        return Err(format!(
+            "a rule's name is one line of 1 to {MAX_NAME} bytes (the rules list shows the names)"
+        ));
+    }
+    Ok(())
+}
+
+/// Compare secrets in time that does not depend on where they differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,48 @@
+//! The web page played in a real Chromium: runs tests/browser/play.test.mjs (Node with
+//! playwright-core driving Debian's /usr/bin/chromium) against this build's binary.
+//! Skips, saying why, when Chromium, Node or the test's node_modules are missing
+//! (.ci/run installs them). Screenshots are kept in target/browser-artifacts/.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn the_page_plays_in_chromium() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let missing = if !Path::new(&chromium).exists() {
+        Some(format!("{chromium} is missing (apt-get install chromium)"))
+    } else if !root
+        .join("tests/browser/node_modules/playwright-core")
+        .exists()
+    {
+        Some("tests/browser/node_modules is missing (npm ci in tests/browser)".into())
+    } else if Command::new("node").arg("--version").output().is_err() {
+        Some("node is missing".into())
+    } else {
+        None
+    };
+    if let Some(why) = missing {
+        println!("SKIPPED the browser test: {why}");
+        eprintln!("SKIPPED the browser test: {why}");
+        return;
+    }
+    let out = Command::new("node")
+        .arg(root.join("tests/browser/play.test.mjs"))
+        .env("FLEXRULES_BIN", env!("CARGO_BIN_EXE_flexrules"))
+        .current_dir(root)
+        .output()
+        .expect("node runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(out.status.success(), "the browser test failed:\n{text}");
+    assert!(text.contains("awele: click, seeds moved"), "{text}");
+    assert!(
+        text.contains("cards: each seat sees its own private graphics only"),
+        "{text}"
+    );
+}

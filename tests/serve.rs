@@ -1,0 +1,425 @@
+//! `flexrules serve` at the protocol level: a server started in-process on a free loopback
+//! port, talked to over real WebSockets. What each connection receives is checked as
+//! bytes on the wire: a player's private graphics never reach another connection.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use flexrules::repl::ReplOptions;
+use flexrules::runtime::vm::Limits;
+use flexrules::serve::{ServeOptions, Server};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A guard against hanging, not a measure: a message that does not come in this long
+/// fails the test.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+async fn serve(game: &str) -> Server {
+    Server::start(ServeOptions {
+        repl: ReplOptions {
+            game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
+            seed: 0,
+            params: Vec::new(),
+            limits: Limits::default(),
+            rules: Vec::new(),
+            color: false,
+        },
+        port: 0,
+        seats: vec!["0".into(), "1".into()],
+    })
+    .await
+    .expect("the server starts")
+}
+
+/// A connection and everything it has received.
+struct Client {
+    socket: Socket,
+    seen: Vec<String>,
+    next_id: u64,
+}
+
+impl Client {
+    async fn open(server: &Server, seat: Option<usize>) -> Client {
+        let url = match seat {
+            Some(n) => format!(
+                "ws://{}/ws?seat={}",
+                server.addr,
+                server.token(n).expect("the seat exists")
+            ),
+            None => format!("ws://{}/ws", server.addr),
+        };
+        let (socket, _) = connect_async(url).await.expect("the connection opens");
+        let mut c = Client {
+            socket,
+            seen: Vec::new(),
+            next_id: 0,
+        };
+        let first = c.next().await;
+        assert_eq!(first["type"], "state", "the first message is the state");
+        c
+    }
+
+    async fn next(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(PATIENCE, self.socket.next())
+                .await
+                .expect("a message comes")
+                .expect("the connection is open")
+                .expect("the message reads");
+            if let Message::Text(t) = msg {
+                self.seen.push(t.to_string());
+                return serde_json::from_str(&t).expect("the server sends JSON");
+            }
+        }
+    }
+
+    /// Send `request` (an id is added) and wait for its reply, error or peek.
+    async fn ask(&mut self, mut request: Value) -> Value {
+        self.next_id += 1;
+        request["id"] = json!(self.next_id);
+        self.send_text(request.to_string()).await;
+        loop {
+            let m = self.next().await;
+            if m["type"] != "state" {
+                assert_eq!(m["id"], json!(self.next_id), "the answer names the request");
+                return m;
+            }
+        }
+    }
+
+    async fn send_text(&mut self, text: String) {
+        self.socket
+            .send(Message::Text(text.into()))
+            .await
+            .expect("the request is sent");
+    }
+
+    /// Wait for the state at `version`.
+    async fn state_at(&mut self, version: u64) -> Value {
+        loop {
+            let m = self.next().await;
+            if m["type"] == "state" && m["version"] == json!(version) {
+                return m;
+            }
+        }
+    }
+
+    /// The current state: asks for nothing, so peek at change 0 to get a round trip, and
+    /// return the last state seen before it.
+    async fn latest_state(&mut self) -> Value {
+        self.ask(json!({"op": "peek", "n": 0})).await;
+        self.seen
+            .iter()
+            .rev()
+            .map(|t| serde_json::from_str::<Value>(t).expect("JSON"))
+            .find(|m| m["type"] == "state")
+            .expect("a state was received")
+    }
+}
+
+/// The text shown by graphic `owner`/`id` in an SVG document.
+fn graphic_text(svg: &str, owner: &str, id: &str) -> Option<String> {
+    let start = svg.find(&format!("<g data-owner=\"{owner}\" data-id=\"{id}\""))?;
+    let group = &svg[start..start + svg[start..].find("</g>")?];
+    let text = group.find("<text")?;
+    let open = text + group[text..].find('>')? + 1;
+    let close = open + group[open..].find("</text>")?;
+    Some(group[open..close].to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_commits_and_every_connection_sees_it() {
+    let server = serve("games/awele").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut watcher = Client::open(&server, None).await;
+    let reply = p0
+        .ask(json!({"op": "click", "owner": "A", "graphic": "house"}))
+        .await;
+    assert_eq!(reply["type"], "reply");
+    assert_eq!(reply["changed"], true, "{reply}");
+    assert!(reply["text"].as_str().unwrap().starts_with("committed"));
+    for client in [&mut p0, &mut watcher] {
+        let state = client.state_at(1).await;
+        let svg = state["svg"].as_str().unwrap();
+        assert_eq!(graphic_text(svg, "A", "house").as_deref(), Some("0"));
+        assert_eq!(graphic_text(svg, "B", "house").as_deref(), Some("5"));
+        assert_eq!(state["toMove"], "1");
+        assert_eq!(state["history"][0]["n"], 1);
+        assert_eq!(state["moves"], json!(["a", "b", "c", "d", "e", "f"]));
+    }
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vetoed_click_is_explained_and_undo_takes_a_move_back() {
+    let server = serve("games/awele").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    // Player 0 clicks a house of player 1: the game's law refuses it.
+    let reply = p0
+        .ask(json!({"op": "click", "owner": "a", "graphic": "house"}))
+        .await;
+    assert_eq!(reply["changed"], false);
+    assert_eq!(reply["text"], "vetoed by Allow Only Current Player");
+    assert_eq!(server.version(), 0, "a veto changes nothing");
+
+    let reply = p0.ask(json!({"op": "play", "name": "C"})).await;
+    assert_eq!(reply["changed"], true);
+    let state = p0.state_at(1).await;
+    assert_eq!(
+        graphic_text(state["svg"].as_str().unwrap(), "C", "house").as_deref(),
+        Some("0")
+    );
+    let reply = p0.ask(json!({"op": "undo"})).await;
+    assert_eq!(reply["text"], "undone; at change 0");
+    let state = p0.state_at(2).await;
+    assert_eq!(state["cursor"], 0);
+    assert_eq!(state["history"][0]["undone"], true);
+    assert_eq!(
+        graphic_text(state["svg"].as_str().unwrap(), "C", "house").as_deref(),
+        Some("4")
+    );
+    // Time travel: the position after change 1 is shown to the asker alone.
+    let peek = p0.ask(json!({"op": "peek", "n": 1})).await;
+    assert_eq!(peek["type"], "peek");
+    assert_eq!(
+        graphic_text(peek["svg"].as_str().unwrap(), "C", "house").as_deref(),
+        Some("0")
+    );
+    assert_eq!(server.version(), 2, "a peek changes nothing");
+    let reply = p0.ask(json!({"op": "redo"})).await;
+    assert_eq!(reply["text"], "redone; at change 1");
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_turn_and_unauthorised_requests_are_refused_and_change_nothing() {
+    let server = serve("games/awele").await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let before = p1.latest_state().await;
+    for request in [
+        json!({"op": "click", "owner": "a", "graphic": "house"}),
+        json!({"op": "play", "name": "a"}),
+    ] {
+        let reply = p1.ask(request).await;
+        assert_eq!(reply["type"], "error");
+        assert_eq!(
+            reply["message"],
+            "not your turn: player 0 is to move; nothing was done"
+        );
+    }
+    let mut watcher = Client::open(&server, None).await;
+    let reply = watcher.ask(json!({"op": "play", "name": "A"})).await;
+    assert_eq!(reply["type"], "error");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("you are watching")
+    );
+    let reply = watcher.ask(json!({"op": "undo"})).await;
+    assert_eq!(reply["type"], "error");
+
+    // A connection with a token that is no seat's is refused before it opens.
+    let url = format!("ws://{}/ws?seat=0123456789abcdef", server.addr);
+    match connect_async(url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status().as_u16(), 403)
+        }
+        other => panic!("a bad token must be refused, got {:?}", other.map(|_| ())),
+    }
+    // Malformed requests.
+    for (text, expected) in [
+        ("not json".to_string(), "the request is not JSON"),
+        (
+            r#"{"op":"fly"}"#.to_string(),
+            "bad request: unknown variant `fly`",
+        ),
+        (
+            r#"{"op":"click","owner":"A"}"#.to_string(),
+            "bad request: missing field `graphic`",
+        ),
+        (
+            r#"{"op":"click","owner":"A\n:undo","graphic":"house"}"#.to_string(),
+            "a entity name is one word",
+        ),
+        (
+            r#"{"op":"click","owner":"A","graphic":"nothing"}"#.to_string(),
+            "A has no graphic \"nothing\" in your view",
+        ),
+    ] {
+        p1.send_text(text).await;
+        let reply = loop {
+            let m = p1.next().await;
+            if m["type"] != "state" {
+                break m;
+            }
+        };
+        assert_eq!(reply["type"], "error");
+        assert!(
+            reply["message"].as_str().unwrap().starts_with(expected),
+            "{reply} should start with {expected}"
+        );
+    }
+    // An oversized request: refused, the connection stays usable.
+    let huge = json!({"op": "play", "name": "x".repeat(20_000)}).to_string();
+    p1.send_text(huge).await;
+    let reply = p1.next().await;
+    assert_eq!(reply["type"], "error");
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .contains("the limit is 16384")
+    );
+    let after = p1.latest_state().await;
+    assert_eq!(before, after, "nothing changed");
+    assert_eq!(server.version(), 0);
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn house_rules_are_added_disabled_and_removed_mid_game() {
+    let server = serve("games/awele").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "law",
+            "text": "\"Not A\" on startSeeding to A in default is (return)"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let state = p0.state_at(1).await;
+    let rules = state["rules"].as_array().unwrap();
+    assert!(
+        rules
+            .iter()
+            .any(|r| r["name"] == "Not A" && r["enabled"] == true)
+    );
+    let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
+    assert_eq!(
+        reply["text"],
+        "error: ply 2: `A` is not legal here; legal: B, C, D, E, F"
+    );
+    let reply = p0
+        .ask(json!({"op": "click", "owner": "A", "graphic": "house"}))
+        .await;
+    assert_eq!(reply["text"], "vetoed by Not A");
+    p0.ask(json!({"op": "disable", "name": "Not A"})).await;
+    let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let reply = p0.ask(json!({"op": "remove", "name": "Not A"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    // A side-effect that ends the game: the outcome is in the state.
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "sideeffect",
+            "text": "on startSeeding to hole in default is (finish with \"winner\" 1)"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let reply = p1.ask(json!({"op": "play", "name": "a"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    assert!(
+        reply["text"]
+            .as_str()
+            .unwrap()
+            .contains("the game is finished: winner 1")
+    );
+    let state = p1.latest_state().await;
+    assert_eq!(state["outcome"], "winner 1");
+    // Rules from the page are written inline: no file of the server's is read.
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "law",
+            "text": "on startSeeding to hole in default is \"/etc/passwd\""}))
+        .await;
+    assert_eq!(reply["changed"], false);
+    assert!(
+        reply["text"]
+            .as_str()
+            .unwrap()
+            .contains("reading a file (\"/etc/passwd\") is not allowed"),
+        "{reply}"
+    );
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_graphics_never_reach_another_seat_and_signals_are_answered_by_clicks() {
+    let server = serve("tests/inputs/serve/cards").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let mut watcher = Client::open(&server, None).await;
+
+    // Player 0 reveals: the move waits for "confirm", answered by a click on "yes".
+    let reply = p0
+        .ask(json!({"op": "click", "owner": "hand0", "graphic": "back"}))
+        .await;
+    assert!(
+        reply["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("waiting for signal \"confirm\""),
+        "{reply}"
+    );
+    let state = p0.state_at(1).await;
+    assert_eq!(state["waiting"]["signal"], "confirm");
+    assert_eq!(state["waiting"]["player"], "0");
+    // Player 1 cannot see player 0's "yes", so cannot click it, nor answer for them.
+    let reply = p1
+        .ask(json!({"op": "click", "owner": "hand0", "graphic": "yes"}))
+        .await;
+    assert_eq!(
+        reply["message"],
+        "hand0 has no graphic \"yes\" in your view"
+    );
+    let reply = p1
+        .ask(json!({"op": "signal", "signal": "confirm", "tag": "yes"}))
+        .await;
+    assert!(
+        reply["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("player 0's move is waiting"),
+        "{reply}"
+    );
+    let reply = p0
+        .ask(json!({"op": "click", "owner": "hand0", "graphic": "yes"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    assert!(
+        reply["text"].as_str().unwrap().starts_with("committed"),
+        "{reply}"
+    );
+    let state = p0.state_at(2).await;
+    assert_eq!(
+        graphic_text(state["svg"].as_str().unwrap(), "hand0", "back").as_deref(),
+        Some("revealed")
+    );
+    p0.ask(json!({"op": "play", "name": "pass"})).await;
+    // Player 1's turn: player 0 is refused.
+    let reply = p0.ask(json!({"op": "play", "name": "pass"})).await;
+    assert_eq!(reply["type"], "error");
+    p1.state_at(3).await;
+    p1.ask(json!({"op": "peek", "n": 0})).await;
+    p1.ask(json!({"op": "peek", "n": 2})).await;
+    watcher.state_at(3).await;
+    watcher.ask(json!({"op": "peek", "n": 1})).await;
+    p0.latest_state().await;
+
+    let all = |c: &Client| c.seen.join("\n");
+    assert!(all(&p0).contains("secret card 7"));
+    assert!(!all(&p0).contains("secret card 9"));
+    assert!(all(&p1).contains("secret card 9"));
+    assert!(
+        !all(&p1).contains("secret card 7"),
+        "player 1 received player 0's card"
+    );
+    assert!(
+        !all(&watcher).contains("secret card"),
+        "a watcher received a private card"
+    );
+    server.stop();
+}
