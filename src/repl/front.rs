@@ -3,7 +3,6 @@
 //! outcome, and read-only expressions. The web server (`crate::serve`) reads these.
 
 use crate::compile::bytecode::CodeId;
-use crate::diagnostic::Diagnostic;
 use crate::runtime::canvas::Canvas;
 use crate::runtime::trace::Status;
 use crate::runtime::value::Value;
@@ -101,20 +100,7 @@ impl Repl {
     /// Compile an expression once, to evaluate it many times with [`Repl::evaluate`].
     pub fn compile_expression(&mut self, text: &str) -> Result<CodeId, String> {
         let name = format!("<front end: {text}>");
-        let (_, body, mut diags) =
-            crate::syntax::load::parse_text_statements(&mut self.sources, &name, text);
-        if diags.iter().all(|d| !d.is_error()) {
-            diags.extend(crate::compile::check::check_snippet(
-                &self.program,
-                &[],
-                crate::compile::check::Snippet::User(&body),
-            ));
-        }
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(render_diags(&self.sources, &diags, false));
-        }
-        let span = body.first().map(|e| e.span).unwrap_or_default();
-        crate::compile::codegen::compile_body(self.session.game_mut(), &body, name, span)
+        self.compile_user_code(name, text)
             .map_err(|d| render_diags(&self.sources, &d, false))
     }
 

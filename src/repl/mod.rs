@@ -548,6 +548,25 @@ impl Repl {
     fn expression(&mut self, text: &str, stepping: bool) -> String {
         self.snippets += 1;
         let name = format!("<input {}>", self.snippets);
+        let code = match self.compile_user_code(name, text) {
+            Ok(c) => c,
+            Err(d) => {
+                return render_diags(&self.sources, &d, self.options.color)
+                    .trim_end()
+                    .to_string();
+            }
+        };
+        let m = self.session.begin_eval(code);
+        self.run_machine(m, text.to_string(), stepping)
+    }
+
+    /// Read, check and compile `text`, code typed by a user (statements run as the user),
+    /// into the session's game under the source name `name`.
+    fn compile_user_code(
+        &mut self,
+        name: String,
+        text: &str,
+    ) -> Result<crate::compile::bytecode::CodeId, Vec<Diagnostic>> {
         let (_, body, mut diags) =
             crate::syntax::load::parse_text_statements(&mut self.sources, &name, text);
         if diags.iter().all(|d| !d.is_error()) {
@@ -558,19 +577,10 @@ impl Repl {
             ));
         }
         if diags.iter().any(Diagnostic::is_error) {
-            return render_diags(&self.sources, &diags, self.options.color)
-                .trim_end()
-                .to_string();
+            return Err(diags);
         }
         let span = body.first().map(|e| e.span).unwrap_or_default();
-        let code =
-            match crate::compile::codegen::compile_body(self.session.game_mut(), &body, name, span)
-            {
-                Ok(c) => c,
-                Err(d) => return render_diags(&self.sources, &d, self.options.color),
-            };
-        let m = self.session.begin_eval(code);
-        self.run_machine(m, text.to_string(), stepping)
+        crate::compile::codegen::compile_body(self.session.game_mut(), &body, name, span)
     }
 
     /// A new REPL on `options` with `lines` (journal lines) replayed; the error names the
