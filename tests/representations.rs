@@ -127,3 +127,20 @@ fn go_svg() {
     }
     insta::assert_snapshot!("go-5x5.svg", svg::render(&s.world.canvas, &View::Public));
 }
+
+#[test]
+fn chess_svg() {
+    let mut s = start("games/chess");
+    for (from, to) in [("e2", "e4"), ("f7", "f6"), ("d1", "h5")] {
+        let mut m = message("move");
+        m.attrs.insert(
+            flexrules::runtime::value::Key::Str(Symbol::intern("to")),
+            flexrules::runtime::value::Value::Str(Symbol::intern(to)),
+        );
+        s.deliver(Symbol::intern(from), m);
+    }
+    insta::assert_snapshot!(
+        "chess-check.svg",
+        svg::render(&s.world.canvas, &View::Public)
+    );
+}
