@@ -302,7 +302,7 @@ async fn house_rules_are_added_disabled_and_removed_mid_game() {
     let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
     assert_eq!(
         reply["text"],
-        "error: ply 2: `A` is not legal here; legal: B, C, D, E, F"
+        "error: ply 1: `A` is not legal: vetoed by law \"Not A\" (inline); legal: B, C, D, E, F"
     );
     let reply = p0
         .ask(json!({"op": "click", "owner": "A", "graphic": "house"}))
