@@ -104,3 +104,43 @@ fn awele_svg() {
         svg::render(&s.world.canvas, &View::Public)
     );
 }
+
+#[test]
+fn go_svg() {
+    let built = match build_game(&DiskFs, Path::new("games/go")) {
+        Ok(b) => b,
+        Err(e) => panic!("games/go does not build: {e:?}"),
+    };
+    let options = SessionOptions {
+        params: vec![("size".into(), flexrules::runtime::value::Value::Int(5))],
+        ..SessionOptions::default()
+    };
+    let (mut s, _) = match Session::start(built.game, &options) {
+        Ok(s) => s,
+        Err(e) => panic!("games/go does not start: {e}"),
+    };
+    if let Err(e) = s.watch() {
+        panic!("games/go does not draw: {}", e.message);
+    }
+    for point in ["c3", "b2", "d2"] {
+        s.deliver(Symbol::intern(point), message("placeStone"));
+    }
+    insta::assert_snapshot!("go-5x5.svg", svg::render(&s.world.canvas, &View::Public));
+}
+
+#[test]
+fn chess_svg() {
+    let mut s = start("games/chess");
+    for (from, to) in [("e2", "e4"), ("f7", "f6"), ("d1", "h5")] {
+        let mut m = message("move");
+        m.attrs.insert(
+            flexrules::runtime::value::Key::Str(Symbol::intern("to")),
+            flexrules::runtime::value::Value::Str(Symbol::intern(to)),
+        );
+        s.deliver(Symbol::intern(from), m);
+    }
+    insta::assert_snapshot!(
+        "chess-check.svg",
+        svg::render(&s.world.canvas, &View::Public)
+    );
+}

@@ -178,6 +178,9 @@ enum Then {
         name: Symbol,
         value: Value,
         new: bool,
+        /// Whether a step was pending when the representation was told: the write and
+        /// its observer are one step of the game, so the pause waits for the write.
+        held: bool,
     },
     /// A representation received `init` for a new entity: the form yields this.
     Yield(Value),
@@ -199,6 +202,10 @@ pub struct Machine {
     pub trace: Vec<TraceEvent>,
     waiting: Option<Symbol>,
     paused: bool,
+    /// A step is pending after a property write that waited for its observer: it pauses
+    /// where the write would have paused unobserved (at the writer's next join-point
+    /// step), not as the observer's join point ends.
+    pause_later: bool,
     done: Option<Status>,
     fixed: Arc<FxHashMap<Symbol, EntityId>>,
 }
@@ -251,6 +258,7 @@ impl Machine {
             trace: Vec::new(),
             waiting: None,
             paused: false,
+            pause_later: false,
             done: None,
         }
     }
@@ -457,7 +465,9 @@ impl Machine {
         let game = cx.game;
         let max_steps = self.meter.limits.max_steps;
         'frames: loop {
-            if self.paused {
+            if self.pause_later {
+                self.pause_later = false;
+            } else if self.paused {
                 self.paused = false;
                 return Ok(Flow::Enter);
             }
@@ -867,10 +877,13 @@ impl Machine {
                             name,
                             value,
                             new,
+                            held,
                         } => {
                             if let Err(e) = self.store_property(cx, entity, name, value, new) {
                                 return Some(Status::Failed(e));
                             }
+                            self.paused |= held;
+                            self.pause_later = self.paused;
                             Value::Nil
                         }
                     };

@@ -219,6 +219,7 @@ impl Machine {
             name,
             value: value.clone(),
             new,
+            held: std::mem::take(&mut self.paused),
         };
         let msg = Arc::new(Message { label, attrs });
         self.send_to(cx, id.representation(), msg, span, then)
