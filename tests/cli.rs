@@ -174,3 +174,24 @@ fn run_help_gives_the_exit_status() {
         "run --help does not give the exit status:\n{help}"
     );
 }
+
+/// Output piped into a reader that stops early (`flexrules perft … | head -1`) ends the
+/// command quietly, not with a panic about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(["perft", "games/awele", "6"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("flexrules runs");
+    // The reader goes away before anything is written.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("flexrules ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{stderr}");
+}

@@ -109,6 +109,9 @@ pub enum Command {
 /// Run the command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Repl(_) | Command::Serve(_)) {
+        quiet_broken_pipe();
+    }
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
@@ -119,6 +122,19 @@ pub fn main() -> ExitCode {
         Command::Board(args) => board::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Serve(args) => serve::run(&args),
+    }
+}
+
+/// Let a batch command whose output is piped into a reader that stops early (`| head`)
+/// end quietly, as command-line tools do, instead of panicking on the closed pipe. The
+/// REPL and the server keep Rust's default (a closed pipe is an error they handle): the
+/// server's sockets must never end the process.
+fn quiet_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up, before any thread
+    // exists, affects nothing but what happens on a write to a closed pipe.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
