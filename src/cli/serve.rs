@@ -51,7 +51,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("{e}");
-                return ExitCode::from(1);
+                return ExitCode::from(if e.usage { 2 } else { 1 });
             }
         };
         println!(

@@ -29,7 +29,7 @@ use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::watch;
 
-use crate::repl::{Repl, ReplOptions};
+use crate::repl::{OpenError, Repl, ReplOptions};
 use crate::runtime::outside::parse_literal;
 
 pub use table::{MAX_REQUEST, Seat, TO_MOVE, Table, Who};
@@ -74,25 +74,34 @@ impl Shared {
 }
 
 impl Server {
-    /// Open the game and listen on 127.0.0.1:`port`. Must be called inside a tokio
-    /// runtime.
-    pub async fn start(options: ServeOptions) -> Result<Server, String> {
+    /// Open the game and listen on 127.0.0.1:`port`; must be called inside a tokio
+    /// runtime. The error says whether the options were wrong (`usage`: no such game, an
+    /// unknown parameter, bad seats).
+    pub async fn start(options: ServeOptions) -> Result<Server, OpenError> {
+        let usage = |text: String| OpenError {
+            text: format!("error: {text}"),
+            usage: true,
+        };
+        let failed = |text: String| OpenError {
+            text: format!("error: {text}"),
+            usage: false,
+        };
         if options.seats.is_empty() {
-            return Err("a game needs at least one seat (--seats 0,1)".into());
+            return Err(usage("a game needs at least one seat (--seats 0,1)".into()));
         }
         let mut seats = Vec::new();
         for s in &options.seats {
             let player = parse_literal(s.trim());
             if seats.iter().any(|x: &Seat| x.player == player) {
-                return Err(format!("seat {s} is given twice"));
+                return Err(usage(format!("seat {s} is given twice")));
             }
             seats.push(Seat {
                 player,
-                token: token()?,
+                token: token().map_err(failed)?,
             });
         }
-        let repl = Repl::new(options.repl.clone()).map_err(|e| e.text)?;
-        let table = Table::new(repl, seats)?;
+        let repl = Repl::new(options.repl.clone())?;
+        let table = Table::new(repl, seats).map_err(failed)?;
         let (changed, _) = watch::channel(table.version());
         let shared = Arc::new(Shared {
             table: Mutex::new(table),
@@ -100,10 +109,10 @@ impl Server {
         });
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port))
             .await
-            .map_err(|e| format!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
+            .map_err(|e| failed(format!("cannot listen on 127.0.0.1:{}: {e}", options.port)))?;
         let addr = listener
             .local_addr()
-            .map_err(|e| format!("cannot read the address listened on: {e}"))?;
+            .map_err(|e| failed(format!("cannot read the address listened on: {e}")))?;
         let app = Router::new()
             .route("/", get(page))
             .route("/ws", get(connect))
