@@ -26,14 +26,15 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-use flexrules::compile::build_game_with_rules;
 use flexrules::compile::program::Game;
 use flexrules::runtime::playout::Ending;
 use flexrules::runtime::session::{Action, Session, SessionOptions};
 use flexrules::runtime::trace::Output;
 use flexrules::runtime::value::{Key, Value};
-use flexrules::symbol::Symbol;
-use flexrules::syntax::load::DiskFs;
+
+#[path = "common/reference.rs"]
+mod reference;
+use reference::*;
 
 const HOUSES: [&str; 12] = ["A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e", "f"];
 
@@ -41,10 +42,6 @@ const HOUSES: [&str; 12] = ["A", "B", "C", "D", "E", "F", "a", "b", "c", "d", "e
 /// `(fixture file, game number)`: they are still replayed and reported, but do not fail
 /// the test. Empty: every fixture game agrees.
 const MARKED: &[(&str, usize)] = &[];
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn fixtures() -> PathBuf {
     root().join("tests/inputs/awele-reference")
@@ -183,27 +180,7 @@ fn awele() -> Arc<Game> {
 
 /// games/awele with the rules files `rules` (paths under games/awele) applied.
 fn awele_with(rules: &[&str]) -> Arc<Game> {
-    let dir = root().join("games/awele");
-    let rules: Vec<PathBuf> = rules.iter().map(|r| dir.join(r)).collect();
-    match build_game_with_rules(&DiskFs, &dir, &rules) {
-        Ok(b) => b.game,
-        Err(e) => panic!("games/awele with {rules:?} does not build: {e:?}"),
-    }
-}
-
-fn sym(s: &str) -> Symbol {
-    Symbol::intern(s)
-}
-
-fn property(session: &Session, entity: &str, name: &str) -> Value {
-    let id = session
-        .world
-        .lookup(sym(entity))
-        .unwrap_or_else(|| panic!("no entity {entity}"));
-    let e = session.world.entity(id).expect("alive");
-    e.property(&session.game, sym(name))
-        .unwrap_or_else(|| panic!("{entity} has no property {name}"))
-        .clone()
+    game_with("games/awele", &rules_in("games/awele", rules))
 }
 
 fn int(v: &Value, what: &str) -> i64 {
@@ -527,33 +504,9 @@ fn perft_6_agrees_with_openspiel() {
 // ---------------------------------------------------------------------------------------
 // Live: fresh games from OpenSpiel itself.
 
-fn pyspiel_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import pyspiel"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-fn live_seeds() -> Vec<u64> {
-    if let Ok(s) = std::env::var("OWARE_REFERENCE_SEEDS") {
-        return s
-            .split(',')
-            .map(|x| x.trim().parse().expect("OWARE_REFERENCE_SEEDS: numbers"))
-            .collect();
-    }
-    // Fresh each run, far from the fixtures' seeds (1-4).
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let base = 1_000 + now % 1_000_000_000;
-    vec![base, base + 1, base + 2]
-}
-
 #[test]
 fn live_games_agree_with_openspiel() {
-    if !pyspiel_available() {
+    if !python_has("pyspiel") {
         eprintln!(
             "NOTE: live comparison with OpenSpiel skipped: `python3 -c \"import pyspiel\"` \
              fails (pip install open_spiel); the fixture test still runs"
@@ -565,7 +518,7 @@ fn live_games_agree_with_openspiel() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
     let script = root().join("tools/oware-reference.py");
-    let seeds = live_seeds();
+    let seeds = live_seeds("OWARE_REFERENCE_SEEDS", 3);
     let mut games = Vec::new();
     for &seed in &seeds {
         let out = Command::new("python3")

@@ -20,7 +20,6 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-use flexrules::compile::build_game_with_rules;
 use flexrules::compile::bytecode::CodeId;
 use flexrules::compile::codegen::compile_body;
 use flexrules::compile::program::Game;
@@ -28,12 +27,11 @@ use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::Status;
 use flexrules::runtime::value::{Key, Value};
 use flexrules::source::SourceMap;
-use flexrules::symbol::Symbol;
-use flexrules::syntax::load::{DiskFs, parse_text_statements};
+use flexrules::syntax::load::parse_text_statements;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "common/reference.rs"]
+mod reference;
+use reference::*;
 
 fn fixtures() -> PathBuf {
     root().join("tests/inputs/chess-reference")
@@ -141,19 +139,12 @@ fn chess(variant: &str) -> Arc<Game> {
     } else {
         vec![dir.join(format!("variants/{variant}.fr"))]
     };
-    match build_game_with_rules(&DiskFs, &dir, &rules) {
-        Ok(b) => b.game,
-        Err(e) => panic!("games/chess with {rules:?} does not build: {e:?}"),
-    }
+    game_with("games/chess", &rules)
 }
 
 /// games/chess with a rules file given by its path from the crate root.
 fn chess_with(rules: &str) -> Arc<Game> {
-    let dir = root().join("games/chess");
-    match build_game_with_rules(&DiskFs, &dir, &[root().join(rules)]) {
-        Ok(b) => b.game,
-        Err(e) => panic!("games/chess with {rules} does not build: {e:?}"),
-    }
+    game_with("games/chess", &[root().join(rules)])
 }
 
 /// A session of `game` from `fen` (the game's own start when `None`), and the compiled
@@ -201,7 +192,7 @@ fn round_trip(session: &Session, fen: &str) -> String {
 /// The outcome flexrules recorded: (`white`/`black`/`draw`, reason), or `None`.
 fn our_outcome(session: &Session) -> Option<(String, String)> {
     let o = session.outcome()?;
-    let text = |k: &str| match o.get(&Key::Str(Symbol::intern(k))) {
+    let text = |k: &str| match o.get(&Key::Str(sym(k))) {
         Some(Value::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
     };
@@ -434,31 +425,8 @@ fn a_changed_rule_is_caught() {
 // ---------------------------------------------------------------------------------------
 // Live: fresh games from python-chess itself.
 
-fn python_chess_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import chess"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-fn live_seeds() -> Vec<u64> {
-    if let Ok(s) = std::env::var("CHESS_REFERENCE_SEEDS") {
-        return s
-            .split(',')
-            .map(|x| x.trim().parse().expect("CHESS_REFERENCE_SEEDS: numbers"))
-            .collect();
-    }
-    // Fresh each run, far from the fixtures' seeds.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    vec![1_000 + now % 1_000_000_000]
-}
-
 fn live(variant: &str) {
-    if !python_chess_available() {
+    if !python_has("chess") {
         eprintln!(
             "NOTE: live comparison with python-chess skipped: `python3 -c \"import chess\"` \
              fails (pip install chess); the fixture tests still run"
@@ -470,7 +438,7 @@ fn live(variant: &str) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1);
     let script = root().join("tools/chess-reference.py");
-    let seeds = live_seeds();
+    let seeds = live_seeds("CHESS_REFERENCE_SEEDS", 1);
     let mut games = Vec::new();
     for &seed in &seeds {
         let out = Command::new("python3")
@@ -666,15 +634,4 @@ fn chess960_perft_agrees_with_python_chess() {
 #[test]
 fn live_chess960_games_agree_with_python_chess() {
     live("chess960");
-}
-
-/// Perft counts per depth; a candidate failing with a runtime error fails the test.
-fn perft_counts(session: &mut Session, depth: usize) -> Vec<u64> {
-    let perft = session.perft(depth);
-    assert!(
-        perft.failures.is_empty(),
-        "perft met errors: {:?}",
-        perft.failures
-    );
-    perft.counts
 }

@@ -28,19 +28,16 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 
-use flexrules::compile::build_game_with_rules;
 use flexrules::compile::program::Game;
 use flexrules::runtime::playout::Ending;
 use flexrules::runtime::session::{Action, Session, SessionOptions};
 use flexrules::runtime::value::{Key, Value};
-use flexrules::symbol::Symbol;
-use flexrules::syntax::load::DiskFs;
+
+#[path = "common/reference.rs"]
+mod reference;
+use reference::*;
 
 const COLUMNS: &[u8] = b"abcdefghjklmnopqrstuvwxyz";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn fixtures() -> PathBuf {
     root().join("tests/inputs/go-reference")
@@ -227,27 +224,7 @@ fn area_margin(rows: &[String]) -> i64 {
 // flexrules' side.
 
 fn go_with(rules: &[&str]) -> Arc<Game> {
-    let dir = root().join("games/go");
-    let rules: Vec<PathBuf> = rules.iter().map(|r| dir.join(r)).collect();
-    match build_game_with_rules(&DiskFs, &dir, &rules) {
-        Ok(b) => b.game,
-        Err(e) => panic!("games/go with {rules:?} does not build: {e:?}"),
-    }
-}
-
-fn sym(s: &str) -> Symbol {
-    Symbol::intern(s)
-}
-
-fn property(session: &Session, entity: &str, name: &str) -> Value {
-    let id = session
-        .world
-        .lookup(sym(entity))
-        .unwrap_or_else(|| panic!("no entity {entity}"));
-    let e = session.world.entity(id).expect("alive");
-    e.property(&session.game, sym(name))
-        .unwrap_or_else(|| panic!("{entity} has no property {name}"))
-        .clone()
+    game_with("games/go", &rules_in("games/go", rules))
 }
 
 fn point(x: usize, y: usize) -> String {
@@ -509,32 +486,9 @@ fn the_tests_own_area_score() {
 // ---------------------------------------------------------------------------------------
 // Live: fresh games from OpenSpiel itself.
 
-fn pyspiel_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import pyspiel"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-fn live_seeds() -> Vec<u64> {
-    if let Ok(s) = std::env::var("GO_REFERENCE_SEEDS") {
-        return s
-            .split(',')
-            .map(|x| x.trim().parse().expect("GO_REFERENCE_SEEDS: numbers"))
-            .collect();
-    }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let base = 1_000 + now % 1_000_000_000;
-    vec![base, base + 1]
-}
-
 #[test]
 fn live_games_agree_with_openspiel() {
-    if !pyspiel_available() {
+    if !python_has("pyspiel") {
         eprintln!(
             "NOTE: live comparison with OpenSpiel skipped: `python3 -c \"import pyspiel\"` \
              fails (pip install open_spiel); the fixture test still runs"
@@ -546,7 +500,7 @@ fn live_games_agree_with_openspiel() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     let script = root().join("tools/go-reference.py");
-    let seeds = live_seeds();
+    let seeds = live_seeds("GO_REFERENCE_SEEDS", 2);
     let mut games = Vec::new();
     for &seed in &seeds {
         let out = Command::new("python3")
@@ -579,15 +533,4 @@ fn live_games_agree_with_openspiel() {
     );
     let (n, plies) = compare(&games);
     eprintln!("live: {n} games, {plies} plies agree with OpenSpiel");
-}
-
-/// Perft counts per depth; a candidate failing with a runtime error fails the test.
-fn perft_counts(session: &mut Session, depth: usize) -> Vec<u64> {
-    let perft = session.perft(depth);
-    assert!(
-        perft.failures.is_empty(),
-        "perft met errors: {:?}",
-        perft.failures
-    );
-    perft.counts
 }
