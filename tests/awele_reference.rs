@@ -23,7 +23,6 @@
 //! `OWARE_REFERENCE_GAMES=n` for the number of games per live seed.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Arc;
 
 use flexrules::compile::program::Game;
@@ -513,35 +512,18 @@ fn live_games_agree_with_openspiel() {
         );
         return;
     }
-    let count: usize = std::env::var("OWARE_REFERENCE_GAMES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10);
-    let script = root().join("tools/oware-reference.py");
+    let count = env_count("OWARE_REFERENCE_GAMES", 10);
     let seeds = live_seeds("OWARE_REFERENCE_SEEDS", 3);
     let mut games = Vec::new();
-    for &seed in &seeds {
-        let out = Command::new("python3")
-            .arg(&script)
-            .args(["games", "--seed", &seed.to_string(), "--count"])
-            .arg(count.to_string())
-            .output()
-            .expect("python3 runs");
-        assert!(
-            out.status.success(),
-            "{} failed: {}",
-            script.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).expect("UTF-8");
+    for (seed, text) in run_reference(
+        "oware-reference.py",
+        &["games"],
+        &seeds,
+        count,
+        "OWARE_REFERENCE_SEEDS",
+    ) {
         games.extend(parse_games(&format!("live-seed{seed}"), &text));
     }
-    let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
-    eprintln!(
-        "live seeds {} (rerun with OWARE_REFERENCE_SEEDS={})",
-        list.join(" "),
-        list.join(",")
-    );
     let tally = compare(&games);
     summary("live", &tally);
 }

@@ -17,7 +17,6 @@
 //! the number of live games per seed and variant.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Arc;
 
 use flexrules::compile::bytecode::CodeId;
@@ -433,35 +432,18 @@ fn live(variant: &str) {
         );
         return;
     }
-    let count: usize = std::env::var("CHESS_REFERENCE_GAMES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
-    let script = root().join("tools/chess-reference.py");
+    let count = env_count("CHESS_REFERENCE_GAMES", 1);
     let seeds = live_seeds("CHESS_REFERENCE_SEEDS", 1);
     let mut games = Vec::new();
-    for &seed in &seeds {
-        let out = Command::new("python3")
-            .arg(&script)
-            .args(["games", "--variant", variant, "--seed", &seed.to_string()])
-            .args(["--count", &count.to_string()])
-            .output()
-            .expect("python3 runs");
-        assert!(
-            out.status.success(),
-            "{} failed: {}",
-            script.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).expect("UTF-8");
+    for (seed, text) in run_reference(
+        "chess-reference.py",
+        &["games", "--variant", variant],
+        &seeds,
+        count,
+        "CHESS_REFERENCE_SEEDS",
+    ) {
         games.extend(parse_games(&format!("live-{variant}-seed{seed}"), &text));
     }
-    let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
-    eprintln!(
-        "live {variant} seeds {} (rerun with CHESS_REFERENCE_SEEDS={})",
-        list.join(" "),
-        list.join(",")
-    );
     let (n, plies) = compare(&games);
     eprintln!("live {variant}: {n} games, {plies} plies agree with python-chess");
 }

@@ -25,7 +25,6 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::Arc;
 
 use flexrules::compile::program::Game;
@@ -495,42 +494,18 @@ fn live_games_agree_with_openspiel() {
         );
         return;
     }
-    let count: usize = std::env::var("GO_REFERENCE_GAMES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let script = root().join("tools/go-reference.py");
+    let count = env_count("GO_REFERENCE_GAMES", 5);
     let seeds = live_seeds("GO_REFERENCE_SEEDS", 2);
     let mut games = Vec::new();
-    for &seed in &seeds {
-        let out = Command::new("python3")
-            .arg(&script)
-            .args([
-                "games",
-                "--size",
-                "9",
-                "--seed",
-                &seed.to_string(),
-                "--count",
-            ])
-            .arg(count.to_string())
-            .output()
-            .expect("python3 runs");
-        assert!(
-            out.status.success(),
-            "{} failed: {}",
-            script.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).expect("UTF-8");
+    for (seed, text) in run_reference(
+        "go-reference.py",
+        &["games", "--size", "9"],
+        &seeds,
+        count,
+        "GO_REFERENCE_SEEDS",
+    ) {
         games.extend(parse_games(&format!("live-seed{seed}"), &text));
     }
-    let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
-    eprintln!(
-        "live seeds {} (rerun with GO_REFERENCE_SEEDS={})",
-        list.join(" "),
-        list.join(",")
-    );
     let (n, plies) = compare(&games);
     eprintln!("live: {n} games, {plies} plies agree with OpenSpiel");
 }

@@ -92,3 +92,48 @@ pub fn live_seeds(var: &str, count: u64) -> Vec<u64> {
     let base = 1_000 + now % 1_000_000_000;
     (base..base + count).collect()
 }
+
+/// The whole number in the environment variable `var`, or `default`.
+pub fn env_count(var: &str, default: usize) -> usize {
+    std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// What the reference script `tools/<script>` prints for each of `seeds`, run as
+/// `python3 tools/<script> <args> --seed <seed> --count <count>`; then the seeds are
+/// printed with the variable `seeds_var` that replays them, so a failure can be rerun.
+pub fn run_reference(
+    script: &str,
+    args: &[&str],
+    seeds: &[u64],
+    count: usize,
+    seeds_var: &str,
+) -> Vec<(u64, String)> {
+    let script = root().join("tools").join(script);
+    let mut out = Vec::new();
+    for &seed in seeds {
+        let run = Command::new("python3")
+            .arg(&script)
+            .args(args)
+            .args(["--seed", &seed.to_string(), "--count", &count.to_string()])
+            .output()
+            .expect("python3 runs");
+        assert!(
+            run.status.success(),
+            "{} failed: {}",
+            script.display(),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        out.push((seed, String::from_utf8(run.stdout).expect("UTF-8")));
+    }
+    let list: Vec<String> = seeds.iter().map(u64::to_string).collect();
+    eprintln!(
+        "live {} seeds {} (rerun with {seeds_var}={})",
+        args.join(" "),
+        list.join(" "),
+        list.join(",")
+    );
+    out
+}
