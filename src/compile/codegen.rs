@@ -41,6 +41,15 @@ pub fn compile(
     }
 }
 
+/// The properties (with their defaults' code), property slots and behaviours of a type,
+/// as they are laid out from its definitions.
+#[derive(Default)]
+struct Layout {
+    properties: Vec<(Symbol, CodeId)>,
+    slots: FxHashMap<Symbol, u16>,
+    behaviours: FxHashMap<(Symbol, Symbol), CodeId>,
+}
+
 struct Compiler {
     game: Game,
     errors: Vec<Diagnostic>,
@@ -92,47 +101,59 @@ impl Compiler {
         // Lay out each type from its root down, so inherited slots come first.
         for i in 0..defs.len() {
             let chain: Vec<TypeId> = self.game.types[i].ancestors.iter().rev().copied().collect();
-            let mut properties: Vec<(Symbol, CodeId)> = Vec::new();
-            let mut slots: FxHashMap<Symbol, u16> = FxHashMap::default();
-            let mut behaviours = FxHashMap::default();
+            let mut layout = Layout::default();
             for t in chain {
-                let def = defs[t.0 as usize];
-                for p in &def.properties {
-                    let code = self.body(
-                        std::slice::from_ref(&p.value),
-                        &[],
-                        format!("default of {}.{}", def.name.sym, p.name.sym),
-                        p.value.span,
-                    );
-                    match slots.get(&p.name.sym) {
-                        Some(&slot) => properties[slot as usize].1 = code,
-                        None => {
-                            slots.insert(p.name.sym, properties.len() as u16);
-                            properties.push((p.name.sym, code));
-                        }
-                    }
-                }
-                for state in &def.states {
-                    for b in &state.behaviours {
-                        let code = self.body(
-                            &b.body,
-                            &[],
-                            format!(
-                                "behaviour {}/{}/{}",
-                                def.name.sym, state.name.sym, b.label.sym
-                            ),
-                            b.span,
-                        );
-                        behaviours.insert((state.name.sym, b.label.sym), code);
-                    }
-                }
+                self.lay_out(&mut layout, defs[t.0 as usize], false);
             }
             let ty = &mut self.game.types[i];
-            ty.properties = properties;
-            ty.slots = slots;
-            ty.behaviours = behaviours;
+            ty.properties = layout.properties;
+            ty.slots = layout.slots;
+            ty.behaviours = layout.behaviours;
         }
         self.representation_types(items, defs.len());
+    }
+
+    /// Add the properties (each with the code of its default; a property defined again
+    /// keeps its slot and takes the new default) and the behaviours of `def` to `layout`.
+    fn lay_out(&mut self, layout: &mut Layout, def: &EntityDef, representation: bool) {
+        let (default_of, behaviour) = if representation {
+            ("default of representation", "representation")
+        } else {
+            ("default of", "behaviour")
+        };
+        for p in &def.properties {
+            let code = self.body(
+                std::slice::from_ref(&p.value),
+                &[],
+                format!("{default_of} {}.{}", def.name.sym, p.name.sym),
+                p.value.span,
+            );
+            match layout.slots.get(&p.name.sym) {
+                Some(&slot) => layout.properties[slot as usize].1 = code,
+                None => {
+                    layout
+                        .slots
+                        .insert(p.name.sym, layout.properties.len() as u16);
+                    layout.properties.push((p.name.sym, code));
+                }
+            }
+        }
+        for state in &def.states {
+            for b in &state.behaviours {
+                let code = self.body(
+                    &b.body,
+                    &[],
+                    format!(
+                        "{behaviour} {}/{}/{}",
+                        def.name.sym, state.name.sym, b.label.sym
+                    ),
+                    b.span,
+                );
+                layout
+                    .behaviours
+                    .insert((state.name.sym, b.label.sym), code);
+            }
+        }
     }
 
     /// Lay out each `#representation` as a type of its own after the entity types, and
@@ -147,45 +168,15 @@ impl Compiler {
                 continue; // the checker reported it
             };
             let id = TypeId(self.game.types.len() as u32);
-            let mut properties: Vec<(Symbol, CodeId)> = Vec::new();
-            let mut slots: FxHashMap<Symbol, u16> = FxHashMap::default();
-            for p in &r.properties {
-                let code = self.body(
-                    std::slice::from_ref(&p.value),
-                    &[],
-                    format!("default of representation {}.{}", r.name.sym, p.name.sym),
-                    p.value.span,
-                );
-                match slots.get(&p.name.sym) {
-                    Some(&slot) => properties[slot as usize].1 = code,
-                    None => {
-                        slots.insert(p.name.sym, properties.len() as u16);
-                        properties.push((p.name.sym, code));
-                    }
-                }
-            }
-            let mut behaviours = FxHashMap::default();
-            for state in &r.states {
-                for b in &state.behaviours {
-                    let code = self.body(
-                        &b.body,
-                        &[],
-                        format!(
-                            "representation {}/{}/{}",
-                            r.name.sym, state.name.sym, b.label.sym
-                        ),
-                        b.span,
-                    );
-                    behaviours.insert((state.name.sym, b.label.sym), code);
-                }
-            }
+            let mut layout = Layout::default();
+            self.lay_out(&mut layout, r, true);
             self.game.types.push(EntityType {
                 name: r.name.sym,
                 parent: None,
                 ancestors: vec![id],
-                properties,
-                slots,
-                behaviours,
+                properties: layout.properties,
+                slots: layout.slots,
+                behaviours: layout.behaviours,
             });
             if let Some(slot) = own.get_mut(entity_ty.0 as usize) {
                 *slot = Some(id);
