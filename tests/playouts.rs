@@ -3,6 +3,7 @@
 //! the game statistics must agree with those of the full-list method (recorded below), and
 //! trying moves must leave no trace in the session's world.
 
+use flexrules::cli::play::wilson;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -24,17 +25,6 @@ fn awele() -> Session {
     Session::start(game("games/awele"), &SessionOptions::default())
         .expect("awele starts")
         .0
-}
-
-/// The Wilson score interval (95%) of `k` successes in `n` trials.
-fn wilson(k: u64, n: u64) -> (f64, f64) {
-    let z = 1.959_963_984_540_054_f64;
-    let n = n as f64;
-    let p = k as f64 / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-    (centre - half, centre + half)
 }
 
 /// A position of games/awele where some candidates are illegal and at least two are legal,
