@@ -16,7 +16,101 @@ pub struct CodeId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FuncId(pub u32);
 
+/// An integer operator with an instruction of its own when both operands are integers
+/// (fused instructions carry one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `%`
+    Rem,
+    /// `=` and `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+}
+
+impl IntOp {
+    /// The operator the builtin at `index` of [`crate::compile::builtins::BUILTINS`] is,
+    /// when it has one.
+    pub fn of_builtin(index: u16) -> Option<IntOp> {
+        let name = crate::compile::builtins::BUILTINS.get(index as usize)?.name;
+        Some(match name {
+            "+" => IntOp::Add,
+            "-" => IntOp::Sub,
+            "*" => IntOp::Mul,
+            "%" => IntOp::Rem,
+            "=" | "==" => IntOp::Eq,
+            "!=" => IntOp::Ne,
+            "<" => IntOp::Lt,
+            ">" => IntOp::Gt,
+            "<=" => IntOp::Le,
+            ">=" => IntOp::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The result on two integers, or `None` when the builtin must decide (an overflow,
+    /// a remainder by zero): then it reports the error.
+    #[inline(always)]
+    pub fn apply(self, a: i64, b: i64) -> Option<IntValue> {
+        Some(match self {
+            IntOp::Add => IntValue::Int(a.checked_add(b)?),
+            IntOp::Sub => IntValue::Int(a.checked_sub(b)?),
+            IntOp::Mul => IntValue::Int(a.checked_mul(b)?),
+            IntOp::Rem => {
+                if b == 0 {
+                    return None;
+                }
+                // As the `%` builtin: the sign of the divisor; i64::MIN % -1 is 0.
+                let r = a.wrapping_rem(b);
+                IntValue::Int(if r != 0 && (r < 0) != (b < 0) {
+                    r + b
+                } else {
+                    r
+                })
+            }
+            IntOp::Eq => IntValue::Bool(a == b),
+            IntOp::Ne => IntValue::Bool(a != b),
+            IntOp::Lt => IntValue::Bool(a < b),
+            IntOp::Gt => IntValue::Bool(a > b),
+            IntOp::Le => IntValue::Bool(a <= b),
+            IntOp::Ge => IntValue::Bool(a >= b),
+        })
+    }
+}
+
+/// The result of an [`IntOp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntValue {
+    /// An integer (arithmetic).
+    Int(i64),
+    /// A truth value (comparison).
+    Bool(bool),
+}
+
 /// One instruction.
+///
+/// The instructions after [`Op::End`]'s comment are *fused*: each stands for a short
+/// sequence of the plain ones that the peephole pass ([`fuse`]) found in a body. A fused
+/// instruction replaces only the first instruction of its sequence; the others stay where
+/// they were, so a jump into the middle of the sequence still finds them. When its fast
+/// case does not apply (an operand is not an integer, the arithmetic overflows, a step
+/// check falls inside the sequence), the machine runs the sequence's first plain
+/// instruction instead ([`Op::plain`]) and goes on with the rest: a fused instruction
+/// never behaves differently from its sequence, and counts as many steps.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Op {
     /// Push nil.
@@ -80,6 +174,194 @@ pub enum Op {
     Return,
     /// The end of a body: leave it with the top value, having run to completion.
     End,
+    /// Counts one step and does nothing: stands where a value that is read later was
+    /// written (see [`Op::UpdateLocal`]).
+    Tick,
+    /// `k`, `v`, ... on the stack: take local `slot` (leaving nil there), call builtin
+    /// `func` with it as the first of `argc` arguments, push the result. Emitted for
+    /// `(var d (put d k (+ (get d k 0) 1)))` when `k` and `v` cannot assign `d`: the
+    /// dictionary is read after its siblings instead of before, so a `get` in them has
+    /// let go of it and `put` updates it in place. A [`Op::Tick`] stands where `d` was.
+    UpdateLocal {
+        /// The updated variable.
+        slot: u16,
+        /// The builtin (`put`, `append`, ...).
+        func: u16,
+        /// Its argument count, the collection included.
+        argc: u8,
+    },
+
+    // Fused instructions (see above): their sequences, and how many steps they count.
+    /// `Load(a) Int(k) Builtin(op, 2)`: 3 steps.
+    LocalConst {
+        /// The local.
+        a: u16,
+        /// The operator.
+        op: IntOp,
+        /// The constant.
+        k: i32,
+    },
+    /// `Load(a) Load(b) Builtin(op, 2)`: 3 steps.
+    Locals {
+        /// The left local.
+        a: u16,
+        /// The right local.
+        b: u16,
+        /// The operator.
+        op: IntOp,
+    },
+    /// `Int(k) Builtin(op, 2)`: 2 steps.
+    Const {
+        /// The operator.
+        op: IntOp,
+        /// The constant.
+        k: i32,
+    },
+    /// `Load(a) Int(k) Builtin(op, 2) SetLocal(dst)`: 4 steps (`(var i (+ i 1))`).
+    SetLocalConst {
+        /// The local read.
+        a: u16,
+        /// The local written.
+        dst: u16,
+        /// The operator.
+        op: IntOp,
+        /// The constant.
+        k: i32,
+    },
+    /// `Load(a) Int(k) Builtin(op, 2) JumpIfFalse(to)`: 4 steps (`(while (< i 10) ...)`).
+    LocalConstJump {
+        /// The local.
+        a: u16,
+        /// The comparison.
+        op: IntOp,
+        /// The constant.
+        k: i32,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
+    /// `Load(a) Load(b) Builtin(op, 2) JumpIfFalse(to)`: 4 steps.
+    LocalsJump {
+        /// The left local.
+        a: u16,
+        /// The right local.
+        b: u16,
+        /// The comparison.
+        op: IntOp,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
+    /// `Builtin(op, 2) JumpIfFalse(to)`: 2 steps.
+    OpJump {
+        /// The comparison.
+        op: IntOp,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
+}
+
+impl Op {
+    /// How many plain instructions a fused instruction stands for (1 for a plain one).
+    pub fn weight(self) -> u64 {
+        match self {
+            Op::Const { .. } | Op::OpJump { .. } => 2,
+            Op::LocalConst { .. } | Op::Locals { .. } => 3,
+            Op::SetLocalConst { .. } | Op::LocalConstJump { .. } | Op::LocalsJump { .. } => 4,
+            _ => 1,
+        }
+    }
+
+    /// The first plain instruction of a fused instruction's sequence (a plain instruction
+    /// is its own). `builtin` gives the builtin index of an operator.
+    pub fn plain(self, builtin: impl Fn(IntOp) -> u16) -> Op {
+        match self {
+            Op::LocalConst { a, .. }
+            | Op::Locals { a, .. }
+            | Op::SetLocalConst { a, .. }
+            | Op::LocalConstJump { a, .. }
+            | Op::LocalsJump { a, .. } => Op::Load(a),
+            Op::Const { k, .. } => Op::Int(i64::from(k)),
+            Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
+            other => other,
+        }
+    }
+}
+
+/// The builtin index of each [`IntOp`], looked up once.
+pub fn builtin_of(op: IntOp) -> u16 {
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<[u16; 10]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let at = |name: &str| {
+            crate::compile::builtins::BUILTINS
+                .iter()
+                .position(|b| b.name == name)
+                .map_or(u16::MAX, |i| i as u16)
+        };
+        [
+            at("+"),
+            at("-"),
+            at("*"),
+            at("%"),
+            at("="),
+            at("!="),
+            at("<"),
+            at(">"),
+            at("<="),
+            at(">="),
+        ]
+    });
+    table[op as usize]
+}
+
+/// The peephole pass: put a fused instruction at the start of every sequence it stands
+/// for (see [`Op`]). Sequences are matched on the plain instructions, so every position
+/// holds an instruction that does what the plain sequence from there does.
+pub fn fuse(ops: &mut [Op]) {
+    let plain = ops.to_vec();
+    let int_op = |op: Op| match op {
+        Op::Builtin(i, 2) => IntOp::of_builtin(i),
+        _ => None,
+    };
+    let small = |k: i64| i32::try_from(k).ok();
+    let is_cmp = |op: IntOp| !matches!(op, IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Rem);
+    for p in 0..plain.len() {
+        let at = |i: usize| plain.get(p + i).copied();
+        let fused = match (at(0), at(1), at(2).and_then(int_op), at(3)) {
+            (Some(Op::Load(a)), Some(Op::Int(k)), Some(op), Some(Op::JumpIfFalse(to)))
+                if is_cmp(op) && small(k).is_some() =>
+            {
+                small(k).map(|k| Op::LocalConstJump { a, op, k, to })
+            }
+            (Some(Op::Load(a)), Some(Op::Load(b)), Some(op), Some(Op::JumpIfFalse(to)))
+                if is_cmp(op) =>
+            {
+                Some(Op::LocalsJump { a, b, op, to })
+            }
+            (Some(Op::Load(a)), Some(Op::Int(k)), Some(op), Some(Op::SetLocal(dst)))
+                if small(k).is_some() =>
+            {
+                small(k).map(|k| Op::SetLocalConst { a, dst, op, k })
+            }
+            (Some(Op::Load(a)), Some(Op::Int(k)), Some(op), _) => {
+                small(k).map(|k| Op::LocalConst { a, op, k })
+            }
+            (Some(Op::Load(a)), Some(Op::Load(b)), Some(op), _) => Some(Op::Locals { a, b, op }),
+            _ => None,
+        };
+        let fused = fused.or_else(|| match (at(0), at(1)) {
+            (Some(Op::Int(k)), Some(next)) if int_op(next).is_some() => small(k)
+                .zip(int_op(next))
+                .map(|(k, op)| Op::Const { op, k }),
+            (Some(first), Some(Op::JumpIfFalse(to))) => match int_op(first) {
+                Some(op) if is_cmp(op) => Some(Op::OpJump { op, to }),
+                _ => None,
+            },
+            _ => None,
+        });
+        if let Some(f) = fused {
+            ops[p] = f;
+        }
+    }
 }
 
 /// A compiled body.
@@ -107,6 +389,12 @@ impl Code {
         use crate::syntax::ast::FormOp as F;
         self.ops.iter().any(|op| match op {
             Op::Call(..) => true,
+            Op::UpdateLocal { func, .. } => matches!(
+                crate::compile::builtins::BUILTINS
+                    .get(*func as usize)
+                    .map(|b| b.name),
+                Some("random" | "shuffle")
+            ),
             Op::Builtin(index, _) => matches!(
                 crate::compile::builtins::BUILTINS
                     .get(*index as usize)

@@ -392,6 +392,7 @@ impl Compiler {
         };
         e.sequence(body, span);
         e.emit(Op::End, span);
+        super::bytecode::fuse(&mut e.ops);
         let locals = e.locals.len();
         let code = Code {
             ops: e.ops,
@@ -503,22 +504,46 @@ impl Emitter<'_> {
     /// The value of `(var x value)`. When it updates the collection in `x` itself, as in
     /// `(var d (put d k v))`, the old value is moved out of `x` rather than copied, so the
     /// builtin can update it in place instead of copying it.
+    ///
+    /// When the other arguments do not read `x`, it is moved out where it is read
+    /// ([`Op::Take`]). When they read it but cannot assign it, as in
+    /// `(var d (put d k (+ (get d k 0) 1)))`, it is moved out after them
+    /// ([`Op::UpdateLocal`]): it has the same value then, and whatever they made of it
+    /// (the `get`) has let go of it. A [`Op::Tick`] stands where it was read, so the steps
+    /// are counted at the same instructions.
     fn assigned_value(&mut self, var: Symbol, value: &Expr) {
         const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
         if let ExprKind::Call { func, args } = &value.kind
             && UPDATES.contains(&func.sym.as_str())
             && let Some((first, rest)) = args.split_first()
             && matches!(first.kind, ExprKind::Var(v) if v == var)
-            && !rest.iter().any(|a| mentions(a, var))
             && let Some(slot) = self.locals.iter().position(|s| *s == var)
             && let Some(i) = BUILTINS.iter().position(|b| b.name == func.sym.as_str())
+            && args.len() <= u8::MAX as usize
         {
-            self.emit(Op::Take(slot as u16), first.span);
-            for a in rest {
-                self.expr(a);
+            if !rest.iter().any(|a| mentions(a, var)) {
+                self.emit(Op::Take(slot as u16), first.span);
+                for a in rest {
+                    self.expr(a);
+                }
+                self.emit(Op::Builtin(i as u16, args.len() as u8), value.span);
+                return;
             }
-            self.emit(Op::Builtin(i as u16, args.len() as u8), value.span);
-            return;
+            if !rest.iter().any(|a| assigns(a, var)) {
+                self.emit(Op::Tick, first.span);
+                for a in rest {
+                    self.expr(a);
+                }
+                self.emit(
+                    Op::UpdateLocal {
+                        slot: slot as u16,
+                        func: i as u16,
+                        argc: args.len() as u8,
+                    },
+                    value.span,
+                );
+                return;
+            }
         }
         self.expr(value);
     }
@@ -732,6 +757,57 @@ impl Emitter<'_> {
                 self.emit(Op::Form(*op, n), span);
             }
         }
+    }
+}
+
+/// Whether `e` may assign the variable `var` (a `var` or a `foreach` naming it, anywhere
+/// in it).
+fn assigns(e: &Expr, var: Symbol) -> bool {
+    let any = |es: &[Expr]| es.iter().any(|x| assigns(x, var));
+    match &e.kind {
+        ExprKind::VarDef { name, value } => name.sym == var || assigns(value, var),
+        ExprKind::Foreach {
+            var: v, iter, body, ..
+        } => v.sym == var || assigns(iter, var) || assigns(body, var),
+        ExprKind::Call { args, .. } => any(args),
+        ExprKind::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            assigns(cond, var)
+                || assigns(then, var)
+                || otherwise.as_deref().is_some_and(|o| assigns(o, var))
+        }
+        ExprKind::Switch {
+            value,
+            cases,
+            default,
+        } => {
+            assigns(value, var)
+                || cases
+                    .iter()
+                    .any(|(c, b)| assigns(c, var) || assigns(b, var))
+                || default.as_deref().is_some_and(|d| assigns(d, var))
+        }
+        ExprKind::While { cond, body } => assigns(cond, var) || assigns(body, var),
+        ExprKind::Do(items) | ExprKind::And(items) | ExprKind::Or(items) => any(items),
+        ExprKind::Return(v) => v.as_deref().is_some_and(|v| assigns(v, var)),
+        ExprKind::Form { args, attrs, .. } => {
+            any(args)
+                || attrs
+                    .iter()
+                    .any(|(k, v)| assigns(k, var) || assigns(v, var))
+        }
+        // Listed one by one: a new kind of expression must say whether it assigns.
+        ExprKind::Nil
+        | ExprKind::Bool(_)
+        | ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Var(_)
+        | ExprKind::Message
+        | ExprKind::Error => false,
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::compile::builtins::BUILTINS;
-use crate::compile::bytecode::{CodeId, Op};
+use crate::compile::bytecode::{CodeId, IntValue, Op, builtin_of};
 use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -124,6 +124,22 @@ const FAST_GT: u16 = 9;
 const FAST_LE: u16 = 10;
 const FAST_GE: u16 = 11;
 const FAST_LAST: u16 = 11;
+
+/// The step count at which the machine next stops to check: the first multiple of 65,536
+/// after `steps` (to look for an interrupt), or the first step past the budget.
+#[inline]
+fn next_check(steps: u64, max_steps: u64) -> u64 {
+    ((steps | 0xFFFF).saturating_add(1)).min(max_steps.saturating_add(1))
+}
+
+/// The value of an integer operator's result.
+#[inline(always)]
+fn int_value(r: IntValue) -> Value {
+    match r {
+        IntValue::Int(i) => Value::Int(i),
+        IntValue::Bool(b) => Value::Bool(b),
+    }
+}
 
 /// The span of a message from outside: it has no place in the sources.
 const OUTSIDE: Span = Span {
@@ -480,13 +496,15 @@ impl Machine {
             let code = game.code(frame.code);
             let base = frame.base as usize;
             let mut ip = frame.ip as usize;
+            // The step count at which the next check is due: past the budget, or a
+            // multiple of 65,536 (look for an interrupt). One compare per instruction.
+            let mut check_at = next_check(self.meter.steps, max_steps);
             loop {
-                let op = code.ops[ip];
+                let mut op = code.ops[ip];
                 ip += 1;
                 let steps = self.meter.steps + 1;
                 self.meter.steps = steps;
-                // One test on the hot path: every 65,536th step, or past the budget.
-                if steps & 0xFFFF == 0 || steps > max_steps {
+                if steps >= check_at {
                     if steps > max_steps {
                         let e = self.meter.step_error();
                         return Err(self.builtin_error(code.spans[ip - 1], e));
@@ -497,242 +515,377 @@ impl Machine {
                     {
                         return Err(self.error(code.spans[ip - 1], "interrupted"));
                     }
+                    check_at = next_check(steps, max_steps);
                 }
-                match op {
-                    Op::Nil => self.stack.push(Value::Nil),
-                    Op::Bool(b) => self.stack.push(Value::Bool(b)),
-                    Op::Int(i) => self.stack.push(Value::Int(i)),
-                    Op::Float(x) => self.stack.push(Value::Float(x)),
-                    Op::Str(s) => self.stack.push(Value::Str(s)),
-                    Op::Load(slot) => {
-                        let v = self.stack[base + slot as usize].clone();
-                        self.stack.push(v);
-                    }
-                    Op::Store(slot) => {
-                        let v = self.stack.last().cloned().unwrap_or_default();
-                        self.stack[base + slot as usize] = v;
-                    }
-                    Op::Take(slot) => {
-                        let v = std::mem::take(&mut self.stack[base + slot as usize]);
-                        self.stack.push(v);
-                    }
-                    Op::SetLocal(slot) => {
-                        let v = self.stack.pop().unwrap_or_default();
-                        self.stack[base + slot as usize] = v;
-                    }
-                    Op::Message => {
-                        let v = match self.current_jp() {
-                            Some(jp) => Value::Message(jp.msg.clone()),
-                            None => Value::Nil,
-                        };
-                        self.stack.push(v);
-                    }
-                    Op::Pop => {
-                        self.stack.pop();
-                    }
-                    Op::Jump(t) => ip = t as usize,
-                    Op::JumpIfFalse(t) => {
-                        if !self.stack.pop().unwrap_or_default().truthy() {
-                            ip = t as usize;
+                // A fused instruction whose fast case does not apply runs the first plain
+                // instruction of its sequence instead: `op` becomes that one and the match
+                // runs again (the step is already counted).
+                macro_rules! plain {
+                    () => {{
+                        op = op.plain(builtin_of);
+                        continue;
+                    }};
+                }
+                // Whether the `extra` steps of a fused instruction beyond its first stay
+                // short of the next check (else its plain sequence must run, so the check
+                // happens at the very instruction it would have happened at).
+                macro_rules! room {
+                    ($extra:expr) => {
+                        self.meter.steps + $extra < check_at
+                    };
+                }
+                #[allow(clippy::never_loop)]
+                loop {
+                    match op {
+                        Op::Nil => self.stack.push(Value::Nil),
+                        Op::Bool(b) => self.stack.push(Value::Bool(b)),
+                        Op::Int(i) => self.stack.push(Value::Int(i)),
+                        Op::Float(x) => self.stack.push(Value::Float(x)),
+                        Op::Str(s) => self.stack.push(Value::Str(s)),
+                        Op::Load(slot) => {
+                            let v = self.stack[base + slot as usize].clone();
+                            self.stack.push(v);
                         }
-                    }
-                    Op::AndJump(t) => {
-                        if self.stack.last().is_some_and(|v| !v.truthy()) {
-                            ip = t as usize;
-                        } else {
+                        Op::Store(slot) => {
+                            let v = self.stack.last().cloned().unwrap_or_default();
+                            self.stack[base + slot as usize] = v;
+                        }
+                        Op::Take(slot) => {
+                            let v = std::mem::take(&mut self.stack[base + slot as usize]);
+                            self.stack.push(v);
+                        }
+                        Op::SetLocal(slot) => {
+                            let v = self.stack.pop().unwrap_or_default();
+                            self.stack[base + slot as usize] = v;
+                        }
+                        Op::Message => {
+                            let v = match self.current_jp() {
+                                Some(jp) => Value::Message(jp.msg.clone()),
+                                None => Value::Nil,
+                            };
+                            self.stack.push(v);
+                        }
+                        Op::Pop => {
                             self.stack.pop();
                         }
-                    }
-                    Op::OrJump(t) => {
-                        if self.stack.last().is_some_and(Value::truthy) {
-                            ip = t as usize;
-                        } else {
-                            self.stack.pop();
+                        Op::Jump(t) => ip = t as usize,
+                        Op::JumpIfFalse(t) => {
+                            if !self.stack.pop().unwrap_or_default().truthy() {
+                                ip = t as usize;
+                            }
                         }
-                    }
-                    Op::CaseEq => {
-                        let v = self.stack.pop().unwrap_or_default();
-                        let eq = match self.stack.last() {
-                            Some(x) => self
-                                .meter
-                                .equal(x, &v)
-                                .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
-                            None => false,
-                        };
-                        self.stack.push(Value::Bool(eq));
-                    }
-                    Op::Builtin(index, 2)
-                        if index <= FAST_LAST
-                            && matches!(
-                                self.stack[self.stack.len() - 2..],
-                                [Value::Int(_), Value::Int(_)]
-                            ) =>
-                    {
-                        // Two integers: the commonest case of arithmetic and comparison,
-                        // done in place. Overflow and division go the general way.
-                        let n = self.stack.len();
-                        let (Value::Int(a), Value::Int(b)) =
-                            (&self.stack[n - 2], &self.stack[n - 1])
-                        else {
-                            unreachable!("matched above")
-                        };
-                        let (a, b) = (*a, *b);
-                        let r = match index {
-                            FAST_ADD => a.checked_add(b).map(Value::Int),
-                            FAST_SUB => a.checked_sub(b).map(Value::Int),
-                            FAST_MUL => a.checked_mul(b).map(Value::Int),
-                            FAST_EQ | FAST_EQ2 => Some(Value::Bool(a == b)),
-                            FAST_NE => Some(Value::Bool(a != b)),
-                            FAST_LT => Some(Value::Bool(a < b)),
-                            FAST_GT => Some(Value::Bool(a > b)),
-                            FAST_LE => Some(Value::Bool(a <= b)),
-                            FAST_GE => Some(Value::Bool(a >= b)),
-                            _ => None,
-                        };
-                        match r {
-                            Some(v) => {
+                        Op::AndJump(t) => {
+                            if self.stack.last().is_some_and(|v| !v.truthy()) {
+                                ip = t as usize;
+                            } else {
                                 self.stack.pop();
-                                self.stack[n - 2] = v;
                             }
-                            None => {
-                                let f = pure_fn(index as usize);
-                                let result = match f {
-                                    Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
-                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
-                                    None => Value::Nil,
-                                };
+                        }
+                        Op::OrJump(t) => {
+                            if self.stack.last().is_some_and(Value::truthy) {
+                                ip = t as usize;
+                            } else {
+                                self.stack.pop();
+                            }
+                        }
+                        Op::CaseEq => {
+                            let v = self.stack.pop().unwrap_or_default();
+                            let eq = match self.stack.last() {
+                                Some(x) => self
+                                    .meter
+                                    .equal(x, &v)
+                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                                None => false,
+                            };
+                            self.stack.push(Value::Bool(eq));
+                        }
+                        Op::Builtin(index, 2)
+                            if index <= FAST_LAST
+                                && matches!(
+                                    self.stack[self.stack.len() - 2..],
+                                    [Value::Int(_), Value::Int(_)]
+                                ) =>
+                        {
+                            // Two integers: the commonest case of arithmetic and comparison,
+                            // done in place. Overflow and division go the general way.
+                            let n = self.stack.len();
+                            let (Value::Int(a), Value::Int(b)) =
+                                (&self.stack[n - 2], &self.stack[n - 1])
+                            else {
+                                unreachable!("matched above")
+                            };
+                            let (a, b) = (*a, *b);
+                            let r = match index {
+                                FAST_ADD => a.checked_add(b).map(Value::Int),
+                                FAST_SUB => a.checked_sub(b).map(Value::Int),
+                                FAST_MUL => a.checked_mul(b).map(Value::Int),
+                                FAST_EQ | FAST_EQ2 => Some(Value::Bool(a == b)),
+                                FAST_NE => Some(Value::Bool(a != b)),
+                                FAST_LT => Some(Value::Bool(a < b)),
+                                FAST_GT => Some(Value::Bool(a > b)),
+                                FAST_LE => Some(Value::Bool(a <= b)),
+                                FAST_GE => Some(Value::Bool(a >= b)),
+                                _ => None,
+                            };
+                            match r {
+                                Some(v) => {
+                                    self.stack.pop();
+                                    self.stack[n - 2] = v;
+                                }
+                                None => {
+                                    let f = pure_fn(index as usize);
+                                    let result = match f {
+                                        Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
+                                            .map_err(|e| {
+                                                self.builtin_error(code.spans[ip - 1], e)
+                                            })?,
+                                        None => Value::Nil,
+                                    };
+                                    self.stack.truncate(n - 2);
+                                    self.stack.push(result);
+                                }
+                            }
+                        }
+                        Op::Builtin(index, argc) => {
+                            let at = self.stack.len() - argc as usize;
+                            let result = match pure_fn(index as usize) {
+                                Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
+                                None => {
+                                    self.context_builtin(cx, index as usize, at, code.spans[ip - 1])
+                                }
+                            }?;
+                            self.stack.truncate(at);
+                            self.stack.push(result);
+                        }
+                        Op::Call(func, argc) => {
+                            if let Some(f) = self.frames.last_mut() {
+                                f.ip = ip as u32;
+                            }
+                            if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                                return Err(self.depth_error(code.spans[ip - 1], cx.limits));
+                            }
+                            let function = &game.functions[func.0 as usize];
+                            let callee = game.code(function.code);
+                            let base = self.stack.len() - argc as usize;
+                            let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
+                            let extra = (callee.locals as usize).saturating_sub(argc as usize);
+                            if extra > 0 {
+                                self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
+                            }
+                            self.frames.push(Frame {
+                                code: function.code,
+                                ip: 0,
+                                base: base as u32,
+                                kind: Kind::Function,
+                                jp,
+                            });
+                            continue 'frames;
+                        }
+                        Op::IterStart => {
+                            let v = self.stack.pop().unwrap_or_default();
+                            let list = match v {
+                                Value::List(l) => l,
+                                Value::Dict(d) => {
+                                    self.meter
+                                        .work(d.len())
+                                        .and_then(|()| {
+                                            self.meter.alloc(ELEMENT_BYTES * d.len() as u64)
+                                        })
+                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
+                                    Arc::new(d.keys().map(|k| k.to_value()).collect())
+                                }
+                                Value::Nil => Arc::new(List::new()),
+                                other => {
+                                    return Err(self.error(
+                                        code.spans[ip - 1],
+                                        format!(
+                                            "foreach needs a list or dictionary, got {} {other}",
+                                            other.type_name()
+                                        ),
+                                    ));
+                                }
+                            };
+                            self.stack.push(Value::List(list));
+                            self.stack.push(Value::Int(0));
+                        }
+                        Op::IterNext { var, exit } => {
+                            let n = self.stack.len();
+                            let (Value::List(list), Value::Int(i)) =
+                                (&self.stack[n - 2], &self.stack[n - 1])
+                            else {
+                                return Err(
+                                    self.error(code.spans[ip - 1], "internal: loop state lost")
+                                );
+                            };
+                            let i = *i as usize;
+                            match list.get(i) {
+                                Some(item) => {
+                                    let item = item.clone();
+                                    self.stack[n - 1] = Value::Int(i as i64 + 1);
+                                    self.stack[base + var as usize] = item;
+                                }
+                                None => {
+                                    self.stack.truncate(n - 2);
+                                    ip = exit as usize;
+                                }
+                            }
+                        }
+                        Op::Property(name) => {
+                            let span = code.spans[ip - 1];
+                            let v = match self.me() {
+                                Some((id, _)) => self.read_property(cx, id, name, span)?,
+                                None => {
+                                    return Err(
+                                        self.no_entity(span, "(property <name> of <entity>)")
+                                    );
+                                }
+                            };
+                            self.stack.push(v);
+                        }
+                        Op::PropertyOf(name) => {
+                            let span = code.spans[ip - 1];
+                            let entity = self.stack.pop().unwrap_or_default();
+                            let id = self.entity_named(&entity, span)?;
+                            let v = self.read_property(cx, id, name, span)?;
+                            self.stack.push(v);
+                        }
+                        Op::Attribute(key) => {
+                            let v = match self.current_jp() {
+                                Some(jp) => jp
+                                    .msg
+                                    .attrs
+                                    .get(&Key::Str(key))
+                                    .cloned()
+                                    .unwrap_or_default(),
+                                None => return Err(self.no_message(code.spans[ip - 1])),
+                            };
+                            self.stack.push(v);
+                        }
+                        Op::Form(form, nattrs) => {
+                            if let Some(f) = self.frames.last_mut() {
+                                f.ip = ip as u32;
+                            }
+                            match self.form(cx, form, nattrs, code.spans[ip - 1])? {
+                                Flow::Value(v) => self.stack.push(v),
+                                Flow::Enter => continue 'frames,
+                                other => return Ok(other),
+                            }
+                        }
+                        Op::Return | Op::End => {
+                            let value = self.stack.pop().unwrap_or_default();
+                            if let Some(status) = self.leave(cx, value, op == Op::Return) {
+                                return Ok(Flow::End(status));
+                            }
+                            continue 'frames;
+                        }
+                        Op::Tick => {}
+                        Op::UpdateLocal { slot, func, argc } => {
+                            let span = code.spans[ip - 1];
+                            let v = std::mem::take(&mut self.stack[base + slot as usize]);
+                            self.stack.push(v);
+                            let at = self.stack.len() - argc as usize;
+                            self.stack[at..].rotate_right(1);
+                            let result = match pure_fn(func as usize) {
+                                Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                                    .map_err(|e| self.builtin_error(span, e)),
+                                None => self.context_builtin(cx, func as usize, at, span),
+                            }?;
+                            self.stack.truncate(at);
+                            self.stack.push(result);
+                        }
+                        Op::LocalConst { a, op: f, k } => {
+                            if let Value::Int(x) = self.stack[base + a as usize]
+                                && let Some(r) = f.apply(x, i64::from(k))
+                                && room!(2)
+                            {
+                                self.meter.steps += 2;
+                                self.stack.push(int_value(r));
+                                ip += 2;
+                            } else {
+                                plain!()
+                            }
+                        }
+                        Op::Locals { a, b, op: f } => {
+                            if let (Value::Int(x), Value::Int(y)) = (
+                                &self.stack[base + a as usize],
+                                &self.stack[base + b as usize],
+                            ) && let Some(r) = f.apply(*x, *y)
+                                && room!(2)
+                            {
+                                self.meter.steps += 2;
+                                self.stack.push(int_value(r));
+                                ip += 2;
+                            } else {
+                                plain!()
+                            }
+                        }
+                        Op::Const { op: f, k } => {
+                            if let Some(top) = self.stack.last_mut()
+                                && let Value::Int(x) = *top
+                                && let Some(r) = f.apply(x, i64::from(k))
+                                && self.meter.steps + 1 < check_at
+                            {
+                                self.meter.steps += 1;
+                                *top = int_value(r);
+                                ip += 1;
+                            } else {
+                                plain!()
+                            }
+                        }
+                        Op::SetLocalConst { a, dst, op: f, k } => {
+                            if let Value::Int(x) = self.stack[base + a as usize]
+                                && let Some(r) = f.apply(x, i64::from(k))
+                                && room!(3)
+                            {
+                                self.meter.steps += 3;
+                                self.stack[base + dst as usize] = int_value(r);
+                                ip += 3;
+                            } else {
+                                plain!()
+                            }
+                        }
+                        Op::LocalConstJump { a, op: f, k, to } => {
+                            if let Value::Int(x) = self.stack[base + a as usize]
+                                && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                                && room!(3)
+                            {
+                                self.meter.steps += 3;
+                                ip = if t { ip + 3 } else { to as usize };
+                            } else {
+                                plain!()
+                            }
+                        }
+                        Op::LocalsJump { a, b, op: f, to } => {
+                            if let (Value::Int(x), Value::Int(y)) = (
+                                &self.stack[base + a as usize],
+                                &self.stack[base + b as usize],
+                            ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                                && room!(3)
+                            {
+                                self.meter.steps += 3;
+                                ip = if t { ip + 3 } else { to as usize };
+                            } else {
+                                plain!()
+                            }
+                        }
+                        Op::OpJump { op: f, to } => {
+                            let n = self.stack.len();
+                            if n >= 2
+                                && let (Value::Int(x), Value::Int(y)) =
+                                    (&self.stack[n - 2], &self.stack[n - 1])
+                                && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                                && room!(1)
+                            {
+                                self.meter.steps += 1;
                                 self.stack.truncate(n - 2);
-                                self.stack.push(result);
+                                ip = if t { ip + 1 } else { to as usize };
+                            } else {
+                                plain!()
                             }
                         }
                     }
-                    Op::Builtin(index, argc) => {
-                        let at = self.stack.len() - argc as usize;
-                        let result = match pure_fn(index as usize) {
-                            Some(f) => f(&mut self.stack[at..], &mut self.meter)
-                                .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
-                            None => {
-                                self.context_builtin(cx, index as usize, at, code.spans[ip - 1])
-                            }
-                        }?;
-                        self.stack.truncate(at);
-                        self.stack.push(result);
-                    }
-                    Op::Call(func, argc) => {
-                        if let Some(f) = self.frames.last_mut() {
-                            f.ip = ip as u32;
-                        }
-                        if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
-                            return Err(self.depth_error(code.spans[ip - 1], cx.limits));
-                        }
-                        let function = &game.functions[func.0 as usize];
-                        let callee = game.code(function.code);
-                        let base = self.stack.len() - argc as usize;
-                        let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
-                        let extra = (callee.locals as usize).saturating_sub(argc as usize);
-                        if extra > 0 {
-                            self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
-                        }
-                        self.frames.push(Frame {
-                            code: function.code,
-                            ip: 0,
-                            base: base as u32,
-                            kind: Kind::Function,
-                            jp,
-                        });
-                        continue 'frames;
-                    }
-                    Op::IterStart => {
-                        let v = self.stack.pop().unwrap_or_default();
-                        let list = match v {
-                            Value::List(l) => l,
-                            Value::Dict(d) => {
-                                self.meter
-                                    .work(d.len())
-                                    .and_then(|()| self.meter.alloc(ELEMENT_BYTES * d.len() as u64))
-                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
-                                Arc::new(d.keys().map(|k| k.to_value()).collect())
-                            }
-                            Value::Nil => Arc::new(List::new()),
-                            other => {
-                                return Err(self.error(
-                                    code.spans[ip - 1],
-                                    format!(
-                                        "foreach needs a list or dictionary, got {} {other}",
-                                        other.type_name()
-                                    ),
-                                ));
-                            }
-                        };
-                        self.stack.push(Value::List(list));
-                        self.stack.push(Value::Int(0));
-                    }
-                    Op::IterNext { var, exit } => {
-                        let n = self.stack.len();
-                        let (Value::List(list), Value::Int(i)) =
-                            (&self.stack[n - 2], &self.stack[n - 1])
-                        else {
-                            return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
-                        };
-                        let i = *i as usize;
-                        match list.get(i) {
-                            Some(item) => {
-                                let item = item.clone();
-                                self.stack[n - 1] = Value::Int(i as i64 + 1);
-                                self.stack[base + var as usize] = item;
-                            }
-                            None => {
-                                self.stack.truncate(n - 2);
-                                ip = exit as usize;
-                            }
-                        }
-                    }
-                    Op::Property(name) => {
-                        let span = code.spans[ip - 1];
-                        let v = match self.me() {
-                            Some((id, _)) => self.read_property(cx, id, name, span)?,
-                            None => {
-                                return Err(self.no_entity(span, "(property <name> of <entity>)"));
-                            }
-                        };
-                        self.stack.push(v);
-                    }
-                    Op::PropertyOf(name) => {
-                        let span = code.spans[ip - 1];
-                        let entity = self.stack.pop().unwrap_or_default();
-                        let id = self.entity_named(&entity, span)?;
-                        let v = self.read_property(cx, id, name, span)?;
-                        self.stack.push(v);
-                    }
-                    Op::Attribute(key) => {
-                        let v = match self.current_jp() {
-                            Some(jp) => jp
-                                .msg
-                                .attrs
-                                .get(&Key::Str(key))
-                                .cloned()
-                                .unwrap_or_default(),
-                            None => return Err(self.no_message(code.spans[ip - 1])),
-                        };
-                        self.stack.push(v);
-                    }
-                    Op::Form(form, nattrs) => {
-                        if let Some(f) = self.frames.last_mut() {
-                            f.ip = ip as u32;
-                        }
-                        match self.form(cx, form, nattrs, code.spans[ip - 1])? {
-                            Flow::Value(v) => self.stack.push(v),
-                            Flow::Enter => continue 'frames,
-                            other => return Ok(other),
-                        }
-                    }
-                    Op::Return | Op::End => {
-                        let value = self.stack.pop().unwrap_or_default();
-                        if let Some(status) = self.leave(cx, value, op == Op::Return) {
-                            return Ok(Flow::End(status));
-                        }
-                        continue 'frames;
-                    }
+                    break;
                 }
             }
         }
