@@ -421,3 +421,121 @@ impl Code {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instruction_fits_in_16_bytes() {
+        assert!(
+            std::mem::size_of::<Op>() <= 16,
+            "{}",
+            std::mem::size_of::<Op>()
+        );
+    }
+
+    #[test]
+    fn int_ops_name_their_builtins() {
+        let ops = [
+            IntOp::Add,
+            IntOp::Sub,
+            IntOp::Mul,
+            IntOp::Rem,
+            IntOp::Eq,
+            IntOp::Ne,
+            IntOp::Lt,
+            IntOp::Gt,
+            IntOp::Le,
+            IntOp::Ge,
+        ];
+        for op in ops {
+            assert_eq!(IntOp::of_builtin(builtin_of(op)), Some(op), "{op:?}");
+        }
+    }
+
+    #[test]
+    fn remainder_follows_the_sign_of_the_divisor() {
+        let rem = |a, b| IntOp::Rem.apply(a, b);
+        assert_eq!(rem(7, 3), Some(IntValue::Int(1)));
+        assert_eq!(rem(-7, 3), Some(IntValue::Int(2)));
+        assert_eq!(rem(7, -3), Some(IntValue::Int(-2)));
+        assert_eq!(rem(i64::MIN, -1), Some(IntValue::Int(0)));
+        assert_eq!(rem(1, 0), None);
+        assert_eq!(IntOp::Add.apply(i64::MAX, 1), None);
+        assert_eq!(IntOp::Mul.apply(i64::MIN, -1), None);
+    }
+
+    /// Each sequence gets its fused instruction at its start, the rest stays, and an
+    /// instruction inside a sequence is fused from where it stands.
+    #[test]
+    fn fusing_keeps_the_plain_instructions_after_the_first() {
+        let lt = builtin_of(IntOp::Lt);
+        let add = builtin_of(IntOp::Add);
+        let plain = vec![
+            Op::Load(0),
+            Op::Int(10),
+            Op::Builtin(lt, 2),
+            Op::JumpIfFalse(9),
+            Op::Load(0),
+            Op::Int(1),
+            Op::Builtin(add, 2),
+            Op::SetLocal(0),
+            Op::Jump(0),
+            Op::Nil,
+            Op::Load(0),
+            Op::Int(1 << 40),
+            Op::Builtin(add, 2),
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[0],
+            Op::LocalConstJump {
+                a: 0,
+                op: IntOp::Lt,
+                k: 10,
+                to: 9
+            }
+        );
+        assert_eq!(
+            ops[1],
+            Op::Const {
+                op: IntOp::Lt,
+                k: 10
+            }
+        );
+        assert_eq!(
+            ops[2],
+            Op::OpJump {
+                op: IntOp::Lt,
+                to: 9
+            }
+        );
+        assert_eq!(ops[3], plain[3]);
+        assert_eq!(
+            ops[4],
+            Op::SetLocalConst {
+                a: 0,
+                dst: 0,
+                op: IntOp::Add,
+                k: 1
+            }
+        );
+        assert_eq!(
+            ops[5],
+            Op::Const {
+                op: IntOp::Add,
+                k: 1
+            }
+        );
+        assert_eq!(ops[6..10], plain[6..10]);
+        // A constant too big for a fused instruction stays plain.
+        assert_eq!(ops[10..], plain[10..]);
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+            assert!(op.weight() >= 1);
+        }
+    }
+}

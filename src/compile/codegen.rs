@@ -851,3 +851,57 @@ fn mentions(e: &Expr, var: Symbol) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::compile::build_game;
+    use crate::compile::bytecode::Op;
+    use crate::syntax::load::MemoryFs;
+
+    /// The ops of the game's only `#setup` body.
+    fn setup_ops(body: &str) -> Vec<Op> {
+        let mut fs = MemoryFs::new();
+        fs.insert("t.fr", &format!("#setup\n{body}\n"));
+        let built = match build_game(&fs, Path::new("t.fr")) {
+            Ok(b) => b,
+            Err(e) => panic!("{}", e.render_plain()),
+        };
+        let game = built.game;
+        let code = game.setup[0];
+        game.code(code).ops.clone()
+    }
+
+    fn updates_in_place(ops: &[Op]) -> bool {
+        ops.iter().any(|op| matches!(op, Op::UpdateLocal { .. }))
+    }
+
+    #[test]
+    fn a_self_update_reading_itself_updates_in_place() {
+        let ops = setup_ops("(var d (dict))\n(var k 1)\n(var d (put d k (+ (get d k 0) 1)))\nd");
+        assert!(updates_in_place(&ops), "{ops:?}");
+        assert!(ops.contains(&Op::Tick), "{ops:?}");
+        let ops = setup_ops("(var l (list))\n(var l (append l (length l)))\nl");
+        assert!(updates_in_place(&ops), "{ops:?}");
+    }
+
+    #[test]
+    fn a_self_update_that_may_assign_itself_reads_it_first() {
+        for body in [
+            "(var d (dict))\n(var d (put d 1 (do (var d (dict)) (get d 1 0) end)))\nd",
+            "(var d (dict))\n(var d (put d (foreach d in (list 1) 0) (length d)))\nd",
+        ] {
+            let ops = setup_ops(body);
+            assert!(!updates_in_place(&ops), "{body}: {ops:?}");
+            assert!(!ops.contains(&Op::Take(0)), "{body}: {ops:?}");
+        }
+    }
+
+    #[test]
+    fn a_self_update_not_reading_itself_takes_it_where_it_is_read() {
+        let ops = setup_ops("(var d (dict))\n(var d (put d 1 2))\nd");
+        assert!(ops.contains(&Op::Take(0)), "{ops:?}");
+        assert!(!updates_in_place(&ops), "{ops:?}");
+    }
+}

@@ -238,6 +238,21 @@ enum Flow {
     End(Status),
 }
 
+/// What [`Machine::exec`] does after an instruction run out of its loop.
+enum Next {
+    /// Go on with the next instruction.
+    Go,
+    /// Go on at this instruction.
+    Goto(usize),
+    /// The top frame changed: pick it up.
+    Frames,
+    /// Return from `exec` (boxed, as is the error below: `Next` stays two words, returned
+    /// in registers).
+    Done(Box<Flow>),
+    /// Fail with this error.
+    Fail(Box<RuntimeError>),
+}
+
 /// The emptied stack, frame and join-point vectors of a finished transaction, kept for the
 /// next one on the same thread so that trying a move does not allocate them anew.
 struct Buffers {
@@ -500,7 +515,7 @@ impl Machine {
             // multiple of 65,536 (look for an interrupt). One compare per instruction.
             let mut check_at = next_check(self.meter.steps, max_steps);
             loop {
-                let mut op = code.ops[ip];
+                let op = code.ops[ip];
                 ip += 1;
                 let steps = self.meter.steps + 1;
                 self.meter.steps = steps;
@@ -518,12 +533,12 @@ impl Machine {
                     check_at = next_check(steps, max_steps);
                 }
                 // A fused instruction whose fast case does not apply runs the first plain
-                // instruction of its sequence instead: `op` becomes that one and the match
-                // runs again (the step is already counted).
-                macro_rules! plain {
-                    () => {{
-                        op = op.plain(builtin_of);
-                        continue;
+                // instruction of its sequence instead (its step is already counted), and
+                // the rest of the sequence follows.
+                macro_rules! load {
+                    ($a:expr) => {{
+                        let v = self.stack[base + $a as usize].clone();
+                        self.stack.push(v);
                     }};
                 }
                 // Whether the `extra` steps of a fused instruction beyond its first stay
@@ -534,361 +549,399 @@ impl Machine {
                         self.meter.steps + $extra < check_at
                     };
                 }
-                #[allow(clippy::never_loop)]
-                loop {
-                    match op {
-                        Op::Nil => self.stack.push(Value::Nil),
-                        Op::Bool(b) => self.stack.push(Value::Bool(b)),
-                        Op::Int(i) => self.stack.push(Value::Int(i)),
-                        Op::Float(x) => self.stack.push(Value::Float(x)),
-                        Op::Str(s) => self.stack.push(Value::Str(s)),
-                        Op::Load(slot) => {
-                            let v = self.stack[base + slot as usize].clone();
-                            self.stack.push(v);
+                match op {
+                    Op::Nil => self.stack.push(Value::Nil),
+                    Op::Bool(b) => self.stack.push(Value::Bool(b)),
+                    Op::Int(i) => self.stack.push(Value::Int(i)),
+                    Op::Float(x) => self.stack.push(Value::Float(x)),
+                    Op::Str(s) => self.stack.push(Value::Str(s)),
+                    Op::Load(slot) => {
+                        let v = self.stack[base + slot as usize].clone();
+                        self.stack.push(v);
+                    }
+                    Op::Store(slot) => {
+                        let v = self.stack.last().cloned().unwrap_or_default();
+                        self.stack[base + slot as usize] = v;
+                    }
+                    Op::Take(slot) => {
+                        let v = std::mem::take(&mut self.stack[base + slot as usize]);
+                        self.stack.push(v);
+                    }
+                    Op::SetLocal(slot) => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        self.stack[base + slot as usize] = v;
+                    }
+                    Op::Pop => {
+                        self.stack.pop();
+                    }
+                    Op::Jump(t) => ip = t as usize,
+                    Op::JumpIfFalse(t) => {
+                        if !self.stack.pop().unwrap_or_default().truthy() {
+                            ip = t as usize;
                         }
-                        Op::Store(slot) => {
-                            let v = self.stack.last().cloned().unwrap_or_default();
-                            self.stack[base + slot as usize] = v;
-                        }
-                        Op::Take(slot) => {
-                            let v = std::mem::take(&mut self.stack[base + slot as usize]);
-                            self.stack.push(v);
-                        }
-                        Op::SetLocal(slot) => {
-                            let v = self.stack.pop().unwrap_or_default();
-                            self.stack[base + slot as usize] = v;
-                        }
-                        Op::Message => {
-                            let v = match self.current_jp() {
-                                Some(jp) => Value::Message(jp.msg.clone()),
-                                None => Value::Nil,
-                            };
-                            self.stack.push(v);
-                        }
-                        Op::Pop => {
+                    }
+                    Op::AndJump(t) => {
+                        if self.stack.last().is_some_and(|v| !v.truthy()) {
+                            ip = t as usize;
+                        } else {
                             self.stack.pop();
                         }
-                        Op::Jump(t) => ip = t as usize,
-                        Op::JumpIfFalse(t) => {
-                            if !self.stack.pop().unwrap_or_default().truthy() {
-                                ip = t as usize;
-                            }
+                    }
+                    Op::OrJump(t) => {
+                        if self.stack.last().is_some_and(Value::truthy) {
+                            ip = t as usize;
+                        } else {
+                            self.stack.pop();
                         }
-                        Op::AndJump(t) => {
-                            if self.stack.last().is_some_and(|v| !v.truthy()) {
-                                ip = t as usize;
-                            } else {
+                    }
+                    Op::Builtin(index, 2)
+                        if index <= FAST_LAST
+                            && matches!(
+                                self.stack[self.stack.len() - 2..],
+                                [Value::Int(_), Value::Int(_)]
+                            ) =>
+                    {
+                        // Two integers: the commonest case of arithmetic and comparison,
+                        // done in place. Overflow and division go the general way.
+                        let n = self.stack.len();
+                        let (Value::Int(a), Value::Int(b)) =
+                            (&self.stack[n - 2], &self.stack[n - 1])
+                        else {
+                            unreachable!("matched above")
+                        };
+                        let (a, b) = (*a, *b);
+                        let r = match index {
+                            FAST_ADD => a.checked_add(b).map(Value::Int),
+                            FAST_SUB => a.checked_sub(b).map(Value::Int),
+                            FAST_MUL => a.checked_mul(b).map(Value::Int),
+                            FAST_EQ | FAST_EQ2 => Some(Value::Bool(a == b)),
+                            FAST_NE => Some(Value::Bool(a != b)),
+                            FAST_LT => Some(Value::Bool(a < b)),
+                            FAST_GT => Some(Value::Bool(a > b)),
+                            FAST_LE => Some(Value::Bool(a <= b)),
+                            FAST_GE => Some(Value::Bool(a >= b)),
+                            _ => None,
+                        };
+                        match r {
+                            Some(v) => {
                                 self.stack.pop();
+                                self.stack[n - 2] = v;
                             }
-                        }
-                        Op::OrJump(t) => {
-                            if self.stack.last().is_some_and(Value::truthy) {
-                                ip = t as usize;
-                            } else {
-                                self.stack.pop();
-                            }
-                        }
-                        Op::CaseEq => {
-                            let v = self.stack.pop().unwrap_or_default();
-                            let eq = match self.stack.last() {
-                                Some(x) => self
-                                    .meter
-                                    .equal(x, &v)
-                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
-                                None => false,
-                            };
-                            self.stack.push(Value::Bool(eq));
-                        }
-                        Op::Builtin(index, 2)
-                            if index <= FAST_LAST
-                                && matches!(
-                                    self.stack[self.stack.len() - 2..],
-                                    [Value::Int(_), Value::Int(_)]
-                                ) =>
-                        {
-                            // Two integers: the commonest case of arithmetic and comparison,
-                            // done in place. Overflow and division go the general way.
-                            let n = self.stack.len();
-                            let (Value::Int(a), Value::Int(b)) =
-                                (&self.stack[n - 2], &self.stack[n - 1])
-                            else {
-                                unreachable!("matched above")
-                            };
-                            let (a, b) = (*a, *b);
-                            let r = match index {
-                                FAST_ADD => a.checked_add(b).map(Value::Int),
-                                FAST_SUB => a.checked_sub(b).map(Value::Int),
-                                FAST_MUL => a.checked_mul(b).map(Value::Int),
-                                FAST_EQ | FAST_EQ2 => Some(Value::Bool(a == b)),
-                                FAST_NE => Some(Value::Bool(a != b)),
-                                FAST_LT => Some(Value::Bool(a < b)),
-                                FAST_GT => Some(Value::Bool(a > b)),
-                                FAST_LE => Some(Value::Bool(a <= b)),
-                                FAST_GE => Some(Value::Bool(a >= b)),
-                                _ => None,
-                            };
-                            match r {
-                                Some(v) => {
-                                    self.stack.pop();
-                                    self.stack[n - 2] = v;
-                                }
-                                None => {
-                                    let f = pure_fn(index as usize);
-                                    let result = match f {
-                                        Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
-                                            .map_err(|e| {
-                                                self.builtin_error(code.spans[ip - 1], e)
-                                            })?,
-                                        None => Value::Nil,
-                                    };
-                                    self.stack.truncate(n - 2);
-                                    self.stack.push(result);
-                                }
-                            }
-                        }
-                        Op::Builtin(index, argc) => {
-                            let at = self.stack.len() - argc as usize;
-                            let result = match pure_fn(index as usize) {
-                                Some(f) => f(&mut self.stack[at..], &mut self.meter)
-                                    .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
-                                None => {
-                                    self.context_builtin(cx, index as usize, at, code.spans[ip - 1])
-                                }
-                            }?;
-                            self.stack.truncate(at);
-                            self.stack.push(result);
-                        }
-                        Op::Call(func, argc) => {
-                            if let Some(f) = self.frames.last_mut() {
-                                f.ip = ip as u32;
-                            }
-                            if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
-                                return Err(self.depth_error(code.spans[ip - 1], cx.limits));
-                            }
-                            let function = &game.functions[func.0 as usize];
-                            let callee = game.code(function.code);
-                            let base = self.stack.len() - argc as usize;
-                            let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
-                            let extra = (callee.locals as usize).saturating_sub(argc as usize);
-                            if extra > 0 {
-                                self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
-                            }
-                            self.frames.push(Frame {
-                                code: function.code,
-                                ip: 0,
-                                base: base as u32,
-                                kind: Kind::Function,
-                                jp,
-                            });
-                            continue 'frames;
-                        }
-                        Op::IterStart => {
-                            let v = self.stack.pop().unwrap_or_default();
-                            let list = match v {
-                                Value::List(l) => l,
-                                Value::Dict(d) => {
-                                    self.meter
-                                        .work(d.len())
-                                        .and_then(|()| {
-                                            self.meter.alloc(ELEMENT_BYTES * d.len() as u64)
-                                        })
-                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
-                                    Arc::new(d.keys().map(|k| k.to_value()).collect())
-                                }
-                                Value::Nil => Arc::new(List::new()),
-                                other => {
-                                    return Err(self.error(
-                                        code.spans[ip - 1],
-                                        format!(
-                                            "foreach needs a list or dictionary, got {} {other}",
-                                            other.type_name()
-                                        ),
-                                    ));
-                                }
-                            };
-                            self.stack.push(Value::List(list));
-                            self.stack.push(Value::Int(0));
-                        }
-                        Op::IterNext { var, exit } => {
-                            let n = self.stack.len();
-                            let (Value::List(list), Value::Int(i)) =
-                                (&self.stack[n - 2], &self.stack[n - 1])
-                            else {
-                                return Err(
-                                    self.error(code.spans[ip - 1], "internal: loop state lost")
-                                );
-                            };
-                            let i = *i as usize;
-                            match list.get(i) {
-                                Some(item) => {
-                                    let item = item.clone();
-                                    self.stack[n - 1] = Value::Int(i as i64 + 1);
-                                    self.stack[base + var as usize] = item;
-                                }
-                                None => {
-                                    self.stack.truncate(n - 2);
-                                    ip = exit as usize;
-                                }
-                            }
-                        }
-                        Op::Property(name) => {
-                            let span = code.spans[ip - 1];
-                            let v = match self.me() {
-                                Some((id, _)) => self.read_property(cx, id, name, span)?,
-                                None => {
-                                    return Err(
-                                        self.no_entity(span, "(property <name> of <entity>)")
-                                    );
-                                }
-                            };
-                            self.stack.push(v);
-                        }
-                        Op::PropertyOf(name) => {
-                            let span = code.spans[ip - 1];
-                            let entity = self.stack.pop().unwrap_or_default();
-                            let id = self.entity_named(&entity, span)?;
-                            let v = self.read_property(cx, id, name, span)?;
-                            self.stack.push(v);
-                        }
-                        Op::Attribute(key) => {
-                            let v = match self.current_jp() {
-                                Some(jp) => jp
-                                    .msg
-                                    .attrs
-                                    .get(&Key::Str(key))
-                                    .cloned()
-                                    .unwrap_or_default(),
-                                None => return Err(self.no_message(code.spans[ip - 1])),
-                            };
-                            self.stack.push(v);
-                        }
-                        Op::Form(form, nattrs) => {
-                            if let Some(f) = self.frames.last_mut() {
-                                f.ip = ip as u32;
-                            }
-                            match self.form(cx, form, nattrs, code.spans[ip - 1])? {
-                                Flow::Value(v) => self.stack.push(v),
-                                Flow::Enter => continue 'frames,
-                                other => return Ok(other),
-                            }
-                        }
-                        Op::Return | Op::End => {
-                            let value = self.stack.pop().unwrap_or_default();
-                            if let Some(status) = self.leave(cx, value, op == Op::Return) {
-                                return Ok(Flow::End(status));
-                            }
-                            continue 'frames;
-                        }
-                        Op::Tick => {}
-                        Op::UpdateLocal { slot, func, argc } => {
-                            let span = code.spans[ip - 1];
-                            let v = std::mem::take(&mut self.stack[base + slot as usize]);
-                            self.stack.push(v);
-                            let at = self.stack.len() - argc as usize;
-                            self.stack[at..].rotate_right(1);
-                            let result = match pure_fn(func as usize) {
-                                Some(f) => f(&mut self.stack[at..], &mut self.meter)
-                                    .map_err(|e| self.builtin_error(span, e)),
-                                None => self.context_builtin(cx, func as usize, at, span),
-                            }?;
-                            self.stack.truncate(at);
-                            self.stack.push(result);
-                        }
-                        Op::LocalConst { a, op: f, k } => {
-                            if let Value::Int(x) = self.stack[base + a as usize]
-                                && let Some(r) = f.apply(x, i64::from(k))
-                                && room!(2)
-                            {
-                                self.meter.steps += 2;
-                                self.stack.push(int_value(r));
-                                ip += 2;
-                            } else {
-                                plain!()
-                            }
-                        }
-                        Op::Locals { a, b, op: f } => {
-                            if let (Value::Int(x), Value::Int(y)) = (
-                                &self.stack[base + a as usize],
-                                &self.stack[base + b as usize],
-                            ) && let Some(r) = f.apply(*x, *y)
-                                && room!(2)
-                            {
-                                self.meter.steps += 2;
-                                self.stack.push(int_value(r));
-                                ip += 2;
-                            } else {
-                                plain!()
-                            }
-                        }
-                        Op::Const { op: f, k } => {
-                            if let Some(top) = self.stack.last_mut()
-                                && let Value::Int(x) = *top
-                                && let Some(r) = f.apply(x, i64::from(k))
-                                && self.meter.steps + 1 < check_at
-                            {
-                                self.meter.steps += 1;
-                                *top = int_value(r);
-                                ip += 1;
-                            } else {
-                                plain!()
-                            }
-                        }
-                        Op::SetLocalConst { a, dst, op: f, k } => {
-                            if let Value::Int(x) = self.stack[base + a as usize]
-                                && let Some(r) = f.apply(x, i64::from(k))
-                                && room!(3)
-                            {
-                                self.meter.steps += 3;
-                                self.stack[base + dst as usize] = int_value(r);
-                                ip += 3;
-                            } else {
-                                plain!()
-                            }
-                        }
-                        Op::LocalConstJump { a, op: f, k, to } => {
-                            if let Value::Int(x) = self.stack[base + a as usize]
-                                && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
-                                && room!(3)
-                            {
-                                self.meter.steps += 3;
-                                ip = if t { ip + 3 } else { to as usize };
-                            } else {
-                                plain!()
-                            }
-                        }
-                        Op::LocalsJump { a, b, op: f, to } => {
-                            if let (Value::Int(x), Value::Int(y)) = (
-                                &self.stack[base + a as usize],
-                                &self.stack[base + b as usize],
-                            ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
-                                && room!(3)
-                            {
-                                self.meter.steps += 3;
-                                ip = if t { ip + 3 } else { to as usize };
-                            } else {
-                                plain!()
-                            }
-                        }
-                        Op::OpJump { op: f, to } => {
-                            let n = self.stack.len();
-                            if n >= 2
-                                && let (Value::Int(x), Value::Int(y)) =
-                                    (&self.stack[n - 2], &self.stack[n - 1])
-                                && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
-                                && room!(1)
-                            {
-                                self.meter.steps += 1;
+                            None => {
+                                let f = pure_fn(index as usize);
+                                let result = match f {
+                                    Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
+                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                                    None => Value::Nil,
+                                };
                                 self.stack.truncate(n - 2);
-                                ip = if t { ip + 1 } else { to as usize };
-                            } else {
-                                plain!()
+                                self.stack.push(result);
                             }
                         }
                     }
-                    break;
+                    Op::Tick => {}
+                    Op::LocalConst { a, op: f, k } => {
+                        if let Value::Int(x) = self.stack[base + a as usize]
+                            && let Some(r) = f.apply(x, i64::from(k))
+                            && room!(2)
+                        {
+                            self.meter.steps += 2;
+                            self.stack.push(int_value(r));
+                            ip += 2;
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::Locals { a, b, op: f } => {
+                        if let (Value::Int(x), Value::Int(y)) = (
+                            &self.stack[base + a as usize],
+                            &self.stack[base + b as usize],
+                        ) && let Some(r) = f.apply(*x, *y)
+                            && room!(2)
+                        {
+                            self.meter.steps += 2;
+                            self.stack.push(int_value(r));
+                            ip += 2;
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::Const { op: f, k } => {
+                        if let Some(top) = self.stack.last_mut()
+                            && let Value::Int(x) = *top
+                            && let Some(r) = f.apply(x, i64::from(k))
+                            && self.meter.steps + 1 < check_at
+                        {
+                            self.meter.steps += 1;
+                            *top = int_value(r);
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::Int(i64::from(k)))
+                        }
+                    }
+                    Op::SetLocalConst { a, dst, op: f, k } => {
+                        if let Value::Int(x) = self.stack[base + a as usize]
+                            && let Some(r) = f.apply(x, i64::from(k))
+                            && room!(3)
+                        {
+                            self.meter.steps += 3;
+                            let slot = &mut self.stack[base + dst as usize];
+                            match (slot, r) {
+                                // An integer over an integer (`(var i (+ i 1))`): nothing
+                                // to drop.
+                                (Value::Int(old), IntValue::Int(new)) => *old = new,
+                                (slot, r) => *slot = int_value(r),
+                            }
+                            ip += 3;
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::LocalConstJump { a, op: f, k, to } => {
+                        if let Value::Int(x) = self.stack[base + a as usize]
+                            && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                            && room!(3)
+                        {
+                            self.meter.steps += 3;
+                            ip = if t { ip + 3 } else { to as usize };
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::LocalsJump { a, b, op: f, to } => {
+                        if let (Value::Int(x), Value::Int(y)) = (
+                            &self.stack[base + a as usize],
+                            &self.stack[base + b as usize],
+                        ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                            && room!(3)
+                        {
+                            self.meter.steps += 3;
+                            ip = if t { ip + 3 } else { to as usize };
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::OpJump { op: f, to } => {
+                        let n = self.stack.len();
+                        if n >= 2
+                            && let (Value::Int(x), Value::Int(y)) =
+                                (&self.stack[n - 2], &self.stack[n - 1])
+                            && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                            && room!(1)
+                        {
+                            self.meter.steps += 1;
+                            self.stack.truncate(n - 2);
+                            ip = if t { ip + 1 } else { to as usize };
+                        } else {
+                            let plain = Op::Builtin(builtin_of(f), 2);
+                            match self.exec_other(cx, plain, code, base, ip) {
+                                Next::Go => {}
+                                Next::Goto(to) => ip = to,
+                                Next::Frames => continue 'frames,
+                                Next::Done(flow) => return Ok(*flow),
+                                Next::Fail(e) => return Err(*e),
+                            }
+                        }
+                    }
+                    _ => match self.exec_other(cx, op, code, base, ip) {
+                        Next::Go => {}
+                        Next::Goto(to) => ip = to,
+                        Next::Frames => continue 'frames,
+                        Next::Done(flow) => return Ok(*flow),
+                        Next::Fail(e) => return Err(*e),
+                    },
                 }
             }
         }
+    }
+
+    /// The instructions [`Machine::exec`] does not run in its own loop: the ones that
+    /// call out (builtins, functions, forms, property reads) or leave the frame. Kept out
+    /// of the loop so the loop's few registers hold what the common instructions use.
+    #[inline(never)]
+    fn exec_other(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: Op,
+        code: &crate::compile::bytecode::Code,
+        base: usize,
+        ip: usize,
+    ) -> Next {
+        match self.exec_other_inner(cx, op, code, base, ip) {
+            Ok(next) => next,
+            Err(e) => Next::Fail(Box::new(e)),
+        }
+    }
+
+    #[inline(always)]
+    fn exec_other_inner(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: Op,
+        code: &crate::compile::bytecode::Code,
+        base: usize,
+        ip: usize,
+    ) -> Result<Next, RuntimeError> {
+        match op {
+            Op::Message => {
+                let v = match self.current_jp() {
+                    Some(jp) => Value::Message(jp.msg.clone()),
+                    None => Value::Nil,
+                };
+                self.stack.push(v);
+            }
+            Op::CaseEq => {
+                let v = self.stack.pop().unwrap_or_default();
+                let eq = match self.stack.last() {
+                    Some(x) => self
+                        .meter
+                        .equal(x, &v)
+                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                    None => false,
+                };
+                self.stack.push(Value::Bool(eq));
+            }
+            Op::Builtin(index, argc) => {
+                let at = self.stack.len() - argc as usize;
+                let result = match pure_fn(index as usize) {
+                    Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
+                    None => self.context_builtin(cx, index as usize, at, code.spans[ip - 1]),
+                }?;
+                self.stack.truncate(at);
+                self.stack.push(result);
+            }
+            Op::Call(func, argc) => {
+                if let Some(f) = self.frames.last_mut() {
+                    f.ip = ip as u32;
+                }
+                if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                    return Err(self.depth_error(code.spans[ip - 1], cx.limits));
+                }
+                let function = &cx.game.functions[func.0 as usize];
+                let callee = cx.game.code(function.code);
+                let base = self.stack.len() - argc as usize;
+                let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
+                let extra = (callee.locals as usize).saturating_sub(argc as usize);
+                if extra > 0 {
+                    self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
+                }
+                self.frames.push(Frame {
+                    code: function.code,
+                    ip: 0,
+                    base: base as u32,
+                    kind: Kind::Function,
+                    jp,
+                });
+                return Ok(Next::Frames);
+            }
+            Op::IterStart => {
+                let v = self.stack.pop().unwrap_or_default();
+                let list = match v {
+                    Value::List(l) => l,
+                    Value::Dict(d) => {
+                        self.meter
+                            .work(d.len())
+                            .and_then(|()| self.meter.alloc(ELEMENT_BYTES * d.len() as u64))
+                            .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
+                        Arc::new(d.keys().map(|k| k.to_value()).collect())
+                    }
+                    Value::Nil => Arc::new(List::new()),
+                    other => {
+                        return Err(self.error(
+                            code.spans[ip - 1],
+                            format!(
+                                "foreach needs a list or dictionary, got {} {other}",
+                                other.type_name()
+                            ),
+                        ));
+                    }
+                };
+                self.stack.push(Value::List(list));
+                self.stack.push(Value::Int(0));
+            }
+            Op::IterNext { var, exit } => {
+                let n = self.stack.len();
+                let (Value::List(list), Value::Int(i)) = (&self.stack[n - 2], &self.stack[n - 1])
+                else {
+                    return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
+                };
+                let i = *i as usize;
+                match list.get(i) {
+                    Some(item) => {
+                        let item = item.clone();
+                        self.stack[n - 1] = Value::Int(i as i64 + 1);
+                        self.stack[base + var as usize] = item;
+                    }
+                    None => {
+                        self.stack.truncate(n - 2);
+                        return Ok(Next::Goto(exit as usize));
+                    }
+                }
+            }
+            Op::Property(name) => {
+                let span = code.spans[ip - 1];
+                let v = match self.me() {
+                    Some((id, _)) => self.read_property(cx, id, name, span)?,
+                    None => {
+                        return Err(self.no_entity(span, "(property <name> of <entity>)"));
+                    }
+                };
+                self.stack.push(v);
+            }
+            Op::PropertyOf(name) => {
+                let span = code.spans[ip - 1];
+                let entity = self.stack.pop().unwrap_or_default();
+                let id = self.entity_named(&entity, span)?;
+                let v = self.read_property(cx, id, name, span)?;
+                self.stack.push(v);
+            }
+            Op::Attribute(key) => {
+                let v = match self.current_jp() {
+                    Some(jp) => jp
+                        .msg
+                        .attrs
+                        .get(&Key::Str(key))
+                        .cloned()
+                        .unwrap_or_default(),
+                    None => return Err(self.no_message(code.spans[ip - 1])),
+                };
+                self.stack.push(v);
+            }
+            Op::Form(form, nattrs) => {
+                if let Some(f) = self.frames.last_mut() {
+                    f.ip = ip as u32;
+                }
+                match self.form(cx, form, nattrs, code.spans[ip - 1])? {
+                    Flow::Value(v) => self.stack.push(v),
+                    Flow::Enter => return Ok(Next::Frames),
+                    other => return Ok(Next::Done(Box::new(other))),
+                }
+            }
+            Op::Return | Op::End => {
+                let value = self.stack.pop().unwrap_or_default();
+                if let Some(status) = self.leave(cx, value, op == Op::Return) {
+                    return Ok(Next::Done(Box::new(Flow::End(status))));
+                }
+                return Ok(Next::Frames);
+            }
+            Op::UpdateLocal { slot, func, argc } => {
+                let span = code.spans[ip - 1];
+                let v = std::mem::take(&mut self.stack[base + slot as usize]);
+                self.stack.push(v);
+                let at = self.stack.len() - argc as usize;
+                self.stack[at..].rotate_right(1);
+                let result = match pure_fn(func as usize) {
+                    Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                        .map_err(|e| self.builtin_error(span, e)),
+                    None => self.context_builtin(cx, func as usize, at, span),
+                }?;
+                self.stack.truncate(at);
+                self.stack.push(result);
+            }
+            _ => {}
+        }
+        Ok(Next::Go)
     }
 
     fn depth_error(&self, span: Span, limits: Limits) -> RuntimeError {
