@@ -26,7 +26,8 @@
 //!   flat as `n` grows: a checkpoint is an O(1) snapshot, and the write after it copies only
 //!   the path to one entity. The summary prints the growth from one size to the next.
 //! - `micro/<program>/{flexrules,lua}`: a 10^7-step `while` loop, recursive `fib 27`
-//!   through `#define`, and 10^6 `put`s into a dictionary of 1000 keys. The flexrules side
+//!   through `#define`, and 10^6 counts into a dictionary of 1000 keys written the natural
+//!   way, `(var d (put d k (+ (get d k 0) 1)))` with `k` = `(% i 1000)`. The flexrules side
 //!   evaluates the program as user code (a `#setup` body run once per iteration with
 //!   `Session::eval`); the Lua side runs `lua5.4 benches/lua/<program>.lua` as a process
 //!   (start-up included; the summary also shows the start-up of an empty script). Both must
@@ -277,7 +278,8 @@ impl Micro {
   (var i 0)
   (while (< i {puts})
     (do
-      (var d (put d (% i 1000) i))
+      (var k (% i 1000))
+      (var d (put d k (+ (get d k 0) 1)))
       (var i (+ i 1))
     end))
   (sum (values d))

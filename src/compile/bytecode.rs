@@ -103,7 +103,7 @@ pub enum IntValue {
 
 /// One instruction.
 ///
-/// The instructions after [`Op::End`]'s comment are *fused*: each stands for a short
+/// The instructions from [`Op::LocalConst`] on are *fused*: each stands for a short
 /// sequence of the plain ones that the peephole pass ([`fuse`]) found in a body. A fused
 /// instruction replaces only the first instruction of its sequence; the others stay where
 /// they were, so a jump into the middle of the sequence still finds them. When its fast

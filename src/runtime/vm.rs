@@ -508,8 +508,8 @@ impl Machine {
                     self.stack.pop().unwrap_or_default(),
                 )));
             };
-            let code = game.code(frame.code);
-            let base = frame.base as usize;
+            let mut code = game.code(frame.code);
+            let mut base = frame.base as usize;
             let mut ip = frame.ip as usize;
             // The step count at which the next check is due: past the budget, or a
             // multiple of 65,536 (look for an interrupt). One compare per instruction.
@@ -640,6 +640,60 @@ impl Machine {
                         }
                     }
                     Op::Tick => {}
+                    // Calling a #define function and returning from one switch frames
+                    // here, without going round the outer loop, unless a step is pending:
+                    // neither can end the transaction.
+                    Op::Call(func, argc) => {
+                        if let Some(f) = self.frames.last_mut() {
+                            f.ip = ip as u32;
+                        }
+                        if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                            return Err(self.depth_error(code.spans[ip - 1], cx.limits));
+                        }
+                        let function = &game.functions[func.0 as usize];
+                        let callee = game.code(function.code);
+                        let at = self.stack.len() - argc as usize;
+                        let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
+                        // The parameters are the arguments: only the other locals start nil.
+                        let extra = (callee.locals as usize).saturating_sub(argc as usize);
+                        if extra > 0 {
+                            self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
+                        }
+                        self.frames.push(Frame {
+                            code: function.code,
+                            ip: 0,
+                            base: at as u32,
+                            kind: Kind::Function,
+                            jp,
+                        });
+                        if self.paused || self.pause_later {
+                            // A step is pending (from a form before the call): it is
+                            // taken where the frames switch, as for any other frame.
+                            continue 'frames;
+                        }
+                        code = callee;
+                        base = at;
+                        ip = 0;
+                    }
+                    Op::Return | Op::End
+                        if self.frames.len() >= 2
+                            && self.frames.last().is_some_and(|f| f.kind == Kind::Function) =>
+                    {
+                        let value = self.stack.pop().unwrap_or_default();
+                        if let Some(f) = self.frames.pop() {
+                            self.stack.truncate(f.base as usize);
+                        }
+                        self.stack.push(value);
+                        if self.paused || self.pause_later {
+                            continue 'frames;
+                        }
+                        let Some(caller) = self.frames.last() else {
+                            continue 'frames;
+                        };
+                        code = game.code(caller.code);
+                        base = caller.base as usize;
+                        ip = caller.ip as usize;
+                    }
                     Op::LocalConst { a, op: f, k } => {
                         if let Value::Int(x) = self.stack[base + a as usize]
                             && let Some(r) = f.apply(x, i64::from(k))
@@ -810,30 +864,6 @@ impl Machine {
                 }?;
                 self.stack.truncate(at);
                 self.stack.push(result);
-            }
-            Op::Call(func, argc) => {
-                if let Some(f) = self.frames.last_mut() {
-                    f.ip = ip as u32;
-                }
-                if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
-                    return Err(self.depth_error(code.spans[ip - 1], cx.limits));
-                }
-                let function = &cx.game.functions[func.0 as usize];
-                let callee = cx.game.code(function.code);
-                let base = self.stack.len() - argc as usize;
-                let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
-                let extra = (callee.locals as usize).saturating_sub(argc as usize);
-                if extra > 0 {
-                    self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
-                }
-                self.frames.push(Frame {
-                    code: function.code,
-                    ip: 0,
-                    base: base as u32,
-                    kind: Kind::Function,
-                    jp,
-                });
-                return Ok(Next::Frames);
             }
             Op::IterStart => {
                 let v = self.stack.pop().unwrap_or_default();
