@@ -324,7 +324,7 @@ pub fn fuse(ops: &mut [Op]) {
     };
     let small = |k: i64| i32::try_from(k).ok();
     let is_cmp = |op: IntOp| !matches!(op, IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Rem);
-    for p in 0..plain.len() {
+    for (p, slot) in ops.iter_mut().enumerate() {
         let at = |i: usize| plain.get(p + i).copied();
         let fused = match (at(0), at(1), at(2).and_then(int_op), at(3)) {
             (Some(Op::Load(a)), Some(Op::Int(k)), Some(op), Some(Op::JumpIfFalse(to)))
@@ -359,7 +359,7 @@ pub fn fuse(ops: &mut [Op]) {
             _ => None,
         });
         if let Some(f) = fused {
-            ops[p] = f;
+            *slot = f;
         }
     }
 }

@@ -863,7 +863,7 @@ mod tests {
     /// The ops of the game's only `#setup` body.
     fn setup_ops(body: &str) -> Vec<Op> {
         let mut fs = MemoryFs::new();
-        fs.insert("t.fr", &format!("#setup\n{body}\n"));
+        fs.insert("t.fr", format!("#setup\n{body}\n"));
         let built = match build_game(&fs, Path::new("t.fr")) {
             Ok(b) => b,
             Err(e) => panic!("{}", e.render_plain()),
