@@ -5,8 +5,9 @@ use std::sync::Arc;
 use crate::source::Span;
 use crate::syntax::ast::FormOp;
 
+use super::super::budget::ENTRY_BYTES;
 use super::super::trace::{RuntimeError, Status, TraceEvent};
-use super::super::value::{Key, Message, Value};
+use super::super::value::{Attrs, Key, Message, Value};
 use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
@@ -19,6 +20,18 @@ impl Machine {
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         use FormOp::*;
+        if matches!(op, NewMessage | SendNew) {
+            // A message's attributes go straight into its inline record.
+            let attrs = self.pop_message_attrs(nattrs, span)?;
+            let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
+            let [label] = self.pop_args();
+            let label = self.symbol(&label, "a message label", span)?;
+            let msg = Arc::new(Message { label, attrs });
+            return match to {
+                None => Ok(Flow::Value(Value::Message(msg))),
+                Some(to) => self.send(cx, &to, msg, span),
+            };
+        }
         let attrs = if nattrs > 0 {
             self.pop_attrs(nattrs, span)?
         } else {
@@ -185,19 +198,7 @@ impl Machine {
                     None => Err(self.no_message(span)),
                 }
             }
-            NewMessage => {
-                let [label] = self.pop_args();
-                let label = self.symbol(&label, "a message label", span)?;
-                Ok(Flow::Value(Value::Message(Arc::new(Message {
-                    label,
-                    attrs,
-                }))))
-            }
-            SendNew => {
-                let [label, to] = self.pop_args();
-                let label = self.symbol(&label, "a message label", span)?;
-                self.send(cx, &to, Arc::new(Message { label, attrs }), span)
-            }
+            NewMessage | SendNew => Err(self.error(span, "internal: message form out of place")),
             Send => {
                 let [m, to] = self.pop_args();
                 match m {
@@ -336,6 +337,39 @@ impl Machine {
         }
     }
 
+    /// Pop `n` attribute key/value pairs into a message's attributes: the same checks and
+    /// accounting as [`Machine::pop_attrs`] (later keys win over earlier ones).
+    fn pop_message_attrs(&mut self, n: u8, span: Span) -> Result<Attrs, RuntimeError> {
+        if n == 0 {
+            return Ok(Attrs::new());
+        }
+        let at = self.stack.len() - 2 * n as usize;
+        self.meter
+            .alloc(ENTRY_BYTES * u64::from(n))
+            .map_err(|e| self.builtin_error(span, e))?;
+        let mut attrs = Attrs::with_capacity(n as usize);
+        for i in 0..n as usize {
+            let pair = &self.stack[at + 2 * i..at + 2 * i + 2];
+            if let Err(e) = self.meter.nest(&pair[1]) {
+                return Err(self.builtin_error(span, e));
+            }
+            let Some(key) = pair[0].as_key() else {
+                return Err(self.error(
+                    span,
+                    format!(
+                        "attribute keys are strings or integers, got {} {}",
+                        pair[0].type_name(),
+                        pair[0]
+                    ),
+                ));
+            };
+            let value = std::mem::take(&mut self.stack[at + 2 * i + 1]);
+            attrs.insert(key, value);
+        }
+        self.stack.truncate(at);
+        Ok(attrs)
+    }
+
     fn key(&self, v: &Value, span: Span) -> Result<Key, RuntimeError> {
         v.as_key().ok_or_else(|| {
             self.error(
@@ -378,6 +412,28 @@ impl Machine {
             span,
             format!("expected a message, got {} {v}", v.type_name()),
         )
+    }
+
+    /// `(property name of entity)`: the entity's property, found by the name's fixed id
+    /// when it has one (one array read, one look at the world), else the general way.
+    #[inline]
+    pub(super) fn property_of(
+        &self,
+        cx: &Context<'_>,
+        entity: &Value,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        if let Value::Str(n) = entity
+            && let Some(id) = self.fixed.get(*n)
+            && let Some(e) = self.world.entity(id)
+            && e.name == *n
+            && let Some(v) = e.property(cx.game, name)
+        {
+            return Ok(v.clone());
+        }
+        let id = self.entity_named(entity, span)?;
+        self.read_property(cx, id, name, span)
     }
 
     pub(super) fn read_property(
