@@ -7,6 +7,7 @@ pub mod attrs;
 pub mod budget;
 pub mod builtins;
 pub mod canvas;
+pub mod entities;
 pub mod moves;
 pub mod outside;
 pub mod playout;

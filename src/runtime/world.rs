@@ -222,7 +222,7 @@ type NameMap = imbl::GenericHashMap<
 #[derive(Clone, Debug)]
 pub struct World {
     /// Entities by id; `None` once deleted.
-    pub entities: imbl::Vector<Option<Arc<Entity>>>,
+    pub entities: super::entities::Entities,
     /// Entity names to ids.
     pub names: NameMap,
     /// What `(finish with ...)` recorded.
@@ -239,7 +239,7 @@ impl World {
     /// An empty world with the game's advice and a generator seeded with `seed`.
     pub fn new(game: &Game, seed: u64) -> World {
         World {
-            entities: imbl::Vector::new(),
+            entities: Default::default(),
             names: NameMap::default(),
             outcome: None,
             advice: Arc::new(AdviceTable::from_game(game)),
@@ -254,6 +254,7 @@ impl World {
     }
 
     /// The entity `id`, unless deleted (or the representation, for a representation id).
+    #[inline]
     pub fn entity(&self, id: EntityId) -> Option<&Entity> {
         if id.is_representation() {
             return self.canvas.representation(id);
