@@ -120,21 +120,13 @@ impl Machine {
             }
             StateOf => {
                 let [entity] = self.pop_args();
-                let id = self.entity_named(&entity, span)?;
-                Ok(Flow::Value(
-                    self.world
-                        .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(e.state)),
-                ))
+                let (_, e) = self.named_entity(&entity, span)?;
+                Ok(Flow::Value(Value::Str(e.state)))
             }
             TypeOf => {
                 let [entity] = self.pop_args();
-                let id = self.entity_named(&entity, span)?;
-                Ok(Flow::Value(
-                    self.world
-                        .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(cx.game.ty(e.ty).name)),
-                ))
+                let (_, e) = self.named_entity(&entity, span)?;
+                Ok(Flow::Value(Value::Str(cx.game.ty(e.ty).name)))
             }
             EntitiesOf => {
                 let [ty] = self.pop_args();
@@ -424,16 +416,33 @@ impl Machine {
         name: crate::symbol::Symbol,
         span: Span,
     ) -> Result<Value, RuntimeError> {
-        if let Value::Str(n) = entity
+        let (id, e) = self.named_entity(entity, span)?;
+        match e.property(cx.game, name) {
+            Some(v) => Ok(v.clone()),
+            None => self.read_property(cx, id, name, span),
+        }
+    }
+
+    /// The entity a name value designates, and its id: [`Machine::entity_named`] that
+    /// looks at the world once for an entity the game started with.
+    #[inline]
+    pub(super) fn named_entity(
+        &self,
+        v: &Value,
+        span: Span,
+    ) -> Result<(super::EntityId, &Entity), RuntimeError> {
+        if let Value::Str(n) = v
             && let Some(id) = self.fixed.get(*n)
             && let Some(e) = self.world.entity(id)
             && e.name == *n
-            && let Some(v) = e.property(cx.game, name)
         {
-            return Ok(v.clone());
+            return Ok((id, e));
         }
-        let id = self.entity_named(entity, span)?;
-        self.read_property(cx, id, name, span)
+        let id = self.entity_named(v, span)?;
+        match self.world.entity(id) {
+            Some(e) => Ok((id, e)),
+            None => Err(self.error(span, "internal: entity vanished")),
+        }
     }
 
     pub(super) fn read_property(
@@ -492,6 +501,16 @@ impl Machine {
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         let game = cx.game;
+        if !new && !self.world.canvas.active {
+            // The common case: a property of the type's layout, and nobody watching.
+            if let Some(slot) = self.world.entity(id).and_then(|e| {
+                game.slot(e.ty, name)
+                    .filter(|&s| (s as usize) < e.props.len())
+            }) {
+                self.store_slot(cx, id, name, slot, value);
+                return Ok(Flow::Value(Value::Nil));
+            }
+        }
         let exists = self
             .world
             .entity(id)
@@ -516,6 +535,40 @@ impl Machine {
         }
         self.store_property(cx, id, name, value, new)?;
         Ok(Flow::Value(Value::Nil))
+    }
+
+    /// Write `value` to the slot `slot` of entity `id` (which has it), as property `name`.
+    fn store_slot(
+        &mut self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        slot: u16,
+        value: Value,
+    ) {
+        let tracing = cx.trace || cx.stepping;
+        let Some(e) = self.world.entity_mut(id) else {
+            return;
+        };
+        let Some(place) = e.props.get_mut(slot as usize) else {
+            return;
+        };
+        if !tracing {
+            *place = value;
+            return;
+        }
+        let old = std::mem::replace(place, value.clone());
+        let entity = e.name;
+        self.event(
+            cx,
+            TraceEvent::Property {
+                depth: self.jps.len(),
+                entity,
+                name,
+                old,
+                new: value,
+            },
+        );
     }
 
     /// Write property `name` of `id`, checked already.
