@@ -24,7 +24,7 @@ impl Machine {
             // A message's attributes go straight into its inline record.
             let attrs = self.pop_message_attrs(nattrs, span)?;
             let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
-            let [label] = self.pop_args();
+            let label = self.pop_one();
             let label = self.symbol(&label, "a message label", span)?;
             let msg = Arc::new(Message { label, attrs });
             return match to {
@@ -39,7 +39,7 @@ impl Machine {
         };
         match op {
             Property => {
-                let [name] = self.pop_args();
+                let name = self.pop_one();
                 let name = self.symbol(&name, "a property name", span)?;
                 let Some((id, _)) = self.me() else {
                     return Err(self.no_entity(span, "(property <name> of <entity>)"));
@@ -47,13 +47,13 @@ impl Machine {
                 self.read_property(cx, id, name, span).map(Flow::Value)
             }
             PropertyOf => {
-                let [name, entity] = self.pop_args();
+                let (name, entity) = self.pop_two();
                 let name = self.symbol(&name, "a property name", span)?;
                 let id = self.entity_named(&entity, span)?;
                 self.read_property(cx, id, name, span).map(Flow::Value)
             }
             UpdateProperty | NewProperty => {
-                let [name, value] = self.pop_args();
+                let (name, value) = self.pop_two();
                 let name = self.symbol(&name, "a property name", span)?;
                 let Some((id, _)) = self.me() else {
                     return Err(
@@ -86,7 +86,7 @@ impl Machine {
                 self.write_property(cx, id, name, value, false, span)
             }
             ChangeState => {
-                let [state] = self.pop_args();
+                let state = self.pop_one();
                 let state = self.symbol(&state, "a state", span)?;
                 let Some((id, name)) = self.me() else {
                     return Err(self.no_entity(span, "a message to the entity"));
@@ -119,17 +119,17 @@ impl Machine {
                 ))
             }
             StateOf => {
-                let [entity] = self.pop_args();
+                let entity = self.pop_one();
                 let (_, e) = self.named_entity(&entity, span)?;
                 Ok(Flow::Value(Value::Str(e.state)))
             }
             TypeOf => {
-                let [entity] = self.pop_args();
+                let entity = self.pop_one();
                 let (_, e) = self.named_entity(&entity, span)?;
                 Ok(Flow::Value(Value::Str(cx.game.ty(e.ty).name)))
             }
             EntitiesOf => {
-                let [ty] = self.pop_args();
+                let ty = self.pop_one();
                 let name = self.symbol(&ty, "a type name", span)?;
                 let Some(&t) = cx.game.type_ids.get(&name) else {
                     return Err(self.error(span, format!("no entity type \"{name}\"")));
@@ -147,14 +147,14 @@ impl Machine {
                 None => Err(self.no_message(span)),
             },
             LabelOf => {
-                let [m] = self.pop_args();
+                let m = self.pop_one();
                 match m {
                     Value::Message(m) => Ok(Flow::Value(Value::Str(m.label))),
                     other => Err(self.not_message(&other, span)),
                 }
             }
             Attribute => {
-                let [key] = self.pop_args();
+                let key = self.pop_one();
                 let key = self.key(&key, span)?;
                 match self.current_jp() {
                     Some(jp) => Ok(Flow::Value(
@@ -164,7 +164,7 @@ impl Machine {
                 }
             }
             AttributeOf => {
-                let [key, m] = self.pop_args();
+                let (key, m) = self.pop_two();
                 let key = self.key(&key, span)?;
                 match m {
                     Value::Message(m) => {
@@ -174,7 +174,7 @@ impl Machine {
                 }
             }
             UpdateAttribute => {
-                let [key, value] = self.pop_args();
+                let (key, value) = self.pop_two();
                 let key = self.key(&key, span)?;
                 if let Err(e) = self.meter.nest(&value) {
                     return Err(self.builtin_error(span, e));
@@ -192,21 +192,21 @@ impl Machine {
             }
             NewMessage | SendNew => Err(self.error(span, "internal: message form out of place")),
             Send => {
-                let [m, to] = self.pop_args();
+                let (m, to) = self.pop_two();
                 match m {
                     Value::Message(m) => self.send(cx, &to, m, span),
                     other => Err(self.not_message(&other, span)),
                 }
             }
             Forward => {
-                let [to] = self.pop_args();
+                let to = self.pop_one();
                 let Some(msg) = self.current_jp().map(|jp| jp.msg.clone()) else {
                     return Err(self.no_message(span));
                 };
                 self.send(cx, &to, msg, span)
             }
             Match => {
-                let [key, dict] = self.pop_args();
+                let (key, dict) = self.pop_two();
                 match (&dict, &key) {
                     (Value::Dict(d), k) => {
                         let k = self.key(k, span)?;
@@ -236,7 +236,7 @@ impl Machine {
                 Ok(Flow::Value(Value::Nil))
             }
             Rollback => {
-                let [reason] = self.pop_args();
+                let reason = self.pop_one();
                 let reason = reason.to_text();
                 match self.checkpoints.pop() {
                     Some(world) => {
@@ -262,7 +262,7 @@ impl Machine {
                 }
             }
             NewEntity => {
-                let [name, ty] = self.pop_args();
+                let (name, ty) = self.pop_two();
                 let name = self.symbol(&name, "an entity name", span)?;
                 let ty_name = self.symbol(&ty, "a type name", span)?;
                 let Some(&t) = cx.game.type_ids.get(&ty_name) else {
@@ -304,7 +304,7 @@ impl Machine {
                     .map(|f| f.unwrap_or(Flow::Value(Value::Str(name))))
             }
             DeleteEntity => {
-                let [name] = self.pop_args();
+                let name = self.pop_one();
                 let id = self.entity_named(&name, span)?;
                 let entity = self.world.entity(id).map(|e| e.name);
                 self.world.remove(id);
@@ -319,7 +319,7 @@ impl Machine {
                 Ok(Flow::Value(Value::Nil))
             }
             WaitSignal => {
-                let [signal] = self.pop_args();
+                let signal = self.pop_one();
                 let signal = self.symbol(&signal, "a signal name", span)?;
                 Ok(Flow::Wait(signal))
             }
@@ -327,6 +327,20 @@ impl Machine {
                 self.drawing(cx, op, attrs, span)
             }
         }
+    }
+
+    /// Pop the top operand (a form's only one).
+    #[inline]
+    fn pop_one(&mut self) -> Value {
+        self.stack.pop().unwrap_or_default()
+    }
+
+    /// Pop the two top operands, the deeper one first.
+    #[inline]
+    fn pop_two(&mut self) -> (Value, Value) {
+        let b = self.stack.pop().unwrap_or_default();
+        let a = self.stack.pop().unwrap_or_default();
+        (a, b)
     }
 
     /// Pop `n` attribute key/value pairs into a message's attributes: the same checks and
