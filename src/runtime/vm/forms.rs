@@ -430,11 +430,37 @@ impl Machine {
         name: crate::symbol::Symbol,
         span: Span,
     ) -> Result<Value, RuntimeError> {
-        let (id, e) = self.named_entity(entity, span)?;
-        match e.property(cx.game, name) {
-            Some(v) => Ok(v.clone()),
-            None => self.read_property(cx, id, name, span),
+        if let Some((_, e)) = self.fixed_entity(entity)
+            && let Some(v) = e.property(cx.game, name)
+        {
+            return Ok(v.clone());
         }
+        self.property_of_slowly(cx, entity, name, span)
+    }
+
+    /// [`Machine::property_of`] for an entity made at run time, or an error.
+    #[cold]
+    #[inline(never)]
+    fn property_of_slowly(
+        &self,
+        cx: &Context<'_>,
+        entity: &Value,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        let id = self.entity_named(entity, span)?;
+        self.read_property(cx, id, name, span)
+    }
+
+    /// The entity the game started with that a name value designates, if it still exists.
+    #[inline(always)]
+    fn fixed_entity(&self, v: &Value) -> Option<(super::EntityId, &Entity)> {
+        let Value::Str(n) = v else {
+            return None;
+        };
+        let id = self.fixed.get(*n)?;
+        let e = self.world.entity(id)?;
+        (e.name == *n).then_some((id, e))
     }
 
     /// The entity a name value designates, and its id: [`Machine::entity_named`] that
@@ -445,13 +471,19 @@ impl Machine {
         v: &Value,
         span: Span,
     ) -> Result<(super::EntityId, &Entity), RuntimeError> {
-        if let Value::Str(n) = v
-            && let Some(id) = self.fixed.get(*n)
-            && let Some(e) = self.world.entity(id)
-            && e.name == *n
-        {
-            return Ok((id, e));
+        match self.fixed_entity(v) {
+            Some(found) => Ok(found),
+            None => self.named_entity_slowly(v, span),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn named_entity_slowly(
+        &self,
+        v: &Value,
+        span: Span,
+    ) -> Result<(super::EntityId, &Entity), RuntimeError> {
         let id = self.entity_named(v, span)?;
         match self.world.entity(id) {
             Some(e) => Ok((id, e)),
