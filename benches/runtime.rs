@@ -63,7 +63,7 @@ use flexrules::compile::{build_game, build_game_with_rules};
 use flexrules::runtime::playout::Chooser;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::Status;
-use flexrules::runtime::value::{Dict, Key, Message, Value};
+use flexrules::runtime::value::{Attrs, Key, Message, Value};
 use flexrules::runtime::vm::Limits;
 use flexrules::symbol::Symbol;
 use flexrules::syntax::load::{DiskFs, MemoryFs};
@@ -176,7 +176,7 @@ impl PingPong {
 
     /// One transaction: a chain of `n` sends between `a` and `b`.
     fn chain(&mut self, n: i64) {
-        let mut attrs = Dict::new();
+        let mut attrs = Attrs::new();
         attrs.insert(self.n, Value::Int(n));
         let tx = self.session.deliver(
             self.a,
@@ -194,7 +194,7 @@ impl PingPong {
             self.a,
             Message {
                 label: self.tick,
-                attrs: Dict::new(),
+                attrs: Attrs::new(),
             },
         );
         expect_committed(&tx.status, "tick");
@@ -238,7 +238,7 @@ impl Ring {
             self.target,
             Message {
                 label: self.probe,
-                attrs: Dict::new(),
+                attrs: Attrs::new(),
             },
         );
         if !matches!(tx.status, Status::RolledBack { .. }) {

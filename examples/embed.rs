@@ -4,7 +4,7 @@
 
 use flexrules::compile::build_game;
 use flexrules::runtime::session::{Session, SessionOptions};
-use flexrules::runtime::value::{Dict, Message};
+use flexrules::runtime::value::{Attrs, Message};
 use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
 
@@ -33,7 +33,7 @@ fn main() {
         Session::start(built.game, &SessionOptions::default()).expect("the game starts");
 
     for by in [3, 50, 4] {
-        let mut attrs = Dict::new();
+        let mut attrs = Attrs::new();
         attrs.insert(
             flexrules::runtime::value::Key::Str(Symbol::intern("by")),
             flexrules::runtime::value::Value::Int(by),

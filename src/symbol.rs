@@ -65,6 +65,13 @@ impl Symbol {
         table().texts[self.0 as usize]
     }
 
+    /// The symbol's number: dense from 0, for tables indexed by symbol. It says nothing of
+    /// the text's order.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
     /// Compare by text.
     pub fn cmp_text(self, other: Symbol) -> std::cmp::Ordering {
         if self == other {

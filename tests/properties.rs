@@ -27,7 +27,7 @@ use flexrules::compile::build_game;
 use flexrules::compile::program::Game;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::Status;
-use flexrules::runtime::value::{Dict, Key, Message, Value};
+use flexrules::runtime::value::{Attrs, Dict, Key, Message, Value};
 use flexrules::runtime::world::{Entity, EntityId, World};
 use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
@@ -548,7 +548,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
     for (step, &(c, l)) in spec.transactions.iter().enumerate() {
         let e = spec.counter(c);
         let before = session.world.clone();
-        let mut attrs = Dict::new();
+        let mut attrs = Attrs::new();
         attrs.insert(Key::Str(Symbol::intern("d")), Value::Int(0));
         let msg = Message {
             label: Symbol::intern(&format!("m{l}")),

@@ -144,3 +144,36 @@ fn chess_svg() {
         svg::render(&s.world.canvas, &View::Public)
     );
 }
+
+/// A representation reads its own properties and, where it has none of that name, its
+/// entity's: for an instance, for an entity made at run time, and after the entity's
+/// property changed.
+#[test]
+fn representations_read_their_entitys_properties() {
+    let mut s = start("tests/inputs/repl/games/drawing");
+    let text_of = |s: &Session, owner: &str, id: &str| {
+        s.world
+            .canvas
+            .find(Symbol::intern(owner), Symbol::intern(id))
+            .and_then(|g| g.attr("text"))
+            .map(|v| v.to_text())
+    };
+    assert_eq!(text_of(&s, "one", "box").as_deref(), Some("0"));
+    s.deliver(Symbol::intern("one"), message("bump"));
+    assert_eq!(text_of(&s, "one", "box").as_deref(), Some("1"));
+    let mut spawn = message("spawn");
+    spawn.attrs.insert(
+        flexrules::runtime::value::Key::Str(Symbol::intern("name")),
+        flexrules::runtime::value::Value::str("three"),
+    );
+    assert!(s.deliver(Symbol::intern("one"), spawn).status.committed());
+    // The new counter's representation placed its box by its entity's "owner" (2).
+    let x = s
+        .world
+        .canvas
+        .find(Symbol::intern("three"), Symbol::intern("box"))
+        .and_then(|g| g.attr("x"))
+        .cloned();
+    assert_eq!(x, Some(flexrules::runtime::value::Value::Int(400)));
+    assert_eq!(text_of(&s, "three", "secret").as_deref(), Some("secret 0"));
+}

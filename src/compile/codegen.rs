@@ -77,6 +77,7 @@ impl Compiler {
                 ancestors: Vec::new(),
                 properties: Vec::new(),
                 slots: FxHashMap::default(),
+                columns: Vec::new(),
                 behaviours: FxHashMap::default(),
             });
         }
@@ -111,6 +112,7 @@ impl Compiler {
             ty.behaviours = layout.behaviours;
         }
         self.representation_types(items, defs.len());
+        self.game.index_properties();
     }
 
     /// Add the properties (each with the code of its default; a property defined again
@@ -176,6 +178,7 @@ impl Compiler {
                 ancestors: vec![id],
                 properties: layout.properties,
                 slots: layout.slots,
+                columns: Vec::new(),
                 behaviours: layout.behaviours,
             });
             if let Some(slot) = own.get_mut(entity_ty.0 as usize) {

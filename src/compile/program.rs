@@ -29,9 +29,18 @@ pub struct EntityType {
     pub properties: Vec<(Symbol, CodeId)>,
     /// Property name to slot in the layout.
     pub slots: FxHashMap<Symbol, u16>,
+    /// Slot per property column of the game ([`Game::slot`]), [`NO_SLOT`] for the columns
+    /// this type does not have; empty until [`Game::index_properties`].
+    pub columns: Vec<u16>,
     /// (state, label) to behaviour, inherited ones included (the nearest ancestor wins).
     pub behaviours: FxHashMap<(Symbol, Symbol), CodeId>,
 }
+
+/// In [`EntityType::columns`]: the type has no such property.
+pub const NO_SLOT: u16 = u16::MAX;
+
+/// In [`Game::property_columns`]: no type has a property of that name.
+const NO_COLUMN: u32 = u32::MAX;
 
 /// What an advice is bound to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,6 +170,10 @@ pub struct Game {
     /// its nearest ancestor's). Representation types come after the entity types in
     /// `types` and are not in `type_ids`.
     pub representations: Vec<Option<TypeId>>,
+    /// Per symbol number, the column of the property of that name (every name some type
+    /// has as a property gets one column); indexed by [`Symbol::index`] up to the largest
+    /// property name, so finding a property's slot is two array reads, not a hash lookup.
+    pub property_columns: std::sync::Arc<[u32]>,
 }
 
 impl Game {
@@ -172,6 +185,45 @@ impl Game {
     /// The type `id`.
     pub fn ty(&self, id: TypeId) -> &EntityType {
         &self.types[id.0 as usize]
+    }
+
+    /// Number the property names of every type ([`Game::property_columns`]) and give each
+    /// type its slot per column. Called once the types are laid out.
+    pub fn index_properties(&mut self) {
+        let mut names: Vec<Symbol> = self
+            .types
+            .iter()
+            .flat_map(|t| t.properties.iter().map(|(n, _)| *n))
+            .collect();
+        names.sort_by_key(|n| n.index());
+        names.dedup();
+        let len = names.last().map_or(0, |n| n.index() + 1);
+        let mut columns = vec![NO_COLUMN; len];
+        for (c, n) in names.iter().enumerate() {
+            columns[n.index()] = c as u32;
+        }
+        for t in &mut self.types {
+            t.columns = vec![NO_SLOT; names.len()];
+            for (slot, (n, _)) in t.properties.iter().enumerate() {
+                t.columns[columns[n.index()] as usize] = slot as u16;
+            }
+        }
+        self.property_columns = columns.into();
+    }
+
+    /// The slot of property `name` in type `ty`'s layout, if it has one.
+    #[inline]
+    pub fn slot(&self, ty: TypeId, name: Symbol) -> Option<u16> {
+        let t = self.ty(ty);
+        if t.columns.is_empty() {
+            // Not indexed (or no property at all).
+            return t.slots.get(&name).copied();
+        }
+        let column = *self.property_columns.get(name.index())?;
+        match t.columns.get(column as usize) {
+            Some(&slot) if slot != NO_SLOT => Some(slot),
+            _ => None,
+        }
     }
 
     /// Add `advice` after the others, or in the place of the advice named `replaces`.

@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 
 use super::builtins::BuiltinError;
-use super::value::{Dict, List, Value};
+use super::value::{Dict, Key, List, Value};
 
 /// Limits on one transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,7 +260,10 @@ pub fn equal_within(a: &Value, b: &Value, left: &mut u64) -> Option<bool> {
             if x.label != y.label {
                 return Some(false);
             }
-            dicts_equal(&x.attrs, &y.attrs, left)
+            if x.attrs.len() != y.attrs.len() {
+                return Some(false);
+            }
+            entries_equal(x.attrs.iter(), y.attrs.iter(), left)
         }
         _ => Some(a == b),
     }
@@ -296,7 +299,16 @@ fn dicts_equal(x: &Dict, y: &Dict, left: &mut u64) -> Option<bool> {
     if x.len() != y.len() {
         return Some(false);
     }
-    for ((kp, p), (kq, q)) in x.iter().zip(y.iter()) {
+    entries_equal(x.iter(), y.iter(), left)
+}
+
+/// Equality of two sequences of (key, value) entries of the same length, in order.
+fn entries_equal<'a>(
+    x: impl Iterator<Item = (&'a Key, &'a Value)>,
+    y: impl Iterator<Item = (&'a Key, &'a Value)>,
+    left: &mut u64,
+) -> Option<bool> {
+    for ((kp, p), (kq, q)) in x.zip(y) {
         if kp != kq || !equal_within(p, q, left)? {
             return Some(false);
         }
@@ -372,7 +384,7 @@ mod tests {
                                 Value::dict(d)
                             }
                             _ => {
-                                let mut attrs = Dict::new();
+                                let mut attrs = super::super::value::Attrs::new();
                                 attrs.insert(super::super::value::Key::Int(1), v);
                                 Value::Message(std::sync::Arc::new(super::super::value::Message {
                                     label: crate::symbol::Symbol::intern("m"),

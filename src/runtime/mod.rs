@@ -3,9 +3,11 @@
 //! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
 //! source text except through spans carried by compiled code.
 
+pub mod attrs;
 pub mod budget;
 pub mod builtins;
 pub mod canvas;
+pub mod entities;
 pub mod moves;
 pub mod outside;
 pub mod playout;

@@ -3,7 +3,7 @@
 
 use crate::symbol::Symbol;
 
-use super::value::{Dict, Key, Message, Value};
+use super::value::{Attrs, Key, Message, Value};
 
 /// Read a literal typed on a command line: an integer, a float, `true`, `false`, `nil`, a
 /// double-quoted string, or else the word itself as a string.
@@ -81,7 +81,7 @@ pub fn parse_send(text: &str) -> Result<(Symbol, Message), String> {
         [label, to, entity, rest @ ..] if to == "to" => {
             let label = name(label)?;
             let entity = name(entity)?;
-            let mut attrs = Dict::new();
+            let mut attrs = Attrs::new();
             match rest {
                 [] => {}
                 [with, pairs @ ..] if with == "with" => {

@@ -89,7 +89,7 @@ pub struct Session {
     /// Set (from a signal handler) to interrupt the running transaction.
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
-    fixed: Arc<FxHashMap<Symbol, super::world::EntityId>>,
+    fixed: Arc<super::world::FixedNames>,
 }
 
 impl Session {

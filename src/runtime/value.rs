@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use crate::symbol::Symbol;
 
+pub use super::attrs::Attrs;
+
 /// A list.
 pub type List = imbl::Vector<Value>;
 /// A dictionary, iterated in key order.
@@ -80,8 +82,18 @@ impl Key {
 pub struct Message {
     /// The label it is dispatched on.
     pub label: Symbol,
-    /// Its attributes.
-    pub attrs: Dict,
+    /// Its attributes, in key order.
+    pub attrs: Attrs,
+}
+
+impl Message {
+    /// A message with label `label` and attributes `attrs`.
+    pub fn new(label: Symbol, attrs: impl Into<Attrs>) -> Message {
+        Message {
+            label,
+            attrs: attrs.into(),
+        }
+    }
 }
 
 impl Value {
@@ -193,7 +205,7 @@ impl Value {
             Value::Message(m) => {
                 let mut o = serde_json::Map::new();
                 o.insert("label".into(), J::String(m.label.as_str().to_string()));
-                o.insert("attributes".into(), dict_json(&m.attrs));
+                o.insert("attributes".into(), entries_json(m.attrs.iter()));
                 J::Object(o)
             }
         }
@@ -201,7 +213,11 @@ impl Value {
 }
 
 fn dict_json(d: &Dict) -> serde_json::Value {
-    serde_json::Value::Object(d.iter().map(|(k, v)| (key_text(*k), v.to_json())).collect())
+    entries_json(d.iter())
+}
+
+fn entries_json<'a>(entries: impl Iterator<Item = (&'a Key, &'a Value)>) -> serde_json::Value {
+    serde_json::Value::Object(entries.map(|(k, v)| (key_text(*k), v.to_json())).collect())
 }
 
 fn key_text(k: Key) -> String {
@@ -261,14 +277,14 @@ impl fmt::Display for Value {
             }
             Value::Dict(d) => {
                 f.write_str("{")?;
-                write_attrs(f, d)?;
+                write_attrs(f, d.iter())?;
                 f.write_str("}")
             }
             Value::Message(m) => {
                 write!(f, "<{}", m.label)?;
                 if !m.attrs.is_empty() {
                     f.write_str(" ")?;
-                    write_attrs(f, &m.attrs)?;
+                    write_attrs(f, m.attrs.iter())?;
                 }
                 f.write_str(">")
             }
@@ -276,8 +292,11 @@ impl fmt::Display for Value {
     }
 }
 
-fn write_attrs(f: &mut fmt::Formatter<'_>, d: &Dict) -> fmt::Result {
-    for (i, (k, v)) in d.iter().enumerate() {
+fn write_attrs<'a>(
+    f: &mut fmt::Formatter<'_>,
+    entries: impl Iterator<Item = (&'a Key, &'a Value)>,
+) -> fmt::Result {
+    for (i, (k, v)) in entries.enumerate() {
         if i > 0 {
             f.write_str(", ")?;
         }

@@ -20,7 +20,7 @@ use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
 use super::builtins::{BuiltinError, pure_fn, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Dict, Key, List, Message, Value};
-use super::world::{Chain, EntityId, World};
+use super::world::{Chain, EntityId, FixedNames, World};
 
 pub use super::budget::Limits;
 
@@ -86,7 +86,7 @@ pub struct Context<'a> {
     /// Set from another thread (Ctrl-C) to make the transaction fail.
     pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
     /// Ids of the entities made when the game started, by name.
-    pub fixed: &'a Arc<FxHashMap<Symbol, EntityId>>,
+    pub fixed: &'a Arc<FixedNames>,
 }
 
 /// Why [`Machine::run`] returned.
@@ -223,7 +223,7 @@ pub struct Machine {
     /// step), not as the observer's join point ends.
     pause_later: bool,
     done: Option<Status>,
-    fixed: Arc<FxHashMap<Symbol, EntityId>>,
+    fixed: Arc<FixedNames>,
 }
 
 /// What a form did.
@@ -920,10 +920,8 @@ impl Machine {
                 self.stack.push(v);
             }
             Op::PropertyOf(name) => {
-                let span = code.spans[ip - 1];
                 let entity = self.stack.pop().unwrap_or_default();
-                let id = self.entity_named(&entity, span)?;
-                let v = self.read_property(cx, id, name, span)?;
+                let v = self.property_of(cx, &entity, name, code.spans[ip - 1])?;
                 self.stack.push(v);
             }
             Op::Attribute(key) => {
@@ -1238,9 +1236,9 @@ impl Machine {
                 format!("an entity is named by a string, got {} {v}", v.type_name()),
             ));
         };
-        // Entities made when the game started keep their ids: look them up in the game's
-        // fixed table first (a plain hash map), then in the world's.
-        if let Some(&id) = self.fixed.get(name)
+        // Entities made when the game started keep their ids: look them up in the
+        // session's fixed table first (an array by symbol number), then in the world's.
+        if let Some(id) = self.fixed.get(*name)
             && self.world.entity(id).is_some_and(|e| e.name == *name)
         {
             return Ok(id);

@@ -12,7 +12,7 @@ use crate::symbol::Symbol;
 use super::canvas::Click;
 use super::session::Session;
 use super::trace::{Output, RuntimeError, Status};
-use super::value::{Dict, Message, Value};
+use super::value::{Attrs, Message, Value};
 use super::vm::{Machine, Run};
 use super::world::Entity;
 
@@ -75,7 +75,7 @@ impl Session {
         for id in represented {
             let msg = Message {
                 label: Symbol::intern("init"),
-                attrs: Dict::new(),
+                attrs: Attrs::new(),
             };
             let m = self.begin_to(id.representation(), msg);
             match self.run_to_end(m) {

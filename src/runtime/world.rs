@@ -37,17 +37,18 @@ pub struct Entity {
 
 impl Entity {
     /// The value of property `name`, if it has one.
+    #[inline]
     pub fn property(&self, game: &Game, name: Symbol) -> Option<&Value> {
-        match game.ty(self.ty).slots.get(&name) {
-            Some(&slot) => self.props.get(slot as usize),
+        match game.slot(self.ty, name) {
+            Some(slot) => self.props.get(slot as usize),
             None => self.extra.get(&Key::Str(name)),
         }
     }
 
     /// A mutable reference to property `name`, if it has one.
     pub fn property_mut(&mut self, game: &Game, name: Symbol) -> Option<&mut Value> {
-        match game.ty(self.ty).slots.get(&name) {
-            Some(&slot) => self.props.get_mut(slot as usize),
+        match game.slot(self.ty, name) {
+            Some(slot) => self.props.get_mut(slot as usize),
             None => self.extra.get_mut(&Key::Str(name)),
         }
     }
@@ -63,6 +64,62 @@ impl Entity {
                 Key::Str(s) => Some((*s, v)),
                 Key::Int(_) => None,
             }))
+    }
+}
+
+/// The ids of the entities a session started with, by name.
+///
+/// Names are symbols, and the names of one game's entities are mostly interned together,
+/// so their numbers are close: the table is an array indexed by symbol number (from the
+/// smallest), which turns finding `"a1"` into one array read. Names spread too far apart
+/// for an array go in a hash map. A name found here still has to be checked against the
+/// world: the entity may have been deleted since (ids are never reused, and a new entity
+/// of the same name has a new id).
+#[derive(Debug, Default)]
+pub struct FixedNames {
+    /// The symbol number of `ids[0]`.
+    first: usize,
+    /// Entity ids by symbol number, [`NO_ENTITY`] where no entity has that name.
+    ids: Vec<u32>,
+    /// The names the array does not cover.
+    others: rustc_hash::FxHashMap<Symbol, EntityId>,
+}
+
+const NO_ENTITY: u32 = u32::MAX;
+
+impl FixedNames {
+    /// The id the entity named `name` had when the session started.
+    #[inline]
+    pub fn get(&self, name: Symbol) -> Option<EntityId> {
+        match self.ids.get(name.index().wrapping_sub(self.first)) {
+            Some(&id) if id != NO_ENTITY => Some(EntityId(id)),
+            Some(_) => None,
+            None if self.others.is_empty() => None,
+            None => self.others.get(&name).copied(),
+        }
+    }
+}
+
+impl FromIterator<(Symbol, EntityId)> for FixedNames {
+    fn from_iter<I: IntoIterator<Item = (Symbol, EntityId)>>(iter: I) -> FixedNames {
+        let mut names: Vec<(Symbol, EntityId)> = iter.into_iter().collect();
+        names.sort_by_key(|(n, _)| n.index());
+        let mut t = FixedNames::default();
+        let (Some(lo), Some(hi)) = (names.first(), names.last()) else {
+            return t;
+        };
+        let span = hi.0.index() - lo.0.index() + 1;
+        // At most 16 empty places per name (plus a little), else a hash map.
+        if span <= 16 * names.len() + 1024 {
+            t.first = lo.0.index();
+            t.ids = vec![NO_ENTITY; span];
+            for (n, id) in names {
+                t.ids[n.index() - t.first] = id.0;
+            }
+        } else {
+            t.others = names.into_iter().collect();
+        }
+        t
     }
 }
 
@@ -165,7 +222,7 @@ type NameMap = imbl::GenericHashMap<
 #[derive(Clone, Debug)]
 pub struct World {
     /// Entities by id; `None` once deleted.
-    pub entities: imbl::Vector<Option<Arc<Entity>>>,
+    pub entities: super::entities::Entities,
     /// Entity names to ids.
     pub names: NameMap,
     /// What `(finish with ...)` recorded.
@@ -182,7 +239,7 @@ impl World {
     /// An empty world with the game's advice and a generator seeded with `seed`.
     pub fn new(game: &Game, seed: u64) -> World {
         World {
-            entities: imbl::Vector::new(),
+            entities: Default::default(),
             names: NameMap::default(),
             outcome: None,
             advice: Arc::new(AdviceTable::from_game(game)),
@@ -197,6 +254,7 @@ impl World {
     }
 
     /// The entity `id`, unless deleted (or the representation, for a representation id).
+    #[inline]
     pub fn entity(&self, id: EntityId) -> Option<&Entity> {
         if id.is_representation() {
             return self.canvas.representation(id);

@@ -11,7 +11,7 @@ use crate::syntax::ast::FormOp;
 
 use super::super::canvas::{Click, Graphic};
 use super::super::trace::RuntimeError;
-use super::super::value::{Dict, Key, Message, Value};
+use super::super::value::{Attrs, Dict, Key, Message, Value};
 use super::super::world::{Entity, EntityId};
 use super::{Context, Flow, Machine, Then};
 
@@ -210,7 +210,7 @@ impl Machine {
             .and_then(|e| e.property(cx.game, name))
             .cloned()
             .unwrap_or_default();
-        let mut attrs = Dict::new();
+        let mut attrs = Attrs::with_capacity(3);
         attrs.insert(Key::Str(Symbol::intern("value")), value.clone());
         attrs.insert(Key::Str(Symbol::intern("old")), old);
         attrs.insert(Key::Str(Symbol::intern("property")), Value::Str(name));
@@ -254,7 +254,7 @@ impl Machine {
         Arc::make_mut(&mut self.world.canvas).attach(id, repr);
         let msg = Arc::new(Message {
             label: Symbol::intern("init"),
-            attrs: Dict::new(),
+            attrs: Attrs::new(),
         });
         self.send_to(
             cx,

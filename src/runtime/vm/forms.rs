@@ -5,8 +5,9 @@ use std::sync::Arc;
 use crate::source::Span;
 use crate::syntax::ast::FormOp;
 
+use super::super::budget::ENTRY_BYTES;
 use super::super::trace::{RuntimeError, Status, TraceEvent};
-use super::super::value::{Key, Message, Value};
+use super::super::value::{Attrs, Key, Message, Value};
 use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
@@ -19,6 +20,18 @@ impl Machine {
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         use FormOp::*;
+        if matches!(op, NewMessage | SendNew) {
+            // A message's attributes go straight into its inline record.
+            let attrs = self.pop_message_attrs(nattrs, span)?;
+            let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
+            let label = self.pop_one();
+            let label = self.symbol(&label, "a message label", span)?;
+            let msg = Arc::new(Message { label, attrs });
+            return match to {
+                None => Ok(Flow::Value(Value::Message(msg))),
+                Some(to) => self.send(cx, &to, msg, span),
+            };
+        }
         let attrs = if nattrs > 0 {
             self.pop_attrs(nattrs, span)?
         } else {
@@ -26,7 +39,7 @@ impl Machine {
         };
         match op {
             Property => {
-                let [name] = self.pop_args();
+                let name = self.pop_one();
                 let name = self.symbol(&name, "a property name", span)?;
                 let Some((id, _)) = self.me() else {
                     return Err(self.no_entity(span, "(property <name> of <entity>)"));
@@ -34,13 +47,13 @@ impl Machine {
                 self.read_property(cx, id, name, span).map(Flow::Value)
             }
             PropertyOf => {
-                let [name, entity] = self.pop_args();
+                let (name, entity) = self.pop_two();
                 let name = self.symbol(&name, "a property name", span)?;
                 let id = self.entity_named(&entity, span)?;
                 self.read_property(cx, id, name, span).map(Flow::Value)
             }
             UpdateProperty | NewProperty => {
-                let [name, value] = self.pop_args();
+                let (name, value) = self.pop_two();
                 let name = self.symbol(&name, "a property name", span)?;
                 let Some((id, _)) = self.me() else {
                     return Err(
@@ -73,7 +86,7 @@ impl Machine {
                 self.write_property(cx, id, name, value, false, span)
             }
             ChangeState => {
-                let [state] = self.pop_args();
+                let state = self.pop_one();
                 let state = self.symbol(&state, "a state", span)?;
                 let Some((id, name)) = self.me() else {
                     return Err(self.no_entity(span, "a message to the entity"));
@@ -106,25 +119,17 @@ impl Machine {
                 ))
             }
             StateOf => {
-                let [entity] = self.pop_args();
-                let id = self.entity_named(&entity, span)?;
-                Ok(Flow::Value(
-                    self.world
-                        .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(e.state)),
-                ))
+                let entity = self.pop_one();
+                let (_, e) = self.named_entity(&entity, span)?;
+                Ok(Flow::Value(Value::Str(e.state)))
             }
             TypeOf => {
-                let [entity] = self.pop_args();
-                let id = self.entity_named(&entity, span)?;
-                Ok(Flow::Value(
-                    self.world
-                        .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(cx.game.ty(e.ty).name)),
-                ))
+                let entity = self.pop_one();
+                let (_, e) = self.named_entity(&entity, span)?;
+                Ok(Flow::Value(Value::Str(cx.game.ty(e.ty).name)))
             }
             EntitiesOf => {
-                let [ty] = self.pop_args();
+                let ty = self.pop_one();
                 let name = self.symbol(&ty, "a type name", span)?;
                 let Some(&t) = cx.game.type_ids.get(&name) else {
                     return Err(self.error(span, format!("no entity type \"{name}\"")));
@@ -142,14 +147,14 @@ impl Machine {
                 None => Err(self.no_message(span)),
             },
             LabelOf => {
-                let [m] = self.pop_args();
+                let m = self.pop_one();
                 match m {
                     Value::Message(m) => Ok(Flow::Value(Value::Str(m.label))),
                     other => Err(self.not_message(&other, span)),
                 }
             }
             Attribute => {
-                let [key] = self.pop_args();
+                let key = self.pop_one();
                 let key = self.key(&key, span)?;
                 match self.current_jp() {
                     Some(jp) => Ok(Flow::Value(
@@ -159,7 +164,7 @@ impl Machine {
                 }
             }
             AttributeOf => {
-                let [key, m] = self.pop_args();
+                let (key, m) = self.pop_two();
                 let key = self.key(&key, span)?;
                 match m {
                     Value::Message(m) => {
@@ -169,7 +174,7 @@ impl Machine {
                 }
             }
             UpdateAttribute => {
-                let [key, value] = self.pop_args();
+                let (key, value) = self.pop_two();
                 let key = self.key(&key, span)?;
                 if let Err(e) = self.meter.nest(&value) {
                     return Err(self.builtin_error(span, e));
@@ -185,35 +190,23 @@ impl Machine {
                     None => Err(self.no_message(span)),
                 }
             }
-            NewMessage => {
-                let [label] = self.pop_args();
-                let label = self.symbol(&label, "a message label", span)?;
-                Ok(Flow::Value(Value::Message(Arc::new(Message {
-                    label,
-                    attrs,
-                }))))
-            }
-            SendNew => {
-                let [label, to] = self.pop_args();
-                let label = self.symbol(&label, "a message label", span)?;
-                self.send(cx, &to, Arc::new(Message { label, attrs }), span)
-            }
+            NewMessage | SendNew => Err(self.error(span, "internal: message form out of place")),
             Send => {
-                let [m, to] = self.pop_args();
+                let (m, to) = self.pop_two();
                 match m {
                     Value::Message(m) => self.send(cx, &to, m, span),
                     other => Err(self.not_message(&other, span)),
                 }
             }
             Forward => {
-                let [to] = self.pop_args();
+                let to = self.pop_one();
                 let Some(msg) = self.current_jp().map(|jp| jp.msg.clone()) else {
                     return Err(self.no_message(span));
                 };
                 self.send(cx, &to, msg, span)
             }
             Match => {
-                let [key, dict] = self.pop_args();
+                let (key, dict) = self.pop_two();
                 match (&dict, &key) {
                     (Value::Dict(d), k) => {
                         let k = self.key(k, span)?;
@@ -243,7 +236,7 @@ impl Machine {
                 Ok(Flow::Value(Value::Nil))
             }
             Rollback => {
-                let [reason] = self.pop_args();
+                let reason = self.pop_one();
                 let reason = reason.to_text();
                 match self.checkpoints.pop() {
                     Some(world) => {
@@ -269,7 +262,7 @@ impl Machine {
                 }
             }
             NewEntity => {
-                let [name, ty] = self.pop_args();
+                let (name, ty) = self.pop_two();
                 let name = self.symbol(&name, "an entity name", span)?;
                 let ty_name = self.symbol(&ty, "a type name", span)?;
                 let Some(&t) = cx.game.type_ids.get(&ty_name) else {
@@ -311,7 +304,7 @@ impl Machine {
                     .map(|f| f.unwrap_or(Flow::Value(Value::Str(name))))
             }
             DeleteEntity => {
-                let [name] = self.pop_args();
+                let name = self.pop_one();
                 let id = self.entity_named(&name, span)?;
                 let entity = self.world.entity(id).map(|e| e.name);
                 self.world.remove(id);
@@ -326,7 +319,7 @@ impl Machine {
                 Ok(Flow::Value(Value::Nil))
             }
             WaitSignal => {
-                let [signal] = self.pop_args();
+                let signal = self.pop_one();
                 let signal = self.symbol(&signal, "a signal name", span)?;
                 Ok(Flow::Wait(signal))
             }
@@ -334,6 +327,53 @@ impl Machine {
                 self.drawing(cx, op, attrs, span)
             }
         }
+    }
+
+    /// Pop the top operand (a form's only one).
+    #[inline]
+    fn pop_one(&mut self) -> Value {
+        self.stack.pop().unwrap_or_default()
+    }
+
+    /// Pop the two top operands, the deeper one first.
+    #[inline]
+    fn pop_two(&mut self) -> (Value, Value) {
+        let b = self.stack.pop().unwrap_or_default();
+        let a = self.stack.pop().unwrap_or_default();
+        (a, b)
+    }
+
+    /// Pop `n` attribute key/value pairs into a message's attributes: the same checks and
+    /// accounting as [`Machine::pop_attrs`] (later keys win over earlier ones).
+    fn pop_message_attrs(&mut self, n: u8, span: Span) -> Result<Attrs, RuntimeError> {
+        if n == 0 {
+            return Ok(Attrs::new());
+        }
+        let at = self.stack.len() - 2 * n as usize;
+        self.meter
+            .alloc(ENTRY_BYTES * u64::from(n))
+            .map_err(|e| self.builtin_error(span, e))?;
+        let mut attrs = Attrs::with_capacity(n as usize);
+        for i in 0..n as usize {
+            let pair = &self.stack[at + 2 * i..at + 2 * i + 2];
+            if let Err(e) = self.meter.nest(&pair[1]) {
+                return Err(self.builtin_error(span, e));
+            }
+            let Some(key) = pair[0].as_key() else {
+                return Err(self.error(
+                    span,
+                    format!(
+                        "attribute keys are strings or integers, got {} {}",
+                        pair[0].type_name(),
+                        pair[0]
+                    ),
+                ));
+            };
+            let value = std::mem::take(&mut self.stack[at + 2 * i + 1]);
+            attrs.insert(key, value);
+        }
+        self.stack.truncate(at);
+        Ok(attrs)
     }
 
     fn key(&self, v: &Value, span: Span) -> Result<Key, RuntimeError> {
@@ -378,6 +418,77 @@ impl Machine {
             span,
             format!("expected a message, got {} {v}", v.type_name()),
         )
+    }
+
+    /// `(property name of entity)`: the entity's property, found by the name's fixed id
+    /// when it has one (one array read, one look at the world), else the general way.
+    #[inline]
+    pub(super) fn property_of(
+        &self,
+        cx: &Context<'_>,
+        entity: &Value,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        if let Some((_, e)) = self.fixed_entity(entity)
+            && let Some(v) = e.property(cx.game, name)
+        {
+            return Ok(v.clone());
+        }
+        self.property_of_slowly(cx, entity, name, span)
+    }
+
+    /// [`Machine::property_of`] for an entity made at run time, or an error.
+    #[cold]
+    #[inline(never)]
+    fn property_of_slowly(
+        &self,
+        cx: &Context<'_>,
+        entity: &Value,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        let id = self.entity_named(entity, span)?;
+        self.read_property(cx, id, name, span)
+    }
+
+    /// The entity the game started with that a name value designates, if it still exists.
+    #[inline(always)]
+    fn fixed_entity(&self, v: &Value) -> Option<(super::EntityId, &Entity)> {
+        let Value::Str(n) = v else {
+            return None;
+        };
+        let id = self.fixed.get(*n)?;
+        let e = self.world.entity(id)?;
+        (e.name == *n).then_some((id, e))
+    }
+
+    /// The entity a name value designates, and its id: [`Machine::entity_named`] that
+    /// looks at the world once for an entity the game started with.
+    #[inline]
+    pub(super) fn named_entity(
+        &self,
+        v: &Value,
+        span: Span,
+    ) -> Result<(super::EntityId, &Entity), RuntimeError> {
+        match self.fixed_entity(v) {
+            Some(found) => Ok(found),
+            None => self.named_entity_slowly(v, span),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn named_entity_slowly(
+        &self,
+        v: &Value,
+        span: Span,
+    ) -> Result<(super::EntityId, &Entity), RuntimeError> {
+        let id = self.entity_named(v, span)?;
+        match self.world.entity(id) {
+            Some(e) => Ok((id, e)),
+            None => Err(self.error(span, "internal: entity vanished")),
+        }
     }
 
     pub(super) fn read_property(
@@ -436,6 +547,16 @@ impl Machine {
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         let game = cx.game;
+        if !new && !self.world.canvas.active {
+            // The common case: a property of the type's layout, and nobody watching.
+            if let Some(slot) = self.world.entity(id).and_then(|e| {
+                game.slot(e.ty, name)
+                    .filter(|&s| (s as usize) < e.props.len())
+            }) {
+                self.store_slot(cx, id, name, slot, value);
+                return Ok(Flow::Value(Value::Nil));
+            }
+        }
         let exists = self
             .world
             .entity(id)
@@ -460,6 +581,40 @@ impl Machine {
         }
         self.store_property(cx, id, name, value, new)?;
         Ok(Flow::Value(Value::Nil))
+    }
+
+    /// Write `value` to the slot `slot` of entity `id` (which has it), as property `name`.
+    fn store_slot(
+        &mut self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        slot: u16,
+        value: Value,
+    ) {
+        let tracing = cx.trace || cx.stepping;
+        let Some(e) = self.world.entity_mut(id) else {
+            return;
+        };
+        let Some(place) = e.props.get_mut(slot as usize) else {
+            return;
+        };
+        if !tracing {
+            *place = value;
+            return;
+        }
+        let old = std::mem::replace(place, value.clone());
+        let entity = e.name;
+        self.event(
+            cx,
+            TraceEvent::Property {
+                depth: self.jps.len(),
+                entity,
+                name,
+                old,
+                new: value,
+            },
+        );
     }
 
     /// Write property `name` of `id`, checked already.

@@ -1,0 +1,225 @@
+//! The attributes of a message: a small record kept in key order.
+//!
+//! A message usually has a handful of attributes, made once and read a few times, so they
+//! are a short vector of (key, value) pairs stored inline (no allocation for up to
+//! [`INLINE`] of them), sorted in key order ([`Key`]'s order: integers first, then
+//! strings by text) so that iterating, displaying and comparing them is what a dictionary
+//! does. Looking a key up compares symbols, not text; only inserting a new key compares
+//! texts to find its place.
+
+use smallvec::SmallVec;
+
+use super::value::{Dict, Key, Value};
+
+/// How many attributes a message holds without a heap allocation of their own.
+pub const INLINE: usize = 4;
+
+/// Past this many attributes, lookups search by key order instead of scanning.
+const SCAN_UP_TO: usize = 8;
+
+/// The attributes of a message, in key order.
+#[derive(Clone, Default, PartialEq, Debug)]
+pub struct Attrs(SmallVec<[(Key, Value); INLINE]>);
+
+impl Attrs {
+    /// No attributes.
+    pub fn new() -> Attrs {
+        Attrs(SmallVec::new())
+    }
+
+    /// No attributes, with room for `n`.
+    pub fn with_capacity(n: usize) -> Attrs {
+        Attrs(SmallVec::with_capacity(n))
+    }
+
+    /// How many attributes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Where `key` is, by symbol (or integer) equality.
+    #[inline]
+    fn find(&self, key: &Key) -> Option<usize> {
+        if self.0.len() <= SCAN_UP_TO {
+            self.0.iter().position(|(k, _)| k == key)
+        } else {
+            self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()
+        }
+    }
+
+    /// The value of attribute `key`.
+    #[inline]
+    pub fn get(&self, key: &Key) -> Option<&Value> {
+        self.find(key).map(|i| &self.0[i].1)
+    }
+
+    /// The value of attribute `key`, to change it.
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
+        self.find(key).map(|i| &mut self.0[i].1)
+    }
+
+    /// Set attribute `key` to `value`, returning the value it replaces.
+    pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
+        if let Some(i) = self.find(&key) {
+            return Some(std::mem::replace(&mut self.0[i].1, value));
+        }
+        // A new key goes in its place in key order (the last place, when keys come in
+        // order).
+        let at = match self.0.last() {
+            Some((last, _)) if last.cmp(&key).is_lt() => self.0.len(),
+            _ => self.0.partition_point(|(k, _)| k.cmp(&key).is_lt()),
+        };
+        self.0.insert(at, (key, value));
+        None
+    }
+
+    /// Remove attribute `key`, returning its value.
+    pub fn remove(&mut self, key: &Key) -> Option<Value> {
+        self.find(key).map(|i| self.0.remove(i).1)
+    }
+
+    /// The attributes in key order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Key, &Value)> + ExactSizeIterator {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The keys in order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    /// The values in key order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
+        self.0.iter().map(|(_, v)| v)
+    }
+
+    /// The attributes as a dictionary.
+    pub fn to_dict(&self) -> Dict {
+        self.0.iter().cloned().collect()
+    }
+}
+
+impl FromIterator<(Key, Value)> for Attrs {
+    /// Later pairs win over earlier ones with the same key, as in a dictionary.
+    fn from_iter<I: IntoIterator<Item = (Key, Value)>>(iter: I) -> Attrs {
+        let iter = iter.into_iter();
+        let mut a = Attrs::with_capacity(iter.size_hint().0);
+        a.extend(iter);
+        a
+    }
+}
+
+impl Extend<(Key, Value)> for Attrs {
+    fn extend<I: IntoIterator<Item = (Key, Value)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl From<Dict> for Attrs {
+    fn from(d: Dict) -> Attrs {
+        // A dictionary is already in key order.
+        Attrs(d.into_iter().collect())
+    }
+}
+
+impl IntoIterator for Attrs {
+    type Item = (Key, Value);
+    type IntoIter = smallvec::IntoIter<[(Key, Value); INLINE]>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Attrs {
+    type Item = (&'a Key, &'a Value);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (Key, Value)>,
+        fn(&'a (Key, Value)) -> (&'a Key, &'a Value),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbol::Symbol;
+
+    fn s(t: &str) -> Key {
+        Key::Str(Symbol::intern(t))
+    }
+
+    fn shown(a: &Attrs) -> Vec<String> {
+        a.iter()
+            .map(|(k, v)| format!("{} {v}", k.to_value()))
+            .collect()
+    }
+
+    #[test]
+    fn iterates_in_key_order_like_a_dictionary() {
+        // Interned in an order unlike the text order: numbers must not decide.
+        let keys = ["zeta", "alpha", "mid", "beta", "omega", "gamma", "delta"];
+        let ks: Vec<Key> = keys.iter().map(|k| s(k)).collect();
+        let mut a = Attrs::new();
+        let mut d = Dict::new();
+        for (i, k) in ks.iter().enumerate() {
+            a.insert(*k, Value::Int(i as i64));
+            d.insert(*k, Value::Int(i as i64));
+        }
+        a.insert(Key::Int(7), Value::Nil);
+        d.insert(Key::Int(7), Value::Nil);
+        a.insert(Key::Int(-2), Value::Bool(true));
+        d.insert(Key::Int(-2), Value::Bool(true));
+        let from_dict: Vec<String> = d
+            .iter()
+            .map(|(k, v)| format!("{} {v}", k.to_value()))
+            .collect();
+        assert_eq!(shown(&a), from_dict);
+        assert_eq!(Attrs::from(d.clone()), a);
+        assert_eq!(a.to_dict(), d);
+    }
+
+    #[test]
+    fn many_attributes_updated_and_looked_up() {
+        let mut a = Attrs::new();
+        let mut d = Dict::new();
+        for i in (0..40).rev() {
+            let k = s(&format!("k{i}"));
+            a.insert(k, Value::Int(i));
+            d.insert(k, Value::Int(i));
+        }
+        for i in (0..40).step_by(3) {
+            let k = s(&format!("k{i}"));
+            assert_eq!(a.insert(k, Value::Int(-i)), Some(Value::Int(i)));
+            d.insert(k, Value::Int(-i));
+        }
+        assert_eq!(a.len(), 40);
+        for i in 0..40 {
+            let k = s(&format!("k{i}"));
+            assert_eq!(a.get(&k), d.get(&k));
+        }
+        assert_eq!(a.get(&s("absent")), None);
+        assert_eq!(a, Attrs::from(d));
+        assert_eq!(a.remove(&s("k1")), Some(Value::Int(1)));
+        assert_eq!(a.get(&s("k1")), None);
+    }
+
+    #[test]
+    fn later_pairs_win() {
+        let a: Attrs = [(s("x"), Value::Int(1)), (s("x"), Value::Int(2))]
+            .into_iter()
+            .collect();
+        assert_eq!(a.len(), 1);
+        assert_eq!(a.get(&s("x")), Some(&Value::Int(2)));
+    }
+}

@@ -1,0 +1,222 @@
+//! The world's entities by id: a persistent vector that only grows.
+//!
+//! A tree of 32-way nodes of fixed depth for its length (a trie on the bits of the id, as
+//! in Clojure's vectors): reading entity `id` is one array index per level (one level up
+//! to 32 entities, two up to 1,024, three up to 32,768), with no size tables or buffers
+//! to look through first. Cloning is a reference count; writing to an entity that a clone
+//! shares copies the nodes on its path (32 pointers a level) and the entity itself.
+//! Entities are never removed from the vector: a deleted entity leaves `None` in its
+//! place, so ids stay valid and are never reused.
+
+use std::sync::Arc;
+
+use super::world::Entity;
+
+const BITS: u32 = 5;
+const WIDTH: usize = 1 << BITS;
+const MASK: usize = WIDTH - 1;
+
+type Slot = Option<Arc<Entity>>;
+
+#[derive(Clone)]
+enum Node {
+    Leaf([Slot; WIDTH]),
+    Branch([Option<Arc<Node>>; WIDTH]),
+}
+
+impl Node {
+    fn leaf() -> Node {
+        Node::Leaf(std::array::from_fn(|_| None))
+    }
+
+    fn branch() -> Node {
+        Node::Branch(std::array::from_fn(|_| None))
+    }
+}
+
+/// Entities by id; `None` where one was deleted.
+#[derive(Clone)]
+pub struct Entities {
+    root: Arc<Node>,
+    /// Levels of branches above the leaves.
+    depth: u32,
+    len: usize,
+}
+
+impl Default for Entities {
+    fn default() -> Entities {
+        Entities::new()
+    }
+}
+
+impl Entities {
+    /// No entities.
+    pub fn new() -> Entities {
+        Entities {
+            root: Arc::new(Node::leaf()),
+            depth: 0,
+            len: 0,
+        }
+    }
+
+    /// How many ids were given (deleted entities included).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no entity was ever added.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The slot of id `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&Slot> {
+        if i >= self.len {
+            return None;
+        }
+        let mut node: &Node = &self.root;
+        let mut shift = self.depth * BITS;
+        loop {
+            match node {
+                Node::Branch(children) => {
+                    node = children[(i >> shift) & MASK].as_deref()?;
+                    shift -= BITS;
+                }
+                Node::Leaf(slots) => return Some(&slots[i & MASK]),
+            }
+        }
+    }
+
+    /// The slot of id `i`, to change (the nodes on its path are copied first if a clone
+    /// shares them).
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut Slot> {
+        if i >= self.len {
+            return None;
+        }
+        let mut node: &mut Node = Arc::make_mut(&mut self.root);
+        let mut shift = self.depth * BITS;
+        loop {
+            match node {
+                Node::Branch(children) => {
+                    node = Arc::make_mut(children[(i >> shift) & MASK].as_mut()?);
+                    shift -= BITS;
+                }
+                Node::Leaf(slots) => return Some(&mut slots[i & MASK]),
+            }
+        }
+    }
+
+    /// Add `entity` with the next id.
+    pub fn push_back(&mut self, entity: Slot) {
+        let i = self.len;
+        // Full at this depth: the old root becomes the first child of a new one.
+        if i >> ((self.depth + 1) * BITS) > 0 {
+            let old = std::mem::replace(&mut self.root, Arc::new(Node::branch()));
+            if let Node::Branch(children) = Arc::make_mut(&mut self.root) {
+                children[0] = Some(old);
+            }
+            self.depth += 1;
+        }
+        let mut node: &mut Node = Arc::make_mut(&mut self.root);
+        let mut level = self.depth;
+        loop {
+            match node {
+                Node::Branch(children) => {
+                    let shift = level * BITS;
+                    level -= 1;
+                    let child = children[(i >> shift) & MASK].get_or_insert_with(|| {
+                        Arc::new(if level == 0 {
+                            Node::leaf()
+                        } else {
+                            Node::branch()
+                        })
+                    });
+                    node = Arc::make_mut(child);
+                }
+                Node::Leaf(slots) => {
+                    slots[i & MASK] = entity;
+                    break;
+                }
+            }
+        }
+        self.len = i + 1;
+    }
+
+    /// Every slot, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &Slot> + '_ {
+        (0..self.len).filter_map(|i| self.get(i))
+    }
+}
+
+impl std::fmt::Debug for Entities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::program::TypeId;
+    use crate::symbol::Symbol;
+
+    fn entity(i: usize) -> Slot {
+        Some(Arc::new(Entity {
+            name: Symbol::intern(&format!("e{i}")),
+            ty: TypeId(0),
+            state: Symbol::intern("default"),
+            props: vec![],
+            extra: Default::default(),
+        }))
+    }
+
+    fn name(s: &Slot) -> Option<String> {
+        s.as_ref().map(|e| e.name.as_str().to_string())
+    }
+
+    #[test]
+    fn grows_through_levels_and_reads_back() {
+        let mut v = Entities::new();
+        let mut snapshots = Vec::new();
+        for i in 0..40_000 {
+            if i % 4_999 == 0 {
+                snapshots.push((i, v.clone()));
+            }
+            v.push_back(entity(i));
+        }
+        assert_eq!(v.len(), 40_000);
+        for i in [0, 1, 31, 32, 33, 1023, 1024, 1025, 32_767, 32_768, 39_999] {
+            assert_eq!(name(v.get(i).unwrap()), Some(format!("e{i}")));
+        }
+        assert!(v.get(40_000).is_none());
+        // Older copies are untouched by later additions.
+        for (n, s) in &snapshots {
+            assert_eq!(s.len(), *n);
+            if *n > 0 {
+                assert_eq!(name(s.get(n - 1).unwrap()), Some(format!("e{}", n - 1)));
+            }
+            assert!(s.get(*n).is_none());
+        }
+        assert_eq!(v.iter().count(), 40_000);
+    }
+
+    #[test]
+    fn writes_copy_only_what_a_clone_shares() {
+        let mut v = Entities::new();
+        for i in 0..100 {
+            v.push_back(entity(i));
+        }
+        let before = v.clone();
+        *v.get_mut(70).unwrap() = None;
+        *v.get_mut(3).unwrap() = entity(1000);
+        assert!(v.get(70).unwrap().is_none());
+        assert_eq!(name(v.get(3).unwrap()), Some("e1000".into()));
+        assert_eq!(name(before.get(70).unwrap()), Some("e70".into()));
+        assert_eq!(name(before.get(3).unwrap()), Some("e3".into()));
+        // Untouched entities are still shared.
+        let (a, b) = (v.get(50).unwrap(), before.get(50).unwrap());
+        assert!(Arc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap()));
+        assert!(v.get_mut(100).is_none());
+    }
+}
