@@ -16,6 +16,9 @@ use crate::syntax::ast::AdviceKind;
 
 use super::value::{Dict, Key, Value};
 
+mod table;
+pub use table::Entities;
+
 /// Index of an entity in the world. Never reused after deletion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EntityId(pub u32);
@@ -165,7 +168,7 @@ type NameMap = imbl::GenericHashMap<
 #[derive(Clone, Debug)]
 pub struct World {
     /// Entities by id; `None` once deleted.
-    pub entities: imbl::Vector<Option<Arc<Entity>>>,
+    pub entities: Entities,
     /// Entity names to ids.
     pub names: NameMap,
     /// What `(finish with ...)` recorded.
@@ -182,7 +185,7 @@ impl World {
     /// An empty world with the game's advice and a generator seeded with `seed`.
     pub fn new(game: &Game, seed: u64) -> World {
         World {
-            entities: imbl::Vector::new(),
+            entities: Entities::default(),
             names: NameMap::default(),
             outcome: None,
             advice: Arc::new(AdviceTable::from_game(game)),
