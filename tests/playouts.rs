@@ -9,8 +9,11 @@ use std::sync::Arc;
 
 use flexrules::compile::build_game_with_rules;
 use flexrules::compile::program::Game;
+use flexrules::runtime::playout::PerftProgress;
 use flexrules::runtime::playout::{Chooser, Ending};
-use flexrules::runtime::session::{Session, SessionOptions};
+use flexrules::runtime::session::{Candidate, Session, SessionOptions};
+use flexrules::runtime::trace::Status;
+use flexrules::runtime::value::Value;
 use flexrules::syntax::load::DiskFs;
 
 fn game(dir: &str) -> Arc<Game> {
@@ -136,4 +139,104 @@ fn trying_moves_leaves_no_trace() {
     let p = s.playout(&mut Chooser::new(5, 0), 1).expect("playout");
     assert_eq!(p.plies, 1);
     assert!(moves.iter().any(|(_, w)| w.same_as(&s.world)));
+}
+
+/// Chess from a FEN: one where some candidates are refused (pinned pieces, king moves into
+/// check) and Black mates in one (the fool's mate), so perft meets finished games.
+fn chess_before_mate() -> Session {
+    let options = SessionOptions {
+        params: vec![(
+            "fen".into(),
+            Value::str("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"),
+        )],
+        ..SessionOptions::default()
+    };
+    Session::start(game("games/chess"), &options)
+        .expect("chess starts")
+        .0
+}
+
+/// `Session::trial`, the way playouts, perft and move lists try a candidate, ends as the
+/// full transaction does and leaves the same world; a refused trial leaves the world it
+/// started from, and no trial touches the session's. Candidates are named only on demand,
+/// with the names `candidates` gives.
+#[test]
+fn a_trial_is_the_transaction_it_stands_for() {
+    for mut s in [mixed_position(), chess_before_mate()] {
+        let before = s.world.clone();
+        let named: Vec<String> = s
+            .candidates()
+            .expect("candidates")
+            .into_iter()
+            .map(|a| a.name)
+            .collect();
+        let list = s.candidate_list().expect("candidates");
+        assert_eq!(list.iter().map(Candidate::name).collect::<Vec<_>>(), named);
+        let (mut legal, mut refused) = (0, 0);
+        for c in &list {
+            let (status, world) = s.trial(c);
+            let (tx, full) = s.try_deliver(c.recipient, (*c.message).clone());
+            assert_eq!(status, tx.status, "{}", c.name());
+            assert!(world.same_as(&full), "{}: another world", c.name());
+            assert!(
+                s.world.same_as(&before),
+                "trying {} changed the world",
+                c.name()
+            );
+            match status {
+                Status::Committed(_) => legal += 1,
+                Status::Vetoed { .. } | Status::Failed(_) => {
+                    refused += 1;
+                    assert!(world.same_as(&before), "{} left changes", c.name());
+                }
+                Status::RolledBack { .. } => refused += 1,
+            }
+        }
+        assert!(legal > 0 && refused > 0, "{legal} legal, {refused} refused");
+    }
+}
+
+/// Counts of a walk that runs every move as a full transaction and keeps every world.
+fn full_perft(s: &mut Session, ply: usize, counts: &mut [u64], finished: &mut [u64]) {
+    if ply == counts.len() || s.ending().is_some() {
+        return;
+    }
+    let start = s.world.clone();
+    for a in s.candidates().expect("candidates") {
+        let (tx, world) = s.try_deliver(a.recipient, (*a.message).clone());
+        if tx.status.committed() {
+            counts[ply] += 1;
+            if world.outcome.is_some() {
+                finished[ply] += 1;
+            }
+            s.world = world;
+            full_perft(s, ply + 1, counts, finished);
+            s.world = start.clone();
+        }
+    }
+}
+
+/// Perft drops the worlds of its last ply as it counts them: its counts, finished games
+/// and progress are those of full transactions that keep every world.
+#[test]
+fn perft_counts_what_full_transactions_count() {
+    for (mut s, depth) in [(chess_before_mate(), 2), (mixed_position(), 3)] {
+        let before = s.world.clone();
+        let (mut counts, mut finished) = (vec![0; depth], vec![0; depth]);
+        full_perft(&mut s, 0, &mut counts, &mut finished);
+        let perft = s.perft(depth);
+        assert_eq!(perft.counts, counts);
+        assert_eq!(perft.finished, finished);
+        assert!(s.world.same_as(&before), "perft changed the world");
+        let mut progress = Vec::new();
+        let one = s.perft_with_progress(1, &mut |p| progress.push(p));
+        let n = one.counts[0] as usize;
+        let expected: Vec<PerftProgress> = (1..=n)
+            .map(|done| PerftProgress { done, total: n })
+            .collect();
+        assert_eq!(progress, expected);
+    }
+    // The fool's mate is among Black's moves.
+    let perft = chess_before_mate().perft(1);
+    assert_eq!(perft.finished, vec![1]);
 }

@@ -199,16 +199,16 @@ impl Session {
     /// Try every candidate action on a copy of the world: the legal ones with the worlds
     /// they leave, and the ones that fail with an error.
     pub fn try_candidates(&mut self) -> Result<Tried, RuntimeError> {
-        let candidates = self.candidates()?;
+        let candidates = self.candidate_list()?;
         let mut tried = Tried {
             legal: Vec::with_capacity(candidates.len()),
             failed: Vec::new(),
         };
-        for a in candidates {
-            let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
-            match tx.status {
-                Status::Committed(_) => tried.legal.push((a, world)),
-                Status::Failed(e) => tried.failed.push((a, e)),
+        for c in candidates {
+            let (status, world) = self.trial(&c);
+            match status {
+                Status::Committed(_) => tried.legal.push((c.into_action(), world)),
+                Status::Failed(e) => tried.failed.push((c.into_action(), e)),
                 Status::Vetoed { .. } | Status::RolledBack { .. } => {}
             }
         }

@@ -6,7 +6,7 @@
 //! random until one commits, which is uniform over the legal moves.
 
 use super::moves::same_error;
-use super::session::{Action, Session};
+use super::session::{Candidate, Session};
 use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
 use super::world::World;
@@ -84,7 +84,7 @@ enum Drawn {
     /// A legal move, with the world it leaves.
     Legal(World),
     /// A candidate that failed with a runtime error.
-    Failed(Action, RuntimeError),
+    Failed(Candidate, RuntimeError),
     /// No candidate commits.
     None,
 }
@@ -143,7 +143,7 @@ impl Session {
                     plies,
                 });
             }
-            let mut candidates = self.candidates().map_err(|error| Stopped {
+            let mut candidates = self.candidate_list().map_err(|error| Stopped {
                 plies,
                 action: None,
                 error,
@@ -156,7 +156,7 @@ impl Session {
                 Drawn::Failed(a, error) => {
                     return Err(Stopped {
                         plies,
-                        action: Some(a.name),
+                        action: Some(a.name()),
                         error,
                     });
                 }
@@ -174,11 +174,11 @@ impl Session {
     /// world is given) or one fails with an error (it is given, with its error). Every legal
     /// move is equally likely to be the first legal one drawn, so the choice is uniform over
     /// the legal moves, and only the candidates drawn are tried.
-    fn draw_legal(&mut self, candidates: &mut Vec<Action>, chooser: &mut Chooser) -> Drawn {
+    fn draw_legal(&mut self, candidates: &mut Vec<Candidate>, chooser: &mut Chooser) -> Drawn {
         while !candidates.is_empty() {
             let a = candidates.swap_remove(chooser.below(candidates.len()));
-            let (tx, world) = self.try_deliver(a.recipient, (*a.message).clone());
-            match tx.status {
+            let (status, world) = self.trial(&a);
+            match status {
                 Status::Committed(_) => return Drawn::Legal(world),
                 Status::Failed(e) => return Drawn::Failed(a, e),
                 Status::Vetoed { .. } | Status::RolledBack { .. } => {}
@@ -221,28 +221,47 @@ impl Session {
         if ply == depth || self.ending().is_some() {
             return;
         }
-        let tried = match self.try_candidates() {
-            Ok(t) => t,
+        let candidates = match self.candidate_list() {
+            Ok(c) => c,
             Err(e) => {
                 walk.failed(e, None);
                 return;
             }
         };
-        for (a, e) in tried.failed {
-            walk.failed(e, Some(&a));
+        // At the last ply a legal move is counted (and whether it ended the game) and its
+        // world dropped at once; above it, the worlds of the legal moves are kept to go on
+        // from, as every candidate of a position is tried before going deeper.
+        let last = ply + 1 == depth;
+        let mut legal = 0;
+        let mut next = Vec::new();
+        for c in candidates {
+            let (status, world) = self.trial(&c);
+            match status {
+                Status::Committed(_) => {
+                    legal += 1;
+                    if world.outcome.is_some() {
+                        walk.result.finished[ply] += 1;
+                    }
+                    if !last {
+                        next.push((c, world));
+                    }
+                }
+                Status::Failed(e) => walk.failed(e, Some(&c)),
+                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+            }
         }
-        walk.result.counts[ply] += tried.legal.len() as u64;
-        let total = tried.legal.len();
-        for (i, (a, world)) in tried.legal.into_iter().enumerate() {
-            if world.outcome.is_some() {
-                walk.result.finished[ply] += 1;
+        walk.result.counts[ply] += legal as u64;
+        if ply == 0 && last {
+            for done in 1..=legal {
+                (walk.progress)(PerftProgress { done, total: legal });
             }
-            if ply + 1 < depth {
-                self.world = world;
-                walk.path.push(a);
-                self.perft_from(ply + 1, walk);
-                walk.path.pop();
-            }
+        }
+        let total = next.len();
+        for (i, (c, world)) in next.into_iter().enumerate() {
+            self.world = world;
+            walk.path.push(c);
+            self.perft_from(ply + 1, walk);
+            walk.path.pop();
             if ply == 0 {
                 (walk.progress)(PerftProgress { done: i + 1, total });
             }
@@ -254,12 +273,12 @@ impl Session {
 struct PerftWalk<'a> {
     result: Perft,
     /// The moves leading to the position being counted.
-    path: Vec<Action>,
+    path: Vec<Candidate>,
     progress: &'a mut dyn FnMut(PerftProgress),
 }
 
 impl PerftWalk<'_> {
-    fn failed(&mut self, error: RuntimeError, action: Option<&Action>) {
+    fn failed(&mut self, error: RuntimeError, action: Option<&Candidate>) {
         if let Some(f) = self
             .result
             .failures
@@ -271,8 +290,8 @@ impl PerftWalk<'_> {
         }
         self.result.failures.push(PerftFailure {
             error,
-            played: self.path.iter().map(|a| a.name.clone()).collect(),
-            action: action.map(|a| a.name.clone()),
+            played: self.path.iter().map(Candidate::name).collect(),
+            action: action.map(Candidate::name),
             count: 1,
         });
     }

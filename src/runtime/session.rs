@@ -73,6 +73,32 @@ pub struct Action {
     pub message: Arc<Message>,
 }
 
+/// A candidate action not yet named: who receives which message. Trying moves (playouts,
+/// perft) names a candidate only when it has to report it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Who receives the message.
+    pub recipient: Symbol,
+    /// The message.
+    pub message: Arc<Message>,
+}
+
+impl Candidate {
+    /// What the players call it (see [`action_name`]).
+    pub fn name(&self) -> String {
+        action_name(self.recipient, &self.message)
+    }
+
+    /// The candidate with its name.
+    pub fn into_action(self) -> Action {
+        Action {
+            name: self.name(),
+            recipient: self.recipient,
+            message: self.message,
+        }
+    }
+}
+
 /// A running game.
 pub struct Session {
     /// The compiled game.
@@ -288,10 +314,38 @@ impl Session {
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
     fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
+        let (status, mut m) = self.run_machine(world, start, trace);
+        let output = std::mem::take(&mut m.output);
+        let trace = std::mem::take(&mut m.trace);
+        let steps = m.steps();
+        (
+            Transaction {
+                status,
+                output,
+                trace,
+                steps,
+            },
+            Session::world_after(m),
+        )
+    }
+
+    /// The world a finished machine leaves: the one it started from if it still waits for
+    /// a signal, else its own (its buffers go to the next machine).
+    fn world_after(mut m: Machine) -> World {
+        if m.waiting_for().is_some() {
+            m.abort()
+        } else {
+            m.recycle_buffers();
+            m.world
+        }
+    }
+
+    /// Run a transaction on `world` to its end: its status and the finished machine.
+    fn run_machine(&mut self, world: World, start: Start, trace: bool) -> (Status, Machine) {
         let mut cx = self.context();
         cx.trace = trace;
         let mut m = match start {
-            Start::Deliver(to, msg) => Machine::deliver(world, &mut cx, to, msg),
+            Start::Deliver(to, msg) => Machine::deliver_shared(world, &mut cx, to, msg),
             Start::Eval(code) => Machine::eval(world, &mut cx, code),
         };
         let status = loop {
@@ -312,24 +366,7 @@ impl Session {
                 }
             }
         };
-        let output = std::mem::take(&mut m.output);
-        let trace = std::mem::take(&mut m.trace);
-        let steps = m.steps();
-        let world = if m.waiting_for().is_some() {
-            m.abort()
-        } else {
-            m.recycle_buffers();
-            m.world
-        };
-        (
-            Transaction {
-                status,
-                output,
-                trace,
-                steps,
-            },
-            world,
-        )
+        (status, m)
     }
 
     /// Start delivering `msg` to `to` without running it: drive it with [`Session::resume`]
@@ -394,7 +431,11 @@ impl Session {
 
     /// Deliver `msg` to the entity named `to`, as one transaction, and keep its result.
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
-        let (tx, world) = self.run_on(self.world.clone(), Start::Deliver(to, msg), self.trace);
+        let (tx, world) = self.run_on(
+            self.world.clone(),
+            Start::Deliver(to, Arc::new(msg)),
+            self.trace,
+        );
         self.world = world;
         tx
     }
@@ -409,7 +450,17 @@ impl Session {
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
     /// would leave; the session is unchanged.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
-        self.run_on(self.unwatched(), Start::Deliver(to, msg), false)
+        self.run_on(self.unwatched(), Start::Deliver(to, Arc::new(msg)), false)
+    }
+
+    /// Try `candidate` on a copy of the world, for a move list, a playout or perft: how
+    /// its transaction ended and the world it leaves (the world as it is unless it
+    /// committed or rolled back). Neither the message nor the output is copied, and no
+    /// transaction record is made; the session is unchanged.
+    pub fn trial(&mut self, candidate: &Candidate) -> (Status, World) {
+        let start = Start::Deliver(candidate.recipient, candidate.message.clone());
+        let (status, m) = self.run_machine(self.unwatched(), start, false);
+        (status, Session::world_after(m))
     }
 
     /// The world without its canvas: trying moves (legal-move lists, playouts, perft) does
@@ -424,11 +475,21 @@ impl Session {
 
     /// The candidate actions `#actions` gives now (empty when the game has none).
     pub fn candidates(&mut self) -> Result<Vec<Action>, RuntimeError> {
+        Ok(self
+            .candidate_list()?
+            .into_iter()
+            .map(Candidate::into_action)
+            .collect())
+    }
+
+    /// [`Session::candidates`] without their names.
+    pub fn candidate_list(&mut self) -> Result<Vec<Candidate>, RuntimeError> {
         let Some(code) = self.game.actions else {
             return Ok(Vec::new());
         };
-        let (tx, _) = self.run_on(self.unwatched(), Start::Eval(code), false);
-        let value = match tx.status {
+        let (status, m) = self.run_machine(self.unwatched(), Start::Eval(code), false);
+        drop(Session::world_after(m));
+        let value = match status {
             Status::Committed(v) => v,
             Status::Failed(e) => return Err(e),
             other => {
@@ -457,8 +518,7 @@ impl Session {
                 return Err(bad(format!("an action is {} {item}", item.type_name())));
             };
             match (pair.get(0), pair.get(1), pair.len()) {
-                (Some(Value::Str(to)), Some(Value::Message(m)), 2) => out.push(Action {
-                    name: action_name(*to, m),
+                (Some(Value::Str(to)), Some(Value::Message(m)), 2) => out.push(Candidate {
                     recipient: *to,
                     message: m.clone(),
                 }),
@@ -504,7 +564,7 @@ impl Session {
 }
 
 enum Start {
-    Deliver(Symbol, Message),
+    Deliver(Symbol, Arc<Message>),
     Eval(CodeId),
 }
 

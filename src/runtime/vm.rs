@@ -296,8 +296,19 @@ impl Machine {
 
     /// A transaction delivering `msg` to the entity `to` from the user.
     pub fn deliver(world: World, cx: &mut Context<'_>, to: Symbol, msg: Message) -> Machine {
+        Machine::deliver_shared(world, cx, to, Arc::new(msg))
+    }
+
+    /// [`Machine::deliver`] for a message already shared (a candidate action's): trying a
+    /// move neither copies its message nor allocates a new one.
+    pub fn deliver_shared(
+        world: World,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) -> Machine {
         let mut m = Machine::new(world, cx);
-        match m.send(cx, &Value::Str(to), Arc::new(msg), OUTSIDE) {
+        match m.send(cx, &Value::Str(to), msg, OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
         }
