@@ -1,12 +1,13 @@
 //! Values of the language.
 //!
-//! Small values (nil, booleans, integers, floats, strings as interned [`Symbol`]s) are
-//! stored inline; lists, dictionaries and messages are persistent imbl collections behind
+//! Small values (nil, booleans, integers, floats, strings as a [`Text`]: an interned
+//! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists, dictionaries and messages are persistent imbl collections behind
 //! an `Arc`, so copying a value is a word copy plus at most a reference count, and updating
 //! a collection that nobody else holds happens in place (`Arc::make_mut`).
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::symbol::Symbol;
@@ -29,7 +30,7 @@ pub enum Value {
     /// A 64-bit float.
     Float(f64),
     /// A string.
-    Str(Symbol),
+    Str(Text),
     /// A persistent list.
     List(Arc<List>),
     /// A persistent dictionary.
@@ -38,23 +39,235 @@ pub enum Value {
     Message(Arc<Message>),
 }
 
+/// The text of a string value.
+///
+/// Names and literals are interned [`Symbol`]s. A string made at run time (`str`, `chars`,
+/// `split`, `join`, `upper`, `lower`, text typed or read from outside) is the symbol of
+/// its text when that text is already interned (a lookup that never inserts), and
+/// otherwise a reference-counted string freed when the last value holding it is dropped,
+/// so building millions of strings does not grow the process-wide symbol table.
+///
+/// Both forms compare, order and hash by text, so they are interchangeable everywhere:
+/// two symbols compare as one `u32` compare, and a run-time string equals the symbol of
+/// the same text (the text may have been interned after the string was made).
+///
+/// One word: a symbol's id shifted left with the low bit set, or the pointer of an
+/// `Arc<Box<str>>` (aligned, so its low bit is clear). Keeping it one word keeps
+/// [`Value`] at two words with a plain tag, so copying and dropping values that are not
+/// run-time strings costs what it did when every string was a symbol.
+pub struct Text {
+    ptr: NonNull<Box<str>>,
+}
+
+// SAFETY: a `Text` is either a symbol id (plain data) or an `Arc<Box<str>>`, which is
+// `Send` and `Sync`; the reference count is only touched through `Arc`.
+unsafe impl Send for Text {}
+// SAFETY: as above.
+unsafe impl Sync for Text {}
+
+/// What a [`Text`] holds.
+enum Repr<'a> {
+    Sym(Symbol),
+    Owned(&'a str),
+}
+
+impl Text {
+    /// The text of a symbol.
+    #[inline]
+    pub fn sym(s: Symbol) -> Text {
+        let tagged = ((s.id() as usize) << 1) | 1;
+        // Never null: the low bit is set.
+        let ptr = NonNull::new(std::ptr::without_provenance_mut::<Box<str>>(tagged))
+            .unwrap_or(NonNull::dangling());
+        Text { ptr }
+    }
+
+    fn owned(text: Box<str>) -> Text {
+        let raw = Arc::into_raw(Arc::new(text)).cast_mut();
+        // `Arc::into_raw` never returns null; its alignment clears the low bit.
+        let ptr = NonNull::new(raw).unwrap_or(NonNull::dangling());
+        Text { ptr }
+    }
+
+    #[inline]
+    fn repr(&self) -> Repr<'_> {
+        let addr = self.ptr.as_ptr().addr();
+        if addr & 1 == 1 {
+            // Only `Text::sym` sets the low bit, from a symbol's id (below 2^31, so the
+            // shifted id fits in a word and shifting back gives it whole).
+            Repr::Sym(Symbol::from_id((addr >> 1) as u32))
+        } else {
+            // SAFETY: an even pointer came from `Arc::into_raw` in `owned` and this `Text`
+            // holds one strong count, so the `Box<str>` lives at least as long as `self`.
+            Repr::Owned(unsafe { &*self.ptr.as_ptr() })
+        }
+    }
+
+    /// The text of a string made at run time: the symbol when `text` is already interned,
+    /// otherwise a fresh reference-counted string. Never adds to the symbol table.
+    pub fn new(text: &str) -> Text {
+        match Symbol::get(text) {
+            Some(s) => Text::sym(s),
+            None => Text::owned(text.into()),
+        }
+    }
+
+    /// [`Text::new`] for a string already built (not copied again when not interned).
+    pub fn from_string(text: String) -> Text {
+        match Symbol::get(&text) {
+            Some(s) => Text::sym(s),
+            None => Text::owned(text.into_boxed_str()),
+        }
+    }
+
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        match self.repr() {
+            Repr::Sym(s) => s.as_str(),
+            Repr::Owned(t) => t,
+        }
+    }
+
+    /// The symbol this text is held as, if it is held as one (no lookup).
+    #[inline]
+    pub fn as_symbol(&self) -> Option<Symbol> {
+        match self.repr() {
+            Repr::Sym(s) => Some(s),
+            Repr::Owned(_) => None,
+        }
+    }
+
+    /// The symbol of this text if the text is interned (a lookup, never an insertion).
+    #[inline]
+    pub fn symbol(&self) -> Option<Symbol> {
+        match self.repr() {
+            Repr::Sym(s) => Some(s),
+            Repr::Owned(t) => Symbol::get(t),
+        }
+    }
+
+    /// The symbol of this text, interning it: for a string used as a name (a message
+    /// label, a property, state, entity or type name, a signal), which is kept for the
+    /// life of the process like every name.
+    pub fn intern(&self) -> Symbol {
+        match self.repr() {
+            Repr::Sym(s) => s,
+            Repr::Owned(t) => Symbol::intern(t),
+        }
+    }
+
+    /// Whether this is the text of `sym`.
+    #[inline]
+    pub fn is(&self, sym: Symbol) -> bool {
+        match self.repr() {
+            Repr::Sym(s) => s == sym,
+            Repr::Owned(t) => t == sym.as_str(),
+        }
+    }
+}
+
+impl Clone for Text {
+    #[inline]
+    fn clone(&self) -> Text {
+        if self.ptr.as_ptr().addr() & 1 == 0 {
+            // SAFETY: an even pointer came from `Arc::into_raw` and `self` holds a count.
+            unsafe { Arc::increment_strong_count(self.ptr.as_ptr().cast_const()) };
+        }
+        Text { ptr: self.ptr }
+    }
+}
+
+impl Drop for Text {
+    #[inline]
+    fn drop(&mut self) {
+        if self.ptr.as_ptr().addr() & 1 == 0 {
+            // SAFETY: an even pointer came from `Arc::into_raw`; this `Text` gives back the
+            // one count it held.
+            drop(unsafe { Arc::from_raw(self.ptr.as_ptr().cast_const()) });
+        }
+    }
+}
+
+impl From<Symbol> for Text {
+    #[inline]
+    fn from(s: Symbol) -> Text {
+        Text::sym(s)
+    }
+}
+
+impl PartialEq for Text {
+    #[inline]
+    fn eq(&self, other: &Text) -> bool {
+        self.ptr == other.ptr
+            // Two different symbols are two different texts.
+            || (self.ptr.as_ptr().addr() & other.ptr.as_ptr().addr() & 1 == 0
+                && self.as_str() == other.as_str())
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialEq<Symbol> for Text {
+    #[inline]
+    fn eq(&self, other: &Symbol) -> bool {
+        self.is(*other)
+    }
+}
+
+impl Ord for Text {
+    #[inline]
+    fn cmp(&self, other: &Text) -> Ordering {
+        if self.ptr == other.ptr {
+            return Ordering::Equal;
+        }
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::hash::Hash for Text {
+    /// By text, as equality is.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h);
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
 /// A dictionary key: an integer or a string. Integers sort before strings; strings sort
 /// by text.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Key {
     /// An integer key.
     Int(i64),
     /// A string key.
-    Str(Symbol),
+    Str(Text),
 }
 
 impl Ord for Key {
+    #[inline]
     fn cmp(&self, other: &Key) -> Ordering {
         match (self, other) {
             (Key::Int(a), Key::Int(b)) => a.cmp(b),
             (Key::Int(_), Key::Str(_)) => Ordering::Less,
             (Key::Str(_), Key::Int(_)) => Ordering::Greater,
-            (Key::Str(a), Key::Str(b)) => a.cmp_text(*b),
+            (Key::Str(a), Key::Str(b)) => a.cmp(b),
         }
     }
 }
@@ -66,11 +279,17 @@ impl PartialOrd for Key {
 }
 
 impl Key {
+    /// The key named by a symbol.
+    #[inline]
+    pub fn sym(s: Symbol) -> Key {
+        Key::Str(Text::sym(s))
+    }
+
     /// The key as a value.
-    pub fn to_value(self) -> Value {
+    pub fn to_value(&self) -> Value {
         match self {
-            Key::Int(i) => Value::Int(i),
-            Key::Str(s) => Value::Str(s),
+            Key::Int(i) => Value::Int(*i),
+            Key::Str(s) => Value::Str(s.clone()),
         }
     }
 }
@@ -85,9 +304,15 @@ pub struct Message {
 }
 
 impl Value {
-    /// A string value.
+    /// A string value made at run time (see [`Text::new`]: never adds to the symbol table).
     pub fn str(text: &str) -> Value {
-        Value::Str(Symbol::intern(text))
+        Value::Str(Text::new(text))
+    }
+
+    /// The string value of a symbol.
+    #[inline]
+    pub fn sym(s: Symbol) -> Value {
+        Value::Str(Text::sym(s))
     }
 
     /// A list value.
@@ -123,7 +348,7 @@ impl Value {
     pub fn as_key(&self) -> Option<Key> {
         match self {
             Value::Int(i) => Some(Key::Int(*i)),
-            Value::Str(s) => Some(Key::Str(*s)),
+            Value::Str(s) => Some(Key::Str(s.clone())),
             Value::Float(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(Key::Int(*x as i64)),
             _ => None,
         }
@@ -165,7 +390,7 @@ impl Value {
             (Value::Float(a), Value::Int(b)) => a.total_cmp(&(*b as f64)),
             (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
             (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
-            (Value::Str(a), Value::Str(b)) => a.cmp_text(*b),
+            (Value::Str(a), Value::Str(b)) => a.cmp(b),
             _ => rank(self).cmp(&rank(other)),
         }
     }
@@ -201,10 +426,10 @@ impl Value {
 }
 
 fn dict_json(d: &Dict) -> serde_json::Value {
-    serde_json::Value::Object(d.iter().map(|(k, v)| (key_text(*k), v.to_json())).collect())
+    serde_json::Value::Object(d.iter().map(|(k, v)| (key_text(k), v.to_json())).collect())
 }
 
-fn key_text(k: Key) -> String {
+fn key_text(k: &Key) -> String {
     match k {
         Key::Int(i) => i.to_string(),
         Key::Str(s) => s.as_str().to_string(),
@@ -302,6 +527,55 @@ mod tests {
     }
 
     #[test]
+    fn run_time_strings_are_symbols_only_when_already_interned() {
+        let known = Symbol::intern("value-test-known");
+        assert!(Text::new("value-test-known").as_symbol() == Some(known));
+        let fresh = Text::new("value-test-fresh-text");
+        assert_eq!(fresh.as_symbol(), None);
+        assert_eq!(
+            Symbol::get("value-test-fresh-text"),
+            None,
+            "nothing was interned"
+        );
+        assert_eq!(fresh.as_str(), "value-test-fresh-text");
+        let copy = fresh.clone();
+        assert!(copy == fresh);
+        drop(fresh);
+        assert_eq!(copy.as_str(), "value-test-fresh-text");
+    }
+
+    #[test]
+    fn a_run_time_string_and_a_symbol_of_the_same_text_are_the_same_string() {
+        use std::hash::{BuildHasher, RandomState};
+        // The text is interned after the run-time string was made (a REPL line can do
+        // that): the two forms must still be one string everywhere.
+        let made = Text::new("value-test-interned-later");
+        let later = Symbol::intern("value-test-interned-later");
+        let sym = Text::sym(later);
+        assert_eq!(made.as_symbol(), None);
+        assert_eq!(made.symbol(), Some(later));
+        assert!(made == sym);
+        assert!(sym == made);
+        assert!(made.is(later));
+        assert_eq!(made.cmp(&sym), Ordering::Equal);
+        let h = RandomState::new();
+        assert_eq!(h.hash_one(&made), h.hash_one(&sym));
+        let (a, b) = (Value::Str(made.clone()), Value::sym(later));
+        assert_eq!(a, b);
+        assert_eq!(a.compare(&b), Ordering::Equal);
+        let mut d = Dict::new();
+        d.insert(Key::Str(made), Value::Int(1));
+        d.insert(Key::sym(later), Value::Int(2));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d.get(&Key::sym(later)), Some(&Value::Int(2)));
+        // Order is by text whichever form each side has.
+        let z = Value::str("value-test-zzz-not-interned");
+        assert_eq!(b.compare(&z), Ordering::Less);
+        assert_eq!(z.compare(&b), Ordering::Greater);
+        assert_eq!(a.to_string(), "\"value-test-interned-later\"");
+    }
+
+    #[test]
     fn integers_equal_floats_of_the_same_value() {
         assert_eq!(Value::Int(1), Value::Float(1.0));
         assert_ne!(Value::Int(1), Value::Float(1.5));
@@ -311,9 +585,9 @@ mod tests {
     #[test]
     fn keys_sort_integers_first_then_text() {
         let mut keys = [
-            Key::Str(Symbol::intern("b")),
+            Key::sym(Symbol::intern("b")),
             Key::Int(3),
-            Key::Str(Symbol::intern("a")),
+            Key::sym(Symbol::intern("a")),
             Key::Int(-1),
         ];
         keys.sort();

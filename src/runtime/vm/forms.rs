@@ -102,7 +102,7 @@ impl Machine {
                 Ok(Flow::Value(
                     self.world
                         .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(e.state)),
+                        .map_or(Value::Nil, |e| Value::sym(e.state)),
                 ))
             }
             StateOf => {
@@ -111,7 +111,7 @@ impl Machine {
                 Ok(Flow::Value(
                     self.world
                         .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(e.state)),
+                        .map_or(Value::Nil, |e| Value::sym(e.state)),
                 ))
             }
             TypeOf => {
@@ -120,7 +120,7 @@ impl Machine {
                 Ok(Flow::Value(
                     self.world
                         .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(cx.game.ty(e.ty).name)),
+                        .map_or(Value::Nil, |e| Value::sym(cx.game.ty(e.ty).name)),
                 ))
             }
             EntitiesOf => {
@@ -133,18 +133,18 @@ impl Machine {
                     .world
                     .iter()
                     .filter(|(_, e)| cx.game.is_a(e.ty, t))
-                    .map(|(_, e)| Value::Str(e.name))
+                    .map(|(_, e)| Value::sym(e.name))
                     .collect();
                 Ok(Flow::Value(Value::list(names)))
             }
             Label => match self.current_jp() {
-                Some(jp) => Ok(Flow::Value(Value::Str(jp.msg.label))),
+                Some(jp) => Ok(Flow::Value(Value::sym(jp.msg.label))),
                 None => Err(self.no_message(span)),
             },
             LabelOf => {
                 let [m] = self.pop_args();
                 match m {
-                    Value::Message(m) => Ok(Flow::Value(Value::Str(m.label))),
+                    Value::Message(m) => Ok(Flow::Value(Value::sym(m.label))),
                     other => Err(self.not_message(&other, span)),
                 }
             }
@@ -291,10 +291,11 @@ impl Machine {
                     let Key::Str(p) = k else {
                         return Err(self.error(span, "property names are strings"));
                     };
+                    let p = p.intern();
                     match entity.property_mut(cx.game, p) {
                         Some(slot) => *slot = v,
                         None => {
-                            entity.extra.insert(k, v);
+                            entity.extra.insert(Key::sym(p), v);
                         }
                     }
                 }
@@ -308,7 +309,7 @@ impl Machine {
                     },
                 );
                 self.represent(cx, id, span)
-                    .map(|f| f.unwrap_or(Flow::Value(Value::Str(name))))
+                    .map(|f| f.unwrap_or(Flow::Value(Value::sym(name))))
             }
             DeleteEntity => {
                 let [name] = self.pop_args();
@@ -481,7 +482,7 @@ impl Machine {
         };
         let entity = e.name;
         let old = if new {
-            e.extra.insert(Key::Str(name), value.clone());
+            e.extra.insert(Key::sym(name), value.clone());
             Value::Nil
         } else {
             match e.property_mut(game, name) {
