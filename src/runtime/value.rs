@@ -456,57 +456,171 @@ impl PartialEq for Value {
     }
 }
 
-fn write_float(f: &mut fmt::Formatter<'_>, x: f64) -> fmt::Result {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
-        write!(f, "{x:.1}")
-    } else {
-        write!(f, "{x}")
+/// The most characters (bytes) the display form of one value takes when shown to people
+/// (`{}` of a value: REPL results, property listings, traces, diagnostics). A value that
+/// shares its parts (a list doubled by `concat` 60 times) is small in memory but would be
+/// enormous written out; past this it is cut with an ellipsis saying how many elements
+/// were left out. `str`, `print` and `notify` in a game write the whole text
+/// ([`Value::write_text`]), bounded by the transaction's length limit instead.
+pub const DISPLAY_CAP: usize = 100_000;
+
+/// The most bytes of JSON one `--json` document may hold ([`Value::to_json_within`]).
+pub const JSON_CAP: usize = 64 << 20;
+
+impl Value {
+    /// Write the display form (see [`fmt::Display`]) to `out`, all of it: a writer that
+    /// refuses more text stops it with an error. When it stops inside collections, the
+    /// elements not started are added to `left_out`.
+    pub fn write_text(&self, out: &mut dyn fmt::Write, left_out: &mut u64) -> fmt::Result {
+        match self {
+            Value::Nil => out.write_str("nil"),
+            Value::Bool(b) => out.write_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => write!(out, "{i}"),
+            Value::Float(x) => {
+                if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
+                    write!(out, "{x:.1}")
+                } else {
+                    write!(out, "{x}")
+                }
+            }
+            Value::Str(s) => write!(out, "{:?}", s.as_str()),
+            Value::List(l) => {
+                out.write_str("(")?;
+                for (i, v) in l.iter().enumerate() {
+                    let r = if i > 0 { out.write_str(" ") } else { Ok(()) }
+                        .and_then(|()| v.write_text(out, left_out));
+                    if r.is_err() {
+                        *left_out += (l.len() - i - 1) as u64;
+                        return r;
+                    }
+                }
+                out.write_str(")")
+            }
+            Value::Dict(d) => {
+                out.write_str("{")?;
+                write_attrs(out, d, left_out)?;
+                out.write_str("}")
+            }
+            Value::Message(m) => {
+                write!(out, "<{}", m.label)?;
+                if !m.attrs.is_empty() {
+                    out.write_str(" ")?;
+                    write_attrs(out, &m.attrs, left_out)?;
+                }
+                out.write_str(">")
+            }
+        }
+    }
+
+    /// The JSON form ([`Value::to_json`]) if it takes at most `budget` bytes (counted
+    /// roughly, never less than it takes), which is reduced by what it takes; `None`
+    /// (and the budget spent) when it would take more. The walk stops there, so a huge
+    /// shared value costs no more than the budget.
+    pub fn to_json_within(&self, budget: &mut usize) -> Option<serde_json::Value> {
+        use serde_json::Value as J;
+        let mut take = |n: usize| -> Option<()> {
+            *budget = budget.checked_sub(n)?;
+            Some(())
+        };
+        Some(match self {
+            Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {
+                take(24)?;
+                self.to_json()
+            }
+            Value::Str(s) => {
+                // Escapes can take up to six bytes a byte.
+                take(2 + 6 * s.as_str().len())?;
+                J::String(s.as_str().to_string())
+            }
+            Value::List(l) => {
+                take(2 + l.len())?;
+                let mut items = Vec::new();
+                for v in l.iter() {
+                    items.push(v.to_json_within(budget)?);
+                }
+                J::Array(items)
+            }
+            Value::Dict(d) => dict_json_within(d, budget)?,
+            Value::Message(m) => {
+                take(32 + 6 * m.label.as_str().len())?;
+                let mut o = serde_json::Map::new();
+                o.insert("label".into(), J::String(m.label.as_str().to_string()));
+                o.insert("attributes".into(), dict_json_within(&m.attrs, budget)?);
+                J::Object(o)
+            }
+        })
+    }
+}
+
+fn dict_json_within(d: &Dict, budget: &mut usize) -> Option<serde_json::Value> {
+    *budget = budget.checked_sub(2 + 2 * d.len())?;
+    let mut o = serde_json::Map::new();
+    for (k, v) in d.iter() {
+        let key = key_text(k);
+        *budget = budget.checked_sub(2 + 6 * key.len())?;
+        o.insert(key, v.to_json_within(budget)?);
+    }
+    Some(serde_json::Value::Object(o))
+}
+
+/// A writer that takes at most `left` more bytes (cut at a character boundary), then
+/// refuses with `cut` set.
+struct Capped<'a, 'b> {
+    out: &'a mut fmt::Formatter<'b>,
+    left: usize,
+    cut: bool,
+}
+
+impl fmt::Write for Capped<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if s.len() <= self.left {
+            self.left -= s.len();
+            return self.out.write_str(s);
+        }
+        let mut n = self.left;
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        self.out.write_str(&s[..n])?;
+        self.left = 0;
+        self.cut = true;
+        Err(fmt::Error)
     }
 }
 
 impl fmt::Display for Value {
     /// The display form: lists as `(1 2 3)`, dictionaries as `{"a" 1, 2 3}`, messages as
-    /// `<label "k" v>`, strings in quotes.
+    /// `<label "k" v>`, strings in quotes; at most [`DISPLAY_CAP`] bytes, then `…` and
+    /// how much was left out.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Nil => f.write_str("nil"),
-            Value::Bool(b) => write!(f, "{b}"),
-            Value::Int(i) => write!(f, "{i}"),
-            Value::Float(x) => write_float(f, *x),
-            Value::Str(s) => write!(f, "{:?}", s.as_str()),
-            Value::List(l) => {
-                f.write_str("(")?;
-                for (i, v) in l.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(" ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                f.write_str(")")
-            }
-            Value::Dict(d) => {
-                f.write_str("{")?;
-                write_attrs(f, d)?;
-                f.write_str("}")
-            }
-            Value::Message(m) => {
-                write!(f, "<{}", m.label)?;
-                if !m.attrs.is_empty() {
-                    f.write_str(" ")?;
-                    write_attrs(f, &m.attrs)?;
-                }
-                f.write_str(">")
-            }
+        let mut out = Capped {
+            out: &mut *f,
+            left: DISPLAY_CAP,
+            cut: false,
+        };
+        let mut left_out = 0u64;
+        match self.write_text(&mut out, &mut left_out) {
+            Ok(()) => Ok(()),
+            Err(e) if !out.cut => Err(e),
+            Err(_) if left_out == 0 => write!(f, "… (cut at {DISPLAY_CAP} characters)"),
+            Err(_) => write!(
+                f,
+                "… (cut at {DISPLAY_CAP} characters; {left_out} more elements not shown)"
+            ),
         }
     }
 }
 
-fn write_attrs(f: &mut fmt::Formatter<'_>, d: &Dict) -> fmt::Result {
+fn write_attrs(out: &mut dyn fmt::Write, d: &Dict, left_out: &mut u64) -> fmt::Result {
     for (i, (k, v)) in d.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
+        let r = if i > 0 { out.write_str(", ") } else { Ok(()) }
+            .and_then(|()| k.to_value().write_text(out, left_out))
+            .and_then(|()| out.write_str(" "))
+            .and_then(|()| v.write_text(out, left_out));
+        if r.is_err() {
+            *left_out += (d.len() - i - 1) as u64;
+            return r;
         }
-        write!(f, "{} {v}", k.to_value())?;
     }
     Ok(())
 }

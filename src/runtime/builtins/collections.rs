@@ -387,7 +387,7 @@ pub(crate) fn text_of(
     for (i, v) in args.iter().enumerate() {
         let written = if i > 0 { out.write_str(sep) } else { Ok(()) }.and_then(|()| match v {
             Value::Str(s) => out.write_str(s.as_str()),
-            other => write!(out, "{other}"),
+            other => other.write_text(&mut out, &mut 0),
         });
         if written.is_err() {
             m.work(max)?;
