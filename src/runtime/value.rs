@@ -197,13 +197,30 @@ impl From<Symbol> for Text {
 }
 
 impl PartialEq for Text {
-    #[inline]
+    /// One word compare when both are symbols (or the same string); the texts otherwise.
+    #[inline(always)]
     fn eq(&self, other: &Text) -> bool {
-        self.ptr == other.ptr
-            // Two different symbols are two different texts.
-            || (self.ptr.as_ptr().addr() & other.ptr.as_ptr().addr() & 1 == 0
-                && self.as_str() == other.as_str())
+        if self.ptr == other.ptr {
+            return true;
+        }
+        // Two different symbols are two different texts.
+        if self.ptr.as_ptr().addr() & other.ptr.as_ptr().addr() & 1 == 1 {
+            return false;
+        }
+        texts_equal(self, other)
     }
+}
+
+#[inline(never)]
+fn texts_order(a: &Text, b: &Text) -> Ordering {
+    a.as_str().cmp(b.as_str())
+}
+
+/// Whether two texts, one of them made at run time, are the same (kept out of line so the
+/// symbol fast path of `==` stays small enough to inline everywhere).
+#[inline(never)]
+fn texts_equal(a: &Text, b: &Text) -> bool {
+    a.as_str() == b.as_str()
 }
 
 impl Eq for Text {}
@@ -221,7 +238,7 @@ impl Ord for Text {
         if self.ptr == other.ptr {
             return Ordering::Equal;
         }
-        self.as_str().cmp(other.as_str())
+        texts_order(self, other)
     }
 }
 
