@@ -170,14 +170,14 @@ impl PingPong {
             a: Symbol::intern("a"),
             ping: Symbol::intern("ping"),
             tick: Symbol::intern("tick"),
-            n: Key::Str(Symbol::intern("n")),
+            n: Key::sym(Symbol::intern("n")),
         }
     }
 
     /// One transaction: a chain of `n` sends between `a` and `b`.
     fn chain(&mut self, n: i64) {
         let mut attrs = Attrs::new();
-        attrs.insert(self.n, Value::Int(n));
+        attrs.insert(self.n.clone(), Value::Int(n));
         let tx = self.session.deliver(
             self.a,
             Message {

@@ -35,7 +35,7 @@ fn main() {
     for by in [3, 50, 4] {
         let mut attrs = Attrs::new();
         attrs.insert(
-            flexrules::runtime::value::Key::Str(Symbol::intern("by")),
+            flexrules::runtime::value::Key::sym(Symbol::intern("by")),
             flexrules::runtime::value::Value::Int(by),
         );
         let tx = session.deliver(

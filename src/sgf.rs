@@ -342,7 +342,7 @@ fn message(label: &str, attrs: &[(&str, Value)]) -> Message {
         attrs: Default::default(),
     };
     for (k, v) in attrs {
-        m.attrs.insert(Key::Str(Symbol::intern(k)), v.clone());
+        m.attrs.insert(Key::sym(Symbol::intern(k)), v.clone());
     }
     m
 }
@@ -598,8 +598,8 @@ pub fn write(session: &Session) -> Result<String, String> {
 /// `RE` for a finished game: `B+3.5`, `W+0.5`, `B+` when no score is given, `0` for a draw.
 pub fn result(session: &Session) -> Option<String> {
     let outcome = session.outcome()?;
-    let winner = outcome.get(&Key::Str(Symbol::intern("winner")));
-    let score = outcome.get(&Key::Str(Symbol::intern("score")));
+    let winner = outcome.get(&Key::sym(Symbol::intern("winner")));
+    let score = outcome.get(&Key::sym(Symbol::intern("score")));
     let margin = |v: Option<&Value>| match v {
         Some(Value::Int(i)) => Some(i.abs().to_string()),
         Some(Value::Float(f)) => Some(format!("{}", f.abs())),

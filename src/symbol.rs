@@ -1,8 +1,11 @@
 //! Interned strings, shared by every game in the process.
 //!
-//! Every identifier and string literal is interned when a game is loaded, and every string
-//! the runtime builds is interned when it is made, so comparing, hashing and dispatching on
-//! names costs a word compare. The table only grows; reading a symbol's text takes no lock.
+//! Every identifier and string literal is interned when a game is loaded, so comparing,
+//! hashing and dispatching on names costs a word compare. The table only grows, so it holds
+//! names, not data: a string a game builds at run time is interned only when it is used as
+//! a name (a message label, a property, state, entity or type name, a signal); otherwise it
+//! is a reference-counted [`crate::runtime::value::Text`], freed with the last value holding
+//! it. Reading a symbol's text takes no lock.
 //! Symbols are ordered by text where order matters ([`Symbol::cmp_text`]), never by number,
 //! because numbers depend on what else the process loaded first.
 
@@ -39,10 +42,15 @@ impl Symbol {
             return sym;
         }
         let leaked: &'static str = Box::leak(text.into());
-        // Four billion distinct strings would need far more memory than any limit allows;
+        // Two billion distinct strings would need far more memory than any limit allows;
         // reaching it is a broken invariant, not a wrapped id.
-        let Ok(id) = u32::try_from(t.texts.push(leaked)) else {
-            panic!("the symbol table is full (2^32 distinct strings)");
+        // Ids stay below 2^31 so that a string value can pack one into a word with a tag
+        // bit (see `runtime::value::Text`).
+        let Some(id) = u32::try_from(t.texts.push(leaked))
+            .ok()
+            .filter(|&id| id < 1 << 31)
+        else {
+            panic!("the symbol table is full (2^31 distinct strings)");
         };
         let sym = Symbol(id);
         ids.insert(leaked, sym);
@@ -57,6 +65,23 @@ impl Symbol {
             .unwrap_or_else(|e| e.into_inner())
             .get(text)
             .copied()
+    }
+
+    /// How many distinct strings were ever interned (the table never shrinks).
+    pub fn count() -> usize {
+        table().texts.count()
+    }
+
+    /// The number of this symbol, for packing it into a word.
+    #[inline]
+    pub(crate) fn id(self) -> u32 {
+        self.0
+    }
+
+    /// The symbol numbered `id`, which must come from [`Symbol::id`].
+    #[inline]
+    pub(crate) fn from_id(id: u32) -> Symbol {
+        Symbol(id)
     }
 
     /// The text.

@@ -191,7 +191,7 @@ fn round_trip(session: &Session, fen: &str) -> String {
 /// The outcome flexrules recorded: (`white`/`black`/`draw`, reason), or `None`.
 fn our_outcome(session: &Session) -> Option<(String, String)> {
     let o = session.outcome()?;
-    let text = |k: &str| match o.get(&Key::Str(sym(k))) {
+    let text = |k: &str| match o.get(&Key::sym(sym(k))) {
         Some(Value::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
     };

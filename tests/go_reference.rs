@@ -336,7 +336,7 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
             let margin = area_margin(&ours.rows) as f64 - 7.5;
             let score = session
                 .outcome()
-                .and_then(|o| o.get(&Key::Str(sym("score"))).cloned());
+                .and_then(|o| o.get(&Key::sym(sym("score"))).cloned());
             if score != Some(Value::Float(margin)) {
                 return Err(report(
                     &format!("flexrules' score is {score:?}, the board's area margin is {margin}"),

@@ -549,7 +549,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         let e = spec.counter(c);
         let before = session.world.clone();
         let mut attrs = Attrs::new();
-        attrs.insert(Key::Str(Symbol::intern("d")), Value::Int(0));
+        attrs.insert(Key::sym(Symbol::intern("d")), Value::Int(0));
         let msg = Message {
             label: Symbol::intern(&format!("m{l}")),
             attrs,

@@ -134,8 +134,8 @@ fn chess_svg() {
     for (from, to) in [("e2", "e4"), ("f7", "f6"), ("d1", "h5")] {
         let mut m = message("move");
         m.attrs.insert(
-            flexrules::runtime::value::Key::Str(Symbol::intern("to")),
-            flexrules::runtime::value::Value::Str(Symbol::intern(to)),
+            flexrules::runtime::value::Key::sym(Symbol::intern("to")),
+            flexrules::runtime::value::Value::sym(Symbol::intern(to)),
         );
         s.deliver(Symbol::intern(from), m);
     }
@@ -163,7 +163,7 @@ fn representations_read_their_entitys_properties() {
     assert_eq!(text_of(&s, "one", "box").as_deref(), Some("1"));
     let mut spawn = message("spawn");
     spawn.attrs.insert(
-        flexrules::runtime::value::Key::Str(Symbol::intern("name")),
+        flexrules::runtime::value::Key::sym(Symbol::intern("name")),
         flexrules::runtime::value::Value::str("three"),
     );
     assert!(s.deliver(Symbol::intern("one"), spawn).status.committed());

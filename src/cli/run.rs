@@ -8,6 +8,7 @@ use crate::runtime::moves::{Verdict, group_failures};
 use crate::runtime::outside::parse_send;
 use crate::runtime::session::Session;
 use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
+use crate::runtime::value::{JSON_CAP, Value};
 use crate::source::SourceMap;
 
 use super::game::{RunOptions, open};
@@ -187,7 +188,18 @@ pub fn run(args: &RunArgs) -> ExitCode {
         .filter(|s| matches!(s.tx.status, Status::Failed(_)))
         .count();
     if args.json {
-        let mut doc = to_json(session, &steps);
+        let Some(mut doc) = to_json(session, &steps) else {
+            return refuse(
+                args,
+                format!(
+                    "the JSON document would be larger than {} MB: a value shares its parts \
+                     (such as a list doubled by concat) and is far larger written out than in \
+                     memory",
+                    JSON_CAP >> 20
+                ),
+                1,
+            );
+        };
         if let Some(e) = &stopped {
             doc["error"] = json!(e);
         }
@@ -301,14 +313,17 @@ pub fn describe(e: &TraceEvent) -> String {
     }
 }
 
-fn to_json(session: &Session, steps: &[Step]) -> serde_json::Value {
+/// The `--json` document; `None` when its values would take more than [`JSON_CAP`] bytes
+/// (they are refused rather than cut: a cut document would look complete to a program).
+fn to_json(session: &Session, steps: &[Step]) -> Option<serde_json::Value> {
     let game = &session.game;
+    let mut budget = JSON_CAP;
     let mut entities = serde_json::Map::new();
     for (_, e) in session.world.iter() {
-        let props: serde_json::Map<String, serde_json::Value> = e
-            .properties(game)
-            .map(|(n, v)| (n.as_str().to_string(), v.to_json()))
-            .collect();
+        let mut props = serde_json::Map::new();
+        for (n, v) in e.properties(game) {
+            props.insert(n.as_str().to_string(), v.to_json_within(&mut budget)?);
+        }
         entities.insert(
             e.name.as_str().to_string(),
             json!({
@@ -318,15 +333,15 @@ fn to_json(session: &Session, steps: &[Step]) -> serde_json::Value {
             }),
         );
     }
-    let transactions: Vec<serde_json::Value> = steps
-        .iter()
-        .map(|s| {
+    let mut transactions: Vec<serde_json::Value> = Vec::with_capacity(steps.len());
+    for s in steps {
+        transactions.push({
             let mut o = serde_json::Map::new();
             o.insert("input".into(), json!(s.input));
             match &s.tx.status {
                 Status::Committed(v) => {
                     o.insert("result".into(), json!("committed"));
-                    o.insert("value".into(), v.to_json());
+                    o.insert("value".into(), v.to_json_within(&mut budget)?);
                 }
                 Status::Vetoed { law } => {
                     o.insert("result".into(), json!("vetoed"));
@@ -352,17 +367,17 @@ fn to_json(session: &Session, steps: &[Step]) -> serde_json::Value {
                     .collect();
             o.insert("output".into(), json!(output));
             serde_json::Value::Object(o)
-        })
-        .collect();
-    let outcome = session
-        .outcome()
-        .map(|d| crate::runtime::value::Value::dict(d.clone()).to_json())
-        .unwrap_or(serde_json::Value::Null);
-    json!({
+        });
+    }
+    let outcome = match session.outcome() {
+        Some(d) => Value::dict(d.clone()).to_json_within(&mut budget)?,
+        None => serde_json::Value::Null,
+    };
+    Some(json!({
         "entities": entities,
         "outcome": outcome,
         "transactions": transactions,
-    })
+    }))
 }
 
 /// Run `flexrules moves`.

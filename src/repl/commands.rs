@@ -871,6 +871,17 @@ impl Repl {
         };
         let at = Path::new(path);
         let game = journal_paths::resolve(at, &journal.game);
+        // A journal replays into a session of its own game only: the game a session runs is
+        // the one the user opened, never one a file passed around names.
+        if !journal_paths::same_game(&game, &self.options.game) {
+            return format!(
+                "error: {path} is a journal of the game {}, but this session plays {}; the session is unchanged\n\
+                 hint: a journal loads only into a session of its own game: open that game (flexrules repl {}) and :load the journal there",
+                game.display(),
+                self.options.game.display(),
+                game.display()
+            );
+        }
         let rules: Vec<_> = journal
             .rules
             .iter()

@@ -33,6 +33,16 @@ pub fn resolve(journal: &Path, recorded: &Path) -> PathBuf {
     }
 }
 
+/// Whether `a` and `b` are the same game: the same file once made absolute, a directory
+/// standing for its `game.fr`.
+pub fn same_game(a: &Path, b: &Path) -> bool {
+    let file = |p: &Path| {
+        let p = absolute(p);
+        if p.is_dir() { p.join("game.fr") } else { p }
+    };
+    file(a) == file(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,5 +62,13 @@ mod tests {
         );
         assert_eq!(resolve(&journal, root), root.to_path_buf());
         assert!(absolute(Path::new("Cargo.toml")).is_absolute());
+        assert!(same_game(
+            &root.join("games/awele"),
+            &root.join("games/awele/game.fr")
+        ));
+        assert!(!same_game(
+            &root.join("games/awele"),
+            &root.join("games/go")
+        ));
     }
 }

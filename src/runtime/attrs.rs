@@ -156,7 +156,7 @@ mod tests {
     use crate::symbol::Symbol;
 
     fn s(t: &str) -> Key {
-        Key::Str(Symbol::intern(t))
+        Key::sym(Symbol::intern(t))
     }
 
     fn shown(a: &Attrs) -> Vec<String> {
@@ -173,8 +173,8 @@ mod tests {
         let mut a = Attrs::new();
         let mut d = Dict::new();
         for (i, k) in ks.iter().enumerate() {
-            a.insert(*k, Value::Int(i as i64));
-            d.insert(*k, Value::Int(i as i64));
+            a.insert(k.clone(), Value::Int(i as i64));
+            d.insert(k.clone(), Value::Int(i as i64));
         }
         a.insert(Key::Int(7), Value::Nil);
         d.insert(Key::Int(7), Value::Nil);
@@ -195,12 +195,12 @@ mod tests {
         let mut d = Dict::new();
         for i in (0..40).rev() {
             let k = s(&format!("k{i}"));
-            a.insert(k, Value::Int(i));
+            a.insert(k.clone(), Value::Int(i));
             d.insert(k, Value::Int(i));
         }
         for i in (0..40).step_by(3) {
             let k = s(&format!("k{i}"));
-            assert_eq!(a.insert(k, Value::Int(-i)), Some(Value::Int(i)));
+            assert_eq!(a.insert(k.clone(), Value::Int(-i)), Some(Value::Int(i)));
             d.insert(k, Value::Int(-i));
         }
         assert_eq!(a.len(), 40);

@@ -154,12 +154,18 @@ impl Meter {
 
     /// Equality that counts one step per element of the collections it looks at (two
     /// scalars are compared within the step of the instruction that compares them).
-    #[inline]
+    #[inline(always)]
     pub fn equal(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
         if !matches!(a, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
             // Not a collection: one step, already counted by the instruction.
             return Ok(a == b);
         }
+        self.equal_collections(a, b)
+    }
+
+    /// [`Meter::equal`] when `a` is a collection.
+    #[inline(never)]
+    fn equal_collections(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
         let mut left = self.remaining();
         let r = equal_within(a, b, &mut left);
         self.spend(left)?;

@@ -70,7 +70,7 @@ pub struct Graphic {
 impl Graphic {
     /// Attribute `name`, if set.
     pub fn attr(&self, name: &str) -> Option<&Value> {
-        self.attrs.get(&Key::Str(Symbol::intern(name)))
+        self.attrs.get(&Key::sym(Symbol::intern(name)))
     }
 
     /// Whether the graphic is shown in `view`.
@@ -101,7 +101,7 @@ impl View {
         }
         match text.parse::<i64>() {
             Ok(i) => View::Player(Value::Int(i)),
-            Err(_) => View::Player(Value::Str(Symbol::intern(text.trim_matches('"')))),
+            Err(_) => View::Player(Value::str(text.trim_matches('"'))),
         }
     }
 }

@@ -74,7 +74,7 @@ pub fn parse_send(text: &str) -> Result<(Symbol, Message), String> {
     const USAGE: &str = "<label> to <entity> [with <key> <value> ...]";
     let w = words(text)?;
     let name = |s: &str| match parse_literal(s) {
-        Value::Str(sym) => Ok(sym),
+        Value::Str(text) => Ok(text.intern()),
         _ => Err(format!("`{s}` is not a name (expected {USAGE})")),
     };
     match w.as_slice() {
@@ -122,11 +122,11 @@ mod tests {
         assert_eq!(to.as_str(), "hole3");
         assert_eq!(m.label.as_str(), "startSeeding");
         assert_eq!(
-            m.attrs.get(&Key::Str(Symbol::intern("player"))),
+            m.attrs.get(&Key::sym(Symbol::intern("player"))),
             Some(&Value::Int(0))
         );
         assert_eq!(
-            m.attrs.get(&Key::Str(Symbol::intern("note"))),
+            m.attrs.get(&Key::sym(Symbol::intern("note"))),
             Some(&Value::str("a b"))
         );
     }

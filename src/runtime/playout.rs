@@ -120,7 +120,7 @@ impl Session {
     /// How the game stands: finished (with or without a winner) or not.
     pub fn ending(&self) -> Option<Ending> {
         let outcome = self.outcome()?;
-        match outcome.get(&Key::Str(Symbol::intern("winner"))) {
+        match outcome.get(&Key::sym(Symbol::intern("winner"))) {
             None | Some(Value::Nil) => Some(Ending::Draw),
             Some(w) => Some(Ending::Winner(w.clone())),
         }

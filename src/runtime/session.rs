@@ -173,20 +173,20 @@ impl Session {
             for (name, init) in &inst.properties {
                 let v = match init {
                     InitValue::Code(c) => s.value(*c)?,
-                    InitValue::Str(x) => Value::Str(*x),
+                    InitValue::Str(x) => Value::sym(*x),
                     InitValue::Int(i) => Value::Int(*i),
                     InitValue::Links(l) => links_dict(l),
                     InitValue::Ints(v) => Value::list(v.iter().map(|&i| Value::Int(i)).collect()),
                     InitValue::Turns(t) => Value::dict(
                         t.iter()
-                            .map(|(d, moved)| (super::value::Key::Str(*d), links_dict(moved)))
+                            .map(|(d, moved)| (super::value::Key::sym(*d), links_dict(moved)))
                             .collect(),
                     ),
                 };
                 match entity.property_mut(&game, *name) {
                     Some(slot) => *slot = v,
                     None => {
-                        entity.extra.insert(super::value::Key::Str(*name), v);
+                        entity.extra.insert(super::value::Key::sym(*name), v);
                     }
                 }
             }
@@ -519,7 +519,7 @@ impl Session {
             };
             match (pair.get(0), pair.get(1), pair.len()) {
                 (Some(Value::Str(to)), Some(Value::Message(m)), 2) => out.push(Candidate {
-                    recipient: *to,
+                    recipient: to.intern(),
                     message: m.clone(),
                 }),
                 _ => return Err(bad(format!("an action is {item}"))),
@@ -571,7 +571,7 @@ enum Start {
 /// The name of an action: its message's `"name"` attribute, else
 /// `<label>@<recipient>` followed by `{key=value ...}` when it has attributes.
 pub fn action_name(recipient: Symbol, m: &Message) -> String {
-    if let Some(name) = m.attrs.get(&super::value::Key::Str(Symbol::intern("name"))) {
+    if let Some(name) = m.attrs.get(&super::value::Key::sym(Symbol::intern("name"))) {
         return name.to_text();
     }
     let mut s = format!("{}@{}", m.label, recipient);

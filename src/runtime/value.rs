@@ -1,12 +1,13 @@
 //! Values of the language.
 //!
-//! Small values (nil, booleans, integers, floats, strings as interned [`Symbol`]s) are
-//! stored inline; lists, dictionaries and messages are persistent imbl collections behind
+//! Small values (nil, booleans, integers, floats, strings as a [`Text`]: an interned
+//! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists, dictionaries and messages are persistent imbl collections behind
 //! an `Arc`, so copying a value is a word copy plus at most a reference count, and updating
 //! a collection that nobody else holds happens in place (`Arc::make_mut`).
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::symbol::Symbol;
@@ -31,7 +32,7 @@ pub enum Value {
     /// A 64-bit float.
     Float(f64),
     /// A string.
-    Str(Symbol),
+    Str(Text),
     /// A persistent list.
     List(Arc<List>),
     /// A persistent dictionary.
@@ -40,23 +41,252 @@ pub enum Value {
     Message(Arc<Message>),
 }
 
+/// The text of a string value.
+///
+/// Names and literals are interned [`Symbol`]s. A string made at run time (`str`, `chars`,
+/// `split`, `join`, `upper`, `lower`, text typed or read from outside) is the symbol of
+/// its text when that text is already interned (a lookup that never inserts), and
+/// otherwise a reference-counted string freed when the last value holding it is dropped,
+/// so building millions of strings does not grow the process-wide symbol table.
+///
+/// Both forms compare, order and hash by text, so they are interchangeable everywhere:
+/// two symbols compare as one `u32` compare, and a run-time string equals the symbol of
+/// the same text (the text may have been interned after the string was made).
+///
+/// One word: a symbol's id shifted left with the low bit set, or the pointer of an
+/// `Arc<Box<str>>` (aligned, so its low bit is clear). Keeping it one word keeps
+/// [`Value`] at two words with a plain tag, so copying and dropping values that are not
+/// run-time strings costs what it did when every string was a symbol.
+pub struct Text {
+    ptr: NonNull<Box<str>>,
+}
+
+// SAFETY: a `Text` is either a symbol id (plain data) or an `Arc<Box<str>>`, which is
+// `Send` and `Sync`; the reference count is only touched through `Arc`.
+unsafe impl Send for Text {}
+// SAFETY: as above.
+unsafe impl Sync for Text {}
+
+/// What a [`Text`] holds.
+enum Repr<'a> {
+    Sym(Symbol),
+    Owned(&'a str),
+}
+
+impl Text {
+    /// The text of a symbol.
+    #[inline]
+    pub fn sym(s: Symbol) -> Text {
+        let tagged = ((s.id() as usize) << 1) | 1;
+        // Never null: the low bit is set.
+        let ptr = NonNull::new(std::ptr::without_provenance_mut::<Box<str>>(tagged))
+            .unwrap_or(NonNull::dangling());
+        Text { ptr }
+    }
+
+    fn owned(text: Box<str>) -> Text {
+        let raw = Arc::into_raw(Arc::new(text)).cast_mut();
+        // `Arc::into_raw` never returns null; its alignment clears the low bit.
+        let ptr = NonNull::new(raw).unwrap_or(NonNull::dangling());
+        Text { ptr }
+    }
+
+    #[inline]
+    fn repr(&self) -> Repr<'_> {
+        let addr = self.ptr.as_ptr().addr();
+        if addr & 1 == 1 {
+            // Only `Text::sym` sets the low bit, from a symbol's id (below 2^31, so the
+            // shifted id fits in a word and shifting back gives it whole).
+            Repr::Sym(Symbol::from_id((addr >> 1) as u32))
+        } else {
+            // SAFETY: an even pointer came from `Arc::into_raw` in `owned` and this `Text`
+            // holds one strong count, so the `Box<str>` lives at least as long as `self`.
+            Repr::Owned(unsafe { &*self.ptr.as_ptr() })
+        }
+    }
+
+    /// The text of a string made at run time: the symbol when `text` is already interned,
+    /// otherwise a fresh reference-counted string. Never adds to the symbol table.
+    pub fn new(text: &str) -> Text {
+        match Symbol::get(text) {
+            Some(s) => Text::sym(s),
+            None => Text::owned(text.into()),
+        }
+    }
+
+    /// [`Text::new`] for a string already built (not copied again when not interned).
+    pub fn from_string(text: String) -> Text {
+        match Symbol::get(&text) {
+            Some(s) => Text::sym(s),
+            None => Text::owned(text.into_boxed_str()),
+        }
+    }
+
+    /// The text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        match self.repr() {
+            Repr::Sym(s) => s.as_str(),
+            Repr::Owned(t) => t,
+        }
+    }
+
+    /// The symbol this text is held as, if it is held as one (no lookup).
+    #[inline]
+    pub fn as_symbol(&self) -> Option<Symbol> {
+        match self.repr() {
+            Repr::Sym(s) => Some(s),
+            Repr::Owned(_) => None,
+        }
+    }
+
+    /// The symbol of this text if the text is interned (a lookup, never an insertion).
+    #[inline]
+    pub fn symbol(&self) -> Option<Symbol> {
+        match self.repr() {
+            Repr::Sym(s) => Some(s),
+            Repr::Owned(t) => Symbol::get(t),
+        }
+    }
+
+    /// The symbol of this text, interning it: for a string used as a name (a message
+    /// label, a property, state, entity or type name, a signal), which is kept for the
+    /// life of the process like every name.
+    pub fn intern(&self) -> Symbol {
+        match self.repr() {
+            Repr::Sym(s) => s,
+            Repr::Owned(t) => Symbol::intern(t),
+        }
+    }
+
+    /// Whether this is the text of `sym`.
+    #[inline]
+    pub fn is(&self, sym: Symbol) -> bool {
+        match self.repr() {
+            Repr::Sym(s) => s == sym,
+            Repr::Owned(t) => t == sym.as_str(),
+        }
+    }
+}
+
+impl Clone for Text {
+    #[inline]
+    fn clone(&self) -> Text {
+        if self.ptr.as_ptr().addr() & 1 == 0 {
+            // SAFETY: an even pointer came from `Arc::into_raw` and `self` holds a count.
+            unsafe { Arc::increment_strong_count(self.ptr.as_ptr().cast_const()) };
+        }
+        Text { ptr: self.ptr }
+    }
+}
+
+impl Drop for Text {
+    #[inline]
+    fn drop(&mut self) {
+        if self.ptr.as_ptr().addr() & 1 == 0 {
+            // SAFETY: an even pointer came from `Arc::into_raw`; this `Text` gives back the
+            // one count it held.
+            drop(unsafe { Arc::from_raw(self.ptr.as_ptr().cast_const()) });
+        }
+    }
+}
+
+impl From<Symbol> for Text {
+    #[inline]
+    fn from(s: Symbol) -> Text {
+        Text::sym(s)
+    }
+}
+
+impl PartialEq for Text {
+    /// One word compare when both are symbols (or the same string); the texts otherwise.
+    #[inline(always)]
+    fn eq(&self, other: &Text) -> bool {
+        if self.ptr == other.ptr {
+            return true;
+        }
+        // Two different symbols are two different texts.
+        if self.ptr.as_ptr().addr() & other.ptr.as_ptr().addr() & 1 == 1 {
+            return false;
+        }
+        texts_equal(self, other)
+    }
+}
+
+#[inline(never)]
+fn texts_order(a: &Text, b: &Text) -> Ordering {
+    a.as_str().cmp(b.as_str())
+}
+
+/// Whether two texts, one of them made at run time, are the same (kept out of line so the
+/// symbol fast path of `==` stays small enough to inline everywhere).
+#[inline(never)]
+fn texts_equal(a: &Text, b: &Text) -> bool {
+    a.as_str() == b.as_str()
+}
+
+impl Eq for Text {}
+
+impl PartialEq<Symbol> for Text {
+    #[inline]
+    fn eq(&self, other: &Symbol) -> bool {
+        self.is(*other)
+    }
+}
+
+impl Ord for Text {
+    #[inline]
+    fn cmp(&self, other: &Text) -> Ordering {
+        if self.ptr == other.ptr {
+            return Ordering::Equal;
+        }
+        texts_order(self, other)
+    }
+}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::hash::Hash for Text {
+    /// By text, as equality is.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_str().hash(h);
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
 /// A dictionary key: an integer or a string. Integers sort before strings; strings sort
 /// by text.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Key {
     /// An integer key.
     Int(i64),
     /// A string key.
-    Str(Symbol),
+    Str(Text),
 }
 
 impl Ord for Key {
+    #[inline]
     fn cmp(&self, other: &Key) -> Ordering {
         match (self, other) {
             (Key::Int(a), Key::Int(b)) => a.cmp(b),
             (Key::Int(_), Key::Str(_)) => Ordering::Less,
             (Key::Str(_), Key::Int(_)) => Ordering::Greater,
-            (Key::Str(a), Key::Str(b)) => a.cmp_text(*b),
+            (Key::Str(a), Key::Str(b)) => a.cmp(b),
         }
     }
 }
@@ -68,11 +298,17 @@ impl PartialOrd for Key {
 }
 
 impl Key {
+    /// The key named by a symbol.
+    #[inline]
+    pub fn sym(s: Symbol) -> Key {
+        Key::Str(Text::sym(s))
+    }
+
     /// The key as a value.
-    pub fn to_value(self) -> Value {
+    pub fn to_value(&self) -> Value {
         match self {
-            Key::Int(i) => Value::Int(i),
-            Key::Str(s) => Value::Str(s),
+            Key::Int(i) => Value::Int(*i),
+            Key::Str(s) => Value::Str(s.clone()),
         }
     }
 }
@@ -97,9 +333,15 @@ impl Message {
 }
 
 impl Value {
-    /// A string value.
+    /// A string value made at run time (see [`Text::new`]: never adds to the symbol table).
     pub fn str(text: &str) -> Value {
-        Value::Str(Symbol::intern(text))
+        Value::Str(Text::new(text))
+    }
+
+    /// The string value of a symbol.
+    #[inline]
+    pub fn sym(s: Symbol) -> Value {
+        Value::Str(Text::sym(s))
     }
 
     /// A list value.
@@ -135,7 +377,7 @@ impl Value {
     pub fn as_key(&self) -> Option<Key> {
         match self {
             Value::Int(i) => Some(Key::Int(*i)),
-            Value::Str(s) => Some(Key::Str(*s)),
+            Value::Str(s) => Some(Key::Str(s.clone())),
             Value::Float(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(Key::Int(*x as i64)),
             _ => None,
         }
@@ -177,7 +419,7 @@ impl Value {
             (Value::Float(a), Value::Int(b)) => a.total_cmp(&(*b as f64)),
             (Value::Float(a), Value::Float(b)) => a.total_cmp(b),
             (Value::Bool(a), Value::Bool(b)) => a.cmp(b),
-            (Value::Str(a), Value::Str(b)) => a.cmp_text(*b),
+            (Value::Str(a), Value::Str(b)) => a.cmp(b),
             _ => rank(self).cmp(&rank(other)),
         }
     }
@@ -217,10 +459,10 @@ fn dict_json(d: &Dict) -> serde_json::Value {
 }
 
 fn entries_json<'a>(entries: impl Iterator<Item = (&'a Key, &'a Value)>) -> serde_json::Value {
-    serde_json::Value::Object(entries.map(|(k, v)| (key_text(*k), v.to_json())).collect())
+    serde_json::Value::Object(entries.map(|(k, v)| (key_text(k), v.to_json())).collect())
 }
 
-fn key_text(k: Key) -> String {
+fn key_text(k: &Key) -> String {
     match k {
         Key::Int(i) => i.to_string(),
         Key::Str(s) => s.as_str().to_string(),
@@ -247,60 +489,182 @@ impl PartialEq for Value {
     }
 }
 
-fn write_float(f: &mut fmt::Formatter<'_>, x: f64) -> fmt::Result {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
-        write!(f, "{x:.1}")
-    } else {
-        write!(f, "{x}")
+/// The most characters (bytes) the display form of one value takes when shown to people
+/// (`{}` of a value: REPL results, property listings, traces, diagnostics). A value that
+/// shares its parts (a list doubled by `concat` 60 times) is small in memory but would be
+/// enormous written out; past this it is cut with an ellipsis saying how many elements
+/// were left out. `str`, `print` and `notify` in a game write the whole text
+/// ([`Value::write_text`]), bounded by the transaction's length limit instead.
+pub const DISPLAY_CAP: usize = 100_000;
+
+/// The most bytes of JSON one `--json` document may hold ([`Value::to_json_within`]).
+pub const JSON_CAP: usize = 64 << 20;
+
+impl Value {
+    /// Write the display form (see [`fmt::Display`]) to `out`, all of it: a writer that
+    /// refuses more text stops it with an error. When it stops inside collections, the
+    /// elements not started are added to `left_out`.
+    pub fn write_text(&self, out: &mut dyn fmt::Write, left_out: &mut u64) -> fmt::Result {
+        match self {
+            Value::Nil => out.write_str("nil"),
+            Value::Bool(b) => out.write_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => write!(out, "{i}"),
+            Value::Float(x) => {
+                if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
+                    write!(out, "{x:.1}")
+                } else {
+                    write!(out, "{x}")
+                }
+            }
+            Value::Str(s) => write!(out, "{:?}", s.as_str()),
+            Value::List(l) => {
+                out.write_str("(")?;
+                for (i, v) in l.iter().enumerate() {
+                    let r = if i > 0 { out.write_str(" ") } else { Ok(()) }
+                        .and_then(|()| v.write_text(out, left_out));
+                    if r.is_err() {
+                        *left_out += (l.len() - i - 1) as u64;
+                        return r;
+                    }
+                }
+                out.write_str(")")
+            }
+            Value::Dict(d) => {
+                out.write_str("{")?;
+                write_attrs(out, d.iter(), d.len(), left_out)?;
+                out.write_str("}")
+            }
+            Value::Message(m) => {
+                write!(out, "<{}", m.label)?;
+                if !m.attrs.is_empty() {
+                    out.write_str(" ")?;
+                    write_attrs(out, m.attrs.iter(), m.attrs.len(), left_out)?;
+                }
+                out.write_str(">")
+            }
+        }
+    }
+
+    /// The JSON form ([`Value::to_json`]) if it takes at most `budget` bytes (counted
+    /// roughly, never less than it takes), which is reduced by what it takes; `None`
+    /// (and the budget spent) when it would take more. The walk stops there, so a huge
+    /// shared value costs no more than the budget.
+    pub fn to_json_within(&self, budget: &mut usize) -> Option<serde_json::Value> {
+        use serde_json::Value as J;
+        let mut take = |n: usize| -> Option<()> {
+            *budget = budget.checked_sub(n)?;
+            Some(())
+        };
+        Some(match self {
+            Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_) => {
+                take(24)?;
+                self.to_json()
+            }
+            Value::Str(s) => {
+                // Escapes can take up to six bytes a byte.
+                take(2 + 6 * s.as_str().len())?;
+                J::String(s.as_str().to_string())
+            }
+            Value::List(l) => {
+                take(2 + l.len())?;
+                let mut items = Vec::new();
+                for v in l.iter() {
+                    items.push(v.to_json_within(budget)?);
+                }
+                J::Array(items)
+            }
+            Value::Dict(d) => dict_json_within(d.iter(), budget)?,
+            Value::Message(m) => {
+                take(32 + 6 * m.label.as_str().len())?;
+                let mut o = serde_json::Map::new();
+                o.insert("label".into(), J::String(m.label.as_str().to_string()));
+                o.insert(
+                    "attributes".into(),
+                    dict_json_within(m.attrs.iter(), budget)?,
+                );
+                J::Object(o)
+            }
+        })
+    }
+}
+
+fn dict_json_within<'a>(
+    entries: impl ExactSizeIterator<Item = (&'a Key, &'a Value)>,
+    budget: &mut usize,
+) -> Option<serde_json::Value> {
+    *budget = budget.checked_sub(2 + 2 * entries.len())?;
+    let mut o = serde_json::Map::new();
+    for (k, v) in entries {
+        let key = key_text(k);
+        *budget = budget.checked_sub(2 + 6 * key.len())?;
+        o.insert(key, v.to_json_within(budget)?);
+    }
+    Some(serde_json::Value::Object(o))
+}
+
+/// A writer that takes at most `left` more bytes (cut at a character boundary), then
+/// refuses with `cut` set.
+struct Capped<'a, 'b> {
+    out: &'a mut fmt::Formatter<'b>,
+    left: usize,
+    cut: bool,
+}
+
+impl fmt::Write for Capped<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if s.len() <= self.left {
+            self.left -= s.len();
+            return self.out.write_str(s);
+        }
+        let mut n = self.left;
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
+        self.out.write_str(&s[..n])?;
+        self.left = 0;
+        self.cut = true;
+        Err(fmt::Error)
     }
 }
 
 impl fmt::Display for Value {
     /// The display form: lists as `(1 2 3)`, dictionaries as `{"a" 1, 2 3}`, messages as
-    /// `<label "k" v>`, strings in quotes.
+    /// `<label "k" v>`, strings in quotes; at most [`DISPLAY_CAP`] bytes, then `…` and
+    /// how much was left out.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Value::Nil => f.write_str("nil"),
-            Value::Bool(b) => write!(f, "{b}"),
-            Value::Int(i) => write!(f, "{i}"),
-            Value::Float(x) => write_float(f, *x),
-            Value::Str(s) => write!(f, "{:?}", s.as_str()),
-            Value::List(l) => {
-                f.write_str("(")?;
-                for (i, v) in l.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(" ")?;
-                    }
-                    write!(f, "{v}")?;
-                }
-                f.write_str(")")
-            }
-            Value::Dict(d) => {
-                f.write_str("{")?;
-                write_attrs(f, d.iter())?;
-                f.write_str("}")
-            }
-            Value::Message(m) => {
-                write!(f, "<{}", m.label)?;
-                if !m.attrs.is_empty() {
-                    f.write_str(" ")?;
-                    write_attrs(f, m.attrs.iter())?;
-                }
-                f.write_str(">")
-            }
+        let mut out = Capped {
+            out: &mut *f,
+            left: DISPLAY_CAP,
+            cut: false,
+        };
+        let mut left_out = 0u64;
+        match self.write_text(&mut out, &mut left_out) {
+            Ok(()) => Ok(()),
+            Err(e) if !out.cut => Err(e),
+            Err(_) if left_out == 0 => write!(f, "… (cut at {DISPLAY_CAP} characters)"),
+            Err(_) => write!(
+                f,
+                "… (cut at {DISPLAY_CAP} characters; {left_out} more elements not shown)"
+            ),
         }
     }
 }
 
 fn write_attrs<'a>(
-    f: &mut fmt::Formatter<'_>,
+    out: &mut dyn fmt::Write,
     entries: impl Iterator<Item = (&'a Key, &'a Value)>,
+    len: usize,
+    left_out: &mut u64,
 ) -> fmt::Result {
     for (i, (k, v)) in entries.enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
+        let r = if i > 0 { out.write_str(", ") } else { Ok(()) }
+            .and_then(|()| k.to_value().write_text(out, left_out))
+            .and_then(|()| out.write_str(" "))
+            .and_then(|()| v.write_text(out, left_out));
+        if r.is_err() {
+            *left_out += (len - i - 1) as u64;
+            return r;
         }
-        write!(f, "{} {v}", k.to_value())?;
     }
     Ok(())
 }
@@ -321,6 +685,55 @@ mod tests {
     }
 
     #[test]
+    fn run_time_strings_are_symbols_only_when_already_interned() {
+        let known = Symbol::intern("value-test-known");
+        assert!(Text::new("value-test-known").as_symbol() == Some(known));
+        let fresh = Text::new("value-test-fresh-text");
+        assert_eq!(fresh.as_symbol(), None);
+        assert_eq!(
+            Symbol::get("value-test-fresh-text"),
+            None,
+            "nothing was interned"
+        );
+        assert_eq!(fresh.as_str(), "value-test-fresh-text");
+        let copy = fresh.clone();
+        assert!(copy == fresh);
+        drop(fresh);
+        assert_eq!(copy.as_str(), "value-test-fresh-text");
+    }
+
+    #[test]
+    fn a_run_time_string_and_a_symbol_of_the_same_text_are_the_same_string() {
+        use std::hash::{BuildHasher, RandomState};
+        // The text is interned after the run-time string was made (a REPL line can do
+        // that): the two forms must still be one string everywhere.
+        let made = Text::new("value-test-interned-later");
+        let later = Symbol::intern("value-test-interned-later");
+        let sym = Text::sym(later);
+        assert_eq!(made.as_symbol(), None);
+        assert_eq!(made.symbol(), Some(later));
+        assert!(made == sym);
+        assert!(sym == made);
+        assert!(made.is(later));
+        assert_eq!(made.cmp(&sym), Ordering::Equal);
+        let h = RandomState::new();
+        assert_eq!(h.hash_one(&made), h.hash_one(&sym));
+        let (a, b) = (Value::Str(made.clone()), Value::sym(later));
+        assert_eq!(a, b);
+        assert_eq!(a.compare(&b), Ordering::Equal);
+        let mut d = Dict::new();
+        d.insert(Key::Str(made), Value::Int(1));
+        d.insert(Key::sym(later), Value::Int(2));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d.get(&Key::sym(later)), Some(&Value::Int(2)));
+        // Order is by text whichever form each side has.
+        let z = Value::str("value-test-zzz-not-interned");
+        assert_eq!(b.compare(&z), Ordering::Less);
+        assert_eq!(z.compare(&b), Ordering::Greater);
+        assert_eq!(a.to_string(), "\"value-test-interned-later\"");
+    }
+
+    #[test]
     fn integers_equal_floats_of_the_same_value() {
         assert_eq!(Value::Int(1), Value::Float(1.0));
         assert_ne!(Value::Int(1), Value::Float(1.5));
@@ -330,9 +743,9 @@ mod tests {
     #[test]
     fn keys_sort_integers_first_then_text() {
         let mut keys = [
-            Key::Str(Symbol::intern("b")),
+            Key::sym(Symbol::intern("b")),
             Key::Int(3),
-            Key::Str(Symbol::intern("a")),
+            Key::sym(Symbol::intern("a")),
             Key::Int(-1),
         ];
         keys.sort();

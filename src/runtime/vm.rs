@@ -308,7 +308,7 @@ impl Machine {
         msg: Arc<Message>,
     ) -> Machine {
         let mut m = Machine::new(world, cx);
-        match m.send(cx, &Value::Str(to), msg, OUTSIDE) {
+        match m.send(cx, &Value::sym(to), msg, OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
         }
@@ -565,7 +565,7 @@ impl Machine {
                     Op::Bool(b) => self.stack.push(Value::Bool(b)),
                     Op::Int(i) => self.stack.push(Value::Int(i)),
                     Op::Float(x) => self.stack.push(Value::Float(x)),
-                    Op::Str(s) => self.stack.push(Value::Str(s)),
+                    Op::Str(s) => self.stack.push(Value::sym(s)),
                     Op::Load(slot) => {
                         let v = self.stack[base + slot as usize].clone();
                         self.stack.push(v);
@@ -940,7 +940,7 @@ impl Machine {
                     Some(jp) => jp
                         .msg
                         .attrs
-                        .get(&Key::Str(key))
+                        .get(&Key::sym(key))
                         .cloned()
                         .unwrap_or_default(),
                     None => return Err(self.no_message(code.spans[ip - 1])),
@@ -1249,12 +1249,16 @@ impl Machine {
         };
         // Entities made when the game started keep their ids: look them up in the
         // session's fixed table first (an array by symbol number), then in the world's.
-        if let Some(id) = self.fixed.get(*name)
-            && self.world.entity(id).is_some_and(|e| e.name == *name)
+        // A string made at run time names an entity only if its text is interned (every
+        // entity name is): look it up without adding it.
+        let sym = name.symbol();
+        if let Some(sym) = sym
+            && let Some(id) = self.fixed.get(sym)
+            && self.world.entity(id).is_some_and(|e| e.name == sym)
         {
             return Ok(id);
         }
-        self.world.lookup(*name).ok_or_else(|| {
+        sym.and_then(|sym| self.world.lookup(sym)).ok_or_else(|| {
             let mut e = self.error(span, format!("no entity named \"{name}\""));
             let names: Vec<&str> = self.world.iter().map(|(_, e)| e.name.as_str()).collect();
             if let Some(c) = crate::diagnostic::closest(name.as_str(), names.iter().copied()) {
@@ -1274,14 +1278,14 @@ impl Machine {
         let name = BUILTINS[index].name;
         let args = &self.stack[at..];
         match name {
-            "self" => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::Str(n))),
+            "self" => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::sym(n))),
             "sender" => Ok(self
                 .current_jp()
                 .and_then(|jp| jp.sender)
-                .map_or(Value::Nil, Value::Str)),
+                .map_or(Value::Nil, Value::sym)),
             "param" => {
                 let key = match &args[0] {
-                    Value::Str(s) => *s,
+                    Value::Str(s) => s,
                     other => {
                         return Err(self.error(
                             span,
@@ -1289,7 +1293,8 @@ impl Machine {
                         ));
                     }
                 };
-                cx.params.get(&key).cloned().ok_or_else(|| {
+                let found = key.symbol().and_then(|k| cx.params.get(&k));
+                found.cloned().ok_or_else(|| {
                     let mut e = self.error(span, format!("no parameter \"{key}\""));
                     e.hint = Some(format!("declare it with #param {key} <default>"));
                     e
@@ -1360,7 +1365,7 @@ impl Machine {
                 ),
             ));
         };
-        let Some(&(b, c)) = game.cells.get(cell) else {
+        let Some(&(b, c)) = cell.symbol().and_then(|cell| game.cells.get(&cell)) else {
             let mut e = self.error(span, format!("\"{cell}\" is not a cell of any #board"));
             e.hint = Some(
                 "cells are the entities a #board makes, such as \"a1\" on an 8x8 board".into(),
@@ -1375,23 +1380,25 @@ impl Machine {
                     format!("a direction is a string, got {} {v}", v.type_name()),
                 ));
             };
-            board.direction_by_symbol(*d).ok_or_else(|| {
-                let names: Vec<&str> = board
-                    .directions(c)
-                    .map(|d| board.dir_name(d).as_str())
-                    .collect();
-                let mut e = self.error(span, format!("this board has no direction \"{d}\""));
-                e.hint = Some(
-                    match crate::diagnostic::closest(d.as_str(), names.iter().copied()) {
-                        Some(n) => format!("did you mean \"{n}\"?"),
-                        None => format!("the directions from {cell} are {}", names.join(" ")),
-                    },
-                );
-                e
-            })
+            d.symbol()
+                .and_then(|d| board.direction_by_symbol(d))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = board
+                        .directions(c)
+                        .map(|d| board.dir_name(d).as_str())
+                        .collect();
+                    let mut e = self.error(span, format!("this board has no direction \"{d}\""));
+                    e.hint = Some(
+                        match crate::diagnostic::closest(d.as_str(), names.iter().copied()) {
+                            Some(n) => format!("did you mean \"{n}\"?"),
+                            None => format!("the directions from {cell} are {}", names.join(" ")),
+                        },
+                    );
+                    e
+                })
         };
         let cell_value = |c: Option<crate::board::CellId>| {
-            c.map_or(Value::Nil, |c| Value::Str(board.cell_name(c)))
+            c.map_or(Value::Nil, |c| Value::sym(board.cell_name(c)))
         };
         Ok(match name {
             "neighbor" => cell_value(board.neighbor(c, dir(&args[1])?)),
@@ -1413,13 +1420,13 @@ impl Machine {
                 board
                     .ray(c, dir(&args[1])?)
                     .into_iter()
-                    .map(|c| Value::Str(board.cell_name(c)))
+                    .map(|c| Value::sym(board.cell_name(c)))
                     .collect(),
             ),
             _ => Value::list(
                 board
                     .directions(c)
-                    .map(|d| Value::Str(board.dir_name(d)))
+                    .map(|d| Value::sym(board.dir_name(d)))
                     .collect(),
             ),
         })
@@ -1458,9 +1465,11 @@ impl Machine {
         out
     }
 
+    /// The name a string value gives (a string built at run time becomes a name here, and is
+    /// interned like every name).
     fn symbol(&self, v: &Value, what: &str, span: Span) -> Result<Symbol, RuntimeError> {
         match v {
-            Value::Str(s) => Ok(*s),
+            Value::Str(s) => Ok(s.intern()),
             other => Err(self.error(
                 span,
                 format!("{what} must be a string, got {} {other}", other.type_name()),

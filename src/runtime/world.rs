@@ -41,7 +41,7 @@ impl Entity {
     pub fn property(&self, game: &Game, name: Symbol) -> Option<&Value> {
         match game.slot(self.ty, name) {
             Some(slot) => self.props.get(slot as usize),
-            None => self.extra.get(&Key::Str(name)),
+            None => self.extra.get(&Key::sym(name)),
         }
     }
 
@@ -49,7 +49,7 @@ impl Entity {
     pub fn property_mut(&mut self, game: &Game, name: Symbol) -> Option<&mut Value> {
         match game.slot(self.ty, name) {
             Some(slot) => self.props.get_mut(slot as usize),
-            None => self.extra.get_mut(&Key::Str(name)),
+            None => self.extra.get_mut(&Key::sym(name)),
         }
     }
 
@@ -61,7 +61,7 @@ impl Entity {
             .map(|(n, _)| *n)
             .zip(self.props.iter())
             .chain(self.extra.iter().filter_map(|(k, v)| match k {
-                Key::Str(s) => Some((*s, v)),
+                Key::Str(s) => Some((s.intern(), v)),
                 Key::Int(_) => None,
             }))
     }
@@ -365,7 +365,7 @@ pub fn links_dict(links: &[(Symbol, Symbol)]) -> Value {
     Value::dict(
         links
             .iter()
-            .map(|(d, c)| (Key::Str(*d), Value::Str(*c)))
+            .map(|(d, c)| (Key::sym(*d), Value::sym(*c)))
             .collect(),
     )
 }

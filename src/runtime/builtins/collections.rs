@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
 use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
-use crate::runtime::value::{Dict, List, Value};
-use crate::symbol::Symbol;
+use crate::runtime::value::{Dict, List, Text, Value};
 
 fn out_of_range(name: &str, index: i64, len: usize) -> BuiltinError {
     BuiltinError::new(format!(
@@ -369,7 +368,7 @@ pub(super) fn str(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
         return Ok(std::mem::take(v));
     }
     let text = text_of(args, "", m, "`str`: the string")?;
-    Ok(Value::Str(Symbol::intern(&text)))
+    Ok(Value::Str(Text::from_string(text)))
 }
 
 /// The text forms of `args` (strings without quotes) joined by `sep`, within the length
@@ -388,7 +387,7 @@ pub(crate) fn text_of(
     for (i, v) in args.iter().enumerate() {
         let written = if i > 0 { out.write_str(sep) } else { Ok(()) }.and_then(|()| match v {
             Value::Str(s) => out.write_str(s.as_str()),
-            other => write!(out, "{other}"),
+            other => other.write_text(&mut out, &mut 0),
         });
         if written.is_err() {
             m.work(max)?;
@@ -793,7 +792,7 @@ mod tests {
         assert_eq!(joined, s("score: 3 2.0niltrue(\"x\" 1)"));
         assert_eq!(
             joined,
-            Value::Str(Symbol::intern("score: 3 2.0niltrue(\"x\" 1)"))
+            Value::sym(Symbol::intern("score: 3 2.0niltrue(\"x\" 1)"))
         );
     }
 }

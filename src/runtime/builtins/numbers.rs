@@ -208,7 +208,7 @@ fn order(name: &str, a: &Value, b: &Value) -> Result<Option<Ordering>, BuiltinEr
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
         (Value::Int(x), Value::Float(y)) => int_float_cmp(*x, *y),
         (Value::Float(x), Value::Int(y)) => int_float_cmp(*y, *x).map(Ordering::reverse),
-        (Value::Str(x), Value::Str(y)) => Some(x.cmp_text(*y)),
+        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
         _ => {
             return Err(BuiltinError::new(format!(
                 "`{name}` compares two numbers or two strings, got {} and {}",

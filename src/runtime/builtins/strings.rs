@@ -1,13 +1,13 @@
 //! String builtins: characters, splitting and joining, case, parsing integers, and `fail`.
 //!
-//! Strings are interned symbols, so every result string is interned: these are meant for
-//! reading and writing notations (a position in FEN, a move name), not for hot loops.
+//! A result string is the interned symbol of its text when that text is already a name or
+//! literal (so comparing it with one is a word compare), and otherwise a reference-counted
+//! string freed when no value holds it any more ([`Text`]).
 
 use super::{BuiltinError, describe, type_error};
 use crate::runtime::budget::Meter;
 use crate::runtime::builtins::collections::text_of;
-use crate::runtime::value::{List, Value};
-use crate::symbol::Symbol;
+use crate::runtime::value::{List, Text, Value};
 
 /// Borrow argument `i` as a string's text.
 fn text_arg<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a str, BuiltinError> {
@@ -25,7 +25,7 @@ pub(super) fn chars(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinE
     let mut buf = [0u8; 4];
     let list: List = text
         .chars()
-        .map(|c| Value::Str(Symbol::intern(c.encode_utf8(&mut buf))))
+        .map(|c| Value::Str(Text::new(c.encode_utf8(&mut buf))))
         .collect();
     Ok(Value::list(list))
 }
@@ -53,7 +53,7 @@ pub(super) fn join(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
     m.work(items.len())?;
     let items: Vec<Value> = items.iter().cloned().collect();
     let text = text_of(&items, sep, m, "`join`: the string")?;
-    Ok(Value::Str(Symbol::intern(&text)))
+    Ok(Value::Str(Text::from_string(text)))
 }
 
 /// `(upper s)`: `s` in upper case.
@@ -61,7 +61,7 @@ pub(super) fn upper(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinE
     let text = text_arg(args, 0, "upper")?;
     m.work(text.len())?;
     m.alloc(text.len() as u64)?;
-    Ok(Value::str(&text.to_uppercase()))
+    Ok(Value::Str(Text::from_string(text.to_uppercase())))
 }
 
 /// `(lower s)`: `s` in lower case.
@@ -69,7 +69,7 @@ pub(super) fn lower(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinE
     let text = text_arg(args, 0, "lower")?;
     m.work(text.len())?;
     m.alloc(text.len() as u64)?;
-    Ok(Value::str(&text.to_lowercase()))
+    Ok(Value::Str(Text::from_string(text.to_lowercase())))
 }
 
 /// `(parse-int s)`: the integer `s` writes in decimal (an optional sign, then digits), or

@@ -66,7 +66,7 @@ impl Machine {
                         click: None,
                     }),
                 );
-                Ok(Flow::Value(Value::Str(id)))
+                Ok(Flow::Value(Value::sym(id)))
             }
             UpdateGraphic => {
                 let [id, attribute, value] = self.pop_args();
@@ -140,7 +140,7 @@ impl Machine {
 
     fn graphic_id(&self, v: &Value, span: Span) -> Result<Symbol, RuntimeError> {
         match v {
-            Value::Str(s) => Ok(*s),
+            Value::Str(s) => Ok(s.intern()),
             Value::Int(i) => Ok(Symbol::intern(&i.to_string())),
             other => Err(self.error(
                 span,
@@ -211,9 +211,9 @@ impl Machine {
             .cloned()
             .unwrap_or_default();
         let mut attrs = Attrs::with_capacity(3);
-        attrs.insert(Key::Str(Symbol::intern("value")), value.clone());
-        attrs.insert(Key::Str(Symbol::intern("old")), old);
-        attrs.insert(Key::Str(Symbol::intern("property")), Value::Str(name));
+        attrs.insert(Key::sym(Symbol::intern("value")), value.clone());
+        attrs.insert(Key::sym(Symbol::intern("old")), old);
+        attrs.insert(Key::sym(Symbol::intern("property")), Value::sym(name));
         let then = Then::Write {
             entity: id,
             name,
@@ -261,7 +261,7 @@ impl Machine {
             id.representation(),
             msg,
             span,
-            Then::Yield(Value::Str(name)),
+            Then::Yield(Value::sym(name)),
         )
         .map(Some)
     }

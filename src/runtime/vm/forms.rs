@@ -115,18 +115,18 @@ impl Machine {
                 Ok(Flow::Value(
                     self.world
                         .entity(id)
-                        .map_or(Value::Nil, |e| Value::Str(e.state)),
+                        .map_or(Value::Nil, |e| Value::sym(e.state)),
                 ))
             }
             StateOf => {
                 let entity = self.pop_one();
                 let (_, e) = self.named_entity(&entity, span)?;
-                Ok(Flow::Value(Value::Str(e.state)))
+                Ok(Flow::Value(Value::sym(e.state)))
             }
             TypeOf => {
                 let entity = self.pop_one();
                 let (_, e) = self.named_entity(&entity, span)?;
-                Ok(Flow::Value(Value::Str(cx.game.ty(e.ty).name)))
+                Ok(Flow::Value(Value::sym(cx.game.ty(e.ty).name)))
             }
             EntitiesOf => {
                 let ty = self.pop_one();
@@ -138,18 +138,18 @@ impl Machine {
                     .world
                     .iter()
                     .filter(|(_, e)| cx.game.is_a(e.ty, t))
-                    .map(|(_, e)| Value::Str(e.name))
+                    .map(|(_, e)| Value::sym(e.name))
                     .collect();
                 Ok(Flow::Value(Value::list(names)))
             }
             Label => match self.current_jp() {
-                Some(jp) => Ok(Flow::Value(Value::Str(jp.msg.label))),
+                Some(jp) => Ok(Flow::Value(Value::sym(jp.msg.label))),
                 None => Err(self.no_message(span)),
             },
             LabelOf => {
                 let m = self.pop_one();
                 match m {
-                    Value::Message(m) => Ok(Flow::Value(Value::Str(m.label))),
+                    Value::Message(m) => Ok(Flow::Value(Value::sym(m.label))),
                     other => Err(self.not_message(&other, span)),
                 }
             }
@@ -284,10 +284,11 @@ impl Machine {
                     let Key::Str(p) = k else {
                         return Err(self.error(span, "property names are strings"));
                     };
+                    let p = p.intern();
                     match entity.property_mut(cx.game, p) {
                         Some(slot) => *slot = v,
                         None => {
-                            entity.extra.insert(k, v);
+                            entity.extra.insert(Key::sym(p), v);
                         }
                     }
                 }
@@ -301,7 +302,7 @@ impl Machine {
                     },
                 );
                 self.represent(cx, id, span)
-                    .map(|f| f.unwrap_or(Flow::Value(Value::Str(name))))
+                    .map(|f| f.unwrap_or(Flow::Value(Value::sym(name))))
             }
             DeleteEntity => {
                 let name = self.pop_one();
@@ -458,9 +459,11 @@ impl Machine {
         let Value::Str(n) = v else {
             return None;
         };
-        let id = self.fixed.get(*n)?;
+        // A string made at run time takes the general path (a lookup of its text).
+        let n = n.as_symbol()?;
+        let id = self.fixed.get(n)?;
         let e = self.world.entity(id)?;
-        (e.name == *n).then_some((id, e))
+        (e.name == n).then_some((id, e))
     }
 
     /// The entity a name value designates, and its id: [`Machine::entity_named`] that
@@ -636,7 +639,7 @@ impl Machine {
         };
         let entity = e.name;
         let old = if new {
-            e.extra.insert(Key::Str(name), value.clone());
+            e.extra.insert(Key::sym(name), value.clone());
             Value::Nil
         } else {
             match e.property_mut(game, name) {
