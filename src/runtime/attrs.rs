@@ -48,8 +48,13 @@ impl Attrs {
         if self.0.len() <= SCAN_UP_TO {
             self.0.iter().position(|(k, _)| k == key)
         } else {
-            self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()
+            self.find_in_order(key)
         }
+    }
+
+    #[inline(never)]
+    fn find_in_order(&self, key: &Key) -> Option<usize> {
+        self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()
     }
 
     /// The value of attribute `key`.

@@ -491,6 +491,39 @@ impl Machine {
         }
     }
 
+    /// `(property name)` of the running entity `id`: read from its layout or its run-time
+    /// properties when it has the property, else the general way (a representation
+    /// reading its entity's property, errors).
+    #[inline]
+    pub(super) fn own_property(
+        &self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        if let Some(v) = self
+            .world
+            .entity(id)
+            .and_then(|e| e.property(cx.game, name))
+        {
+            return Ok(v.clone());
+        }
+        self.read_property_slowly(cx, id, name, span)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_property_slowly(
+        &self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        self.read_property(cx, id, name, span)
+    }
+
     pub(super) fn read_property(
         &self,
         cx: &Context<'_>,
