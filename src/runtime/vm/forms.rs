@@ -465,7 +465,7 @@ impl Machine {
 
     /// The entity a name value designates, and its id: [`Machine::entity_named`] that
     /// looks at the world once for an entity the game started with.
-    #[inline]
+    #[inline(always)]
     pub(super) fn named_entity(
         &self,
         v: &Value,
