@@ -48,8 +48,13 @@ impl Attrs {
         if self.0.len() <= SCAN_UP_TO {
             self.0.iter().position(|(k, _)| k == key)
         } else {
-            self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()
+            self.find_in_order(key)
         }
+    }
+
+    #[inline(never)]
+    fn find_in_order(&self, key: &Key) -> Option<usize> {
+        self.0.binary_search_by(|(k, _)| k.cmp(key)).ok()
     }
 
     /// The value of attribute `key`.
@@ -212,6 +217,33 @@ mod tests {
         assert_eq!(a, Attrs::from(d));
         assert_eq!(a.remove(&s("k1")), Some(Value::Int(1)));
         assert_eq!(a.get(&s("k1")), None);
+    }
+
+    proptest::proptest! {
+        /// Any sequence of inserts and removals leaves the same entries, in the same
+        /// order, as a dictionary given the same sequence.
+        #[test]
+        fn behaves_as_a_dictionary(ops in proptest::collection::vec((0u8..24, -3i64..3, proptest::bool::weighted(0.15)), 0..60)) {
+            let key = |k: u8| if k < 4 {
+                Key::Int(i64::from(k) - 2)
+            } else {
+                // Names whose symbol numbers do not follow their text order.
+                s(&format!("{}{}", (b'z' - k) as char, k % 3))
+            };
+            let mut a = Attrs::new();
+            let mut d = Dict::new();
+            for (k, v, remove) in ops {
+                let k = key(k);
+                if remove {
+                    proptest::prop_assert_eq!(a.remove(&k), d.remove(&k));
+                } else {
+                    proptest::prop_assert_eq!(a.insert(k, Value::Int(v)), d.insert(k, Value::Int(v)));
+                }
+                proptest::prop_assert_eq!(a.len(), d.len());
+                proptest::prop_assert_eq!(a.get(&k), d.get(&k));
+            }
+            proptest::prop_assert_eq!(shown(&a), d.iter().map(|(k, v)| format!("{} {v}", k.to_value())).collect::<Vec<_>>());
+        }
     }
 
     #[test]

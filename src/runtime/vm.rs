@@ -923,7 +923,7 @@ impl Machine {
             Op::Property(name) => {
                 let span = code.spans[ip - 1];
                 let v = match self.me() {
-                    Some((id, _)) => self.read_property(cx, id, name, span)?,
+                    Some((id, _)) => self.own_property(cx, id, name, span)?,
                     None => {
                         return Err(self.no_entity(span, "(property <name> of <entity>)"));
                     }

@@ -468,7 +468,7 @@ impl Machine {
 
     /// The entity a name value designates, and its id: [`Machine::entity_named`] that
     /// looks at the world once for an entity the game started with.
-    #[inline]
+    #[inline(always)]
     pub(super) fn named_entity(
         &self,
         v: &Value,
@@ -492,6 +492,39 @@ impl Machine {
             Some(e) => Ok((id, e)),
             None => Err(self.error(span, "internal: entity vanished")),
         }
+    }
+
+    /// `(property name)` of the running entity `id`: read from its layout or its run-time
+    /// properties when it has the property, else the general way (a representation
+    /// reading its entity's property, errors).
+    #[inline]
+    pub(super) fn own_property(
+        &self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        if let Some(v) = self
+            .world
+            .entity(id)
+            .and_then(|e| e.property(cx.game, name))
+        {
+            return Ok(v.clone());
+        }
+        self.read_property_slowly(cx, id, name, span)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn read_property_slowly(
+        &self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        self.read_property(cx, id, name, span)
     }
 
     pub(super) fn read_property(
