@@ -825,6 +825,43 @@ impl Machine {
                             load!(a)
                         }
                     }
+                    Op::LoopLocalConst {
+                        a,
+                        op: f,
+                        k,
+                        exit,
+                        body,
+                    } => {
+                        if let Value::Int(x) = self.stack[base + a as usize]
+                            && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                            && room!(4)
+                        {
+                            self.meter.steps += 4;
+                            ip = if t { body } else { exit } as usize;
+                        } else {
+                            // The plain jump to the test.
+                            ip = body as usize - 4;
+                        }
+                    }
+                    Op::LoopLocals {
+                        a,
+                        b,
+                        op: f,
+                        exit,
+                        body,
+                    } => {
+                        if let (Value::Int(x), Value::Int(y)) = (
+                            &self.stack[base + a as usize],
+                            &self.stack[base + b as usize],
+                        ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                            && room!(4)
+                        {
+                            self.meter.steps += 4;
+                            ip = if t { body } else { exit } as usize;
+                        } else {
+                            ip = body as usize - 4;
+                        }
+                    }
                     Op::OpJump { op: f, to } => {
                         let n = self.stack.len();
                         if n >= 2
