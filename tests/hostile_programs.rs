@@ -4,15 +4,21 @@
 //! - nothing panics, aborts or overflows the stack (a panic fails the property);
 //! - a transaction ends within its step budget: one that ran past it failed;
 //! - the output a transaction buffers stays within its memory budget;
-//! - a failed or vetoed transaction leaves the world exactly as it was.
+//! - a failed or vetoed transaction leaves the world exactly as it was;
+//! - the compiled code with its fused instructions does exactly what the plain code does:
+//!   same results, output, trace, errors (with their spans) and step counts, down to the
+//!   instruction where the step limit stops a program.
 //!
 //! The limits are small (20,000 steps, 256 KB, 1,000 elements, nesting 12, depth 200) so
 //! each case is quick and every limit is reached by some programs. Each property runs
 //! 10,000 cases by default; set `PROPTEST_CASES` for a longer run.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use flexrules::compile::build_game;
+use flexrules::compile::bytecode::builtin_of;
+use flexrules::compile::program::Game;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Output, Status};
@@ -292,6 +298,85 @@ fn run(text: &str, seed: u64) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Counting loops of the shapes the compiler fuses (a local against a constant or a local,
+/// `(var a (op a k))`, a dictionary count), around a generated expression that may assign
+/// the loop variable, starting near the integer limit or not.
+fn loop_expr() -> BoxedStrategy<String> {
+    let cmp = prop_oneof![Just("<"), Just("<="), Just("!="), Just(">"), Just("=")];
+    let op = prop_oneof![Just("+"), Just("-"), Just("*"), Just("%")];
+    (
+        expr(),
+        cmp,
+        op,
+        -3i64..5,
+        0i64..30,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(e, cmp, op, k, n, big, locals)| {
+            let start = if big { "9223372036854775800" } else { "1" };
+            let bound = if locals {
+                "c".to_string()
+            } else {
+                n.to_string()
+            };
+            format!(
+                "(do (var a {start}) (var c {n}) (var d (dict)) \
+                 (while ({cmp} a {bound}) (do (var a ({op} a {k})) {e} \
+                 (var d (put d (% a 3) (+ (get d (% a 3) 0) 1))) end)) (list a d) end)"
+            )
+        })
+        .boxed()
+}
+
+/// `game` without its fused instructions: each one put back to the first plain
+/// instruction of its sequence (the others were left in place).
+fn unfused(game: &Game) -> Game {
+    let mut plain = game.clone();
+    for code in &mut plain.codes {
+        for op in &mut code.ops {
+            *op = op.plain(builtin_of);
+        }
+    }
+    plain
+}
+
+/// Run the generated game as compiled and unfused: every transaction ends the same way.
+fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let Ok(built) = build_game(&fs, Path::new("game.fr")) else {
+        return Ok(());
+    };
+    let plain = Arc::new(unfused(&built.game));
+    let options = SessionOptions {
+        seed,
+        params: vec![],
+        limits: LIMITS,
+        trace: true,
+    };
+    let (Ok((mut fused, _)), Ok((mut plain, _))) = (
+        Session::start(built.game, &options),
+        Session::start(plain, &options),
+    ) else {
+        return Ok(());
+    };
+    for send in [
+        "go to e0 with n 2",
+        "ping to e1 with n 1",
+        "go to e1 with n 0",
+    ] {
+        let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
+        let a = fused.deliver(to, msg.clone());
+        let b = plain.deliver(to, msg);
+        prop_assert_eq!(&a.status, &b.status);
+        prop_assert_eq!(a.steps, b.steps);
+        prop_assert_eq!(&a.output, &b.output);
+        prop_assert_eq!(&a.trace, &b.trace);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -304,6 +389,17 @@ proptest! {
         seed in 0u64..4,
     ) {
         run(&game(&go, &ping, &law, &effect), seed)?;
+    }
+
+    #[test]
+    fn fused_instructions_do_what_the_plain_ones_do(
+        go in loop_expr(),
+        ping in expr(),
+        law in expr(),
+        effect in loop_expr(),
+        seed in 0u64..4,
+    ) {
+        run_fused_and_plain(&game(&go, &ping, &law, &effect), seed)?;
     }
 }
 

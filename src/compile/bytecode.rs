@@ -250,6 +250,33 @@ pub enum Op {
         /// Where to go when the comparison is false.
         to: u32,
     },
+    /// `Jump(body - 4)` to a [`Op::LocalConstJump`] (the test of a `while` loop, from the
+    /// end of its body): 5 steps.
+    LoopLocalConst {
+        /// The local.
+        a: u16,
+        /// The comparison.
+        op: IntOp,
+        /// The constant.
+        k: i32,
+        /// Where to go when the comparison is false (the loop's exit).
+        exit: u32,
+        /// Where to go when it is true (the loop's body, just after the test).
+        body: u32,
+    },
+    /// `Jump(body - 4)` to a [`Op::LocalsJump`]: 5 steps.
+    LoopLocals {
+        /// The left local.
+        a: u16,
+        /// The right local.
+        b: u16,
+        /// The comparison.
+        op: IntOp,
+        /// Where to go when the comparison is false (the loop's exit).
+        exit: u32,
+        /// Where to go when it is true (the loop's body, just after the test).
+        body: u32,
+    },
     /// `Builtin(op, 2) JumpIfFalse(to)`: 2 steps.
     OpJump {
         /// The comparison.
@@ -266,6 +293,7 @@ impl Op {
             Op::Const { .. } | Op::OpJump { .. } => 2,
             Op::LocalConst { .. } | Op::Locals { .. } => 3,
             Op::SetLocalConst { .. } | Op::LocalConstJump { .. } | Op::LocalsJump { .. } => 4,
+            Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
             _ => 1,
         }
     }
@@ -281,6 +309,9 @@ impl Op {
             | Op::LocalsJump { a, .. } => Op::Load(a),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
+            Op::LoopLocalConst { body, .. } | Op::LoopLocals { body, .. } => {
+                Op::Jump(body.wrapping_sub(4))
+            }
             other => other,
         }
     }
@@ -361,6 +392,28 @@ pub fn fuse(ops: &mut [Op]) {
         if let Some(f) = fused {
             *slot = f;
         }
+    }
+    // A jump back to a loop's fused test runs the test itself.
+    for (p, op) in plain.iter().enumerate() {
+        let Op::Jump(t) = *op else { continue };
+        let body = t.wrapping_add(4);
+        ops[p] = match ops.get(t as usize).copied() {
+            Some(Op::LocalConstJump { a, op, k, to }) => Op::LoopLocalConst {
+                a,
+                op,
+                k,
+                exit: to,
+                body,
+            },
+            Some(Op::LocalsJump { a, b, op, to }) => Op::LoopLocals {
+                a,
+                b,
+                op,
+                exit: to,
+                body,
+            },
+            _ => continue,
+        };
     }
 }
 
@@ -530,7 +583,19 @@ mod tests {
                 k: 1
             }
         );
-        assert_eq!(ops[6..10], plain[6..10]);
+        assert_eq!(ops[6..8], plain[6..8]);
+        // The jump back to the test runs the test.
+        assert_eq!(
+            ops[8],
+            Op::LoopLocalConst {
+                a: 0,
+                op: IntOp::Lt,
+                k: 10,
+                exit: 9,
+                body: 4
+            }
+        );
+        assert_eq!(ops[9], plain[9]);
         // A constant too big for a fused instruction stays plain.
         assert_eq!(ops[10..], plain[10..]);
         for (p, op) in ops.iter().enumerate() {

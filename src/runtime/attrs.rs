@@ -237,7 +237,7 @@ mod tests {
                 if remove {
                     proptest::prop_assert_eq!(a.remove(&k), d.remove(&k));
                 } else {
-                    proptest::prop_assert_eq!(a.insert(k, Value::Int(v)), d.insert(k, Value::Int(v)));
+                    proptest::prop_assert_eq!(a.insert(k.clone(), Value::Int(v)), d.insert(k.clone(), Value::Int(v)));
                 }
                 proptest::prop_assert_eq!(a.len(), d.len());
                 proptest::prop_assert_eq!(a.get(&k), d.get(&k));

@@ -242,8 +242,6 @@ enum Flow {
 enum Next {
     /// Go on with the next instruction.
     Go,
-    /// Go on at this instruction.
-    Goto(usize),
     /// The top frame changed: pick it up.
     Frames,
     /// Return from `exec` (boxed, as is the error below: `Next` stays two words, returned
@@ -650,6 +648,56 @@ impl Machine {
                             }
                         }
                     }
+                    Op::Builtin(index, argc) => {
+                        self.call_builtin(cx, index, argc, code.spans[ip - 1])?
+                    }
+                    Op::IterNext { var, exit } => {
+                        let n = self.stack.len();
+                        let (Value::List(list), Value::Int(i)) =
+                            (&self.stack[n - 2], &self.stack[n - 1])
+                        else {
+                            return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
+                        };
+                        let i = *i as usize;
+                        match list.get(i) {
+                            Some(item) => {
+                                let item = item.clone();
+                                self.stack[n - 1] = Value::Int(i as i64 + 1);
+                                self.stack[base + var as usize] = item;
+                            }
+                            None => {
+                                self.stack.truncate(n - 2);
+                                ip = exit as usize;
+                            }
+                        }
+                    }
+                    Op::Property(name) => {
+                        let span = code.spans[ip - 1];
+                        let v = match self.me() {
+                            Some((id, _)) => self.own_property(cx, id, name, span)?,
+                            None => {
+                                return Err(self.no_entity(span, "(property <name> of <entity>)"));
+                            }
+                        };
+                        self.stack.push(v);
+                    }
+                    Op::PropertyOf(name) => {
+                        let entity = self.stack.pop().unwrap_or_default();
+                        let v = self.property_of(cx, &entity, name, code.spans[ip - 1])?;
+                        self.stack.push(v);
+                    }
+                    Op::Attribute(key) => {
+                        let v = match self.current_jp() {
+                            Some(jp) => jp
+                                .msg
+                                .attrs
+                                .get(&Key::sym(key))
+                                .cloned()
+                                .unwrap_or_default(),
+                            None => return Err(self.no_message(code.spans[ip - 1])),
+                        };
+                        self.stack.push(v);
+                    }
                     Op::Tick => {}
                     // Calling a #define function and returning from one switch frames
                     // here, without going round the outer loop, unless a step is pending:
@@ -786,6 +834,43 @@ impl Machine {
                             load!(a)
                         }
                     }
+                    Op::LoopLocalConst {
+                        a,
+                        op: f,
+                        k,
+                        exit,
+                        body,
+                    } => {
+                        if let Value::Int(x) = self.stack[base + a as usize]
+                            && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                            && room!(4)
+                        {
+                            self.meter.steps += 4;
+                            ip = if t { body } else { exit } as usize;
+                        } else {
+                            // The plain jump to the test.
+                            ip = body as usize - 4;
+                        }
+                    }
+                    Op::LoopLocals {
+                        a,
+                        b,
+                        op: f,
+                        exit,
+                        body,
+                    } => {
+                        if let (Value::Int(x), Value::Int(y)) = (
+                            &self.stack[base + a as usize],
+                            &self.stack[base + b as usize],
+                        ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                            && room!(4)
+                        {
+                            self.meter.steps += 4;
+                            ip = if t { body } else { exit } as usize;
+                        } else {
+                            ip = body as usize - 4;
+                        }
+                    }
                     Op::OpJump { op: f, to } => {
                         let n = self.stack.len();
                         if n >= 2
@@ -798,19 +883,11 @@ impl Machine {
                             self.stack.truncate(n - 2);
                             ip = if t { ip + 1 } else { to as usize };
                         } else {
-                            let plain = Op::Builtin(builtin_of(f), 2);
-                            match self.exec_other(cx, plain, code, base, ip) {
-                                Next::Go => {}
-                                Next::Goto(to) => ip = to,
-                                Next::Frames => continue 'frames,
-                                Next::Done(flow) => return Ok(*flow),
-                                Next::Fail(e) => return Err(*e),
-                            }
+                            self.call_builtin(cx, builtin_of(f), 2, code.spans[ip - 1])?;
                         }
                     }
                     _ => match self.exec_other(cx, op, code, base, ip) {
                         Next::Go => {}
-                        Next::Goto(to) => ip = to,
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
                         Next::Fail(e) => return Err(*e),
@@ -820,9 +897,31 @@ impl Machine {
         }
     }
 
-    /// The instructions [`Machine::exec`] does not run in its own loop: the ones that
-    /// call out (builtins, functions, forms, property reads) or leave the frame. Kept out
-    /// of the loop so the loop's few registers hold what the common instructions use.
+    /// Call builtin `index` on the `argc` values on top of the stack, leaving its result
+    /// there instead.
+    fn call_builtin(
+        &mut self,
+        cx: &mut Context<'_>,
+        index: u16,
+        argc: u8,
+        span: Span,
+    ) -> Result<(), RuntimeError> {
+        let at = self.stack.len() - argc as usize;
+        let result = match pure_fn(index as usize) {
+            Some(f) => {
+                f(&mut self.stack[at..], &mut self.meter).map_err(|e| self.builtin_error(span, e))
+            }
+            None => self.context_builtin(cx, index as usize, at, span),
+        }?;
+        self.stack.truncate(at);
+        self.stack.push(result);
+        Ok(())
+    }
+
+    /// The less common instructions [`Machine::exec`] does not run in its own loop
+    /// (`switch` cases, the message, starting a `foreach`, forms, leaving a body that is
+    /// not a function, in-place updates). Kept out of the loop so its registers hold what
+    /// the common instructions use.
     #[inline(never)]
     fn exec_other(
         &mut self,
@@ -866,16 +965,6 @@ impl Machine {
                 };
                 self.stack.push(Value::Bool(eq));
             }
-            Op::Builtin(index, argc) => {
-                let at = self.stack.len() - argc as usize;
-                let result = match pure_fn(index as usize) {
-                    Some(f) => f(&mut self.stack[at..], &mut self.meter)
-                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e)),
-                    None => self.context_builtin(cx, index as usize, at, code.spans[ip - 1]),
-                }?;
-                self.stack.truncate(at);
-                self.stack.push(result);
-            }
             Op::IterStart => {
                 let v = self.stack.pop().unwrap_or_default();
                 let list = match v {
@@ -900,52 +989,6 @@ impl Machine {
                 };
                 self.stack.push(Value::List(list));
                 self.stack.push(Value::Int(0));
-            }
-            Op::IterNext { var, exit } => {
-                let n = self.stack.len();
-                let (Value::List(list), Value::Int(i)) = (&self.stack[n - 2], &self.stack[n - 1])
-                else {
-                    return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
-                };
-                let i = *i as usize;
-                match list.get(i) {
-                    Some(item) => {
-                        let item = item.clone();
-                        self.stack[n - 1] = Value::Int(i as i64 + 1);
-                        self.stack[base + var as usize] = item;
-                    }
-                    None => {
-                        self.stack.truncate(n - 2);
-                        return Ok(Next::Goto(exit as usize));
-                    }
-                }
-            }
-            Op::Property(name) => {
-                let span = code.spans[ip - 1];
-                let v = match self.me() {
-                    Some((id, _)) => self.own_property(cx, id, name, span)?,
-                    None => {
-                        return Err(self.no_entity(span, "(property <name> of <entity>)"));
-                    }
-                };
-                self.stack.push(v);
-            }
-            Op::PropertyOf(name) => {
-                let entity = self.stack.pop().unwrap_or_default();
-                let v = self.property_of(cx, &entity, name, code.spans[ip - 1])?;
-                self.stack.push(v);
-            }
-            Op::Attribute(key) => {
-                let v = match self.current_jp() {
-                    Some(jp) => jp
-                        .msg
-                        .attrs
-                        .get(&Key::sym(key))
-                        .cloned()
-                        .unwrap_or_default(),
-                    None => return Err(self.no_message(code.spans[ip - 1])),
-                };
-                self.stack.push(v);
             }
             Op::Form(form, nattrs) => {
                 if let Some(f) = self.frames.last_mut() {
