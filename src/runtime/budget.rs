@@ -67,6 +67,9 @@ pub struct Meter {
     known: [(Value, u32); KNOWN],
     /// Where the next collection remembered goes in `known` (the oldest is replaced).
     next: usize,
+    /// How deep the deepest value of the last attributes the VM gathered for a form
+    /// nests (so a new message can be remembered without a walk).
+    pub attrs_depth: u32,
 }
 
 /// How many collections of known depth a meter remembers.
@@ -81,6 +84,7 @@ impl Meter {
             limits,
             known: Default::default(),
             next: 0,
+            attrs_depth: 0,
         }
     }
 

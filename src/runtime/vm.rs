@@ -1193,9 +1193,11 @@ impl Machine {
         self.meter
             .alloc(ENTRY_BYTES * u64::from(n))
             .map_err(|e| self.builtin_error(span, e))?;
+        let mut deepest = 0;
         for pair in self.stack[at..].chunks(2) {
-            if let Err(e) = self.meter.nest(&pair[1]) {
-                return Err(self.builtin_error(span, e));
+            match self.meter.nest_depth(&pair[1]) {
+                Ok(d) => deepest = deepest.max(d),
+                Err(e) => return Err(self.builtin_error(span, e)),
             }
             let Some(key) = pair[0].as_key() else {
                 return Err(self.error(
@@ -1210,6 +1212,7 @@ impl Machine {
             dict.insert(key, pair[1].clone());
         }
         self.stack.truncate(at);
+        self.meter.attrs_depth = deepest;
         Ok(dict)
     }
 

@@ -188,10 +188,15 @@ impl Machine {
             NewMessage => {
                 let [label] = self.pop_args();
                 let label = self.symbol(&label, "a message label", span)?;
-                Ok(Flow::Value(Value::Message(Arc::new(Message {
-                    label,
-                    attrs,
-                }))))
+                let msg = Value::Message(Arc::new(Message { label, attrs }));
+                // Its attributes were measured as they were gathered: remember its depth.
+                let deepest = if nattrs > 0 {
+                    self.meter.attrs_depth
+                } else {
+                    0
+                };
+                self.meter.remember(&msg, deepest + 1);
+                Ok(Flow::Value(msg))
             }
             SendNew => {
                 let [label, to] = self.pop_args();
