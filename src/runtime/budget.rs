@@ -62,7 +62,15 @@ pub struct Meter {
     pub memory: u64,
     /// The limits.
     pub limits: Limits,
+    /// Collections whose nesting depth is known, each with its depth (see
+    /// [`Meter::nest_depth`]).
+    known: [(Value, u32); KNOWN],
+    /// Where the next collection remembered goes in `known` (the oldest is replaced).
+    next: usize,
 }
+
+/// How many collections of known depth a meter remembers.
+const KNOWN: usize = 4;
 
 impl Meter {
     /// A fresh meter.
@@ -71,6 +79,8 @@ impl Meter {
             steps: 0,
             memory: 0,
             limits,
+            known: Default::default(),
+            next: 0,
         }
     }
 
@@ -131,25 +141,61 @@ impl Meter {
     /// within the limit), counting the walk.
     #[inline]
     pub fn nest(&mut self, v: &Value) -> Result<(), BuiltinError> {
+        self.nest_depth(v).map(|_| ())
+    }
+
+    /// [`Meter::nest`], giving how deep `v` nests (0 for a scalar, 1 for a collection of
+    /// scalars ...).
+    ///
+    /// A collection whose depth was worked out is remembered, with a reference held, for
+    /// the rest of the transaction or until four more are: while the meter holds it, it
+    /// cannot change in place (an update copies a collection someone else holds), so its
+    /// depth stays right, and putting it into another collection costs no walk. `list`
+    /// remembers the list it makes (one deeper than its deepest element), so the usual
+    /// `(append moves (list name message))` walks nothing twice.
+    #[inline]
+    pub fn nest_depth(&mut self, v: &Value) -> Result<u32, BuiltinError> {
         match v {
             Value::List(_) | Value::Dict(_) | Value::Message(_) => self.nest_walk(v),
-            _ => Ok(()),
+            _ => Ok(0),
         }
     }
 
-    fn nest_walk(&mut self, v: &Value) -> Result<(), BuiltinError> {
+    /// Remember that the collection `v` nests `depth` deep (exactly).
+    #[inline]
+    pub fn remember(&mut self, v: &Value, depth: u32) {
+        self.known[self.next] = (v.clone(), depth);
+        self.next = (self.next + 1) % KNOWN;
+    }
+
+    fn nest_walk(&mut self, v: &Value) -> Result<u32, BuiltinError> {
         let max = self.limits.max_nesting;
-        let mut visited = 0usize;
-        // `v` nests at least one deep, and the collection it goes into adds one more.
-        let fits = max >= 2 && nesting_within(v, max - 2, &mut visited);
-        self.work(visited)?;
-        if !fits {
-            return Err(BuiltinError::new(format!(
-                "values may nest at most {max} deep (a list in a list ...)"
-            ))
-            .with_hint("raise the limit with --max-nesting"));
+        // `v` may nest at most `max - 1` deep: the collection it goes into adds one more.
+        let limit = u32::try_from(max.saturating_sub(1)).unwrap_or(u32::MAX);
+        if let Some(d) = known_depth(&self.known, v) {
+            if d <= limit {
+                return Ok(d);
+            }
+            return Err(self.too_deep());
         }
-        Ok(())
+        let mut visited = 0usize;
+        let depth = depth_within(v, limit, &mut visited, &self.known);
+        self.work(visited)?;
+        match depth {
+            Some(d) => {
+                self.remember(v, d);
+                Ok(d)
+            }
+            None => Err(self.too_deep()),
+        }
+    }
+
+    fn too_deep(&self) -> BuiltinError {
+        BuiltinError::new(format!(
+            "values may nest at most {} deep (a list in a list ...)",
+            self.limits.max_nesting
+        ))
+        .with_hint("raise the limit with --max-nesting")
     }
 
     /// Equality that counts one step per element of the collections it looks at (two
@@ -203,31 +249,46 @@ impl Meter {
     }
 }
 
-/// Whether `v` nests at most `room` levels below itself, counting each value looked at in
-/// `visited`. Recursion is bounded by `room`.
-fn nesting_within(v: &Value, room: usize, visited: &mut usize) -> bool {
-    match v {
-        Value::List(l) => children_within(l.iter(), room, visited),
-        Value::Dict(d) => children_within(d.values(), room, visited),
-        Value::Message(m) => children_within(m.attrs.values(), room, visited),
-        _ => true,
-    }
+/// The depth of `v` remembered in `known`, if it is there (the same collection, not an
+/// equal one).
+#[inline]
+fn known_depth(known: &[(Value, u32)], v: &Value) -> Option<u32> {
+    known.iter().find_map(|(k, d)| {
+        let same = match (k, v) {
+            (Value::List(a), Value::List(b)) => std::sync::Arc::ptr_eq(a, b),
+            (Value::Dict(a), Value::Dict(b)) => std::sync::Arc::ptr_eq(a, b),
+            (Value::Message(a), Value::Message(b)) => std::sync::Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        same.then_some(*d)
+    })
 }
 
-fn children_within<'a>(
-    children: impl Iterator<Item = &'a Value>,
-    room: usize,
-    visited: &mut usize,
-) -> bool {
-    for c in children {
-        *visited += 1;
-        if matches!(c, Value::List(_) | Value::Dict(_) | Value::Message(_))
-            && (room == 0 || !nesting_within(c, room - 1, visited))
-        {
-            return false;
+/// How deep `v` nests (0 for a scalar) if at most `limit`, else `None`; counts each value
+/// looked at in `visited`. Recursion is bounded by `limit`.
+fn depth_within(v: &Value, limit: u32, visited: &mut usize, known: &[(Value, u32)]) -> Option<u32> {
+    let children_depth = |children: &mut dyn Iterator<Item = &Value>, visited: &mut usize| {
+        let mut deepest = 0;
+        for c in children {
+            *visited += 1;
+            if matches!(c, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
+                let d = match known_depth(known, c) {
+                    Some(d) if d < limit => d,
+                    Some(_) => return None,
+                    None => depth_within(c, limit - 1, visited, known)?,
+                };
+                deepest = deepest.max(d);
+            }
         }
+        Some(deepest + 1)
+    };
+    match v {
+        _ if limit == 0 => None,
+        Value::List(l) => children_depth(&mut l.iter(), visited),
+        Value::Dict(d) => children_depth(&mut d.values(), visited),
+        Value::Message(m) => children_depth(&mut m.attrs.values(), visited),
+        _ => Some(0),
     }
-    true
 }
 
 /// Take one step from `left`; false when none was left.
@@ -351,6 +412,28 @@ mod tests {
             v = Value::list(imbl::vector![v]);
         }
         v
+    }
+
+    #[test]
+    fn remembered_depths_stay_right_when_the_collection_is_updated() {
+        let mut m = Meter::new(Limits {
+            max_nesting: 4,
+            ..Limits::default()
+        });
+        let mut l = nested(1);
+        assert_eq!(m.nest_depth(&l).ok(), Some(1));
+        assert_eq!(m.nest_depth(&nested(2)).ok(), Some(2));
+        // The meter holds `l`, so this update copies it instead of changing the list
+        // whose depth it remembers.
+        if let Value::List(items) = &mut l {
+            std::sync::Arc::make_mut(items).push_back(nested(3));
+        }
+        assert_eq!(m.nest_depth(&nested(1)).ok(), Some(1));
+        assert!(m.nest(&l).is_err(), "l nests 4 deep now");
+        // A remembered deep value found inside another is still refused.
+        let deep = nested(3);
+        assert_eq!(m.nest_depth(&deep).ok(), Some(3));
+        assert!(m.nest(&Value::list(imbl::vector![deep])).is_err());
     }
 
     #[test]

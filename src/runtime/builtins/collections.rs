@@ -30,11 +30,17 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
 }
 
 pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    let mut deepest = 0;
     for v in args.iter() {
-        m.nest(v)?;
+        deepest = deepest.max(m.nest_depth(v)?);
     }
     m.alloc(ELEMENT_BYTES * args.len() as u64)?;
-    Ok(Value::list(args.iter_mut().map(std::mem::take).collect()))
+    let list = Value::list(args.iter_mut().map(std::mem::take).collect());
+    // Remembered with its depth, so putting it into another collection walks nothing. A
+    // list made here has as many elements as the call has arguments: if it is later
+    // updated while remembered, the copy that makes is small.
+    m.remember(&list, deepest + 1);
+    Ok(list)
 }
 
 pub(super) fn first(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {

@@ -22,13 +22,19 @@ impl Machine {
         use FormOp::*;
         if matches!(op, NewMessage | SendNew) {
             // A message's attributes go straight into its inline record.
-            let attrs = self.pop_message_attrs(nattrs, span)?;
+            let (attrs, deepest) = self.pop_message_attrs(nattrs, span)?;
             let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
             let label = self.pop_one();
             let label = self.symbol(&label, "a message label", span)?;
             let msg = Arc::new(Message { label, attrs });
             return match to {
-                None => Ok(Flow::Value(Value::Message(msg))),
+                None => {
+                    let msg = Value::Message(msg);
+                    // Its attributes were measured as they were gathered: remember its
+                    // depth, so putting it into a list walks nothing.
+                    self.meter.remember(&msg, deepest + 1);
+                    Ok(Flow::Value(msg))
+                }
                 Some(to) => self.send(cx, &to, msg, span),
             };
         }
@@ -346,19 +352,22 @@ impl Machine {
 
     /// Pop `n` attribute key/value pairs into a message's attributes: the same checks and
     /// accounting as [`Machine::pop_attrs`] (later keys win over earlier ones).
-    fn pop_message_attrs(&mut self, n: u8, span: Span) -> Result<Attrs, RuntimeError> {
+    /// The `n` attribute pairs on the stack, and how deep the deepest value nests.
+    fn pop_message_attrs(&mut self, n: u8, span: Span) -> Result<(Attrs, u32), RuntimeError> {
         if n == 0 {
-            return Ok(Attrs::new());
+            return Ok((Attrs::new(), 0));
         }
         let at = self.stack.len() - 2 * n as usize;
         self.meter
             .alloc(ENTRY_BYTES * u64::from(n))
             .map_err(|e| self.builtin_error(span, e))?;
         let mut attrs = Attrs::with_capacity(n as usize);
+        let mut deepest = 0;
         for i in 0..n as usize {
             let pair = &self.stack[at + 2 * i..at + 2 * i + 2];
-            if let Err(e) = self.meter.nest(&pair[1]) {
-                return Err(self.builtin_error(span, e));
+            match self.meter.nest_depth(&pair[1]) {
+                Ok(d) => deepest = deepest.max(d),
+                Err(e) => return Err(self.builtin_error(span, e)),
             }
             let Some(key) = pair[0].as_key() else {
                 return Err(self.error(
@@ -374,7 +383,7 @@ impl Machine {
             attrs.insert(key, value);
         }
         self.stack.truncate(at);
-        Ok(attrs)
+        Ok((attrs, deepest))
     }
 
     fn key(&self, v: &Value, span: Span) -> Result<Key, RuntimeError> {
