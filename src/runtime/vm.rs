@@ -16,7 +16,7 @@ use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
+use super::budget::{ELEMENT_BYTES, Meter};
 use super::builtins::{BuiltinError, pure_fn, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Dict, Key, List, Message, Value};
@@ -1475,30 +1475,11 @@ impl Machine {
         })
     }
 
+    /// The `n` attribute pairs on the stack as a dictionary (for the forms that keep
+    /// them as one: `new entity`, `finish`, the drawing forms).
     fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {
-        let at = self.stack.len() - 2 * n as usize;
-        let mut dict = Dict::new();
-        self.meter
-            .alloc(ENTRY_BYTES * u64::from(n))
-            .map_err(|e| self.builtin_error(span, e))?;
-        for pair in self.stack[at..].chunks(2) {
-            if let Err(e) = self.meter.nest(&pair[1]) {
-                return Err(self.builtin_error(span, e));
-            }
-            let Some(key) = pair[0].as_key() else {
-                return Err(self.error(
-                    span,
-                    format!(
-                        "attribute keys are strings or integers, got {} {}",
-                        pair[0].type_name(),
-                        pair[0]
-                    ),
-                ));
-            };
-            dict.insert(key, pair[1].clone());
-        }
-        self.stack.truncate(at);
-        Ok(dict)
+        self.pop_message_attrs(n, span)
+            .map(|(attrs, _)| attrs.to_dict())
     }
 
     fn pop_args<const N: usize>(&mut self) -> [Value; N] {

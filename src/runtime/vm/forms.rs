@@ -350,10 +350,14 @@ impl Machine {
         (a, b)
     }
 
-    /// Pop `n` attribute key/value pairs into a message's attributes: the same checks and
-    /// accounting as [`Machine::pop_attrs`] (later keys win over earlier ones).
-    /// The `n` attribute pairs on the stack, and how deep the deepest value nests.
-    fn pop_message_attrs(&mut self, n: u8, span: Span) -> Result<(Attrs, u32), RuntimeError> {
+    /// Pop `n` attribute key/value pairs into a message's attributes (later keys win over
+    /// earlier ones), counting their memory and checking their nesting; also how deep the
+    /// deepest value nests.
+    pub(super) fn pop_message_attrs(
+        &mut self,
+        n: u8,
+        span: Span,
+    ) -> Result<(Attrs, u32), RuntimeError> {
         if n == 0 {
             return Ok((Attrs::new(), 0));
         }
