@@ -314,7 +314,10 @@ impl Session {
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
     fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
-        let (status, mut m) = self.run_machine(world, start, trace);
+        let mut cx = self.context();
+        cx.trace = trace;
+        let mut m = start.machine(world, &mut cx);
+        let status = drive(&mut m, &mut cx);
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
@@ -325,48 +328,19 @@ impl Session {
                 trace,
                 steps,
             },
-            Session::world_after(m),
+            m.into_world(),
         )
     }
 
-    /// The world a finished machine leaves: the one it started from if it still waits for
-    /// a signal, else its own (its buffers go to the next machine).
-    fn world_after(mut m: Machine) -> World {
-        if m.waiting_for().is_some() {
-            m.abort()
-        } else {
-            m.recycle_buffers();
-            m.world
-        }
-    }
-
-    /// Run a transaction on `world` to its end: its status and the finished machine.
-    fn run_machine(&mut self, world: World, start: Start, trace: bool) -> (Status, Machine) {
+    /// Run an untraced transaction on `world` to its end: its status and the world it
+    /// leaves. The machine stays in this frame (it is large: moving it costs more than
+    /// a short transaction's work).
+    fn run_quiet(&mut self, world: World, start: Start) -> (Status, World) {
         let mut cx = self.context();
-        cx.trace = trace;
-        let mut m = match start {
-            Start::Deliver(to, msg) => Machine::deliver_shared(world, &mut cx, to, msg),
-            Start::Eval(code) => Machine::eval(world, &mut cx, code),
-        };
-        let status = loop {
-            match m.run(&mut cx) {
-                Run::Finished(status) => break status,
-                Run::Stepped => continue,
-                Run::Waiting(signal) => {
-                    // Without someone to answer, a wait cannot be satisfied.
-                    let e = RuntimeError {
-                        message: format!("waiting for signal \"{signal}\" with no one to answer"),
-                        hint: Some(
-                            "signals are answered from the REPL (:signal) or the board".into(),
-                        ),
-                        span: None,
-                        chain: Vec::new(),
-                    };
-                    break Status::Failed(e);
-                }
-            }
-        };
-        (status, m)
+        cx.trace = false;
+        let mut m = start.machine(world, &mut cx);
+        let status = drive(&mut m, &mut cx);
+        (status, m.into_world())
     }
 
     /// Start delivering `msg` to `to` without running it: drive it with [`Session::resume`]
@@ -459,8 +433,7 @@ impl Session {
     /// transaction record is made; the session is unchanged.
     pub fn trial(&mut self, candidate: &Candidate) -> (Status, World) {
         let start = Start::Deliver(candidate.recipient, candidate.message.clone());
-        let (status, m) = self.run_machine(self.unwatched(), start, false);
-        (status, Session::world_after(m))
+        self.run_quiet(self.unwatched(), start)
     }
 
     /// The world without its canvas: trying moves (legal-move lists, playouts, perft) does
@@ -487,8 +460,7 @@ impl Session {
         let Some(code) = self.game.actions else {
             return Ok(Vec::new());
         };
-        let (status, m) = self.run_machine(self.unwatched(), Start::Eval(code), false);
-        drop(Session::world_after(m));
+        let (status, _) = self.run_quiet(self.unwatched(), Start::Eval(code));
         let value = match status {
             Status::Committed(v) => v,
             Status::Failed(e) => return Err(e),
@@ -566,6 +538,36 @@ impl Session {
 enum Start {
     Deliver(Symbol, Arc<Message>),
     Eval(CodeId),
+}
+
+impl Start {
+    /// The machine of a transaction starting this way on `world`.
+    #[inline(always)]
+    fn machine(self, world: World, cx: &mut Context<'_>) -> Machine {
+        match self {
+            Start::Deliver(to, msg) => Machine::deliver_shared(world, cx, to, msg),
+            Start::Eval(code) => Machine::eval(world, cx, code),
+        }
+    }
+}
+
+/// Run `m` to its end: its status.
+fn drive(m: &mut Machine, cx: &mut Context<'_>) -> Status {
+    loop {
+        match m.run(cx) {
+            Run::Finished(status) => return status,
+            Run::Stepped => continue,
+            Run::Waiting(signal) => {
+                // Without someone to answer, a wait cannot be satisfied.
+                return Status::Failed(RuntimeError {
+                    message: format!("waiting for signal \"{signal}\" with no one to answer"),
+                    hint: Some("signals are answered from the REPL (:signal) or the board".into()),
+                    span: None,
+                    chain: Vec::new(),
+                });
+            }
+        }
+    }
 }
 
 /// The name of an action: its message's `"name"` attribute, else

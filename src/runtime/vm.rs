@@ -268,6 +268,7 @@ thread_local! {
 }
 
 impl Machine {
+    #[inline(always)]
     fn new(world: World, cx: &Context<'_>) -> Machine {
         let b = SPARE.with(|s| s.take()).unwrap_or_else(|| Buffers {
             stack: Vec::with_capacity(64),
@@ -299,6 +300,7 @@ impl Machine {
 
     /// [`Machine::deliver`] for a message already shared (a candidate action's): trying a
     /// move neither copies its message nor allocates a new one.
+    #[inline(always)]
     pub fn deliver_shared(
         world: World,
         cx: &mut Context<'_>,
@@ -348,6 +350,18 @@ impl Machine {
         b.frames.clear();
         b.jps.clear();
         SPARE.with(|s| s.set(Some(b)));
+    }
+
+    /// The world a finished machine leaves: the one it started from if it still waits for
+    /// a signal, else its own (its buffers go to the next machine on this thread).
+    #[inline]
+    pub fn into_world(mut self) -> World {
+        if self.waiting.is_some() {
+            self.start
+        } else {
+            self.recycle_buffers();
+            self.world
+        }
     }
 
     /// The signal the transaction waits for, if any.
