@@ -354,7 +354,7 @@ impl Machine {
 
     /// The world a finished machine leaves: the one it started from if it still waits for
     /// a signal, else its own (its buffers go to the next machine on this thread).
-    #[inline]
+    #[inline(always)]
     pub fn into_world(mut self) -> World {
         if self.waiting.is_some() {
             self.start
