@@ -554,7 +554,32 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
             label: Symbol::intern(&format!("m{l}")),
             attrs,
         };
+        // The same transaction traced, on a copy: tracing records the steps and changes
+        // nothing else (an untraced transaction skips the trace's work).
+        let mut traced = session.fork();
+        traced.trace = true;
+        let ttx = traced.deliver(Symbol::intern(&format!("c{e}")), msg.clone());
         let tx = session.deliver(Symbol::intern(&format!("c{e}")), msg);
+        prop_assert!(
+            tx.trace.is_empty() && (ttx.trace.len() > 0 || matches!(ttx.status, Status::Failed(_))),
+            "only the traced run records steps\n{text}"
+        );
+        prop_assert_eq!(
+            tx.status.summary(),
+            ttx.status.summary(),
+            "traced and untraced status differ\n{}",
+            text
+        );
+        prop_assert_eq!(
+            &tx.output,
+            &ttx.output,
+            "traced and untraced output differ\n{}",
+            text
+        );
+        prop_assert!(
+            traced.world.same_as(&session.world),
+            "traced and untraced runs leave different worlds\n{text}"
+        );
         let expected = model.transaction(e, l);
         let context = || {
             format!(

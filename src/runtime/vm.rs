@@ -426,13 +426,22 @@ impl Machine {
         Run::Finished(status)
     }
 
+    /// Record step `e` when tracing and pause after it when stepping. Inlined: a
+    /// transaction nobody traces or steps neither builds nor drops the event.
+    #[inline(always)]
     fn event(&mut self, cx: &Context<'_>, e: TraceEvent) {
+        if cx.trace || cx.stepping {
+            self.record(cx, e);
+        }
+    }
+
+    #[inline(never)]
+    fn record(&mut self, cx: &Context<'_>, e: TraceEvent) {
         // What representations do is drawing, not the game: it is not traced or stepped.
-        if !(cx.trace || cx.stepping)
-            || self
-                .jps
-                .last()
-                .is_some_and(|jp| jp.entity.is_representation())
+        if self
+            .jps
+            .last()
+            .is_some_and(|jp| jp.entity.is_representation())
         {
             return;
         }
@@ -1116,15 +1125,9 @@ impl Machine {
             match jp.phase {
                 Phase::Laws(i) if i < jp.chain.laws.len() => {
                     jp.phase = Phase::Laws(i + 1);
-                    let law = jp.chain.laws[i].clone();
-                    self.event(
-                        cx,
-                        TraceEvent::Law {
-                            depth,
-                            name: law.name,
-                        },
-                    );
-                    self.push_frame(cx, law.code, Kind::Law, jp_index);
+                    let (name, code) = (jp.chain.laws[i].name, jp.chain.laws[i].code);
+                    self.event(cx, TraceEvent::Law { depth, name });
+                    self.push_frame(cx, code, Kind::Law, jp_index);
                     return None;
                 }
                 Phase::Laws(_) => {
@@ -1157,15 +1160,10 @@ impl Machine {
                 }
                 Phase::SideEffects(i) if i < jp.chain.side_effects.len() => {
                     jp.phase = Phase::SideEffects(i + 1);
-                    let se = jp.chain.side_effects[i].clone();
-                    self.event(
-                        cx,
-                        TraceEvent::SideEffect {
-                            depth,
-                            name: se.name,
-                        },
-                    );
-                    self.push_frame(cx, se.code, Kind::SideEffect, jp_index);
+                    let se = &jp.chain.side_effects[i];
+                    let (name, code) = (se.name, se.code);
+                    self.event(cx, TraceEvent::SideEffect { depth, name });
+                    self.push_frame(cx, code, Kind::SideEffect, jp_index);
                     return None;
                 }
                 Phase::SideEffects(_) => {
