@@ -9,6 +9,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use rustc_hash::FxHasher;
+use smallvec::SmallVec;
 
 use crate::compile::program::{Advice, AdviceTarget, Game, TypeId};
 use crate::symbol::Symbol;
@@ -20,6 +21,17 @@ use super::value::{Dict, Key, Value};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EntityId(pub u32);
 
+/// How many layout properties an entity keeps inline, in its own allocation.
+pub const INLINE_PROPS: usize = 4;
+
+/// An entity's layout properties, in its type's order.
+///
+/// Most types have a handful of properties: up to [`INLINE_PROPS`] of them live inside
+/// the entity, so copying an entity that a snapshot shares (the first write to it in a
+/// tried move) is one allocation, and dropping the copy one free. Types with more
+/// properties keep them in a separate array, as a `Vec` would.
+pub type Props = SmallVec<[Value; INLINE_PROPS]>;
+
 /// One entity.
 #[derive(Clone, Debug)]
 pub struct Entity {
@@ -30,7 +42,7 @@ pub struct Entity {
     /// Its current state.
     pub state: Symbol,
     /// Properties in its type's layout.
-    pub props: Vec<Value>,
+    pub props: Props,
     /// Properties added at run time with `new property`.
     pub extra: Dict,
 }
@@ -368,4 +380,55 @@ pub fn links_dict(links: &[(Symbol, Symbol)]) -> Value {
             .map(|(d, c)| (Key::sym(*d), Value::sym(*c)))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(props: usize) -> Entity {
+        Entity {
+            name: Symbol::intern("pit"),
+            ty: TypeId(0),
+            state: Symbol::intern("default"),
+            props: (0..props as i64).map(Value::Int).collect(),
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_copied_entity_leaves_the_snapshot_unchanged() {
+        // Inline (a few properties) and spilled (more than fit inline) layouts alike.
+        for n in [0, 1, INLINE_PROPS, INLINE_PROPS + 3] {
+            let shared = Arc::new(entity(n));
+            let mut mine = Arc::clone(&shared);
+            let e = Arc::make_mut(&mut mine);
+            if let Some(first) = e.props.first_mut() {
+                *first = Value::str("changed");
+            }
+            e.extra
+                .insert(Key::sym(Symbol::intern("added")), Value::Int(7));
+            assert!(!Arc::ptr_eq(&shared, &mine));
+            assert_eq!(shared.props.len(), n);
+            assert_eq!(mine.props.len(), n);
+            for (i, v) in shared.props.iter().enumerate() {
+                assert_eq!(*v, Value::Int(i as i64));
+            }
+            if n > 0 {
+                assert_eq!(mine.props[0], Value::str("changed"));
+                assert_eq!(&mine.props[1..], &shared.props[1..]);
+            }
+            assert!(shared.extra.is_empty());
+            assert_eq!(
+                mine.extra.get(&Key::sym(Symbol::intern("added"))),
+                Some(&Value::Int(7))
+            );
+        }
+    }
+
+    #[test]
+    fn a_few_properties_need_no_array_of_their_own() {
+        assert!(!entity(INLINE_PROPS).props.spilled());
+        assert!(entity(INLINE_PROPS + 1).props.spilled());
+    }
 }
