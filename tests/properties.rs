@@ -483,7 +483,7 @@ fn expected_world(game: &Game, base: &World, model: &[MEntity]) -> World {
                 name: Symbol::intern(&m.name),
                 ty,
                 state: Symbol::intern("default"),
-                props: vec![Value::Int(0); game.ty(ty).properties.len()],
+                props: vec![Value::Int(0); game.ty(ty).properties.len()].into(),
                 extra: Dict::new(),
             };
             set(&mut e, m);

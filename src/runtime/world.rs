@@ -33,7 +33,7 @@ pub const INLINE_PROPS: usize = 4;
 pub type Props = SmallVec<[Value; INLINE_PROPS]>;
 
 /// One entity.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Entity {
     /// Its name.
     pub name: Symbol,
@@ -45,6 +45,30 @@ pub struct Entity {
     pub props: Props,
     /// Properties added at run time with `new property`.
     pub extra: Dict,
+}
+
+impl Clone for Entity {
+    /// A copy (what a write to an entity a snapshot shares makes). Inline properties are
+    /// cloned into a fixed array in one pass, with none of the capacity checks of
+    /// extending a vector one element at a time.
+    fn clone(&self) -> Entity {
+        let props = if self.props.spilled() {
+            self.props.clone()
+        } else {
+            let n = self.props.len();
+            let buf: [Value; INLINE_PROPS] =
+                std::array::from_fn(|i| self.props.get(i).cloned().unwrap_or_default());
+            // The slots past `n` hold `Nil`, which owns nothing, so not dropping them is fine.
+            Props::from_buf_and_len(buf, n)
+        };
+        Entity {
+            name: self.name,
+            ty: self.ty,
+            state: self.state,
+            props,
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Entity {
