@@ -32,6 +32,50 @@ pub const INLINE_PROPS: usize = 4;
 /// properties keep them in a separate array, as a `Vec` would.
 pub type Props = SmallVec<[Value; INLINE_PROPS]>;
 
+/// The properties an entity was given at run time (`new property`), by name.
+///
+/// Few entities ever get one, so the map is only allocated on the first: an entity
+/// without any carries one null pointer, which copying and dropping only test.
+#[derive(Clone, Debug, Default)]
+pub struct Extra(Option<Box<Dict>>);
+
+impl Extra {
+    /// The value of `key`, if added.
+    #[inline]
+    pub fn get(&self, key: &Key) -> Option<&Value> {
+        self.0.as_deref().and_then(|d| d.get(key))
+    }
+
+    /// A mutable reference to the value of `key`, if added.
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
+        self.0.as_deref_mut().and_then(|d| d.get_mut(key))
+    }
+
+    /// Set `key` to `value`, returning the value it had.
+    pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
+        self.0.get_or_insert_with(Box::default).insert(key, value)
+    }
+
+    /// Whether no property was added.
+    pub fn is_empty(&self) -> bool {
+        self.0.as_deref().is_none_or(|d| d.is_empty())
+    }
+
+    /// Every added property, by key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.0.as_deref().into_iter().flat_map(|d| d.iter())
+    }
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, other: &Extra) -> bool {
+        match (self.0.as_deref(), other.0.as_deref()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.is_empty() && other.is_empty(),
+        }
+    }
+}
+
 /// One entity.
 #[derive(Debug)]
 pub struct Entity {
@@ -44,7 +88,7 @@ pub struct Entity {
     /// Properties in its type's layout.
     pub props: Props,
     /// Properties added at run time with `new property`.
-    pub extra: Dict,
+    pub extra: Extra,
 }
 
 impl Clone for Entity {
@@ -443,11 +487,33 @@ mod tests {
                 assert_eq!(&mine.props[1..], &shared.props[1..]);
             }
             assert!(shared.extra.is_empty());
+            assert_eq!(shared.extra, Extra::default());
+            assert_ne!(mine.extra, shared.extra);
+            assert_eq!(mine.extra.iter().count(), 1);
             assert_eq!(
                 mine.extra.get(&Key::sym(Symbol::intern("added"))),
                 Some(&Value::Int(7))
             );
         }
+    }
+
+    #[test]
+    fn run_time_properties_are_kept_apart_from_the_layout() {
+        let mut e = entity(2);
+        let (a, b) = (Key::sym(Symbol::intern("a")), Key::sym(Symbol::intern("b")));
+        assert_eq!(e.extra.get(&a), None);
+        assert_eq!(e.extra.insert(b.clone(), Value::Int(2)), None);
+        assert_eq!(e.extra.insert(a.clone(), Value::Int(1)), None);
+        *e.extra.get_mut(&b).unwrap_or_else(|| unreachable!()) = Value::Int(20);
+        let keys: Vec<_> = e
+            .extra
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        assert_eq!(keys, vec![(a, Value::Int(1)), (b, Value::Int(20))]);
+        assert_eq!(e.props.len(), 2);
+        let copy = e.clone();
+        assert_eq!(copy.extra, e.extra);
     }
 
     #[test]
