@@ -27,7 +27,7 @@ use flexrules::compile::build_game;
 use flexrules::compile::program::Game;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::Status;
-use flexrules::runtime::value::{Attrs, Dict, Key, Message, Value};
+use flexrules::runtime::value::{Attrs, Key, Message, Value};
 use flexrules::runtime::world::{Entity, EntityId, World};
 use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
@@ -483,8 +483,8 @@ fn expected_world(game: &Game, base: &World, model: &[MEntity]) -> World {
                 name: Symbol::intern(&m.name),
                 ty,
                 state: Symbol::intern("default"),
-                props: vec![Value::Int(0); game.ty(ty).properties.len()],
-                extra: Dict::new(),
+                props: vec![Value::Int(0); game.ty(ty).properties.len()].into(),
+                extra: Default::default(),
             };
             set(&mut e, m);
             w.add(e);

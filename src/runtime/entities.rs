@@ -166,7 +166,7 @@ mod tests {
             name: Symbol::intern(&format!("e{i}")),
             ty: TypeId(0),
             state: Symbol::intern("default"),
-            props: vec![],
+            props: Default::default(),
             extra: Default::default(),
         }))
     }

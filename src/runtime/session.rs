@@ -167,7 +167,7 @@ impl Session {
                 name: inst.name,
                 ty: inst.ty,
                 state: Symbol::intern("default"),
-                props: s.defaults[inst.ty.0 as usize].clone(),
+                props: s.defaults[inst.ty.0 as usize].as_slice().into(),
                 extra: Default::default(),
             };
             for (name, init) in &inst.properties {

@@ -63,7 +63,7 @@ impl Session {
                         name: e.name,
                         ty,
                         state: Symbol::intern("default"),
-                        props: self.defaults(ty),
+                        props: self.defaults(ty).into(),
                         extra: Default::default(),
                     },
                 );

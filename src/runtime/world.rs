@@ -9,6 +9,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 
 use rustc_hash::FxHasher;
+use smallvec::SmallVec;
 
 use crate::compile::program::{Advice, AdviceTarget, Game, TypeId};
 use crate::symbol::Symbol;
@@ -20,8 +21,63 @@ use super::value::{Dict, Key, Value};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EntityId(pub u32);
 
+/// How many layout properties an entity keeps inline, in its own allocation.
+pub const INLINE_PROPS: usize = 4;
+
+/// An entity's layout properties, in its type's order.
+///
+/// Most types have a handful of properties: up to [`INLINE_PROPS`] of them live inside
+/// the entity, so copying an entity that a snapshot shares (the first write to it in a
+/// tried move) is one allocation, and dropping the copy one free. Types with more
+/// properties keep them in a separate array, as a `Vec` would.
+pub type Props = SmallVec<[Value; INLINE_PROPS]>;
+
+/// The properties an entity was given at run time (`new property`), by name.
+///
+/// Few entities ever get one, so the map is only allocated on the first: an entity
+/// without any carries one null pointer, which copying and dropping only test.
+#[derive(Clone, Debug, Default)]
+pub struct Extra(Option<Box<Dict>>);
+
+impl Extra {
+    /// The value of `key`, if added.
+    #[inline]
+    pub fn get(&self, key: &Key) -> Option<&Value> {
+        self.0.as_deref().and_then(|d| d.get(key))
+    }
+
+    /// A mutable reference to the value of `key`, if added.
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut Value> {
+        self.0.as_deref_mut().and_then(|d| d.get_mut(key))
+    }
+
+    /// Set `key` to `value`, returning the value it had.
+    pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
+        self.0.get_or_insert_with(Box::default).insert(key, value)
+    }
+
+    /// Whether no property was added.
+    pub fn is_empty(&self) -> bool {
+        self.0.as_deref().is_none_or(|d| d.is_empty())
+    }
+
+    /// Every added property, by key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Key, &Value)> {
+        self.0.as_deref().into_iter().flat_map(|d| d.iter())
+    }
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, other: &Extra) -> bool {
+        match (self.0.as_deref(), other.0.as_deref()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.is_empty() && other.is_empty(),
+        }
+    }
+}
+
 /// One entity.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Entity {
     /// Its name.
     pub name: Symbol,
@@ -30,9 +86,33 @@ pub struct Entity {
     /// Its current state.
     pub state: Symbol,
     /// Properties in its type's layout.
-    pub props: Vec<Value>,
+    pub props: Props,
     /// Properties added at run time with `new property`.
-    pub extra: Dict,
+    pub extra: Extra,
+}
+
+impl Clone for Entity {
+    /// A copy (what a write to an entity a snapshot shares makes). Inline properties are
+    /// cloned into a fixed array in one pass, with none of the capacity checks of
+    /// extending a vector one element at a time.
+    fn clone(&self) -> Entity {
+        let props = if self.props.spilled() {
+            self.props.clone()
+        } else {
+            let n = self.props.len();
+            let buf: [Value; INLINE_PROPS] =
+                std::array::from_fn(|i| self.props.get(i).cloned().unwrap_or_default());
+            // The slots past `n` hold `Nil`, which owns nothing, so not dropping them is fine.
+            Props::from_buf_and_len(buf, n)
+        };
+        Entity {
+            name: self.name,
+            ty: self.ty,
+            state: self.state,
+            props,
+            extra: self.extra.clone(),
+        }
+    }
 }
 
 impl Entity {
@@ -368,4 +448,77 @@ pub fn links_dict(links: &[(Symbol, Symbol)]) -> Value {
             .map(|(d, c)| (Key::sym(*d), Value::sym(*c)))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entity(props: usize) -> Entity {
+        Entity {
+            name: Symbol::intern("pit"),
+            ty: TypeId(0),
+            state: Symbol::intern("default"),
+            props: (0..props as i64).map(Value::Int).collect(),
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_copied_entity_leaves_the_snapshot_unchanged() {
+        // Inline (a few properties) and spilled (more than fit inline) layouts alike.
+        for n in [0, 1, INLINE_PROPS, INLINE_PROPS + 3] {
+            let shared = Arc::new(entity(n));
+            let mut mine = Arc::clone(&shared);
+            let e = Arc::make_mut(&mut mine);
+            if let Some(first) = e.props.first_mut() {
+                *first = Value::str("changed");
+            }
+            e.extra
+                .insert(Key::sym(Symbol::intern("added")), Value::Int(7));
+            assert!(!Arc::ptr_eq(&shared, &mine));
+            assert_eq!(shared.props.len(), n);
+            assert_eq!(mine.props.len(), n);
+            for (i, v) in shared.props.iter().enumerate() {
+                assert_eq!(*v, Value::Int(i as i64));
+            }
+            if n > 0 {
+                assert_eq!(mine.props[0], Value::str("changed"));
+                assert_eq!(&mine.props[1..], &shared.props[1..]);
+            }
+            assert!(shared.extra.is_empty());
+            assert_eq!(shared.extra, Extra::default());
+            assert_ne!(mine.extra, shared.extra);
+            assert_eq!(mine.extra.iter().count(), 1);
+            assert_eq!(
+                mine.extra.get(&Key::sym(Symbol::intern("added"))),
+                Some(&Value::Int(7))
+            );
+        }
+    }
+
+    #[test]
+    fn run_time_properties_are_kept_apart_from_the_layout() {
+        let mut e = entity(2);
+        let (a, b) = (Key::sym(Symbol::intern("a")), Key::sym(Symbol::intern("b")));
+        assert_eq!(e.extra.get(&a), None);
+        assert_eq!(e.extra.insert(b.clone(), Value::Int(2)), None);
+        assert_eq!(e.extra.insert(a.clone(), Value::Int(1)), None);
+        *e.extra.get_mut(&b).unwrap_or_else(|| unreachable!()) = Value::Int(20);
+        let keys: Vec<_> = e
+            .extra
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        assert_eq!(keys, vec![(a, Value::Int(1)), (b, Value::Int(20))]);
+        assert_eq!(e.props.len(), 2);
+        let copy = e.clone();
+        assert_eq!(copy.extra, e.extra);
+    }
+
+    #[test]
+    fn a_few_properties_need_no_array_of_their_own() {
+        assert!(!entity(INLINE_PROPS).props.spilled());
+        assert!(entity(INLINE_PROPS + 1).props.spilled());
+    }
 }

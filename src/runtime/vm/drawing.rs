@@ -248,7 +248,7 @@ impl Machine {
             name,
             ty,
             state: Symbol::intern("default"),
-            props: self.defaults_for(cx, ty),
+            props: self.defaults_for(cx, ty).into(),
             extra: Default::default(),
         };
         Arc::make_mut(&mut self.world.canvas).attach(id, repr);

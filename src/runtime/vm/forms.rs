@@ -283,7 +283,7 @@ impl Machine {
                     name,
                     ty: t,
                     state: crate::symbol::Symbol::intern("default"),
-                    props: self.defaults_for(cx, t),
+                    props: self.defaults_for(cx, t).into(),
                     extra: Default::default(),
                 };
                 for (k, v) in attrs {
