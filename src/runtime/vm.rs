@@ -522,13 +522,25 @@ impl Machine {
             let mut ip = frame.ip as usize;
             // The step count at which the next check is due: past the budget, or a
             // multiple of 65,536 (look for an interrupt). One compare per instruction.
-            let mut check_at = next_check(self.meter.steps, max_steps);
+            // The step count lives in `steps` while the loop runs: it is written back to
+            // the meter before anything that reads or charges it (builtins, forms, errors,
+            // leaving the loop) and read again after.
+            let mut steps = self.meter.steps;
+            let mut check_at = next_check(steps, max_steps);
+            macro_rules! out {
+                ($e:expr) => {{
+                    self.meter.steps = steps;
+                    let r = $e;
+                    steps = self.meter.steps;
+                    r
+                }};
+            }
             loop {
                 let op = code.ops[ip];
                 ip += 1;
-                let steps = self.meter.steps + 1;
-                self.meter.steps = steps;
+                steps += 1;
                 if steps >= check_at {
+                    self.meter.steps = steps;
                     if steps > max_steps {
                         let e = self.meter.step_error();
                         return Err(self.builtin_error(code.spans[ip - 1], e));
@@ -555,7 +567,7 @@ impl Machine {
                 // happens at the very instruction it would have happened at).
                 macro_rules! room {
                     ($extra:expr) => {
-                        self.meter.steps + $extra < check_at
+                        steps + $extra < check_at
                     };
                 }
                 match op {
@@ -639,8 +651,10 @@ impl Machine {
                             None => {
                                 let f = pure_fn(index as usize);
                                 let result = match f {
-                                    Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
-                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                                    Some(f) => out!(f(&mut self.stack[n - 2..], &mut self.meter))
+                                        .map_err(|e| {
+                                        self.builtin_error(code.spans[ip - 1], e)
+                                    })?,
                                     None => Value::Nil,
                                 };
                                 self.stack.truncate(n - 2);
@@ -649,13 +663,14 @@ impl Machine {
                         }
                     }
                     Op::Builtin(index, argc) => {
-                        self.call_builtin(cx, index, argc, code.spans[ip - 1])?
+                        out!(self.call_builtin(cx, index, argc, code.spans[ip - 1]))?
                     }
                     Op::IterNext { var, exit } => {
                         let n = self.stack.len();
                         let (Value::List(list), Value::Int(i)) =
                             (&self.stack[n - 2], &self.stack[n - 1])
                         else {
+                            self.meter.steps = steps;
                             return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
                         };
                         let i = *i as usize;
@@ -674,8 +689,9 @@ impl Machine {
                     Op::Property(name) => {
                         let span = code.spans[ip - 1];
                         let v = match self.me() {
-                            Some((id, _)) => self.own_property(cx, id, name, span)?,
+                            Some((id, _)) => out!(self.own_property(cx, id, name, span))?,
                             None => {
+                                self.meter.steps = steps;
                                 return Err(self.no_entity(span, "(property <name> of <entity>)"));
                             }
                         };
@@ -683,7 +699,7 @@ impl Machine {
                     }
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
-                        let v = self.property_of(cx, &entity, name, code.spans[ip - 1])?;
+                        let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
                         self.stack.push(v);
                     }
                     Op::Attribute(key) => {
@@ -694,7 +710,10 @@ impl Machine {
                                 .get(&Key::sym(key))
                                 .cloned()
                                 .unwrap_or_default(),
-                            None => return Err(self.no_message(code.spans[ip - 1])),
+                            None => {
+                                self.meter.steps = steps;
+                                return Err(self.no_message(code.spans[ip - 1]));
+                            }
                         };
                         self.stack.push(v);
                     }
@@ -707,6 +726,7 @@ impl Machine {
                             f.ip = ip as u32;
                         }
                         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                            self.meter.steps = steps;
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
                         let function = &game.functions[func.0 as usize];
@@ -728,6 +748,7 @@ impl Machine {
                         if self.paused || self.pause_later {
                             // A step is pending (from a form before the call): it is
                             // taken where the frames switch, as for any other frame.
+                            self.meter.steps = steps;
                             continue 'frames;
                         }
                         code = callee;
@@ -744,9 +765,11 @@ impl Machine {
                         }
                         self.stack.push(value);
                         if self.paused || self.pause_later {
+                            self.meter.steps = steps;
                             continue 'frames;
                         }
                         let Some(caller) = self.frames.last() else {
+                            self.meter.steps = steps;
                             continue 'frames;
                         };
                         code = game.code(caller.code);
@@ -758,7 +781,7 @@ impl Machine {
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(2)
                         {
-                            self.meter.steps += 2;
+                            steps += 2;
                             self.stack.push(int_value(r));
                             ip += 2;
                         } else {
@@ -772,7 +795,7 @@ impl Machine {
                         ) && let Some(r) = f.apply(*x, *y)
                             && room!(2)
                         {
-                            self.meter.steps += 2;
+                            steps += 2;
                             self.stack.push(int_value(r));
                             ip += 2;
                         } else {
@@ -783,9 +806,9 @@ impl Machine {
                         if let Some(top) = self.stack.last_mut()
                             && let Value::Int(x) = *top
                             && let Some(r) = f.apply(x, i64::from(k))
-                            && self.meter.steps + 1 < check_at
+                            && steps + 1 < check_at
                         {
-                            self.meter.steps += 1;
+                            steps += 1;
                             *top = int_value(r);
                             ip += 1;
                         } else {
@@ -797,7 +820,7 @@ impl Machine {
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(3)
                         {
-                            self.meter.steps += 3;
+                            steps += 3;
                             let slot = &mut self.stack[base + dst as usize];
                             match (slot, r) {
                                 // An integer over an integer (`(var i (+ i 1))`): nothing
@@ -815,7 +838,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
                             && room!(3)
                         {
-                            self.meter.steps += 3;
+                            steps += 3;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -828,7 +851,7 @@ impl Machine {
                         ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(3)
                         {
-                            self.meter.steps += 3;
+                            steps += 3;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -845,7 +868,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
                             && room!(4)
                         {
-                            self.meter.steps += 4;
+                            steps += 4;
                             ip = if t { body } else { exit } as usize;
                         } else {
                             // The plain jump to the test.
@@ -865,7 +888,7 @@ impl Machine {
                         ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(4)
                         {
-                            self.meter.steps += 4;
+                            steps += 4;
                             ip = if t { body } else { exit } as usize;
                         } else {
                             ip = body as usize - 4;
@@ -879,14 +902,14 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(1)
                         {
-                            self.meter.steps += 1;
+                            steps += 1;
                             self.stack.truncate(n - 2);
                             ip = if t { ip + 1 } else { to as usize };
                         } else {
-                            self.call_builtin(cx, builtin_of(f), 2, code.spans[ip - 1])?;
+                            out!(self.call_builtin(cx, builtin_of(f), 2, code.spans[ip - 1]))?;
                         }
                     }
-                    _ => match self.exec_other(cx, op, code, base, ip) {
+                    _ => match out!(self.exec_other(cx, op, code, base, ip)) {
                         Next::Go => {}
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
@@ -908,13 +931,20 @@ impl Machine {
     ) -> Result<(), RuntimeError> {
         let at = self.stack.len() - argc as usize;
         let result = match pure_fn(index as usize) {
-            Some(f) => {
-                f(&mut self.stack[at..], &mut self.meter).map_err(|e| self.builtin_error(span, e))
-            }
-            None => self.context_builtin(cx, index as usize, at, span),
-        }?;
-        self.stack.truncate(at);
-        self.stack.push(result);
+            Some(f) => match f(&mut self.stack[at..], &mut self.meter) {
+                Ok(v) => v,
+                Err(e) => return Err(self.builtin_error(span, e)),
+            },
+            None => self.context_builtin(cx, index as usize, at, span)?,
+        };
+        // The result takes the place of the first argument (no capacity check), or is
+        // pushed when there were none.
+        if argc == 0 {
+            self.stack.push(result);
+        } else {
+            self.stack.truncate(at + 1);
+            self.stack[at] = result;
+        }
         Ok(())
     }
 
