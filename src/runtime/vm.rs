@@ -125,6 +125,27 @@ const FAST_LE: u16 = 10;
 const FAST_GE: u16 = 11;
 const FAST_LAST: u16 = 11;
 
+/// Drop a value popped or overwritten by the instruction loop, skipping the out-of-line drop
+/// for the values that own nothing (the common case: integers, booleans, nil).
+#[inline(always)]
+fn discard(v: Value) {
+    if matches!(
+        v,
+        Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_)
+    ) {
+        // These variants hold no heap data or reference count: forgetting frees nothing.
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// Overwrite `slot` with `v`, dropping what it held through [`discard`].
+#[inline(always)]
+fn overwrite(slot: &mut Value, v: Value) {
+    discard(std::mem::replace(slot, v));
+}
+
 /// The step count at which the machine next stops to check: the first multiple of 65,536
 /// after `steps` (to look for an interrupt), or the first step past the budget.
 #[inline]
@@ -582,7 +603,7 @@ impl Machine {
                     }
                     Op::Store(slot) => {
                         let v = self.stack.last().cloned().unwrap_or_default();
-                        self.stack[base + slot as usize] = v;
+                        overwrite(&mut self.stack[base + slot as usize], v);
                     }
                     Op::Take(slot) => {
                         let v = std::mem::take(&mut self.stack[base + slot as usize]);
@@ -590,29 +611,33 @@ impl Machine {
                     }
                     Op::SetLocal(slot) => {
                         let v = self.stack.pop().unwrap_or_default();
-                        self.stack[base + slot as usize] = v;
+                        overwrite(&mut self.stack[base + slot as usize], v);
                     }
                     Op::Pop => {
-                        self.stack.pop();
+                        if let Some(v) = self.stack.pop() {
+                            discard(v);
+                        }
                     }
                     Op::Jump(t) => ip = t as usize,
                     Op::JumpIfFalse(t) => {
-                        if !self.stack.pop().unwrap_or_default().truthy() {
+                        let v = self.stack.pop().unwrap_or_default();
+                        if !v.truthy() {
                             ip = t as usize;
                         }
+                        discard(v);
                     }
                     Op::AndJump(t) => {
                         if self.stack.last().is_some_and(|v| !v.truthy()) {
                             ip = t as usize;
-                        } else {
-                            self.stack.pop();
+                        } else if let Some(v) = self.stack.pop() {
+                            discard(v);
                         }
                     }
                     Op::OrJump(t) => {
                         if self.stack.last().is_some_and(Value::truthy) {
                             ip = t as usize;
-                        } else {
-                            self.stack.pop();
+                        } else if let Some(v) = self.stack.pop() {
+                            discard(v);
                         }
                     }
                     Op::Builtin(index, 2)
@@ -645,7 +670,8 @@ impl Machine {
                         };
                         match r {
                             Some(v) => {
-                                self.stack.pop();
+                                self.stack.truncate(n - 1);
+                                // Both were integers: nothing to drop.
                                 self.stack[n - 2] = v;
                             }
                             None => {
@@ -678,7 +704,7 @@ impl Machine {
                             Some(item) => {
                                 let item = item.clone();
                                 self.stack[n - 1] = Value::Int(i as i64 + 1);
-                                self.stack[base + var as usize] = item;
+                                overwrite(&mut self.stack[base + var as usize], item);
                             }
                             None => {
                                 self.stack.truncate(n - 2);
@@ -942,8 +968,12 @@ impl Machine {
         if argc == 0 {
             self.stack.push(result);
         } else {
-            self.stack.truncate(at + 1);
-            self.stack[at] = result;
+            while self.stack.len() > at + 1 {
+                if let Some(v) = self.stack.pop() {
+                    discard(v);
+                }
+            }
+            overwrite(&mut self.stack[at], result);
         }
         Ok(())
     }
