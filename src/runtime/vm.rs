@@ -688,9 +688,7 @@ impl Machine {
                             }
                         }
                     }
-                    Op::Builtin(index, argc) => {
-                        out!(self.call_builtin(cx, index, argc, code.spans[ip - 1]))?
-                    }
+                    Op::Builtin(index, argc) => out!(self.call_builtin(cx, index, argc, code, ip))?,
                     Op::IterNext { var, exit } => {
                         let n = self.stack.len();
                         let (Value::List(list), Value::Int(i)) =
@@ -932,7 +930,7 @@ impl Machine {
                             self.stack.truncate(n - 2);
                             ip = if t { ip + 1 } else { to as usize };
                         } else {
-                            out!(self.call_builtin(cx, builtin_of(f), 2, code.spans[ip - 1]))?;
+                            out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
                         }
                     }
                     _ => match out!(self.exec_other(cx, op, code, base, ip)) {
@@ -947,21 +945,23 @@ impl Machine {
     }
 
     /// Call builtin `index` on the `argc` values on top of the stack, leaving its result
-    /// there instead.
+    /// there instead. The instruction is the one before `ip` in `code`: its span is looked
+    /// up only when it is needed (an error, or a builtin that reads the context).
     fn call_builtin(
         &mut self,
         cx: &mut Context<'_>,
         index: u16,
         argc: u8,
-        span: Span,
+        code: &crate::compile::bytecode::Code,
+        ip: usize,
     ) -> Result<(), RuntimeError> {
         let at = self.stack.len() - argc as usize;
         let result = match pure_fn(index as usize) {
             Some(f) => match f(&mut self.stack[at..], &mut self.meter) {
                 Ok(v) => v,
-                Err(e) => return Err(self.builtin_error(span, e)),
+                Err(e) => return Err(self.builtin_error(code.spans[ip - 1], e)),
             },
-            None => self.context_builtin(cx, index as usize, at, span)?,
+            None => self.context_builtin(cx, index as usize, at, code.spans[ip - 1])?,
         };
         // The result takes the place of the first argument (no capacity check), or is
         // pushed when there were none.
