@@ -125,6 +125,27 @@ const FAST_LE: u16 = 10;
 const FAST_GE: u16 = 11;
 const FAST_LAST: u16 = 11;
 
+/// Drop a value popped or overwritten by the instruction loop, skipping the out-of-line drop
+/// for the values that own nothing (the common case: integers, booleans, nil).
+#[inline(always)]
+fn discard(v: Value) {
+    if matches!(
+        v,
+        Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_)
+    ) {
+        // These variants hold no heap data or reference count: forgetting frees nothing.
+        std::mem::forget(v);
+    } else {
+        drop(v);
+    }
+}
+
+/// Overwrite `slot` with `v`, dropping what it held through [`discard`].
+#[inline(always)]
+fn overwrite(slot: &mut Value, v: Value) {
+    discard(std::mem::replace(slot, v));
+}
+
 /// The step count at which the machine next stops to check: the first multiple of 65,536
 /// after `steps` (to look for an interrupt), or the first step past the budget.
 #[inline]
@@ -545,13 +566,25 @@ impl Machine {
             let mut ip = frame.ip as usize;
             // The step count at which the next check is due: past the budget, or a
             // multiple of 65,536 (look for an interrupt). One compare per instruction.
-            let mut check_at = next_check(self.meter.steps, max_steps);
+            // The step count lives in `steps` while the loop runs: it is written back to
+            // the meter before anything that reads or charges it (builtins, forms, errors,
+            // leaving the loop) and read again after.
+            let mut steps = self.meter.steps;
+            let mut check_at = next_check(steps, max_steps);
+            macro_rules! out {
+                ($e:expr) => {{
+                    self.meter.steps = steps;
+                    let r = $e;
+                    steps = self.meter.steps;
+                    r
+                }};
+            }
             loop {
                 let op = code.ops[ip];
                 ip += 1;
-                let steps = self.meter.steps + 1;
-                self.meter.steps = steps;
+                steps += 1;
                 if steps >= check_at {
+                    self.meter.steps = steps;
                     if steps > max_steps {
                         let e = self.meter.step_error();
                         return Err(self.builtin_error(code.spans[ip - 1], e));
@@ -578,7 +611,7 @@ impl Machine {
                 // happens at the very instruction it would have happened at).
                 macro_rules! room {
                     ($extra:expr) => {
-                        self.meter.steps + $extra < check_at
+                        steps + $extra < check_at
                     };
                 }
                 match op {
@@ -593,7 +626,7 @@ impl Machine {
                     }
                     Op::Store(slot) => {
                         let v = self.stack.last().cloned().unwrap_or_default();
-                        self.stack[base + slot as usize] = v;
+                        overwrite(&mut self.stack[base + slot as usize], v);
                     }
                     Op::Take(slot) => {
                         let v = std::mem::take(&mut self.stack[base + slot as usize]);
@@ -601,29 +634,33 @@ impl Machine {
                     }
                     Op::SetLocal(slot) => {
                         let v = self.stack.pop().unwrap_or_default();
-                        self.stack[base + slot as usize] = v;
+                        overwrite(&mut self.stack[base + slot as usize], v);
                     }
                     Op::Pop => {
-                        self.stack.pop();
+                        if let Some(v) = self.stack.pop() {
+                            discard(v);
+                        }
                     }
                     Op::Jump(t) => ip = t as usize,
                     Op::JumpIfFalse(t) => {
-                        if !self.stack.pop().unwrap_or_default().truthy() {
+                        let v = self.stack.pop().unwrap_or_default();
+                        if !v.truthy() {
                             ip = t as usize;
                         }
+                        discard(v);
                     }
                     Op::AndJump(t) => {
                         if self.stack.last().is_some_and(|v| !v.truthy()) {
                             ip = t as usize;
-                        } else {
-                            self.stack.pop();
+                        } else if let Some(v) = self.stack.pop() {
+                            discard(v);
                         }
                     }
                     Op::OrJump(t) => {
                         if self.stack.last().is_some_and(Value::truthy) {
                             ip = t as usize;
-                        } else {
-                            self.stack.pop();
+                        } else if let Some(v) = self.stack.pop() {
+                            discard(v);
                         }
                     }
                     Op::Builtin(index, 2)
@@ -656,14 +693,17 @@ impl Machine {
                         };
                         match r {
                             Some(v) => {
-                                self.stack.pop();
+                                self.stack.truncate(n - 1);
+                                // Both were integers: nothing to drop.
                                 self.stack[n - 2] = v;
                             }
                             None => {
                                 let f = pure_fn(index as usize);
                                 let result = match f {
-                                    Some(f) => f(&mut self.stack[n - 2..], &mut self.meter)
-                                        .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
+                                    Some(f) => out!(f(&mut self.stack[n - 2..], &mut self.meter))
+                                        .map_err(|e| {
+                                        self.builtin_error(code.spans[ip - 1], e)
+                                    })?,
                                     None => Value::Nil,
                                 };
                                 self.stack.truncate(n - 2);
@@ -671,14 +711,13 @@ impl Machine {
                             }
                         }
                     }
-                    Op::Builtin(index, argc) => {
-                        self.call_builtin(cx, index, argc, code.spans[ip - 1])?
-                    }
+                    Op::Builtin(index, argc) => out!(self.call_builtin(cx, index, argc, code, ip))?,
                     Op::IterNext { var, exit } => {
                         let n = self.stack.len();
                         let (Value::List(list), Value::Int(i)) =
                             (&self.stack[n - 2], &self.stack[n - 1])
                         else {
+                            self.meter.steps = steps;
                             return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
                         };
                         let i = *i as usize;
@@ -686,7 +725,7 @@ impl Machine {
                             Some(item) => {
                                 let item = item.clone();
                                 self.stack[n - 1] = Value::Int(i as i64 + 1);
-                                self.stack[base + var as usize] = item;
+                                overwrite(&mut self.stack[base + var as usize], item);
                             }
                             None => {
                                 self.stack.truncate(n - 2);
@@ -697,8 +736,9 @@ impl Machine {
                     Op::Property(name) => {
                         let span = code.spans[ip - 1];
                         let v = match self.me() {
-                            Some((id, _)) => self.own_property(cx, id, name, span)?,
+                            Some((id, _)) => out!(self.own_property(cx, id, name, span))?,
                             None => {
+                                self.meter.steps = steps;
                                 return Err(self.no_entity(span, "(property <name> of <entity>)"));
                             }
                         };
@@ -706,7 +746,7 @@ impl Machine {
                     }
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
-                        let v = self.property_of(cx, &entity, name, code.spans[ip - 1])?;
+                        let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
                         self.stack.push(v);
                     }
                     Op::Attribute(key) => {
@@ -717,7 +757,10 @@ impl Machine {
                                 .get(&Key::sym(key))
                                 .cloned()
                                 .unwrap_or_default(),
-                            None => return Err(self.no_message(code.spans[ip - 1])),
+                            None => {
+                                self.meter.steps = steps;
+                                return Err(self.no_message(code.spans[ip - 1]));
+                            }
                         };
                         self.stack.push(v);
                     }
@@ -730,6 +773,7 @@ impl Machine {
                             f.ip = ip as u32;
                         }
                         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                            self.meter.steps = steps;
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
                         let function = &game.functions[func.0 as usize];
@@ -751,6 +795,7 @@ impl Machine {
                         if self.paused || self.pause_later {
                             // A step is pending (from a form before the call): it is
                             // taken where the frames switch, as for any other frame.
+                            self.meter.steps = steps;
                             continue 'frames;
                         }
                         code = callee;
@@ -767,9 +812,11 @@ impl Machine {
                         }
                         self.stack.push(value);
                         if self.paused || self.pause_later {
+                            self.meter.steps = steps;
                             continue 'frames;
                         }
                         let Some(caller) = self.frames.last() else {
+                            self.meter.steps = steps;
                             continue 'frames;
                         };
                         code = game.code(caller.code);
@@ -781,7 +828,7 @@ impl Machine {
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(2)
                         {
-                            self.meter.steps += 2;
+                            steps += 2;
                             self.stack.push(int_value(r));
                             ip += 2;
                         } else {
@@ -795,7 +842,7 @@ impl Machine {
                         ) && let Some(r) = f.apply(*x, *y)
                             && room!(2)
                         {
-                            self.meter.steps += 2;
+                            steps += 2;
                             self.stack.push(int_value(r));
                             ip += 2;
                         } else {
@@ -806,9 +853,9 @@ impl Machine {
                         if let Some(top) = self.stack.last_mut()
                             && let Value::Int(x) = *top
                             && let Some(r) = f.apply(x, i64::from(k))
-                            && self.meter.steps + 1 < check_at
+                            && steps + 1 < check_at
                         {
-                            self.meter.steps += 1;
+                            steps += 1;
                             *top = int_value(r);
                             ip += 1;
                         } else {
@@ -820,7 +867,7 @@ impl Machine {
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(3)
                         {
-                            self.meter.steps += 3;
+                            steps += 3;
                             let slot = &mut self.stack[base + dst as usize];
                             match (slot, r) {
                                 // An integer over an integer (`(var i (+ i 1))`): nothing
@@ -838,7 +885,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
                             && room!(3)
                         {
-                            self.meter.steps += 3;
+                            steps += 3;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -851,7 +898,7 @@ impl Machine {
                         ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(3)
                         {
-                            self.meter.steps += 3;
+                            steps += 3;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -868,7 +915,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
                             && room!(4)
                         {
-                            self.meter.steps += 4;
+                            steps += 4;
                             ip = if t { body } else { exit } as usize;
                         } else {
                             // The plain jump to the test.
@@ -888,7 +935,7 @@ impl Machine {
                         ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(4)
                         {
-                            self.meter.steps += 4;
+                            steps += 4;
                             ip = if t { body } else { exit } as usize;
                         } else {
                             ip = body as usize - 4;
@@ -902,14 +949,14 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(1)
                         {
-                            self.meter.steps += 1;
+                            steps += 1;
                             self.stack.truncate(n - 2);
                             ip = if t { ip + 1 } else { to as usize };
                         } else {
-                            self.call_builtin(cx, builtin_of(f), 2, code.spans[ip - 1])?;
+                            out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
                         }
                     }
-                    _ => match self.exec_other(cx, op, code, base, ip) {
+                    _ => match out!(self.exec_other(cx, op, code, base, ip)) {
                         Next::Go => {}
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
@@ -921,23 +968,36 @@ impl Machine {
     }
 
     /// Call builtin `index` on the `argc` values on top of the stack, leaving its result
-    /// there instead.
+    /// there instead. The instruction is the one before `ip` in `code`: its span is looked
+    /// up only when it is needed (an error, or a builtin that reads the context).
     fn call_builtin(
         &mut self,
         cx: &mut Context<'_>,
         index: u16,
         argc: u8,
-        span: Span,
+        code: &crate::compile::bytecode::Code,
+        ip: usize,
     ) -> Result<(), RuntimeError> {
         let at = self.stack.len() - argc as usize;
         let result = match pure_fn(index as usize) {
-            Some(f) => {
-                f(&mut self.stack[at..], &mut self.meter).map_err(|e| self.builtin_error(span, e))
+            Some(f) => match f(&mut self.stack[at..], &mut self.meter) {
+                Ok(v) => v,
+                Err(e) => return Err(self.builtin_error(code.spans[ip - 1], e)),
+            },
+            None => self.context_builtin(cx, index as usize, at, code.spans[ip - 1])?,
+        };
+        // The result takes the place of the first argument (no capacity check), or is
+        // pushed when there were none.
+        if argc == 0 {
+            self.stack.push(result);
+        } else {
+            while self.stack.len() > at + 1 {
+                if let Some(v) = self.stack.pop() {
+                    discard(v);
+                }
             }
-            None => self.context_builtin(cx, index as usize, at, span),
-        }?;
-        self.stack.truncate(at);
-        self.stack.push(result);
+            overwrite(&mut self.stack[at], result);
+        }
         Ok(())
     }
 
