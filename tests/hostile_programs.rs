@@ -35,6 +35,13 @@ const LIMITS: Limits = Limits {
     max_memory: 256 * 1024,
 };
 
+/// The messages every generated program is sent, in order.
+const SENDS: [&str; 3] = [
+    "go to e0 with n 2",
+    "ping to e1 with n 1",
+    "go to e1 with n 0",
+];
+
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
@@ -260,11 +267,7 @@ fn run(text: &str, seed: u64) -> Result<(), TestCaseError> {
     let Ok((mut session, _)) = Session::start(built.game, &options) else {
         return Ok(());
     };
-    for send in [
-        "go to e0 with n 2",
-        "ping to e1 with n 1",
-        "go to e1 with n 0",
-    ] {
+    for send in SENDS {
         let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
         let before = session.world.clone();
         let tx = session.deliver(to, msg);
@@ -361,11 +364,7 @@ fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
     ) else {
         return Ok(());
     };
-    for send in [
-        "go to e0 with n 2",
-        "ping to e1 with n 1",
-        "go to e1 with n 0",
-    ] {
+    for send in SENDS {
         let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
         let a = fused.deliver(to, msg.clone());
         let b = plain.deliver(to, msg);
