@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::compile::builtins::BUILTINS;
-use crate::compile::bytecode::{CodeId, IntValue, Op, builtin_of};
+use crate::compile::bytecode::{CodeId, IntOp, IntValue, Op, builtin_of};
 use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -111,19 +111,23 @@ enum Kind {
 
 const NO_JP: u32 = u32::MAX;
 
-// Positions in the builtin table of the operators with an integer fast path (checked by a
-// test against `BUILTINS`).
-const FAST_ADD: u16 = 0;
-const FAST_SUB: u16 = 1;
-const FAST_MUL: u16 = 2;
-const FAST_EQ: u16 = 5;
-const FAST_EQ2: u16 = 6;
-const FAST_NE: u16 = 7;
-const FAST_LT: u16 = 8;
-const FAST_GT: u16 = 9;
-const FAST_LE: u16 = 10;
-const FAST_GE: u16 = 11;
-const FAST_LAST: u16 = 11;
+/// The integer operator of each of the first builtins (arithmetic and comparison), by
+/// index: the instruction loop's fast path for two integers (`/` has none: its result may
+/// be a float). Checked by a test against [`IntOp::of_builtin`].
+const FAST_OPS: [Option<IntOp>; 12] = [
+    Some(IntOp::Add),
+    Some(IntOp::Sub),
+    Some(IntOp::Mul),
+    None,
+    Some(IntOp::Rem),
+    Some(IntOp::Eq),
+    Some(IntOp::Eq),
+    Some(IntOp::Ne),
+    Some(IntOp::Lt),
+    Some(IntOp::Gt),
+    Some(IntOp::Le),
+    Some(IntOp::Ge),
+];
 
 /// Drop a value popped or overwritten by the instruction loop, skipping the out-of-line drop
 /// for the values that own nothing (the common case: integers, booleans, nil).
@@ -664,7 +668,7 @@ impl Machine {
                         }
                     }
                     Op::Builtin(index, 2)
-                        if index <= FAST_LAST
+                        if (index as usize) < FAST_OPS.len()
                             && matches!(
                                 self.stack[self.stack.len() - 2..],
                                 [Value::Int(_), Value::Int(_)]
@@ -679,18 +683,9 @@ impl Machine {
                             unreachable!("matched above")
                         };
                         let (a, b) = (*a, *b);
-                        let r = match index {
-                            FAST_ADD => a.checked_add(b).map(Value::Int),
-                            FAST_SUB => a.checked_sub(b).map(Value::Int),
-                            FAST_MUL => a.checked_mul(b).map(Value::Int),
-                            FAST_EQ | FAST_EQ2 => Some(Value::Bool(a == b)),
-                            FAST_NE => Some(Value::Bool(a != b)),
-                            FAST_LT => Some(Value::Bool(a < b)),
-                            FAST_GT => Some(Value::Bool(a > b)),
-                            FAST_LE => Some(Value::Bool(a <= b)),
-                            FAST_GE => Some(Value::Bool(a >= b)),
-                            _ => None,
-                        };
+                        let r = FAST_OPS[index as usize]
+                            .and_then(|f| f.apply(a, b))
+                            .map(int_value);
                         match r {
                             Some(v) => {
                                 self.stack.truncate(n - 1);
@@ -1587,14 +1582,8 @@ mod tests {
 
     #[test]
     fn fast_paths_name_the_right_builtins() {
-        let at = |i: u16| BUILTINS[i as usize].name;
-        assert_eq!(
-            [
-                FAST_ADD, FAST_SUB, FAST_MUL, FAST_EQ, FAST_EQ2, FAST_NE, FAST_LT, FAST_GT,
-                FAST_LE, FAST_GE
-            ]
-            .map(at),
-            ["+", "-", "*", "=", "==", "!=", "<", ">", "<=", ">="]
-        );
+        for (index, op) in FAST_OPS.iter().enumerate() {
+            assert_eq!(*op, IntOp::of_builtin(index as u16), "builtin {index}");
+        }
     }
 }

@@ -525,21 +525,13 @@ impl Machine {
         {
             return Ok(v.clone());
         }
-        self.read_property_slowly(cx, id, name, span)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn read_property_slowly(
-        &self,
-        cx: &Context<'_>,
-        id: super::EntityId,
-        name: crate::symbol::Symbol,
-        span: Span,
-    ) -> Result<Value, RuntimeError> {
         self.read_property(cx, id, name, span)
     }
 
+    /// Property `name` of entity `id`, the general way: a deleted entity, a representation
+    /// reading its entity's property, a missing property (kept out of line: the fast paths
+    /// above answer the common cases).
+    #[inline(never)]
     pub(super) fn read_property(
         &self,
         cx: &Context<'_>,
