@@ -2,40 +2,24 @@
 //! port, talked to over real WebSockets. What each connection receives is checked as
 //! bytes on the wire: a player's private graphics never reach another connection.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use flexrules::repl::ReplOptions;
-use flexrules::runtime::vm::Limits;
-use flexrules::serve::{ServeOptions, Server};
+use flexrules::serve::Server;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
+#[path = "common/serving.rs"]
+mod serving;
+use serving::serve;
+
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A guard against hanging, not a measure: a message that does not come in this long
 /// fails the test.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-async fn serve(game: &str) -> Server {
-    Server::start(ServeOptions {
-        repl: ReplOptions {
-            game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
-            seed: 0,
-            params: Vec::new(),
-            limits: Limits::default(),
-            rules: Vec::new(),
-            color: false,
-        },
-        port: 0,
-        seats: vec!["0".into(), "1".into()],
-    })
-    .await
-    .expect("the server starts")
-}
 
 /// A connection and everything it has received.
 struct Client {

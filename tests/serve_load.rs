@@ -3,17 +3,17 @@
 //! every watcher. Prints the delivery latency (from sending the move to each watcher
 //! receiving the new state): min, median, max. Nothing asserts on time.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use flexrules::repl::ReplOptions;
-use flexrules::runtime::vm::Limits;
-use flexrules::serve::{ServeOptions, Server};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
+
+#[path = "common/serving.rs"]
+mod serving;
+use serving::serve;
 
 const WATCHERS: usize = 100;
 const MOVES: u64 = 20;
@@ -28,20 +28,7 @@ async fn a_hundred_watchers_get_every_update() {
 }
 
 async fn run() {
-    let server = Server::start(ServeOptions {
-        repl: ReplOptions {
-            game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/awele"),
-            seed: 0,
-            params: Vec::new(),
-            limits: Limits::default(),
-            rules: Vec::new(),
-            color: false,
-        },
-        port: 0,
-        seats: vec!["0".into(), "1".into()],
-    })
-    .await
-    .expect("the server starts");
+    let server = serve("games/awele").await;
 
     // Each watcher reports (watcher, version, when received) for every state it gets.
     let (report, mut reports) = mpsc::unbounded_channel::<(usize, u64, Instant)>();

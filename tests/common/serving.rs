@@ -1,0 +1,26 @@
+//! Starting `flexrules serve` on a bundled game for the web-play tests.
+
+use std::path::PathBuf;
+
+use flexrules::repl::ReplOptions;
+use flexrules::runtime::vm::Limits;
+use flexrules::serve::{ServeOptions, Server};
+
+/// A server for `game` (a path from the crate root) on a free loopback port, seed 0, with
+/// the seats "0" and "1".
+pub async fn serve(game: &str) -> Server {
+    Server::start(ServeOptions {
+        repl: ReplOptions {
+            game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
+            seed: 0,
+            params: Vec::new(),
+            limits: Limits::default(),
+            rules: Vec::new(),
+            color: false,
+        },
+        port: 0,
+        seats: vec!["0".into(), "1".into()],
+    })
+    .await
+    .expect("the server starts")
+}
