@@ -6,7 +6,7 @@
 //! random until one commits, which is uniform over the legal moves.
 
 use super::moves::same_error;
-use super::session::{Candidate, Session};
+use super::session::{Candidate, CandidateItems, Session};
 use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
 use super::world::World;
@@ -133,6 +133,8 @@ impl Session {
     /// is returned. Candidates not drawn are not tried.
     pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
         let mut plies = 0;
+        // The places of the candidates not drawn yet, kept from ply to ply.
+        let mut undrawn = Vec::new();
         loop {
             if let Some(ending) = self.ending() {
                 return Ok(Playout { ending, plies });
@@ -143,12 +145,12 @@ impl Session {
                     plies,
                 });
             }
-            let mut candidates = self.candidate_list().map_err(|error| Stopped {
+            let candidates = self.candidate_items().map_err(|error| Stopped {
                 plies,
                 action: None,
                 error,
             })?;
-            match self.draw_legal(&mut candidates, chooser) {
+            match self.draw_legal(&candidates, &mut undrawn, chooser) {
                 Drawn::Legal(world) => {
                     self.world = world;
                     plies += 1;
@@ -173,10 +175,24 @@ impl Session {
     /// Draw candidates at random without replacement and try each until one commits (its
     /// world is given) or one fails with an error (it is given, with its error). Every legal
     /// move is equally likely to be the first legal one drawn, so the choice is uniform over
-    /// the legal moves, and only the candidates drawn are tried.
-    fn draw_legal(&mut self, candidates: &mut Vec<Candidate>, chooser: &mut Chooser) -> Drawn {
-        while !candidates.is_empty() {
-            let a = candidates.swap_remove(chooser.below(candidates.len()));
+    /// the legal moves, and only the candidates drawn are tried (and read from the list).
+    ///
+    /// `undrawn` (a buffer reused from ply to ply) holds the places of the candidates not
+    /// drawn yet; it is shuffled exactly as the list of candidates itself would be, so the
+    /// moves drawn are those that drawing from that list would give.
+    fn draw_legal(
+        &mut self,
+        candidates: &CandidateItems,
+        undrawn: &mut Vec<usize>,
+        chooser: &mut Chooser,
+    ) -> Drawn {
+        undrawn.clear();
+        undrawn.extend(0..candidates.len());
+        while !undrawn.is_empty() {
+            let drawn = undrawn.swap_remove(chooser.below(undrawn.len()));
+            let Some(a) = candidates.get(drawn) else {
+                continue;
+            };
             let (status, world) = self.trial(&a);
             match status {
                 Status::Committed(_) => return Drawn::Legal(world),

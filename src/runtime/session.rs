@@ -99,6 +99,39 @@ impl Candidate {
     }
 }
 
+/// The candidates `#actions` gave, as it gave them: a list whose items are all
+/// `(list <recipient> <message>)` ([`Session::candidate_items`]).
+#[derive(Clone, Debug, Default)]
+pub struct CandidateItems {
+    items: Option<Arc<super::value::List>>,
+}
+
+impl CandidateItems {
+    /// How many candidates there are.
+    pub fn len(&self) -> usize {
+        self.items.as_ref().map_or(0, |l| l.len())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Candidate `i`, in the order `#actions` gave them (`None` past the end).
+    pub fn get(&self, i: usize) -> Option<Candidate> {
+        let Some(Value::List(pair)) = self.items.as_ref()?.get(i) else {
+            return None;
+        };
+        match (pair.front(), pair.back()) {
+            (Some(Value::Str(to)), Some(Value::Message(m))) => Some(Candidate {
+                recipient: to.intern(),
+                message: m.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// A running game.
 pub struct Session {
     /// The compiled game.
@@ -457,8 +490,16 @@ impl Session {
 
     /// [`Session::candidates`] without their names.
     pub fn candidate_list(&mut self) -> Result<Vec<Candidate>, RuntimeError> {
+        let given = self.candidate_items()?;
+        Ok((0..given.len()).filter_map(|i| given.get(i)).collect())
+    }
+
+    /// The list `#actions` gives now, checked to hold only `(list <recipient> <message>)`
+    /// items, each read as a [`Candidate`] only when asked for ([`CandidateItems::get`]):
+    /// a playout tries one or two of a position's candidates, and makes no more.
+    pub fn candidate_items(&mut self) -> Result<CandidateItems, RuntimeError> {
         let Some(code) = self.game.actions else {
-            return Ok(Vec::new());
+            return Ok(CandidateItems::default());
         };
         let (status, _) = self.run_quiet(self.unwatched(), Start::Eval(code));
         let value = match status {
@@ -481,23 +522,21 @@ impl Session {
         };
         let items = match value {
             Value::List(l) => l,
-            Value::Nil => return Ok(Vec::new()),
+            Value::Nil => return Ok(CandidateItems::default()),
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
-        let mut out = Vec::with_capacity(items.len());
         for item in items.iter() {
             let Value::List(pair) = item else {
                 return Err(bad(format!("an action is {} {item}", item.type_name())));
             };
-            match (pair.get(0), pair.get(1), pair.len()) {
-                (Some(Value::Str(to)), Some(Value::Message(m)), 2) => out.push(Candidate {
-                    recipient: to.intern(),
-                    message: m.clone(),
-                }),
-                _ => return Err(bad(format!("an action is {item}"))),
+            if !matches!(
+                (pair.len(), pair.front(), pair.back()),
+                (2, Some(Value::Str(_)), Some(Value::Message(_)))
+            ) {
+                return Err(bad(format!("an action is {item}")));
             }
         }
-        Ok(out)
+        Ok(CandidateItems { items: Some(items) })
     }
 
     /// The actions that would commit now, in the order `#actions` gives them. A candidate
