@@ -525,7 +525,7 @@ impl Session {
             Value::Nil => return Ok(CandidateItems::default()),
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
-        for item in items.iter() {
+        for item in items.leaves().flatten() {
             let Value::List(pair) = item else {
                 return Err(bad(format!("an action is {} {item}", item.type_name())));
             };
