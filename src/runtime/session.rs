@@ -119,16 +119,32 @@ impl CandidateItems {
 
     /// Candidate `i`, in the order `#actions` gave them (`None` past the end).
     pub fn get(&self, i: usize) -> Option<Candidate> {
-        let Some(Value::List(pair)) = self.items.as_ref()?.get(i) else {
-            return None;
-        };
-        match (pair.front(), pair.back()) {
-            (Some(Value::Str(to)), Some(Value::Message(m))) => Some(Candidate {
-                recipient: to.intern(),
-                message: m.clone(),
-            }),
-            _ => None,
+        candidate_of(self.items.as_ref()?.get(i)?)
+    }
+
+    /// Every candidate, in the order `#actions` gave them.
+    pub fn to_vec(&self) -> Vec<Candidate> {
+        let mut out = Vec::with_capacity(self.len());
+        if let Some(items) = &self.items {
+            for item in items.leaves().flatten() {
+                out.extend(candidate_of(item));
+            }
         }
+        out
+    }
+}
+
+/// The candidate an item of a checked `#actions` list stands for.
+fn candidate_of(item: &Value) -> Option<Candidate> {
+    let Value::List(pair) = item else {
+        return None;
+    };
+    match (pair.front(), pair.back()) {
+        (Some(Value::Str(to)), Some(Value::Message(m))) => Some(Candidate {
+            recipient: to.intern(),
+            message: m.clone(),
+        }),
+        _ => None,
     }
 }
 
@@ -491,7 +507,7 @@ impl Session {
     /// [`Session::candidates`] without their names.
     pub fn candidate_list(&mut self) -> Result<Vec<Candidate>, RuntimeError> {
         let given = self.candidate_items()?;
-        Ok((0..given.len()).filter_map(|i| given.get(i)).collect())
+        Ok(given.to_vec())
     }
 
     /// The list `#actions` gives now, checked to hold only `(list <recipient> <message>)`
