@@ -58,18 +58,48 @@ pub(super) fn join(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
 
 /// `(upper s)`: `s` in upper case.
 pub(super) fn upper(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    let text = text_arg(args, 0, "upper")?;
-    m.work(text.len())?;
-    m.alloc(text.len() as u64)?;
-    Ok(Value::Str(Text::from_string(text.to_uppercase())))
+    let (test, map) = (u8::is_ascii_lowercase, u8::to_ascii_uppercase);
+    change_case(args, m, "upper", test, map, str::to_uppercase)
 }
 
 /// `(lower s)`: `s` in lower case.
 pub(super) fn lower(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    let text = text_arg(args, 0, "lower")?;
+    let (test, map) = (u8::is_ascii_uppercase, u8::to_ascii_lowercase);
+    change_case(args, m, "lower", test, map, str::to_lowercase)
+}
+
+/// `upper` and `lower`: ASCII text with no byte to change is the argument itself, and
+/// short ASCII text is mapped on the stack, so a piece letter's case costs no allocation
+/// when the result is an interned name; other text takes Unicode's mapping.
+fn change_case(
+    args: &mut [Value],
+    m: &mut Meter,
+    name: &str,
+    changes: fn(&u8) -> bool,
+    map: fn(&u8) -> u8,
+    unicode: fn(&str) -> String,
+) -> Result<Value, BuiltinError> {
+    let text = text_arg(args, 0, name)?;
     m.work(text.len())?;
+    if text.is_ascii() {
+        if !text.bytes().any(|b| changes(&b)) {
+            return Ok(std::mem::take(&mut args[0]));
+        }
+        const SHORT: usize = 32;
+        if text.len() <= SHORT {
+            let mut buf = [0u8; SHORT];
+            for (to, from) in buf.iter_mut().zip(text.as_bytes()) {
+                *to = map(from);
+            }
+            // ASCII in, ASCII out: always valid UTF-8.
+            if let Ok(mapped) = std::str::from_utf8(&buf[..text.len()]) {
+                m.alloc(text.len() as u64)?;
+                return Ok(Value::str(mapped));
+            }
+        }
+    }
     m.alloc(text.len() as u64)?;
-    Ok(Value::Str(Text::from_string(text.to_lowercase())))
+    Ok(Value::Str(Text::from_string(unicode(text))))
 }
 
 /// `(parse-int s)`: the integer `s` writes in decimal (an optional sign, then digits), or
