@@ -116,6 +116,9 @@ pub struct Session {
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
     fixed: Arc<super::world::FixedNames>,
+    /// An empty world, standing in for `world` while a transaction that will replace it
+    /// owns it (see [`Session::deliver`]).
+    spare: Option<World>,
 }
 
 impl Session {
@@ -135,6 +138,7 @@ impl Session {
             trace: options.trace,
             interrupt: None,
             fixed: Arc::default(),
+            spare: None,
         };
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
@@ -285,7 +289,9 @@ impl Session {
 
     /// Evaluate a value-context body (a default, an instance property) on a scratch world.
     fn value(&mut self, code: CodeId) -> Result<Value, StartError> {
-        let tx = self.run_on(self.world.clone(), Start::Eval(code), false).0;
+        let tx = self
+            .run_on(self.world.clone(), Start::Eval(code), false, false)
+            .0;
         match tx.status {
             Status::Committed(v) => Ok(v),
             Status::Failed(e) => Err(StartError::Failed(e)),
@@ -313,10 +319,17 @@ impl Session {
     }
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
-    fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
+    /// `owned`: nothing else will need `world` as it is (see [`Machine::deliver_owned`]).
+    fn run_on(
+        &mut self,
+        world: World,
+        start: Start,
+        trace: bool,
+        owned: bool,
+    ) -> (Transaction, World) {
         let mut cx = self.context();
         cx.trace = trace;
-        let mut m = start.machine(world, &mut cx);
+        let mut m = start.machine(world, &mut cx, owned);
         let status = drive(&mut m, &mut cx);
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
@@ -338,7 +351,7 @@ impl Session {
     fn run_quiet(&mut self, world: World, start: Start) -> (Status, World) {
         let mut cx = self.context();
         cx.trace = false;
-        let mut m = start.machine(world, &mut cx);
+        let mut m = start.machine(world, &mut cx, false);
         let status = drive(&mut m, &mut cx);
         (status, m.into_world())
     }
@@ -404,27 +417,49 @@ impl Session {
     }
 
     /// Deliver `msg` to the entity named `to`, as one transaction, and keep its result.
+    ///
+    /// The transaction owns the session's world while it runs (an empty world stands in
+    /// for it): its writes change entities that nothing else holds in place, with an undo
+    /// log for a veto or a failure, instead of copying them because a snapshot shares
+    /// them. Copies of the world kept elsewhere (undo history, checkpoints) still share
+    /// it, and a write copies what they share, as always.
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
-        let (tx, world) = self.run_on(
-            self.world.clone(),
-            Start::Deliver(to, Arc::new(msg)),
-            self.trace,
-        );
-        self.world = world;
+        let world = self.take_world();
+        let (tx, world) = self.run_on(world, Start::Deliver(to, Arc::new(msg)), self.trace, true);
+        self.put_world(world);
         tx
     }
 
-    /// Run `code` as the user, as one transaction, and keep its result.
+    /// Run `code` as the user, as one transaction, and keep its result (the transaction
+    /// owns the world while it runs, as in [`Session::deliver`]).
     pub fn eval(&mut self, code: CodeId) -> Transaction {
-        let (tx, world) = self.run_on(self.world.clone(), Start::Eval(code), self.trace);
-        self.world = world;
+        let world = self.take_world();
+        let (tx, world) = self.run_on(world, Start::Eval(code), self.trace, true);
+        self.put_world(world);
         tx
+    }
+
+    /// The session's world, for a transaction that will give back the world it leaves
+    /// ([`Session::put_world`]); an empty world stands in for it until then.
+    fn take_world(&mut self) -> World {
+        let empty = self.spare.take().unwrap_or_else(World::empty);
+        std::mem::replace(&mut self.world, empty)
+    }
+
+    /// Make `world` the session's, keeping the empty world that stood in for it.
+    fn put_world(&mut self, world: World) {
+        self.spare = Some(std::mem::replace(&mut self.world, world));
     }
 
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
     /// would leave; the session is unchanged.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
-        self.run_on(self.unwatched(), Start::Deliver(to, Arc::new(msg)), false)
+        self.run_on(
+            self.unwatched(),
+            Start::Deliver(to, Arc::new(msg)),
+            false,
+            false,
+        )
     }
 
     /// Try `candidate` on a copy of the world, for a move list, a playout or perft: how
@@ -526,6 +561,7 @@ impl Session {
             trace: false,
             interrupt: None,
             fixed: self.fixed.clone(),
+            spare: None,
         }
     }
 
@@ -542,11 +578,14 @@ enum Start {
 
 impl Start {
     /// The machine of a transaction starting this way on `world`.
+    /// `owned`: the caller gives `world` up (see [`Machine::deliver_owned`]).
     #[inline(always)]
-    fn machine(self, world: World, cx: &mut Context<'_>) -> Machine {
-        match self {
-            Start::Deliver(to, msg) => Machine::deliver_shared(world, cx, to, msg),
-            Start::Eval(code) => Machine::eval(world, cx, code),
+    fn machine(self, world: World, cx: &mut Context<'_>, owned: bool) -> Machine {
+        match (self, owned) {
+            (Start::Deliver(to, msg), false) => Machine::deliver_shared(world, cx, to, msg),
+            (Start::Deliver(to, msg), true) => Machine::deliver_owned(world, cx, to, msg),
+            (Start::Eval(code), false) => Machine::eval(world, cx, code),
+            (Start::Eval(code), true) => Machine::eval_owned(world, cx, code),
         }
     }
 }

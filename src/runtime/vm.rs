@@ -227,11 +227,38 @@ enum Then {
     Yield(Value),
 }
 
+/// A change a machine made in place to the world it was given, and what undoes it (see
+/// [`Machine::start`]).
+#[derive(Debug)]
+enum Undo {
+    /// Layout property `slot` of entity `id` held `old`.
+    Slot { id: EntityId, slot: u16, old: Value },
+    /// Entity `id` was in state `old`.
+    State { id: EntityId, old: Symbol },
+}
+
 /// One transaction in progress.
 pub struct Machine {
     /// The world as the transaction sees it.
     pub world: World,
-    start: World,
+    /// The world as it was when the transaction began, for a veto or a failure to put
+    /// back. `None` while the machine changes the world it was given in place and keeps
+    /// `undo` instead: a machine given a world to own (`Machine::deliver_owned`,
+    /// `Machine::eval_owned`) keeps no copy, so its writes find the entities unshared
+    /// and copy nothing. The commonest changes (a layout property, a state, the random
+    /// generator) are undone from the log; before any other change the start is rebuilt
+    /// from the log ([`Machine::keep_start`]) and kept from then on.
+    ///
+    /// Why the log undoes a world the transaction replaced (a veto putting back a join
+    /// point's copy, a rollback to a checkpoint): every world the machine holds is the
+    /// start with some of the logged changes made, in order, and no entity is added or
+    /// removed while the log is kept. So for each property and state the first change
+    /// logged holds its value at the start, which undoing the whole log, last change
+    /// first, puts back in any of them.
+    start: Option<World>,
+    undo: Vec<Undo>,
+    /// The random generator's state when the transaction began.
+    start_rng: u64,
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
@@ -282,6 +309,7 @@ struct Buffers {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
+    undo: Vec<Undo>,
 }
 
 /// Buffers larger than this (in elements) are not kept: a deep transaction does not pin
@@ -293,16 +321,22 @@ thread_local! {
 }
 
 impl Machine {
+    /// A machine on `world`; `owned`: the caller gives the world up, so the machine
+    /// changes it in place with an undo log instead of keeping a copy of the start (a
+    /// watched world, whose canvas the log does not cover, is always copied).
     #[inline(always)]
-    fn new(world: World, cx: &Context<'_>) -> Machine {
+    fn new(world: World, cx: &Context<'_>, owned: bool) -> Machine {
         let b = SPARE.with(|s| s.take()).unwrap_or_else(|| Buffers {
             stack: Vec::with_capacity(64),
             frames: Vec::with_capacity(16),
             jps: Vec::with_capacity(16),
+            undo: Vec::new(),
         });
         Machine {
             fixed: cx.fixed.clone(),
-            start: world.clone(),
+            start: (!owned || world.canvas.active).then(|| world.clone()),
+            undo: b.undo,
+            start_rng: world.rng,
             world,
             stack: b.stack,
             frames: b.frames,
@@ -332,7 +366,33 @@ impl Machine {
         to: Symbol,
         msg: Arc<Message>,
     ) -> Machine {
-        let mut m = Machine::new(world, cx);
+        Machine::deliver_with(world, cx, to, msg, false)
+    }
+
+    /// [`Machine::deliver_shared`] on a world the caller gives up (the session's own, to
+    /// be replaced by the world the transaction leaves): the machine writes to it in
+    /// place and keeps an undo log instead of a copy of the start, so a write copies no
+    /// entity that nothing else holds. A veto or a failure still leaves the world as it
+    /// was.
+    #[inline(always)]
+    pub fn deliver_owned(
+        world: World,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) -> Machine {
+        Machine::deliver_with(world, cx, to, msg, true)
+    }
+
+    #[inline(always)]
+    fn deliver_with(
+        world: World,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+        owned: bool,
+    ) -> Machine {
+        let mut m = Machine::new(world, cx, owned);
         match m.send(cx, &Value::sym(to), msg, OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
@@ -343,7 +403,7 @@ impl Machine {
     /// A transaction delivering `msg` from the user straight to entity (or representation)
     /// `id`: a representation's `init`, or the message a click on its graphic notifies.
     pub fn deliver_to(world: World, cx: &mut Context<'_>, id: EntityId, msg: Message) -> Machine {
-        let mut m = Machine::new(world, cx);
+        let mut m = Machine::new(world, cx, false);
         if let Err(e) = m.send_to(cx, id, Arc::new(msg), OUTSIDE, Then::Give) {
             m.done = Some(Status::Failed(e));
         }
@@ -352,9 +412,58 @@ impl Machine {
 
     /// A transaction running `code` as the user (no entity, no message).
     pub fn eval(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
-        let mut m = Machine::new(world, cx);
+        let mut m = Machine::new(world, cx, false);
         m.push_frame(cx, code, Kind::Top, NO_JP);
         m
+    }
+
+    /// [`Machine::eval`] on a world the caller gives up (see [`Machine::deliver_owned`]).
+    pub fn eval_owned(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
+        let mut m = Machine::new(world, cx, true);
+        m.push_frame(cx, code, Kind::Top, NO_JP);
+        m
+    }
+
+    /// Before a change the undo log does not record: rebuild the world as it was when
+    /// the transaction began from the log, and keep it from now on (writes then copy
+    /// what it shares, and the log is no longer kept).
+    pub(super) fn keep_start(&mut self) {
+        if self.start.is_none() {
+            let mut start = self.world.clone();
+            undo_all(&mut start, &mut self.undo, self.start_rng);
+            self.start = Some(start);
+        }
+    }
+
+    /// Whether the machine logs the changes it makes in place (see [`Machine::start`]).
+    #[inline(always)]
+    pub(super) fn logging(&self) -> bool {
+        self.start.is_none()
+    }
+
+    /// Log that layout property `slot` of entity `id` held `old`.
+    #[inline(always)]
+    pub(super) fn log_slot(&mut self, id: EntityId, slot: u16, old: Value) {
+        self.undo.push(Undo::Slot { id, slot, old });
+    }
+
+    /// Log that entity `id` was in state `old`.
+    #[inline(always)]
+    pub(super) fn log_state(&mut self, id: EntityId, old: Symbol) {
+        self.undo.push(Undo::State { id, old });
+    }
+
+    /// Put the world back as it was when the transaction began (a veto, a failure, an
+    /// abandoned wait).
+    fn restore_start(&mut self) {
+        // Copies of the world held by join points and checkpoints go first, so undoing
+        // in place finds the entities unshared again.
+        self.jps.clear();
+        self.checkpoints.clear();
+        match &self.start {
+            Some(start) => self.world = start.clone(),
+            None => undo_all(&mut self.world, &mut self.undo, self.start_rng),
+        }
     }
 
     /// Give the machine's stack, frame and join-point buffers, emptied, to the next machine
@@ -364,16 +473,19 @@ impl Machine {
             stack: std::mem::take(&mut self.stack),
             frames: std::mem::take(&mut self.frames),
             jps: std::mem::take(&mut self.jps),
+            undo: std::mem::take(&mut self.undo),
         };
         if b.stack.capacity() > KEEP_BUFFERS_UP_TO
             || b.frames.capacity() > KEEP_BUFFERS_UP_TO
             || b.jps.capacity() > KEEP_BUFFERS_UP_TO
+            || b.undo.capacity() > KEEP_BUFFERS_UP_TO
         {
             return;
         }
         b.stack.clear();
         b.frames.clear();
         b.jps.clear();
+        b.undo.clear();
         SPARE.with(|s| s.set(Some(b)));
     }
 
@@ -382,7 +494,8 @@ impl Machine {
     #[inline(always)]
     pub fn into_world(mut self) -> World {
         if self.waiting.is_some() {
-            self.start
+            self.restore_start();
+            self.world
         } else {
             self.recycle_buffers();
             self.world
@@ -435,14 +548,15 @@ impl Machine {
     }
 
     /// Abandon the transaction, returning the world as it was before it.
-    pub fn abort(self) -> World {
-        self.start
+    pub fn abort(mut self) -> World {
+        self.restore_start();
+        self.world
     }
 
     fn finish(&mut self, status: Status) -> Run {
         match &status {
-            Status::Committed(_) | Status::RolledBack { .. } => {}
-            Status::Vetoed { .. } | Status::Failed(_) => self.world = self.start.clone(),
+            Status::Committed(_) | Status::RolledBack { .. } => self.undo.clear(),
+            Status::Vetoed { .. } | Status::Failed(_) => self.restore_start(),
         }
         self.frames.clear();
         self.jps.clear();
@@ -1571,6 +1685,29 @@ impl Machine {
     fn defaults_for(&self, cx: &Context<'_>, ty: TypeId) -> Vec<Value> {
         cx.defaults.get(ty.0 as usize).cloned().unwrap_or_default()
     }
+}
+
+/// Undo the changes of `log`, last first, in `world`, and put the random generator back
+/// to `rng`: the world as it was before them (see [`Machine::start`]). Empties the log.
+fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
+    while let Some(u) = log.pop() {
+        match u {
+            Undo::Slot { id, slot, old } => {
+                if let Some(place) = world
+                    .entity_mut(id)
+                    .and_then(|e| e.props.get_mut(slot as usize))
+                {
+                    *place = old;
+                }
+            }
+            Undo::State { id, old } => {
+                if let Some(e) = world.entity_mut(id) {
+                    e.state = old;
+                }
+            }
+        }
+    }
+    world.rng = rng;
 }
 
 mod drawing;
