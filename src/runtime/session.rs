@@ -116,9 +116,10 @@ pub struct Session {
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
     fixed: Arc<super::world::FixedNames>,
-    /// An empty world, standing in for `world` while a transaction that will replace it
-    /// owns it (see [`Session::deliver`]).
-    spare: Option<World>,
+    /// The machine of the last transaction run to its end by [`Session::deliver`] or
+    /// [`Session::eval`], kept with its buffers for the next one (it holds an empty
+    /// world between them).
+    kept: Option<Box<Machine>>,
 }
 
 impl Session {
@@ -138,7 +139,7 @@ impl Session {
             trace: options.trace,
             interrupt: None,
             fixed: Arc::default(),
-            spare: None,
+            kept: None,
         };
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
@@ -289,9 +290,7 @@ impl Session {
 
     /// Evaluate a value-context body (a default, an instance property) on a scratch world.
     fn value(&mut self, code: CodeId) -> Result<Value, StartError> {
-        let tx = self
-            .run_on(self.world.clone(), Start::Eval(code), false, false)
-            .0;
+        let tx = self.run_on(self.world.clone(), Start::Eval(code), false).0;
         match tx.status {
             Status::Committed(v) => Ok(v),
             Status::Failed(e) => Err(StartError::Failed(e)),
@@ -319,17 +318,10 @@ impl Session {
     }
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
-    /// `owned`: nothing else will need `world` as it is (see [`Machine::deliver_owned`]).
-    fn run_on(
-        &mut self,
-        world: World,
-        start: Start,
-        trace: bool,
-        owned: bool,
-    ) -> (Transaction, World) {
+    fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
         let mut cx = self.context();
         cx.trace = trace;
-        let mut m = start.machine(world, &mut cx, owned);
+        let mut m = start.machine(world, &mut cx);
         let status = drive(&mut m, &mut cx);
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
@@ -351,7 +343,7 @@ impl Session {
     fn run_quiet(&mut self, world: World, start: Start) -> (Status, World) {
         let mut cx = self.context();
         cx.trace = false;
-        let mut m = start.machine(world, &mut cx, false);
+        let mut m = start.machine(world, &mut cx);
         let status = drive(&mut m, &mut cx);
         (status, m.into_world())
     }
@@ -424,42 +416,55 @@ impl Session {
     /// them. Copies of the world kept elsewhere (undo history, checkpoints) still share
     /// it, and a write copies what they share, as always.
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
-        let world = self.take_world();
-        let (tx, world) = self.run_on(world, Start::Deliver(to, Arc::new(msg)), self.trace, true);
-        self.put_world(world);
-        tx
+        self.run_kept(Start::Deliver(to, Arc::new(msg)))
     }
 
     /// Run `code` as the user, as one transaction, and keep its result (the transaction
     /// owns the world while it runs, as in [`Session::deliver`]).
     pub fn eval(&mut self, code: CodeId) -> Transaction {
-        let world = self.take_world();
-        let (tx, world) = self.run_on(world, Start::Eval(code), self.trace, true);
-        self.put_world(world);
+        self.run_kept(Start::Eval(code))
+    }
+
+    /// Run a transaction on the session's world to its end on the kept machine, which
+    /// owns the world meanwhile (the machine's empty world stands in for it), and make
+    /// the world it leaves the session's.
+    fn run_kept(&mut self, start: Start) -> Transaction {
+        let mut m = self
+            .kept
+            .take()
+            .unwrap_or_else(|| Box::new(Machine::idle()));
+        let world = &mut self.world;
+        let mut cx = Context {
+            game: &self.game,
+            params: &self.params,
+            defaults: &self.defaults,
+            cache: &mut self.cache,
+            limits: self.limits,
+            trace: self.trace,
+            stepping: false,
+            interrupt: self.interrupt.as_deref(),
+            fixed: &self.fixed,
+        };
+        match start {
+            Start::Deliver(to, msg) => m.restart_deliver(world, &mut cx, to, msg),
+            Start::Eval(code) => m.restart_eval(world, &mut cx, code),
+        }
+        let status = drive(&mut m, &mut cx);
+        let tx = Transaction {
+            status,
+            output: std::mem::take(&mut m.output),
+            trace: std::mem::take(&mut m.trace),
+            steps: m.steps(),
+        };
+        m.give_back(world);
+        self.kept = Some(m);
         tx
-    }
-
-    /// The session's world, for a transaction that will give back the world it leaves
-    /// ([`Session::put_world`]); an empty world stands in for it until then.
-    fn take_world(&mut self) -> World {
-        let empty = self.spare.take().unwrap_or_else(World::empty);
-        std::mem::replace(&mut self.world, empty)
-    }
-
-    /// Make `world` the session's, keeping the empty world that stood in for it.
-    fn put_world(&mut self, world: World) {
-        self.spare = Some(std::mem::replace(&mut self.world, world));
     }
 
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
     /// would leave; the session is unchanged.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
-        self.run_on(
-            self.unwatched(),
-            Start::Deliver(to, Arc::new(msg)),
-            false,
-            false,
-        )
+        self.run_on(self.unwatched(), Start::Deliver(to, Arc::new(msg)), false)
     }
 
     /// Try `candidate` on a copy of the world, for a move list, a playout or perft: how
@@ -561,7 +566,7 @@ impl Session {
             trace: false,
             interrupt: None,
             fixed: self.fixed.clone(),
-            spare: None,
+            kept: None,
         }
     }
 
@@ -578,14 +583,11 @@ enum Start {
 
 impl Start {
     /// The machine of a transaction starting this way on `world`.
-    /// `owned`: the caller gives `world` up (see [`Machine::deliver_owned`]).
     #[inline(always)]
-    fn machine(self, world: World, cx: &mut Context<'_>, owned: bool) -> Machine {
-        match (self, owned) {
-            (Start::Deliver(to, msg), false) => Machine::deliver_shared(world, cx, to, msg),
-            (Start::Deliver(to, msg), true) => Machine::deliver_owned(world, cx, to, msg),
-            (Start::Eval(code), false) => Machine::eval(world, cx, code),
-            (Start::Eval(code), true) => Machine::eval_owned(world, cx, code),
+    fn machine(self, world: World, cx: &mut Context<'_>) -> Machine {
+        match self {
+            Start::Deliver(to, msg) => Machine::deliver_shared(world, cx, to, msg),
+            Start::Eval(code) => Machine::eval(world, cx, code),
         }
     }
 }

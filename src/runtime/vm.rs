@@ -243,9 +243,9 @@ pub struct Machine {
     pub world: World,
     /// The world as it was when the transaction began, for a veto or a failure to put
     /// back. `None` while the machine changes the world it was given in place and keeps
-    /// `undo` instead: a machine given a world to own (`Machine::deliver_owned`,
-    /// `Machine::eval_owned`) keeps no copy, so its writes find the entities unshared
-    /// and copy nothing. The commonest changes (a layout property, a state, the random
+    /// `undo` instead: a machine given a world to own ([`Machine::restart_deliver`],
+    /// [`Machine::restart_eval`]; a watched world excepted, as the log does not cover the
+    /// canvas) keeps no copy, so its writes find the entities unshared and copy nothing. The commonest changes (a layout property, a state, the random
     /// generator) are undone from the log; before any other change the start is rebuilt
     /// from the log ([`Machine::keep_start`]) and kept from then on.
     ///
@@ -309,33 +309,36 @@ struct Buffers {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
-    undo: Vec<Undo>,
 }
 
 /// Buffers larger than this (in elements) are not kept: a deep transaction does not pin
 /// its memory for the rest of the thread's life.
 const KEEP_BUFFERS_UP_TO: usize = 4096;
 
+/// Free an emptied buffer grown past what is kept between transactions.
+fn let_go_if_large<T>(v: &mut Vec<T>) {
+    if v.capacity() > KEEP_BUFFERS_UP_TO {
+        *v = Vec::new();
+    }
+}
+
 thread_local! {
     static SPARE: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
 }
 
 impl Machine {
-    /// A machine on `world`; `owned`: the caller gives the world up, so the machine
-    /// changes it in place with an undo log instead of keeping a copy of the start (a
-    /// watched world, whose canvas the log does not cover, is always copied).
+    /// A machine on `world`, keeping a copy of it for a veto or a failure to put back.
     #[inline(always)]
-    fn new(world: World, cx: &Context<'_>, owned: bool) -> Machine {
+    fn new(world: World, cx: &Context<'_>) -> Machine {
         let b = SPARE.with(|s| s.take()).unwrap_or_else(|| Buffers {
             stack: Vec::with_capacity(64),
             frames: Vec::with_capacity(16),
             jps: Vec::with_capacity(16),
-            undo: Vec::new(),
         });
         Machine {
             fixed: cx.fixed.clone(),
-            start: (!owned || world.canvas.active).then(|| world.clone()),
-            undo: b.undo,
+            start: Some(world.clone()),
+            undo: Vec::new(),
             start_rng: world.rng,
             world,
             stack: b.stack,
@@ -366,33 +369,7 @@ impl Machine {
         to: Symbol,
         msg: Arc<Message>,
     ) -> Machine {
-        Machine::deliver_with(world, cx, to, msg, false)
-    }
-
-    /// [`Machine::deliver_shared`] on a world the caller gives up (the session's own, to
-    /// be replaced by the world the transaction leaves): the machine writes to it in
-    /// place and keeps an undo log instead of a copy of the start, so a write copies no
-    /// entity that nothing else holds. A veto or a failure still leaves the world as it
-    /// was.
-    #[inline(always)]
-    pub fn deliver_owned(
-        world: World,
-        cx: &mut Context<'_>,
-        to: Symbol,
-        msg: Arc<Message>,
-    ) -> Machine {
-        Machine::deliver_with(world, cx, to, msg, true)
-    }
-
-    #[inline(always)]
-    fn deliver_with(
-        world: World,
-        cx: &mut Context<'_>,
-        to: Symbol,
-        msg: Arc<Message>,
-        owned: bool,
-    ) -> Machine {
-        let mut m = Machine::new(world, cx, owned);
+        let mut m = Machine::new(world, cx);
         match m.send(cx, &Value::sym(to), msg, OUTSIDE) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
@@ -403,7 +380,7 @@ impl Machine {
     /// A transaction delivering `msg` from the user straight to entity (or representation)
     /// `id`: a representation's `init`, or the message a click on its graphic notifies.
     pub fn deliver_to(world: World, cx: &mut Context<'_>, id: EntityId, msg: Message) -> Machine {
-        let mut m = Machine::new(world, cx, false);
+        let mut m = Machine::new(world, cx);
         if let Err(e) = m.send_to(cx, id, Arc::new(msg), OUTSIDE, Then::Give) {
             m.done = Some(Status::Failed(e));
         }
@@ -412,16 +389,102 @@ impl Machine {
 
     /// A transaction running `code` as the user (no entity, no message).
     pub fn eval(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
-        let mut m = Machine::new(world, cx, false);
+        let mut m = Machine::new(world, cx);
         m.push_frame(cx, code, Kind::Top, NO_JP);
         m
     }
 
-    /// [`Machine::eval`] on a world the caller gives up (see [`Machine::deliver_owned`]).
-    pub fn eval_owned(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
-        let mut m = Machine::new(world, cx, true);
-        m.push_frame(cx, code, Kind::Top, NO_JP);
-        m
+    /// A machine running nothing, holding an empty world: one to start transactions on
+    /// again and again ([`Machine::restart_deliver`]), keeping its buffers between them.
+    pub fn idle() -> Machine {
+        Machine {
+            world: World::empty(),
+            start: None,
+            undo: Vec::new(),
+            start_rng: 0,
+            stack: Vec::with_capacity(64),
+            frames: Vec::with_capacity(16),
+            jps: Vec::with_capacity(16),
+            checkpoints: Vec::new(),
+            meter: Meter::new(Limits::default()),
+            output: Vec::new(),
+            trace: Vec::new(),
+            waiting: None,
+            paused: false,
+            pause_later: false,
+            done: None,
+            fixed: Arc::default(),
+        }
+    }
+
+    /// Start a transaction delivering `msg` to `to` on this finished (or idle) machine,
+    /// on the world in `world`, which the machine takes, leaving the world it held there.
+    /// The machine owns that world and keeps no copy of it: it writes in place with an
+    /// undo log (see [`Machine::start`]), so a write copies no entity that nothing else
+    /// holds. A veto or a failure still leaves the world as it was. End the transaction
+    /// with [`Machine::give_back`].
+    pub fn restart_deliver(
+        &mut self,
+        world: &mut World,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) {
+        self.restart(world, cx);
+        if let Err(e) = self.send(cx, &Value::sym(to), msg, OUTSIDE) {
+            self.done = Some(Status::Failed(e));
+        }
+    }
+
+    /// [`Machine::restart_deliver`] running `code` as the user (as [`Machine::eval`]).
+    pub fn restart_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
+        self.restart(world, cx);
+        self.push_frame(cx, code, Kind::Top, NO_JP);
+    }
+
+    /// Take the world in `world` for a new transaction and make the machine as new.
+    fn restart(&mut self, world: &mut World, cx: &Context<'_>) {
+        std::mem::swap(&mut self.world, world);
+        self.start = self.world.canvas.active.then(|| self.world.clone());
+        self.start_rng = self.world.rng;
+        self.undo.clear();
+        self.stack.clear();
+        self.frames.clear();
+        self.jps.clear();
+        self.checkpoints.clear();
+        self.meter = Meter::new(cx.limits);
+        self.output.clear();
+        self.trace.clear();
+        self.waiting = None;
+        self.paused = false;
+        self.pause_later = false;
+        self.done = None;
+        if !Arc::ptr_eq(&self.fixed, cx.fixed) {
+            self.fixed = cx.fixed.clone();
+        }
+    }
+
+    /// End a transaction begun with [`Machine::restart_deliver`] or
+    /// [`Machine::restart_eval`] and run to its end: put the world it leaves (the world
+    /// it began with if it still waits for a signal) in `world`, taking back the world
+    /// that stood there. The machine then holds nothing of the transaction but its
+    /// output and trace (for the caller to take) and its emptied buffers.
+    pub fn give_back(&mut self, world: &mut World) {
+        if self.waiting.take().is_some() {
+            self.restore_start();
+        }
+        std::mem::swap(&mut self.world, world);
+        self.start = None;
+        self.undo.clear();
+        self.stack.clear();
+        self.frames.clear();
+        self.jps.clear();
+        self.checkpoints.clear();
+        // A deep transaction does not pin its memory until the next one.
+        let_go_if_large(&mut self.stack);
+        let_go_if_large(&mut self.frames);
+        let_go_if_large(&mut self.jps);
+        let_go_if_large(&mut self.undo);
     }
 
     /// Before a change the undo log does not record: rebuild the world as it was when
@@ -473,19 +536,16 @@ impl Machine {
             stack: std::mem::take(&mut self.stack),
             frames: std::mem::take(&mut self.frames),
             jps: std::mem::take(&mut self.jps),
-            undo: std::mem::take(&mut self.undo),
         };
         if b.stack.capacity() > KEEP_BUFFERS_UP_TO
             || b.frames.capacity() > KEEP_BUFFERS_UP_TO
             || b.jps.capacity() > KEEP_BUFFERS_UP_TO
-            || b.undo.capacity() > KEEP_BUFFERS_UP_TO
         {
             return;
         }
         b.stack.clear();
         b.frames.clear();
         b.jps.clear();
-        b.undo.clear();
         SPARE.with(|s| s.set(Some(b)));
     }
 
