@@ -120,6 +120,8 @@ pub struct Session {
     /// [`Session::eval`], kept with its buffers for the next one (it holds an empty
     /// world between them).
     kept: Option<Box<Machine>>,
+    /// The message [`Session::deliver`] delivered last, to reuse its allocation.
+    kept_message: Option<Arc<Message>>,
 }
 
 impl Session {
@@ -140,6 +142,7 @@ impl Session {
             interrupt: None,
             fixed: Arc::default(),
             kept: None,
+            kept_message: None,
         };
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
@@ -416,7 +419,20 @@ impl Session {
     /// them. Copies of the world kept elsewhere (undo history, checkpoints) still share
     /// it, and a write copies what they share, as always.
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
-        self.run_kept(Start::Deliver(to, Arc::new(msg)))
+        // The last message delivered is kept: when nothing took it (into a property, a
+        // list), this one goes in its place instead of a new allocation.
+        let msg = match self.kept_message.take() {
+            Some(mut kept) => match Arc::get_mut(&mut kept) {
+                Some(slot) => {
+                    *slot = msg;
+                    kept
+                }
+                None => Arc::new(msg),
+            },
+            None => Arc::new(msg),
+        };
+        self.kept_message = Some(msg.clone());
+        self.run_kept(Start::Deliver(to, msg))
     }
 
     /// Run `code` as the user, as one transaction, and keep its result (the transaction
@@ -567,6 +583,7 @@ impl Session {
             interrupt: None,
             fixed: self.fixed.clone(),
             kept: None,
+            kept_message: None,
         }
     }
 

@@ -301,6 +301,8 @@ enum Next {
     Done(Box<Flow>),
     /// Fail with this error.
     Fail(Box<RuntimeError>),
+    /// The transaction committed, with the value on top of the stack.
+    Committed,
 }
 
 /// The emptied stack, frame and join-point vectors of a finished transaction, kept for the
@@ -1129,6 +1131,10 @@ impl Machine {
                         Next::Go => {}
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
+                        Next::Committed => {
+                            let value = self.stack.pop().unwrap_or_default();
+                            return Ok(Flow::End(Status::Committed(value)));
+                        }
                         Next::Fail(e) => return Err(*e),
                     },
                 }
@@ -1254,8 +1260,14 @@ impl Machine {
             }
             Op::Return | Op::End => {
                 let value = self.stack.pop().unwrap_or_default();
-                if let Some(status) = self.leave(cx, value, op == Op::Return) {
-                    return Ok(Next::Done(Box::new(Flow::End(status))));
+                match self.leave(cx, value, op == Op::Return) {
+                    // The commonest end, with its value on the stack: nothing to box.
+                    Some(Status::Committed(value)) => {
+                        self.stack.push(value);
+                        return Ok(Next::Committed);
+                    }
+                    Some(status) => return Ok(Next::Done(Box::new(Flow::End(status)))),
+                    None => {}
                 }
                 return Ok(Next::Frames);
             }
