@@ -301,8 +301,6 @@ enum Next {
     Done(Box<Flow>),
     /// Fail with this error.
     Fail(Box<RuntimeError>),
-    /// The transaction committed, with the value on top of the stack.
-    Committed,
 }
 
 /// The emptied stack, frame and join-point vectors of a finished transaction, kept for the
@@ -736,7 +734,8 @@ impl Machine {
                 return Ok(Flow::Enter);
             }
             let Some(frame) = self.frames.last() else {
-                // A delivered message whose join point finished leaves nothing to run.
+                // A transaction whose last frame or join point finished: its value is
+                // on the stack.
                 return Ok(Flow::End(Status::Committed(
                     self.stack.pop().unwrap_or_default(),
                 )));
@@ -1131,10 +1130,6 @@ impl Machine {
                         Next::Go => {}
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
-                        Next::Committed => {
-                            let value = self.stack.pop().unwrap_or_default();
-                            return Ok(Flow::End(Status::Committed(value)));
-                        }
                         Next::Fail(e) => return Err(*e),
                     },
                 }
@@ -1261,10 +1256,12 @@ impl Machine {
             Op::Return | Op::End => {
                 let value = self.stack.pop().unwrap_or_default();
                 match self.leave(cx, value, op == Op::Return) {
-                    // The commonest end, with its value on the stack: nothing to box.
-                    Some(Status::Committed(value)) => {
+                    // The commonest end: with no frame left and no step pending, the
+                    // outer loop ends the transaction with the value on the stack, so
+                    // nothing is boxed.
+                    Some(Status::Committed(value)) if !self.paused && !self.pause_later => {
                         self.stack.push(value);
-                        return Ok(Next::Committed);
+                        return Ok(Next::Frames);
                     }
                     Some(status) => return Ok(Next::Done(Box::new(Flow::End(status)))),
                     None => {}
