@@ -34,6 +34,9 @@ pub struct ChainCache {
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     empty: Arc<Chain>,
+    /// The last chain asked for, by (type, entity, state, label): a transaction sending
+    /// the same message again finds it with four compares, without hashing.
+    last: Option<(TypeId, Symbol, Symbol, Symbol, Arc<Chain>)>,
 }
 
 impl ChainCache {
@@ -47,6 +50,12 @@ impl ChainCache {
         label: Symbol,
     ) -> Arc<Chain> {
         let table = &world.advice;
+        if table.version == self.version
+            && let Some((t, e, s, l, chain)) = &self.last
+            && (*t, *e, *s, *l) == (ty, entity, state, label)
+        {
+            return chain.clone();
+        }
         if table.version != self.version {
             self.chains.clear();
             self.version = table.version;
@@ -60,10 +69,13 @@ impl ChainCache {
                 .collect();
         }
         let inst = self.instance_targets.contains(&entity).then_some(entity);
-        self.chains
+        let chain = self
+            .chains
             .entry((ty, inst, state, label))
             .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
-            .clone()
+            .clone();
+        self.last = Some((ty, entity, state, label, chain.clone()));
+        chain
     }
 }
 
