@@ -165,6 +165,12 @@ pub struct Session {
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
     fixed: Arc<super::world::FixedNames>,
+    /// The machine of the last transaction run to its end by [`Session::deliver`] or
+    /// [`Session::eval`], kept with its buffers for the next one (it holds an empty
+    /// world between them).
+    kept: Option<Box<Machine>>,
+    /// The message [`Session::deliver`] delivered last, to reuse its allocation.
+    kept_message: Option<Arc<Message>>,
 }
 
 impl Session {
@@ -184,6 +190,8 @@ impl Session {
             trace: options.trace,
             interrupt: None,
             fixed: Arc::default(),
+            kept: None,
+            kept_message: None,
         };
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
@@ -453,20 +461,68 @@ impl Session {
     }
 
     /// Deliver `msg` to the entity named `to`, as one transaction, and keep its result.
+    ///
+    /// The transaction owns the session's world while it runs (an empty world stands in
+    /// for it): its writes change entities that nothing else holds in place, with an undo
+    /// log for a veto or a failure, instead of copying them because a snapshot shares
+    /// them. Copies of the world kept elsewhere (undo history, checkpoints) still share
+    /// it, and a write copies what they share, as always.
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
-        let (tx, world) = self.run_on(
-            self.world.clone(),
-            Start::Deliver(to, Arc::new(msg)),
-            self.trace,
-        );
-        self.world = world;
-        tx
+        // The last message delivered is kept: when nothing took it (into a property, a
+        // list), this one goes in its place instead of a new allocation.
+        let msg = match self.kept_message.take() {
+            Some(mut kept) => match Arc::get_mut(&mut kept) {
+                Some(slot) => {
+                    *slot = msg;
+                    kept
+                }
+                None => Arc::new(msg),
+            },
+            None => Arc::new(msg),
+        };
+        self.kept_message = Some(msg.clone());
+        self.run_kept(Start::Deliver(to, msg))
     }
 
-    /// Run `code` as the user, as one transaction, and keep its result.
+    /// Run `code` as the user, as one transaction, and keep its result (the transaction
+    /// owns the world while it runs, as in [`Session::deliver`]).
     pub fn eval(&mut self, code: CodeId) -> Transaction {
-        let (tx, world) = self.run_on(self.world.clone(), Start::Eval(code), self.trace);
-        self.world = world;
+        self.run_kept(Start::Eval(code))
+    }
+
+    /// Run a transaction on the session's world to its end on the kept machine, which
+    /// owns the world meanwhile (the machine's empty world stands in for it), and make
+    /// the world it leaves the session's.
+    fn run_kept(&mut self, start: Start) -> Transaction {
+        let mut m = self
+            .kept
+            .take()
+            .unwrap_or_else(|| Box::new(Machine::idle()));
+        let world = &mut self.world;
+        let mut cx = Context {
+            game: &self.game,
+            params: &self.params,
+            defaults: &self.defaults,
+            cache: &mut self.cache,
+            limits: self.limits,
+            trace: self.trace,
+            stepping: false,
+            interrupt: self.interrupt.as_deref(),
+            fixed: &self.fixed,
+        };
+        match start {
+            Start::Deliver(to, msg) => m.restart_deliver(world, &mut cx, to, msg),
+            Start::Eval(code) => m.restart_eval(world, &mut cx, code),
+        }
+        let status = drive(&mut m, &mut cx);
+        let tx = Transaction {
+            status,
+            output: std::mem::take(&mut m.output),
+            trace: std::mem::take(&mut m.trace),
+            steps: m.steps(),
+        };
+        m.give_back(world);
+        self.kept = Some(m);
         tx
     }
 
@@ -581,6 +637,8 @@ impl Session {
             trace: false,
             interrupt: None,
             fixed: self.fixed.clone(),
+            kept: None,
+            kept_message: None,
         }
     }
 

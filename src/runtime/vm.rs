@@ -34,6 +34,9 @@ pub struct ChainCache {
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     empty: Arc<Chain>,
+    /// The last chain asked for, by (type, entity, state, label): a transaction sending
+    /// the same message again finds it with four compares, without hashing.
+    last: Option<(TypeId, Symbol, Symbol, Symbol, Arc<Chain>)>,
 }
 
 impl ChainCache {
@@ -47,6 +50,12 @@ impl ChainCache {
         label: Symbol,
     ) -> Arc<Chain> {
         let table = &world.advice;
+        if table.version == self.version
+            && let Some((t, e, s, l, chain)) = &self.last
+            && (*t, *e, *s, *l) == (ty, entity, state, label)
+        {
+            return chain.clone();
+        }
         if table.version != self.version {
             self.chains.clear();
             self.version = table.version;
@@ -60,10 +69,13 @@ impl ChainCache {
                 .collect();
         }
         let inst = self.instance_targets.contains(&entity).then_some(entity);
-        self.chains
+        let chain = self
+            .chains
             .entry((ty, inst, state, label))
             .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
-            .clone()
+            .clone();
+        self.last = Some((ty, entity, state, label, chain.clone()));
+        chain
     }
 }
 
@@ -227,11 +239,38 @@ enum Then {
     Yield(Value),
 }
 
+/// A change a machine made in place to the world it was given, and what undoes it (see
+/// [`Machine::start`]).
+#[derive(Debug)]
+enum Undo {
+    /// Layout property `slot` of entity `id` held `old`.
+    Slot { id: EntityId, slot: u16, old: Value },
+    /// Entity `id` was in state `old`.
+    State { id: EntityId, old: Symbol },
+}
+
 /// One transaction in progress.
 pub struct Machine {
     /// The world as the transaction sees it.
     pub world: World,
-    start: World,
+    /// The world as it was when the transaction began, for a veto or a failure to put
+    /// back. `None` while the machine changes the world it was given in place and keeps
+    /// `undo` instead: a machine given a world to own ([`Machine::restart_deliver`],
+    /// [`Machine::restart_eval`]; a watched world excepted, as the log does not cover the
+    /// canvas) keeps no copy, so its writes find the entities unshared and copy nothing. The commonest changes (a layout property, a state, the random
+    /// generator) are undone from the log; before any other change the start is rebuilt
+    /// from the log ([`Machine::keep_start`]) and kept from then on.
+    ///
+    /// Why the log undoes a world the transaction replaced (a veto putting back a join
+    /// point's copy, a rollback to a checkpoint): every world the machine holds is the
+    /// start with some of the logged changes made, in order, and no entity is added or
+    /// removed while the log is kept. So for each property and state the first change
+    /// logged holds its value at the start, which undoing the whole log, last change
+    /// first, puts back in any of them.
+    start: Option<World>,
+    undo: Vec<Undo>,
+    /// The random generator's state when the transaction began.
+    start_rng: u64,
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
@@ -288,11 +327,19 @@ struct Buffers {
 /// its memory for the rest of the thread's life.
 const KEEP_BUFFERS_UP_TO: usize = 4096;
 
+/// Free an emptied buffer grown past what is kept between transactions.
+fn let_go_if_large<T>(v: &mut Vec<T>) {
+    if v.capacity() > KEEP_BUFFERS_UP_TO {
+        *v = Vec::new();
+    }
+}
+
 thread_local! {
     static SPARE: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
 }
 
 impl Machine {
+    /// A machine on `world`, keeping a copy of it for a veto or a failure to put back.
     #[inline(always)]
     fn new(world: World, cx: &Context<'_>) -> Machine {
         let b = SPARE.with(|s| s.take()).unwrap_or_else(|| Buffers {
@@ -302,7 +349,9 @@ impl Machine {
         });
         Machine {
             fixed: cx.fixed.clone(),
-            start: world.clone(),
+            start: Some(world.clone()),
+            undo: Vec::new(),
+            start_rng: world.rng,
             world,
             stack: b.stack,
             frames: b.frames,
@@ -357,6 +406,141 @@ impl Machine {
         m
     }
 
+    /// A machine running nothing, holding an empty world: one to start transactions on
+    /// again and again ([`Machine::restart_deliver`]), keeping its buffers between them.
+    pub fn idle() -> Machine {
+        Machine {
+            world: World::empty(),
+            start: None,
+            undo: Vec::new(),
+            start_rng: 0,
+            stack: Vec::with_capacity(64),
+            frames: Vec::with_capacity(16),
+            jps: Vec::with_capacity(16),
+            checkpoints: Vec::new(),
+            meter: Meter::new(Limits::default()),
+            output: Vec::new(),
+            trace: Vec::new(),
+            waiting: None,
+            paused: false,
+            pause_later: false,
+            done: None,
+            fixed: Arc::default(),
+        }
+    }
+
+    /// Start a transaction delivering `msg` to `to` on this finished (or idle) machine,
+    /// on the world in `world`, which the machine takes, leaving the world it held there.
+    /// The machine owns that world and keeps no copy of it: it writes in place with an
+    /// undo log (see [`Machine::start`]), so a write copies no entity that nothing else
+    /// holds. A veto or a failure still leaves the world as it was. End the transaction
+    /// with [`Machine::give_back`].
+    pub fn restart_deliver(
+        &mut self,
+        world: &mut World,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) {
+        self.restart(world, cx);
+        if let Err(e) = self.send(cx, &Value::sym(to), msg, OUTSIDE) {
+            self.done = Some(Status::Failed(e));
+        }
+    }
+
+    /// [`Machine::restart_deliver`] running `code` as the user (as [`Machine::eval`]).
+    pub fn restart_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
+        self.restart(world, cx);
+        self.push_frame(cx, code, Kind::Top, NO_JP);
+    }
+
+    /// Take the world in `world` for a new transaction and make the machine as new.
+    fn restart(&mut self, world: &mut World, cx: &Context<'_>) {
+        std::mem::swap(&mut self.world, world);
+        self.start = self.world.canvas.active.then(|| self.world.clone());
+        self.start_rng = self.world.rng;
+        self.undo.clear();
+        self.stack.clear();
+        self.frames.clear();
+        self.jps.clear();
+        self.checkpoints.clear();
+        self.meter = Meter::new(cx.limits);
+        self.output.clear();
+        self.trace.clear();
+        self.waiting = None;
+        self.paused = false;
+        self.pause_later = false;
+        self.done = None;
+        if !Arc::ptr_eq(&self.fixed, cx.fixed) {
+            self.fixed = cx.fixed.clone();
+        }
+    }
+
+    /// End a transaction begun with [`Machine::restart_deliver`] or
+    /// [`Machine::restart_eval`] and run to its end: put the world it leaves (the world
+    /// it began with if it still waits for a signal) in `world`, taking back the world
+    /// that stood there. The machine then holds nothing of the transaction but its
+    /// output and trace (for the caller to take) and its emptied buffers.
+    pub fn give_back(&mut self, world: &mut World) {
+        if self.waiting.take().is_some() {
+            self.restore_start();
+        }
+        std::mem::swap(&mut self.world, world);
+        self.start = None;
+        self.undo.clear();
+        self.stack.clear();
+        self.frames.clear();
+        self.jps.clear();
+        self.checkpoints.clear();
+        // A deep transaction does not pin its memory until the next one.
+        let_go_if_large(&mut self.stack);
+        let_go_if_large(&mut self.frames);
+        let_go_if_large(&mut self.jps);
+        let_go_if_large(&mut self.undo);
+    }
+
+    /// Before a change the undo log does not record: rebuild the world as it was when
+    /// the transaction began from the log, and keep it from now on (writes then copy
+    /// what it shares, and the log is no longer kept).
+    pub(super) fn keep_start(&mut self) {
+        if self.start.is_none() {
+            let mut start = self.world.clone();
+            undo_all(&mut start, &mut self.undo, self.start_rng);
+            self.start = Some(start);
+        }
+    }
+
+    /// Whether the machine logs the changes it makes in place (see [`Machine::start`]).
+    #[inline(always)]
+    pub(super) fn logging(&self) -> bool {
+        self.start.is_none()
+    }
+
+    /// Log that layout property `slot` of entity `id` held `old`.
+    #[inline(always)]
+    pub(super) fn log_slot(&mut self, id: EntityId, slot: u16, old: Value) {
+        self.undo.push(Undo::Slot { id, slot, old });
+    }
+
+    /// Log that entity `id` was in state `old`.
+    #[inline(always)]
+    pub(super) fn log_state(&mut self, id: EntityId, old: Symbol) {
+        self.undo.push(Undo::State { id, old });
+    }
+
+    /// Put the world back as it was when the transaction began (a veto, a failure, an
+    /// abandoned wait).
+    fn restore_start(&mut self) {
+        // Copies of the world held by join points and checkpoints go first, so undoing
+        // in place finds the entities unshared again.
+        self.jps.clear();
+        self.checkpoints.clear();
+        match &self.start {
+            Some(start) => self.world = start.clone(),
+            None => undo_all(&mut self.world, &mut self.undo, self.start_rng),
+        }
+    }
+
     /// Give the machine's stack, frame and join-point buffers, emptied, to the next machine
     /// made on this thread. Called when the transaction is over and the machine is dropped.
     pub fn recycle_buffers(&mut self) {
@@ -382,7 +566,8 @@ impl Machine {
     #[inline(always)]
     pub fn into_world(mut self) -> World {
         if self.waiting.is_some() {
-            self.start
+            self.restore_start();
+            self.world
         } else {
             self.recycle_buffers();
             self.world
@@ -435,14 +620,15 @@ impl Machine {
     }
 
     /// Abandon the transaction, returning the world as it was before it.
-    pub fn abort(self) -> World {
-        self.start
+    pub fn abort(mut self) -> World {
+        self.restore_start();
+        self.world
     }
 
     fn finish(&mut self, status: Status) -> Run {
         match &status {
-            Status::Committed(_) | Status::RolledBack { .. } => {}
-            Status::Vetoed { .. } | Status::Failed(_) => self.world = self.start.clone(),
+            Status::Committed(_) | Status::RolledBack { .. } => self.undo.clear(),
+            Status::Vetoed { .. } | Status::Failed(_) => self.restore_start(),
         }
         self.frames.clear();
         self.jps.clear();
@@ -560,7 +746,8 @@ impl Machine {
                 return Ok(Flow::Enter);
             }
             let Some(frame) = self.frames.last() else {
-                // A delivered message whose join point finished leaves nothing to run.
+                // A transaction whose last frame or join point finished: its value is
+                // on the stack.
                 return Ok(Flow::End(Status::Committed(
                     self.stack.pop().unwrap_or_default(),
                 )));
@@ -1080,8 +1267,16 @@ impl Machine {
             }
             Op::Return | Op::End => {
                 let value = self.stack.pop().unwrap_or_default();
-                if let Some(status) = self.leave(cx, value, op == Op::Return) {
-                    return Ok(Next::Done(Box::new(Flow::End(status))));
+                match self.leave(cx, value, op == Op::Return) {
+                    // The commonest end: with no frame left and no step pending, the
+                    // outer loop ends the transaction with the value on the stack, so
+                    // nothing is boxed.
+                    Some(Status::Committed(value)) if !self.paused && !self.pause_later => {
+                        self.stack.push(value);
+                        return Ok(Next::Frames);
+                    }
+                    Some(status) => return Ok(Next::Done(Box::new(Flow::End(status)))),
+                    None => {}
                 }
                 return Ok(Next::Frames);
             }
@@ -1571,6 +1766,29 @@ impl Machine {
     fn defaults_for(&self, cx: &Context<'_>, ty: TypeId) -> Vec<Value> {
         cx.defaults.get(ty.0 as usize).cloned().unwrap_or_default()
     }
+}
+
+/// Undo the changes of `log`, last first, in `world`, and put the random generator back
+/// to `rng`: the world as it was before them (see [`Machine::start`]). Empties the log.
+fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
+    while let Some(u) = log.pop() {
+        match u {
+            Undo::Slot { id, slot, old } => {
+                if let Some(place) = world
+                    .entity_mut(id)
+                    .and_then(|e| e.props.get_mut(slot as usize))
+                {
+                    *place = old;
+                }
+            }
+            Undo::State { id, old } => {
+                if let Some(e) = world.entity_mut(id) {
+                    e.state = old;
+                }
+            }
+        }
+    }
+    world.rng = rng;
 }
 
 mod drawing;

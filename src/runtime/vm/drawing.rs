@@ -36,6 +36,8 @@ impl Machine {
                 return Err(e);
             }
         };
+        // The canvas is not in the undo log.
+        self.keep_start();
         let owner = me.represented();
         let owner_name = self
             .world
@@ -179,6 +181,7 @@ impl Machine {
             return Err(e);
         }
         let error = self.error(span, "internal: graphic vanished");
+        self.keep_start();
         let canvas = Arc::make_mut(&mut self.world.canvas);
         canvas
             .graphics
@@ -251,6 +254,7 @@ impl Machine {
             props: self.defaults_for(cx, ty).into(),
             extra: Default::default(),
         };
+        self.keep_start();
         Arc::make_mut(&mut self.world.canvas).attach(id, repr);
         let msg = Arc::new(Message {
             label: Symbol::intern("init"),

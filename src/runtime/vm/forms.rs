@@ -97,10 +97,18 @@ impl Machine {
                 let Some((id, name)) = self.me() else {
                     return Err(self.no_entity(span, "a message to the entity"));
                 };
+                if id.is_representation() {
+                    // A representation lives in the canvas, which the undo log does not
+                    // cover.
+                    self.keep_start();
+                }
                 let Some(e) = self.world.entity_mut(id) else {
                     return Err(self.deleted(span));
                 };
                 let from = std::mem::replace(&mut e.state, state);
+                if self.logging() {
+                    self.log_state(id, from);
+                }
                 if from != state {
                     self.event(
                         cx,
@@ -298,6 +306,7 @@ impl Machine {
                         }
                     }
                 }
+                self.keep_start();
                 let id = self.world.add(entity);
                 self.event(
                     cx,
@@ -314,6 +323,7 @@ impl Machine {
                 let name = self.pop_one();
                 let id = self.entity_named(&name, span)?;
                 let entity = self.world.entity(id).map(|e| e.name);
+                self.keep_start();
                 self.world.remove(id);
                 if let Some(entity) = entity {
                     let depth = self.jps.len();
@@ -322,6 +332,7 @@ impl Machine {
                 Ok(Flow::Value(Value::Nil))
             }
             Finish => {
+                self.keep_start();
                 self.world.outcome = Some(attrs);
                 Ok(Flow::Value(Value::Nil))
             }
@@ -634,6 +645,11 @@ impl Machine {
         value: Value,
     ) {
         let tracing = cx.trace || cx.stepping;
+        if id.is_representation() {
+            // A representation lives in the canvas, which the undo log does not cover.
+            self.keep_start();
+        }
+        let logging = self.logging();
         let Some(e) = self.world.entity_mut(id) else {
             return;
         };
@@ -641,11 +657,17 @@ impl Machine {
             return;
         };
         if !tracing {
-            *place = value;
+            let old = std::mem::replace(place, value);
+            if logging {
+                self.log_slot(id, slot, old);
+            }
             return;
         }
         let old = std::mem::replace(place, value.clone());
         let entity = e.name;
+        if logging {
+            self.log_slot(id, slot, old.clone());
+        }
         self.event(
             cx,
             TraceEvent::Property {
@@ -669,6 +691,8 @@ impl Machine {
     ) -> Result<(), RuntimeError> {
         let game = cx.game;
         let tracing = cx.trace || cx.stepping;
+        // Run-time properties and observed writes are not in the undo log.
+        self.keep_start();
         let Some(e) = self.world.entity_mut(id) else {
             return Err(self.error(
                 super::OUTSIDE,
