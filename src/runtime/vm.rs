@@ -893,6 +893,24 @@ impl Machine {
                             }
                         }
                     }
+                    Op::Builtin(index, 2)
+                        if matches!(
+                            FAST_OPS.get(index as usize),
+                            Some(Some(IntOp::Eq | IntOp::Ne))
+                        ) && !self.stack[self.stack.len() - 2..].iter().any(|v| {
+                            matches!(v, Value::List(_) | Value::Dict(_) | Value::Message(_))
+                        }) =>
+                    {
+                        // `=` and `!=` of two values that are not collections (names,
+                        // nil, booleans, numbers): what the builtin would answer, in one
+                        // step with nothing to meter.
+                        let b = self.stack.pop().unwrap_or_default();
+                        let n = self.stack.len();
+                        let same = self.stack[n - 1] == b;
+                        let r = same == matches!(FAST_OPS[index as usize], Some(IntOp::Eq));
+                        discard(b);
+                        overwrite(&mut self.stack[n - 1], Value::Bool(r));
+                    }
                     Op::Builtin(index, argc) => out!(self.call_builtin(cx, index, argc, code, ip))?,
                     Op::IterNext { var, exit } => {
                         let n = self.stack.len();
