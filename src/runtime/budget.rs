@@ -62,15 +62,7 @@ pub struct Meter {
     pub memory: u64,
     /// The limits.
     pub limits: Limits,
-    /// Collections whose nesting depth is known, each with its depth (see
-    /// [`Meter::nest_depth`]).
-    known: [(Value, u32); KNOWN],
-    /// Where the next collection remembered goes in `known` (the oldest is replaced).
-    next: usize,
 }
-
-/// How many collections of known depth a meter remembers.
-const KNOWN: usize = 4;
 
 impl Meter {
     /// A fresh meter.
@@ -79,8 +71,6 @@ impl Meter {
             steps: 0,
             memory: 0,
             limits,
-            known: Default::default(),
-            next: 0,
         }
     }
 
@@ -108,13 +98,18 @@ impl Meter {
     pub fn alloc(&mut self, bytes: u64) -> Result<(), BuiltinError> {
         self.memory = self.memory.saturating_add(bytes);
         if self.memory > self.limits.max_memory {
-            return Err(BuiltinError::new(format!(
-                "memory limit reached: the transaction made more than {} bytes of values and output",
-                self.limits.max_memory
-            ))
-            .with_hint("a collection or string growing without end? raise the limit with --max-memory"));
+            return Err(self.memory_error());
         }
         Ok(())
+    }
+
+    #[cold]
+    fn memory_error(&self) -> BuiltinError {
+        BuiltinError::new(format!(
+            "memory limit reached: the transaction made more than {} bytes of values and output",
+            self.limits.max_memory
+        ))
+        .with_hint("a collection or string growing without end? raise the limit with --max-memory")
     }
 
     /// Check that a collection of `len` elements may exist (`what` names it, e.g.
@@ -144,50 +139,43 @@ impl Meter {
         self.nest_depth(v).map(|_| ())
     }
 
+    /// How deep `v` may nest and still be put into a collection.
+    #[inline]
+    fn nest_limit(&self) -> u32 {
+        // `v` may nest at most `max - 1` deep: the collection it goes into adds one more.
+        u32::try_from(self.limits.max_nesting.saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
     /// [`Meter::nest`], giving how deep `v` nests (0 for a scalar, 1 for a collection of
-    /// scalars ...).
+    /// scalars ...), or a bound on it that is within the limit.
     ///
-    /// A collection whose depth was worked out is remembered, with a reference held, for
-    /// the rest of the transaction or until four more are: while the meter holds it, it
-    /// cannot change in place (an update copies a collection someone else holds), so its
-    /// depth stays right, and putting it into another collection costs no walk. `list`
-    /// remembers the list it makes (one deeper than its deepest element), so the usual
-    /// `(append moves (list name message))` walks nothing twice.
+    /// A list carries such a bound (see [`List::depth`]), so checking a list costs a
+    /// compare; a dictionary or message is walked, one step per value looked at (lists
+    /// inside it are not walked when their bound is low enough). A list whose bound is
+    /// past the limit (it once held something deeper, or holds unmeasured dictionaries)
+    /// is walked too, and keeps the depth found.
     #[inline]
     pub fn nest_depth(&mut self, v: &Value) -> Result<u32, BuiltinError> {
         match v {
-            Value::List(_) | Value::Dict(_) | Value::Message(_) => self.nest_walk(v),
+            Value::List(l) => {
+                let d = l.depth();
+                if d <= self.nest_limit() {
+                    return Ok(d);
+                }
+                self.nest_walk(v)
+            }
+            Value::Dict(_) | Value::Message(_) => self.nest_walk(v),
             _ => Ok(0),
         }
     }
 
-    /// Remember that the collection `v` nests `depth` deep (exactly).
-    #[inline]
-    pub fn remember(&mut self, v: &Value, depth: u32) {
-        self.known[self.next] = (v.clone(), depth);
-        self.next = (self.next + 1) % KNOWN;
-    }
-
+    #[inline(never)]
     fn nest_walk(&mut self, v: &Value) -> Result<u32, BuiltinError> {
-        let max = self.limits.max_nesting;
-        // `v` may nest at most `max - 1` deep: the collection it goes into adds one more.
-        let limit = u32::try_from(max.saturating_sub(1)).unwrap_or(u32::MAX);
-        if let Some(d) = known_depth(&self.known, v) {
-            if d <= limit {
-                return Ok(d);
-            }
-            return Err(self.too_deep());
-        }
+        let limit = self.nest_limit();
         let mut visited = 0usize;
-        let depth = depth_within(v, limit, &mut visited, &self.known);
+        let depth = depth_within(v, limit, &mut visited);
         self.work(visited)?;
-        match depth {
-            Some(d) => {
-                self.remember(v, d);
-                Ok(d)
-            }
-            None => Err(self.too_deep()),
-        }
+        depth.ok_or_else(|| self.too_deep())
     }
 
     fn too_deep(&self) -> BuiltinError {
@@ -249,42 +237,34 @@ impl Meter {
     }
 }
 
-/// The depth of `v` remembered in `known`, if it is there (the same collection, not an
-/// equal one).
-#[inline]
-fn known_depth(known: &[(Value, u32)], v: &Value) -> Option<u32> {
-    known.iter().find_map(|(k, d)| {
-        let same = match (k, v) {
-            (Value::List(a), Value::List(b)) => std::sync::Arc::ptr_eq(a, b),
-            (Value::Dict(a), Value::Dict(b)) => std::sync::Arc::ptr_eq(a, b),
-            (Value::Message(a), Value::Message(b)) => std::sync::Arc::ptr_eq(a, b),
-            _ => false,
-        };
-        same.then_some(*d)
-    })
-}
-
 /// How deep `v` nests (0 for a scalar) if at most `limit`, else `None`; counts each value
-/// looked at in `visited`. Recursion is bounded by `limit`.
-fn depth_within(v: &Value, limit: u32, visited: &mut usize, known: &[(Value, u32)]) -> Option<u32> {
+/// looked at in `visited`. A list whose depth bound is within what is left is not walked;
+/// a list walked keeps the depth found. Recursion is bounded by `limit`.
+fn depth_within(v: &Value, limit: u32, visited: &mut usize) -> Option<u32> {
+    if limit == 0 {
+        return None;
+    }
     let children_depth = |children: &mut dyn Iterator<Item = &Value>, visited: &mut usize| {
         let mut deepest = 0;
         for c in children {
             *visited += 1;
-            if matches!(c, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
-                let d = match known_depth(known, c) {
-                    Some(d) if d < limit => d,
-                    Some(_) => return None,
-                    None => depth_within(c, limit - 1, visited, known)?,
-                };
-                deepest = deepest.max(d);
-            }
+            let d = match c {
+                Value::List(l) if l.depth() < limit => l.depth(),
+                Value::List(_) | Value::Dict(_) | Value::Message(_) => {
+                    depth_within(c, limit - 1, visited)?
+                }
+                _ => 0,
+            };
+            deepest = deepest.max(d);
         }
         Some(deepest + 1)
     };
     match v {
-        _ if limit == 0 => None,
-        Value::List(l) => children_depth(&mut l.iter(), visited),
+        Value::List(l) => {
+            let d = children_depth(&mut l.iter(), visited)?;
+            l.found_depth(d);
+            Some(d)
+        }
         Value::Dict(d) => children_depth(&mut d.values(), visited),
         Value::Message(m) => children_depth(&mut m.attrs.values(), visited),
         _ => Some(0),
@@ -340,23 +320,37 @@ fn lists_equal(x: &List, y: &List, left: &mut u64) -> Option<bool> {
     if x.len() != y.len() {
         return Some(false);
     }
-    let pair = |p: &Value, q: &Value, left: &mut u64| match (p, q) {
-        (Value::List(_) | Value::Dict(_) | Value::Message(_), _) => equal_within(p, q, left),
-        _ if step(left) => Some(p == q),
-        _ => None,
-    };
-    if x.len() <= 64 {
-        // Short lists (the usual ones) by index: no iterators to set up.
-        for i in 0..x.len() {
-            if !pair(&x[i], &y[i], left)? {
-                return Some(false);
+    if let (Some(a), Some(b)) = (x.as_slice(), y.as_slice()) {
+        if x.depth() == 1 && y.depth() == 1 {
+            // Two short lists of scalars (a position, a move): one pass, one step per
+            // pair looked at.
+            let mismatch = a.iter().zip(b).position(|(p, q)| p != q);
+            let looked = mismatch.map_or(a.len(), |k| k + 1) as u64;
+            if looked > *left {
+                *left = 0;
+                return None;
             }
+            *left -= looked;
+            return Some(mismatch.is_none());
         }
-    } else {
-        for (p, q) in x.iter().zip(y.iter()) {
-            if !pair(p, q, left)? {
-                return Some(false);
-            }
+        return pairs_equal(a.iter().zip(b), left);
+    }
+    pairs_equal(x.iter().zip(y.iter()), left)
+}
+
+/// Equality of the pairs of elements of two lists of the same length.
+fn pairs_equal<'a>(
+    pairs: impl Iterator<Item = (&'a Value, &'a Value)>,
+    left: &mut u64,
+) -> Option<bool> {
+    for (p, q) in pairs {
+        let same = match p {
+            Value::List(_) | Value::Dict(_) | Value::Message(_) => equal_within(p, q, left)?,
+            _ if step(left) => p == q,
+            _ => return None,
+        };
+        if !same {
+            return Some(false);
         }
     }
     Some(true)
@@ -409,31 +403,48 @@ mod tests {
     fn nested(depth: usize) -> Value {
         let mut v = Value::Int(0);
         for _ in 0..depth {
-            v = Value::list(imbl::vector![v]);
+            v = one(v);
         }
         v
     }
 
+    /// A list of one element.
+    fn one(v: Value) -> Value {
+        Value::list(std::iter::once(v).collect())
+    }
+
     #[test]
-    fn remembered_depths_stay_right_when_the_collection_is_updated() {
+    fn list_depths_are_known_without_a_walk_and_stale_bounds_are_walked() {
         let mut m = Meter::new(Limits {
             max_nesting: 4,
             ..Limits::default()
         });
-        let mut l = nested(1);
-        assert_eq!(m.nest_depth(&l).ok(), Some(1));
-        assert_eq!(m.nest_depth(&nested(2)).ok(), Some(2));
-        // The meter holds `l`, so this update copies it instead of changing the list
-        // whose depth it remembers.
-        if let Value::List(items) = &mut l {
-            std::sync::Arc::make_mut(items).push_back(nested(3));
-        }
-        assert_eq!(m.nest_depth(&nested(1)).ok(), Some(1));
-        assert!(m.nest(&l).is_err(), "l nests 4 deep now");
-        // A remembered deep value found inside another is still refused.
-        let deep = nested(3);
-        assert_eq!(m.nest_depth(&deep).ok(), Some(3));
-        assert!(m.nest(&Value::list(imbl::vector![deep])).is_err());
+        let l = nested(3);
+        assert_eq!(m.nest_depth(&l).ok(), Some(3));
+        assert_eq!(m.steps, 0, "a list's depth is known");
+        assert!(m.nest(&nested(4)).is_err());
+        // A list that held something deep and no longer does: its bound is too high, a
+        // walk finds it shallow and keeps what it found.
+        let mut shrunk = List::new();
+        shrunk.push_back(nested(3), 3);
+        shrunk.push_back(Value::Int(1), 0);
+        shrunk.pop_front();
+        let shrunk = Value::list(shrunk);
+        assert_eq!(m.nest_depth(&shrunk).ok(), Some(1));
+        assert!(m.steps > 0);
+        let steps = m.steps;
+        assert_eq!(m.nest_depth(&shrunk).ok(), Some(1));
+        assert_eq!(m.steps, steps, "walked once");
+        // Dictionaries and messages are walked; the lists in them are not.
+        let mut d = Dict::new();
+        d.insert(Key::Int(1), nested(2));
+        assert_eq!(m.nest_depth(&Value::dict(d.clone())).ok(), Some(3));
+        d.insert(Key::Int(2), nested(3));
+        assert!(m.nest(&Value::dict(d.clone())).is_err());
+        // A list holding a dictionary nobody measured is walked.
+        let unmeasured = one(Value::dict(d));
+        assert!(m.nest(&unmeasured).is_err());
+        assert!(m.nest(&one(unmeasured)).is_err());
     }
 
     #[test]
@@ -466,7 +477,7 @@ mod tests {
                     for k in 0..max {
                         m.nest(&v).expect("within the limit");
                         v = match k % 3 {
-                            0 => Value::list(imbl::vector![v]),
+                            0 => one(v),
                             1 => {
                                 let mut d = Dict::new();
                                 d.insert(super::super::value::Key::Int(1), v);
@@ -504,8 +515,8 @@ mod tests {
     fn equality_runs_out_of_steps_on_huge_shared_values() {
         let inner: List = (0..1000).map(Value::Int).collect();
         let mut other = inner.clone();
-        other.push_back(Value::Int(0));
-        other.pop_back();
+        other.push_back(Value::Int(0), 0);
+        other.truncate(1000);
         let a = Value::list((0..1000).map(|_| Value::list(inner.clone())).collect());
         let b = Value::list((0..1000).map(|_| Value::list(other.clone())).collect());
         let mut m = Meter::new(Limits {
