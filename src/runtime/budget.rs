@@ -75,7 +75,7 @@ impl Meter {
     }
 
     /// Count `work` steps; fails when that passes the step limit.
-    #[inline]
+    #[inline(always)]
     pub fn work(&mut self, work: usize) -> Result<(), BuiltinError> {
         self.steps = self.steps.saturating_add(work as u64);
         if self.steps > self.limits.max_steps {
@@ -85,6 +85,8 @@ impl Meter {
     }
 
     /// The error of a transaction that ran out of steps.
+    #[cold]
+    #[inline(never)]
     pub fn step_error(&self) -> BuiltinError {
         BuiltinError::new(format!(
             "step limit reached: the transaction ran {} instructions",
@@ -94,7 +96,7 @@ impl Meter {
     }
 
     /// Count `bytes` of memory; fails when that passes the memory limit.
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&mut self, bytes: u64) -> Result<(), BuiltinError> {
         self.memory = self.memory.saturating_add(bytes);
         if self.memory > self.limits.max_memory {
@@ -104,6 +106,7 @@ impl Meter {
     }
 
     #[cold]
+    #[inline(never)]
     fn memory_error(&self) -> BuiltinError {
         BuiltinError::new(format!(
             "memory limit reached: the transaction made more than {} bytes of values and output",
@@ -114,15 +117,21 @@ impl Meter {
 
     /// Check that a collection of `len` elements may exist (`what` names it, e.g.
     /// "`append`: the list").
-    #[inline]
+    #[inline(always)]
     pub fn length(&self, len: usize, what: &str) -> Result<(), BuiltinError> {
         if len > self.limits.max_length {
-            return Err(self.too_long(
-                what,
-                &format!("{len} elements (at most {})", self.limits.max_length),
-            ));
+            return Err(self.too_many(len, what));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_many(&self, len: usize, what: &str) -> BuiltinError {
+        self.too_long(
+            what,
+            &format!("{len} elements (at most {})", self.limits.max_length),
+        )
     }
 
     /// The error of a collection or string longer than the length limit (`size` says
@@ -134,16 +143,9 @@ impl Meter {
 
     /// Check that `v` may be put into a collection or message (its nesting plus one stays
     /// within the limit), counting the walk.
-    #[inline]
+    #[inline(always)]
     pub fn nest(&mut self, v: &Value) -> Result<(), BuiltinError> {
         self.nest_depth(v).map(|_| ())
-    }
-
-    /// How deep `v` may nest and still be put into a collection.
-    #[inline]
-    fn nest_limit(&self) -> u32 {
-        // `v` may nest at most `max - 1` deep: the collection it goes into adds one more.
-        u32::try_from(self.limits.max_nesting.saturating_sub(1)).unwrap_or(u32::MAX)
     }
 
     /// [`Meter::nest`], giving how deep `v` nests (0 for a scalar, 1 for a collection of
@@ -154,30 +156,37 @@ impl Meter {
     /// inside it are not walked when their bound is low enough). A list whose bound is
     /// past the limit (it once held something deeper, or holds unmeasured dictionaries)
     /// is walked too, and keeps the depth found.
-    #[inline]
+    #[inline(always)]
     pub fn nest_depth(&mut self, v: &Value) -> Result<u32, BuiltinError> {
+        if !is_collection(v) {
+            return Ok(0);
+        }
         match v {
-            Value::List(l) => {
-                let d = l.depth();
-                if d <= self.nest_limit() {
-                    return Ok(d);
-                }
-                self.nest_walk(v)
-            }
-            Value::Dict(_) | Value::Message(_) => self.nest_walk(v),
-            _ => Ok(0),
+            // `v` may nest at most `max - 1` deep: the collection it goes into adds one.
+            Value::List(l) if (l.depth() as usize) < self.limits.max_nesting => Ok(l.depth()),
+            _ => self.nest_walk(v),
         }
     }
 
     #[inline(never)]
     fn nest_walk(&mut self, v: &Value) -> Result<u32, BuiltinError> {
-        let limit = self.nest_limit();
+        if let Value::Message(m) = v
+            && !m.attrs.values().any(is_collection)
+            && self.limits.max_nesting > 1
+        {
+            // The usual message, of scalars: one step per attribute, no walk to set up.
+            self.work(m.attrs.len())?;
+            return Ok(1);
+        }
+        let limit = u32::try_from(self.limits.max_nesting.saturating_sub(1)).unwrap_or(u32::MAX);
         let mut visited = 0usize;
         let depth = depth_within(v, limit, &mut visited);
         self.work(visited)?;
         depth.ok_or_else(|| self.too_deep())
     }
 
+    #[cold]
+    #[inline(never)]
     fn too_deep(&self) -> BuiltinError {
         BuiltinError::new(format!(
             "values may nest at most {} deep (a list in a list ...)",
@@ -190,7 +199,7 @@ impl Meter {
     /// scalars are compared within the step of the instruction that compares them).
     #[inline(always)]
     pub fn equal(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
-        if !matches!(a, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
+        if !is_collection(a) {
             // Not a collection: one step, already counted by the instruction.
             return Ok(a == b);
         }
@@ -204,6 +213,36 @@ impl Meter {
         let r = equal_within(a, b, &mut left);
         self.spend(left)?;
         r.ok_or_else(|| self.step_error())
+    }
+
+    /// Where the first element of `l` equal to the collection `needle` is, counting as
+    /// [`Meter::equal`] of each element and `needle` would (a scalar element is unequal
+    /// within the step of the instruction), in one pass.
+    pub fn find_collection(
+        &mut self,
+        l: &List,
+        needle: &Value,
+    ) -> Result<Option<usize>, BuiltinError> {
+        let mut left = self.remaining();
+        let mut found = Ok(None);
+        for (k, v) in l.iter().enumerate() {
+            if !is_collection(v) {
+                continue;
+            }
+            match equal_within(v, needle, &mut left) {
+                Some(true) => {
+                    found = Ok(Some(k));
+                    break;
+                }
+                Some(false) => {}
+                None => {
+                    found = Err(());
+                    break;
+                }
+            }
+        }
+        self.spend(left)?;
+        found.map_err(|()| self.step_error())
     }
 
     /// [`Value::compare`] that counts one step per element it looks at; `None` (and the
@@ -244,30 +283,51 @@ fn depth_within(v: &Value, limit: u32, visited: &mut usize) -> Option<u32> {
     if limit == 0 {
         return None;
     }
-    let children_depth = |children: &mut dyn Iterator<Item = &Value>, visited: &mut usize| {
-        let mut deepest = 0;
-        for c in children {
-            *visited += 1;
-            let d = match c {
-                Value::List(l) if l.depth() < limit => l.depth(),
-                Value::List(_) | Value::Dict(_) | Value::Message(_) => {
-                    depth_within(c, limit - 1, visited)?
-                }
-                _ => 0,
-            };
-            deepest = deepest.max(d);
-        }
-        Some(deepest + 1)
-    };
     match v {
         Value::List(l) => {
-            let d = children_depth(&mut l.iter(), visited)?;
+            let d = children_depth(l.iter(), limit, visited)?;
             l.found_depth(d);
             Some(d)
         }
-        Value::Dict(d) => children_depth(&mut d.values(), visited),
-        Value::Message(m) => children_depth(&mut m.attrs.values(), visited),
+        Value::Dict(d) => children_depth(d.values(), limit, visited),
+        Value::Message(m) => children_depth(m.attrs.values(), limit, visited),
         _ => Some(0),
+    }
+}
+
+/// [`depth_within`] of a collection of `children` (`limit` is at least 1).
+fn children_depth<'a>(
+    children: impl Iterator<Item = &'a Value>,
+    limit: u32,
+    visited: &mut usize,
+) -> Option<u32> {
+    let mut deepest = 0;
+    for c in children {
+        *visited += 1;
+        let d = match c {
+            Value::List(l) if l.depth() < limit => l.depth(),
+            Value::List(_) | Value::Dict(_) | Value::Message(_) => {
+                depth_within(c, limit - 1, visited)?
+            }
+            _ => 0,
+        };
+        deepest = deepest.max(d);
+    }
+    Some(deepest + 1)
+}
+
+/// Whether `v` is a list, dictionary or message.
+#[inline(always)]
+pub fn is_collection(v: &Value) -> bool {
+    matches!(v, Value::List(_) | Value::Dict(_) | Value::Message(_))
+}
+
+/// `==` of two values of which at least one is a scalar, with integers first.
+#[inline(always)]
+pub fn scalar_eq(p: &Value, q: &Value) -> bool {
+    match (p, q) {
+        (Value::Int(a), Value::Int(b)) => a == b,
+        _ => p == q,
     }
 }
 
@@ -324,7 +384,7 @@ fn lists_equal(x: &List, y: &List, left: &mut u64) -> Option<bool> {
         if x.depth() == 1 && y.depth() == 1 {
             // Two short lists of scalars (a position, a move): one pass, one step per
             // pair looked at.
-            let mismatch = a.iter().zip(b).position(|(p, q)| p != q);
+            let mismatch = a.iter().zip(b).position(|(p, q)| !scalar_eq(p, q));
             let looked = mismatch.map_or(a.len(), |k| k + 1) as u64;
             if looked > *left {
                 *left = 0;
@@ -346,7 +406,7 @@ fn pairs_equal<'a>(
     for (p, q) in pairs {
         let same = match p {
             Value::List(_) | Value::Dict(_) | Value::Message(_) => equal_within(p, q, left)?,
-            _ if step(left) => p == q,
+            _ if step(left) => scalar_eq(p, q),
             _ => return None,
         };
         if !same {

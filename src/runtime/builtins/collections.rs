@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
-use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
+use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection, scalar_eq};
 use crate::runtime::value::{Dict, List, Text, Value};
 
 fn out_of_range(name: &str, index: i64, len: usize) -> BuiltinError {
@@ -166,19 +166,14 @@ pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
 fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, BuiltinError> {
     // One step per element up front; comparing nested collections counts more.
     m.work(l.len())?;
-    if !matches!(needle, Value::List(_) | Value::Dict(_) | Value::Message(_)) {
-        // A scalar equals no collection: nothing nested to compare or count, one pass.
-        if let Some(items) = l.as_slice() {
-            return Ok(items.iter().position(|v| v == needle));
-        }
-        return Ok(l.iter().position(|v| v == needle));
+    if is_collection(needle) {
+        return m.find_collection(l, needle);
     }
-    for (k, v) in l.iter().enumerate() {
-        if m.equal(v, needle)? {
-            return Ok(Some(k));
-        }
+    // A scalar equals no collection: nothing nested to compare or count, one pass.
+    if let Some(items) = l.as_slice() {
+        return Ok(items.iter().position(|v| scalar_eq(v, needle)));
     }
-    Ok(None)
+    Ok(l.iter().position(|v| scalar_eq(v, needle)))
 }
 
 pub(super) fn index_of(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {

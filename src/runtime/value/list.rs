@@ -345,9 +345,13 @@ impl PartialEq for List {
         if self.len() != other.len() {
             return false;
         }
+        let same = |p: &Value, q: &Value| match (p, q) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            _ => p == q,
+        };
         match (self.as_slice(), other.as_slice()) {
-            (Some(a), Some(b)) => a == b,
-            _ => self.iter().eq(other.iter()),
+            (Some(a), Some(b)) => a.iter().zip(b).all(|(p, q)| same(p, q)),
+            _ => self.iter().zip(other.iter()).all(|(p, q)| same(p, q)),
         }
     }
 }
