@@ -225,11 +225,29 @@ impl Meter {
     ) -> Result<Option<usize>, BuiltinError> {
         let mut left = self.remaining();
         let mut found = Ok(None);
+        let flat = match needle {
+            Value::List(n) if n.depth() == 1 => n.as_slice(),
+            _ => None,
+        };
         for (k, v) in l.iter().enumerate() {
             if !is_collection(v) {
                 continue;
             }
-            match equal_within(v, needle, &mut left) {
+            let same = match (flat, v) {
+                // A short list of scalars against another (a position among those seen):
+                // [`equal_within`] without the calls, the same steps.
+                (Some(b), Value::List(x)) if x.depth() == 1 && x.len() == b.len() => {
+                    match x.as_slice() {
+                        Some(a) if left > 0 && !std::ptr::eq(a, b) => {
+                            left -= 1;
+                            flat_equal(a, b, &mut left)
+                        }
+                        _ => equal_within(v, needle, &mut left),
+                    }
+                }
+                _ => equal_within(v, needle, &mut left),
+            };
+            match same {
                 Some(true) => {
                     found = Ok(Some(k));
                     break;
@@ -382,20 +400,32 @@ fn lists_equal(x: &List, y: &List, left: &mut u64) -> Option<bool> {
     }
     if let (Some(a), Some(b)) = (x.as_slice(), y.as_slice()) {
         if x.depth() == 1 && y.depth() == 1 {
-            // Two short lists of scalars (a position, a move): one pass, one step per
-            // pair looked at.
-            let mismatch = a.iter().zip(b).position(|(p, q)| !scalar_eq(p, q));
-            let looked = mismatch.map_or(a.len(), |k| k + 1) as u64;
-            if looked > *left {
-                *left = 0;
-                return None;
-            }
-            *left -= looked;
-            return Some(mismatch.is_none());
+            return flat_equal(a, b, left);
         }
         return pairs_equal(a.iter().zip(b), left);
     }
     pairs_equal(x.iter().zip(y.iter()), left)
+}
+
+/// Equality of two short lists of scalars of the same length (a position, a move): one
+/// pass, one step per pair looked at.
+#[inline(always)]
+fn flat_equal(a: &[Value], b: &[Value], left: &mut u64) -> Option<bool> {
+    let mut looked = a.len();
+    let mut same = true;
+    for (k, (p, q)) in a.iter().zip(b).enumerate() {
+        if !scalar_eq(p, q) {
+            looked = k + 1;
+            same = false;
+            break;
+        }
+    }
+    if looked as u64 > *left {
+        *left = 0;
+        return None;
+    }
+    *left -= looked as u64;
+    Some(same)
 }
 
 /// Equality of the pairs of elements of two lists of the same length.
@@ -505,6 +535,43 @@ mod tests {
         let unmeasured = one(Value::dict(d));
         assert!(m.nest(&unmeasured).is_err());
         assert!(m.nest(&one(unmeasured)).is_err());
+    }
+
+    #[test]
+    fn finding_a_collection_counts_what_comparing_each_element_counts() {
+        let flat = |xs: &[i64]| Value::list(xs.iter().map(|&x| Value::Int(x)).collect());
+        let needle = flat(&[1, 2, 3, 4]);
+        let nested = Value::list(vec![flat(&[1]), Value::Int(2)].into_iter().collect());
+        let items: List = vec![
+            flat(&[1, 2, 9, 4]),
+            Value::Int(7),
+            flat(&[1, 2]),
+            nested.clone(),
+            needle.clone(),
+            flat(&[1, 2, 3, 4]),
+        ]
+        .into_iter()
+        .collect();
+        for target in [needle.clone(), flat(&[1, 2, 3, 4]), nested, flat(&[5])] {
+            let mut one_pass = Meter::new(Limits::default());
+            let found = one_pass.find_collection(&items, &target).ok().flatten();
+            let mut each = Meter::new(Limits::default());
+            let mut expected = None;
+            for (k, v) in items.iter().enumerate() {
+                if each.equal(v, &target) == Ok(true) {
+                    expected = Some(k);
+                    break;
+                }
+            }
+            assert_eq!(found, expected, "{target}");
+            assert_eq!(one_pass.steps, each.steps, "{target}");
+        }
+        // Out of steps part way: an error, as element by element.
+        let mut m = Meter::new(Limits {
+            max_steps: 6,
+            ..Limits::default()
+        });
+        assert!(m.find_collection(&items, &needle).is_err());
     }
 
     #[test]

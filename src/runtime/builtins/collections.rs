@@ -31,8 +31,10 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
 
 pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut deepest = 0;
-    for v in args.iter() {
-        deepest = deepest.max(m.nest_depth(v)?);
+    if args.iter().any(is_collection) {
+        for v in args.iter() {
+            deepest = deepest.max(m.nest_depth(v)?);
+        }
     }
     m.alloc(ELEMENT_BYTES * args.len() as u64)?;
     let items = args.iter_mut().map(std::mem::take).collect();
