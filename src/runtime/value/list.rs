@@ -1,7 +1,7 @@
 //! The list behind a list value.
 //!
 //! A short list (at most [`FLAT_MAX`] elements, nearly every list a game makes: a move, a
-//! position key, a row of houses) is a plain vector: one allocation of exactly its size,
+//! position key, a row of houses, the legal moves) is a plain vector: one allocation of exactly its size,
 //! read by slice, copied by a loop. A longer one is a persistent imbl vector, so adding to
 //! a long list someone else holds copies a chunk, not the list, and `concat` of a list
 //! with itself shares instead of copying. Either way the value holds it behind an `Arc`:
@@ -21,9 +21,12 @@ use std::sync::atomic::{AtomicU32, Ordering as Relaxed};
 
 use super::Value;
 
-/// The longest list kept as a plain vector; longer ones are imbl vectors (the size of an
-/// imbl leaf, so updating a shared list never copies more than imbl would).
-pub const FLAT_MAX: usize = 64;
+/// The longest list kept as a plain vector; longer ones are imbl vectors. Updating a
+/// shared list copies it when flat (at most this many elements: a few times the 64 of
+/// an imbl leaf, which is what imbl copies), and only a leaf and a path when a tree. Long
+/// enough for a chess position key (64 squares and a few more) or a game's move list to
+/// stay flat.
+pub const FLAT_MAX: usize = 256;
 
 /// The depth bound of a list whose depth is not known (it holds a dictionary or message
 /// that nobody has measured): the nesting check walks it.
