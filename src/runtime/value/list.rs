@@ -448,13 +448,8 @@ mod tests {
             let mut l = ints(0..n);
             assert_eq!(l.as_slice().is_some(), n as usize <= FLAT_MAX);
             assert_eq!(l.len(), n as usize);
-            assert!(l.iter().map(|v| v.clone()).eq((0..n).map(Value::Int)));
-            assert!(
-                l.iter()
-                    .rev()
-                    .map(|v| v.clone())
-                    .eq((0..n).rev().map(Value::Int))
-            );
+            assert!(l.iter().cloned().eq((0..n).map(Value::Int)));
+            assert!(l.iter().rev().cloned().eq((0..n).rev().map(Value::Int)));
             assert_eq!(l.chunks().map(<[Value]>::len).sum::<usize>(), n as usize);
             l.push_back(Value::Int(n), 0);
             l.push_front(Value::Int(-1), 0);
