@@ -58,7 +58,7 @@ pub(super) fn last(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinEr
 pub(super) fn rest(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "rest")?;
     if !l.is_empty() {
-        List::make_mut(&mut l, 0).pop_front();
+        List::drop_front_of(&mut l, 1);
     }
     Ok(Value::List(l))
 }
@@ -273,7 +273,7 @@ pub(super) fn drop(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinEr
     let mut l = take_list(args, 0, "drop")?;
     let n = count_arg(&args[1], "drop", l.len())?;
     if n > 0 {
-        List::make_mut(&mut l, 0).drop_front(n);
+        List::drop_front_of(&mut l, n);
     }
     Ok(Value::List(l))
 }

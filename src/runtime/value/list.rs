@@ -22,11 +22,12 @@ use std::sync::atomic::{AtomicU32, Ordering as Relaxed};
 use super::Value;
 
 /// The longest list kept as a plain vector; longer ones are imbl vectors. Updating a
-/// shared list copies it when flat (at most this many elements: a few times the 64 of
-/// an imbl leaf, which is what imbl copies), and only a leaf and a path when a tree. Long
-/// enough for a chess position key (64 squares and a few more) or a game's move list to
-/// stay flat.
-pub const FLAT_MAX: usize = 256;
+/// shared list copies it when flat (at most this many elements, a few times the 64 of
+/// an imbl leaf, which is what imbl copies), and only a leaf and a path when a tree.
+/// Long enough for the lists games make to stay flat and be read by index: a chess
+/// position key (64 squares and a few more), the 361 points and the legal moves of a
+/// 19×19 Go board (read through an imbl tree, an index costs about twenty times more).
+pub const FLAT_MAX: usize = 512;
 
 /// The depth bound of a list whose depth is not known (it holds a dictionary or message
 /// that nobody has measured): the nesting check walks it.
@@ -285,6 +286,19 @@ impl List {
         }
     }
 
+    /// The list in `this` without its first `n` elements: in place when nobody else
+    /// holds it, otherwise a copy of the rest only.
+    pub fn drop_front_of(this: &mut Arc<List>, n: usize) {
+        if Arc::get_mut(this).is_none()
+            && let Some(items) = this.as_slice()
+        {
+            let rest = items[n.min(items.len())..].to_vec();
+            *this = Arc::new(List::with_depth(rest, this.depth()));
+            return;
+        }
+        List::make_mut(this, 0).drop_front(n);
+    }
+
     /// Drop the first `n` elements (`n` at most the length).
     pub fn drop_front(&mut self, n: usize) {
         match &mut self.items {
@@ -495,5 +509,14 @@ mod tests {
         List::make_mut(&mut a, 1).push_back(Value::Int(3), 0);
         assert_eq!(*a, ints(0..4));
         assert_eq!(*b, ints(0..3));
+        for n in [3, FLAT_MAX as i64 + 10] {
+            let mut c = Arc::new(ints(0..n));
+            let held = c.clone();
+            List::drop_front_of(&mut c, 2);
+            assert_eq!(*c, ints(2..n));
+            assert_eq!(*held, ints(0..n));
+            List::drop_front_of(&mut c, 1);
+            assert_eq!(*c, ints(3..n));
+        }
     }
 }
