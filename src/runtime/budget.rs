@@ -164,20 +164,19 @@ impl Meter {
         match v {
             // `v` may nest at most `max - 1` deep: the collection it goes into adds one.
             Value::List(l) if (l.depth() as usize) < self.limits.max_nesting => Ok(l.depth()),
+            // The usual message, of scalars: one step per attribute, no walk to set up.
+            Value::Message(m)
+                if self.limits.max_nesting > 1 && !m.attrs.values().any(is_collection) =>
+            {
+                self.work(m.attrs.len())?;
+                Ok(1)
+            }
             _ => self.nest_walk(v),
         }
     }
 
     #[inline(never)]
     fn nest_walk(&mut self, v: &Value) -> Result<u32, BuiltinError> {
-        if let Value::Message(m) = v
-            && !m.attrs.values().any(is_collection)
-            && self.limits.max_nesting > 1
-        {
-            // The usual message, of scalars: one step per attribute, no walk to set up.
-            self.work(m.attrs.len())?;
-            return Ok(1);
-        }
         let limit = u32::try_from(self.limits.max_nesting.saturating_sub(1)).unwrap_or(u32::MAX);
         let mut visited = 0usize;
         let depth = depth_within(v, limit, &mut visited);

@@ -31,13 +31,14 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
 
 pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut deepest = 0;
-    if args.iter().any(is_collection) {
-        for v in args.iter() {
+    let mut items = Vec::with_capacity(args.len());
+    for v in args.iter_mut() {
+        if is_collection(v) {
             deepest = deepest.max(m.nest_depth(v)?);
         }
+        items.push(std::mem::take(v));
     }
     m.alloc(ELEMENT_BYTES * args.len() as u64)?;
-    let items = args.iter_mut().map(std::mem::take).collect();
     Ok(Value::list(List::with_depth(items, deepest + 1)))
 }
 
