@@ -126,7 +126,7 @@ impl CandidateItems {
     pub fn to_vec(&self) -> Vec<Candidate> {
         let mut out = Vec::with_capacity(self.len());
         if let Some(items) = &self.items {
-            for item in items.leaves().flatten() {
+            for item in items.chunks().flatten() {
                 out.extend(candidate_of(item));
             }
         }
@@ -597,7 +597,7 @@ impl Session {
             Value::Nil => return Ok(CandidateItems::default()),
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
-        for item in items.leaves().flatten() {
+        for item in items.chunks().flatten() {
             let Value::List(pair) = item else {
                 return Err(bad(format!("an action is {} {item}", item.type_name())));
             };

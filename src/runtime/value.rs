@@ -1,9 +1,11 @@
 //! Values of the language.
 //!
 //! Small values (nil, booleans, integers, floats, strings as a [`Text`]: an interned
-//! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists, dictionaries and messages are persistent imbl collections behind
-//! an `Arc`, so copying a value is a word copy plus at most a reference count, and updating
-//! a collection that nobody else holds happens in place (`Arc::make_mut`).
+//! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists
+//! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries (imbl)
+//! and messages are behind an `Arc`, so copying a value is a word copy plus at most a
+//! reference count, and updating a collection that nobody else holds happens in place
+//! (`Arc::make_mut`).
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -14,8 +16,8 @@ use crate::symbol::Symbol;
 
 pub use super::attrs::Attrs;
 
-/// A list.
-pub type List = imbl::Vector<Value>;
+mod list;
+pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
 /// A dictionary, iterated in key order.
 pub type Dict = imbl::OrdMap<Key, Value>;
 
@@ -755,11 +757,11 @@ mod tests {
 
     #[test]
     fn display_forms() {
-        let l = Value::list(imbl::vector![
+        let l = Value::list(List::from_vec(vec![
             Value::Int(1),
             Value::str("x"),
-            Value::Float(2.0)
-        ]);
+            Value::Float(2.0),
+        ]));
         assert_eq!(l.to_string(), "(1 \"x\" 2.0)");
         assert_eq!(Value::str("x").to_text(), "x");
     }

@@ -16,7 +16,7 @@ use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::budget::{ELEMENT_BYTES, Meter};
+use super::budget::{ELEMENT_BYTES, Meter, is_collection};
 use super::builtins::{BuiltinError, pure_fn, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Dict, Key, List, Message, Value};
@@ -897,12 +897,10 @@ impl Machine {
                         if matches!(
                             FAST_OPS.get(index as usize),
                             Some(Some(IntOp::Eq | IntOp::Ne))
-                        ) && !self.stack[self.stack.len() - 2..].iter().any(|v| {
-                            matches!(v, Value::List(_) | Value::Dict(_) | Value::Message(_))
-                        }) =>
+                        ) && !is_collection(&self.stack[self.stack.len() - 2]) =>
                     {
-                        // `=` and `!=` of two values that are not collections (names,
-                        // nil, booleans, numbers): what the builtin would answer, in one
+                        // `=` and `!=` whose first value is not a collection (a name,
+                        // nil, a boolean, a number): what the builtin would answer, in one
                         // step with nothing to meter.
                         let b = self.stack.pop().unwrap_or_default();
                         let n = self.stack.len();

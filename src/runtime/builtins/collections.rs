@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
-use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter};
+use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection, scalar_eq};
 use crate::runtime::value::{Dict, List, Text, Value};
 
 fn out_of_range(name: &str, index: i64, len: usize) -> BuiltinError {
@@ -31,16 +31,15 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
 
 pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut deepest = 0;
-    for v in args.iter() {
-        deepest = deepest.max(m.nest_depth(v)?);
+    let mut items = Vec::with_capacity(args.len());
+    for v in args.iter_mut() {
+        if is_collection(v) {
+            deepest = deepest.max(m.nest_depth(v)?);
+        }
+        items.push(std::mem::take(v));
     }
     m.alloc(ELEMENT_BYTES * args.len() as u64)?;
-    let list = Value::list(args.iter_mut().map(std::mem::take).collect());
-    // Remembered with its depth, so putting it into another collection walks nothing. A
-    // list made here has as many elements as the call has arguments: if it is later
-    // updated while remembered, the copy that makes is small.
-    m.remember(&list, deepest + 1);
-    Ok(list)
+    Ok(Value::list(List::with_depth(items, deepest + 1)))
 }
 
 pub(super) fn first(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
@@ -60,7 +59,7 @@ pub(super) fn last(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinEr
 pub(super) fn rest(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "rest")?;
     if !l.is_empty() {
-        Arc::make_mut(&mut l).pop_front();
+        List::drop_front_of(&mut l, 1);
     }
     Ok(Value::List(l))
 }
@@ -91,18 +90,18 @@ pub(super) fn length(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
 pub(super) fn append(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "append")?;
     m.length(l.len() + 1, "`append`: the list")?;
-    m.nest(&args[1])?;
+    let d = m.nest_depth(&args[1])?;
     m.alloc(ELEMENT_BYTES)?;
-    Arc::make_mut(&mut l).push_back(std::mem::take(&mut args[1]));
+    List::make_mut(&mut l, 1).push_back(std::mem::take(&mut args[1]), d);
     Ok(Value::List(l))
 }
 
 pub(super) fn prepend(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "prepend")?;
     m.length(l.len() + 1, "`prepend`: the list")?;
-    m.nest(&args[1])?;
+    let d = m.nest_depth(&args[1])?;
     m.alloc(ELEMENT_BYTES)?;
-    Arc::make_mut(&mut l).push_front(std::mem::take(&mut args[1]));
+    List::make_mut(&mut l, 1).push_front(std::mem::take(&mut args[1]), d);
     Ok(Value::List(l))
 }
 
@@ -126,11 +125,12 @@ pub(super) fn concat(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
     let Value::List(mut acc) = std::mem::take(head) else {
         unreachable!("checked above")
     };
+    let more = total - acc.len();
     for v in tail {
         if let Value::List(l) = std::mem::take(v)
             && !l.is_empty()
         {
-            Arc::make_mut(&mut acc).append(Arc::unwrap_or_clone(l));
+            List::make_mut(&mut acc, more).append(l);
         }
     }
     Ok(Value::List(acc))
@@ -169,12 +169,14 @@ pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
 fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, BuiltinError> {
     // One step per element up front; comparing nested collections counts more.
     m.work(l.len())?;
-    for (k, v) in l.iter().enumerate() {
-        if m.equal(v, needle)? {
-            return Ok(Some(k));
-        }
+    if is_collection(needle) {
+        return m.find_collection(l, needle);
     }
-    Ok(None)
+    // A scalar equals no collection: nothing nested to compare or count, one pass.
+    if let Some(items) = l.as_slice() {
+        return Ok(items.iter().position(|v| scalar_eq(v, needle)));
+    }
+    Ok(l.iter().position(|v| scalar_eq(v, needle)))
 }
 
 pub(super) fn index_of(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
@@ -189,7 +191,7 @@ pub(super) fn index_of(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
 pub(super) fn remove(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "remove")?;
     if let Some(k) = position(&l, &args[1], m)? {
-        Arc::make_mut(&mut l).remove(k);
+        List::make_mut(&mut l, 0).remove(k);
     }
     Ok(Value::List(l))
 }
@@ -198,7 +200,10 @@ pub(super) fn reverse(args: &mut [Value], m: &mut Meter) -> Result<Value, Builti
     let l = list_ref(args, 0, "reverse")?;
     m.work(l.len())?;
     m.alloc(ELEMENT_BYTES * l.len() as u64)?;
-    Ok(Value::list(l.iter().rev().cloned().collect()))
+    Ok(Value::list(List::with_depth(
+        l.iter().rev().cloned().collect(),
+        l.depth(),
+    )))
 }
 
 /// `range`: integers from start (default 0) up to, not including, end, by step (default
@@ -230,11 +235,10 @@ pub(super) fn range(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinE
     )?;
     m.work(count as usize)?;
     m.alloc(ELEMENT_BYTES * count as u64)?;
-    Ok(Value::list(
-        (0..count)
-            .map(|k| Value::Int((start + k * step) as i64))
-            .collect(),
-    ))
+    let items = (0..count)
+        .map(|k| Value::Int((start + k * step) as i64))
+        .collect();
+    Ok(Value::list(List::with_depth(items, 1)))
 }
 
 /// `sort`: stable, by [`Value::compare`] (numbers, then strings, then lists, ...).
@@ -254,14 +258,14 @@ pub(super) fn sort(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
     if m.exhausted() {
         return Err(m.step_error());
     }
-    Ok(Value::list(items.into_iter().collect()))
+    Ok(Value::list(List::with_depth(items, l.depth())))
 }
 
 pub(super) fn take(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut l = take_list(args, 0, "take")?;
     let n = count_arg(&args[1], "take", l.len())?;
     if n < l.len() {
-        Arc::make_mut(&mut l).truncate(n);
+        List::make_mut(&mut l, 0).truncate(n);
     }
     Ok(Value::List(l))
 }
@@ -270,8 +274,7 @@ pub(super) fn drop(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinEr
     let mut l = take_list(args, 0, "drop")?;
     let n = count_arg(&args[1], "drop", l.len())?;
     if n > 0 {
-        let v = Arc::make_mut(&mut l);
-        *v = v.split_off(n);
+        List::drop_front_of(&mut l, n);
     }
     Ok(Value::List(l))
 }
@@ -314,7 +317,7 @@ pub(super) fn get(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
 /// `put`: a dictionary with the entry set, or a list with the element at an existing
 /// index replaced.
 pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    m.nest(&args[2])?;
+    let depth = m.nest_depth(&args[2])?;
     let value = std::mem::take(&mut args[2]);
     match std::mem::take(&mut args[0]) {
         Value::Dict(mut d) => {
@@ -330,7 +333,7 @@ pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
             let k = int_arg(&args[1], "put", "an integer index into a list")?;
             match usize::try_from(k).ok().filter(|&u| u < l.len()) {
                 Some(u) => {
-                    Arc::make_mut(&mut l).set(u, value);
+                    List::make_mut(&mut l, 0).set(u, value, depth);
                     Ok(Value::List(l))
                 }
                 None => Err(out_of_range("put", k, l.len())),
@@ -349,7 +352,10 @@ pub(super) fn keys(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
     let d = dict_ref(args, 0, "keys")?;
     m.work(d.len())?;
     m.alloc(ELEMENT_BYTES * d.len() as u64)?;
-    Ok(Value::list(d.keys().map(|k| k.to_value()).collect()))
+    Ok(Value::list(List::with_depth(
+        d.keys().map(|k| k.to_value()).collect(),
+        1,
+    )))
 }
 
 pub(super) fn values(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {

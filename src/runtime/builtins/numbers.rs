@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use super::{BuiltinError, describe, list_ref, type_error};
-use crate::runtime::budget::Meter;
+use crate::runtime::budget::{Meter, is_collection};
 use crate::runtime::value::Value;
 
 fn overflow(name: &str) -> BuiltinError {
@@ -175,11 +175,24 @@ pub(super) fn rem(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
 }
 
 pub(super) fn eq(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(m.equal(&args[0], &args[1])?))
+    if !is_collection(&args[0]) {
+        // Within the step of the instruction.
+        return Ok(Value::Bool(args[0] == args[1]));
+    }
+    collections_equal(args, m).map(Value::Bool)
 }
 
 pub(super) fn ne(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(!m.equal(&args[0], &args[1])?))
+    if !is_collection(&args[0]) {
+        return Ok(Value::Bool(args[0] != args[1]));
+    }
+    collections_equal(args, m).map(|same| Value::Bool(!same))
+}
+
+/// `=` of two arguments the first of which is a collection, counting the walk.
+#[inline(never)]
+fn collections_equal(args: &[Value], m: &mut Meter) -> Result<bool, BuiltinError> {
+    m.equal(&args[0], &args[1])
 }
 
 /// Exact comparison of an integer with a float (`None` for NaN).

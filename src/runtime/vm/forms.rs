@@ -22,19 +22,13 @@ impl Machine {
         use FormOp::*;
         if matches!(op, NewMessage | SendNew) {
             // A message's attributes go straight into its inline record.
-            let (attrs, deepest) = self.pop_message_attrs(nattrs, span)?;
+            let (attrs, _) = self.pop_message_attrs(nattrs, span)?;
             let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
             let label = self.pop_one();
             let label = self.symbol(&label, "a message label", span)?;
             let msg = Arc::new(Message { label, attrs });
             return match to {
-                None => {
-                    let msg = Value::Message(msg);
-                    // Its attributes were measured as they were gathered: remember its
-                    // depth, so putting it into a list walks nothing.
-                    self.meter.remember(&msg, deepest + 1);
-                    Ok(Flow::Value(msg))
-                }
+                None => Ok(Flow::Value(Value::Message(msg))),
                 Some(to) => self.send(cx, &to, msg, span),
             };
         }

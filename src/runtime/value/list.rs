@@ -1,0 +1,522 @@
+//! The list behind a list value.
+//!
+//! A short list (at most [`FLAT_MAX`] elements, nearly every list a game makes: a move, a
+//! position key, a row of houses, the legal moves) is a plain vector: one allocation of exactly its size,
+//! read by slice, copied by a loop. A longer one is a persistent imbl vector, so adding to
+//! a long list someone else holds copies a chunk, not the list, and `concat` of a list
+//! with itself shares instead of copying. Either way the value holds it behind an `Arc`:
+//! copying a list value is a reference count, and updating one nobody else holds happens
+//! in place.
+//!
+//! Every list also carries a bound on how deep it nests (1 for a list of scalars, one more
+//! than its deepest element otherwise), kept as elements are added, so the transaction's
+//! nesting check ([`crate::runtime::budget::Meter::nest_depth`]) of a list is a load and a
+//! compare, not a walk. The bound is never below the true depth; it can be above it after
+//! elements are taken out, in which case the check walks the list once and tightens it.
+
+use std::fmt;
+use std::iter::FusedIterator;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering as Relaxed};
+
+use super::Value;
+
+/// The longest list kept as a plain vector; longer ones are imbl vectors. Updating a
+/// shared list copies it when flat (at most this many elements, a few times the 64 of
+/// an imbl leaf, which is what imbl copies), and only a leaf and a path when a tree.
+/// Long enough for the lists games make to stay flat and be read by index: a chess
+/// position key (64 squares and a few more), the 361 points and the legal moves of a
+/// 19×19 Go board (read through an imbl tree, an index costs about twenty times more).
+pub const FLAT_MAX: usize = 512;
+
+/// The depth bound of a list whose depth is not known (it holds a dictionary or message
+/// that nobody has measured): the nesting check walks it.
+pub const UNKNOWN_DEPTH: u32 = u32::MAX;
+
+type Tree = imbl::Vector<Value>;
+
+/// A list of values (see the module documentation).
+pub struct List {
+    items: Items,
+    /// At least how deep the list nests ([`UNKNOWN_DEPTH`] when not known). Atomic only
+    /// so a walk that finds the exact depth can lower it through a shared reference; the
+    /// list's elements cannot change while it is shared.
+    depth: AtomicU32,
+}
+
+#[derive(Clone)]
+enum Items {
+    Flat(Vec<Value>),
+    Tree(Box<Tree>),
+}
+
+/// The depth bound a value adds to a list it is put into, without walking it: 0 for a
+/// scalar, a list's bound, [`UNKNOWN_DEPTH`] for a dictionary or message.
+#[inline]
+pub fn depth_hint(v: &Value) -> u32 {
+    match v {
+        Value::List(l) => l.depth(),
+        Value::Dict(_) | Value::Message(_) => UNKNOWN_DEPTH,
+        _ => 0,
+    }
+}
+
+/// The depth of a list holding an element of depth `d`.
+#[inline]
+fn above(d: u32) -> u32 {
+    d.saturating_add(1)
+}
+
+impl List {
+    /// An empty list.
+    #[inline]
+    pub fn new() -> List {
+        List::with_depth(Vec::new(), 1)
+    }
+
+    /// The list of `items`, whose elements nest at most `depth - 1` deep (the caller
+    /// measured them; a bound above the truth is allowed, below it is not).
+    #[inline]
+    pub fn with_depth(items: Vec<Value>, depth: u32) -> List {
+        let items = if items.len() <= FLAT_MAX {
+            Items::Flat(items)
+        } else {
+            Items::Tree(Box::new(items.into_iter().collect()))
+        };
+        List {
+            items,
+            depth: AtomicU32::new(depth.max(1)),
+        }
+    }
+
+    /// The list of `items`, its depth bound taken from theirs (see [`depth_hint`]).
+    pub fn from_vec(items: Vec<Value>) -> List {
+        let depth = items.iter().map(depth_hint).max().map_or(1, above);
+        List::with_depth(items, depth)
+    }
+
+    /// At least how deep the list nests; [`UNKNOWN_DEPTH`] when not known.
+    #[inline]
+    pub fn depth(&self) -> u32 {
+        self.depth.load(Relaxed::Relaxed)
+    }
+
+    /// Record the exact depth a walk found (never raises the bound).
+    pub(crate) fn found_depth(&self, depth: u32) {
+        self.depth.fetch_min(depth.max(1), Relaxed::Relaxed);
+    }
+
+    /// Raise the bound for an element of depth `d` added.
+    #[inline]
+    fn holds(&mut self, d: u32) {
+        let depth = self.depth.get_mut();
+        *depth = (*depth).max(above(d));
+    }
+
+    /// How many elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match &self.items {
+            Items::Flat(v) => v.len(),
+            Items::Tree(t) => t.len(),
+        }
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element at `index`.
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<&Value> {
+        match &self.items {
+            Items::Flat(v) => v.get(index),
+            Items::Tree(t) => t.get(index),
+        }
+    }
+
+    /// The first element.
+    #[inline]
+    pub fn front(&self) -> Option<&Value> {
+        self.get(0)
+    }
+
+    /// The last element.
+    #[inline]
+    pub fn back(&self) -> Option<&Value> {
+        match &self.items {
+            Items::Flat(v) => v.last(),
+            Items::Tree(t) => t.back(),
+        }
+    }
+
+    /// The elements in order.
+    #[inline]
+    pub fn iter(&self) -> Iter<'_> {
+        match &self.items {
+            Items::Flat(v) => Iter::Flat(v.iter()),
+            Items::Tree(t) => Iter::Tree(t.iter()),
+        }
+    }
+
+    /// The elements as one slice, when the list is short enough to be one.
+    #[inline]
+    pub fn as_slice(&self) -> Option<&[Value]> {
+        match &self.items {
+            Items::Flat(v) => Some(v),
+            Items::Tree(_) => None,
+        }
+    }
+
+    /// The elements as consecutive slices, in order.
+    pub fn chunks(&self) -> impl Iterator<Item = &[Value]> {
+        let (flat, tree) = match &self.items {
+            Items::Flat(v) => (Some(v.as_slice()), None),
+            Items::Tree(t) => (None, Some(t.leaves())),
+        };
+        flat.into_iter().chain(tree.into_iter().flatten())
+    }
+
+    /// The list in `this`, to update: in place when nobody else holds it, otherwise a
+    /// copy (with room for `extra` more elements) that replaces it in `this`.
+    #[inline]
+    pub fn make_mut(this: &mut Arc<List>, extra: usize) -> &mut List {
+        if Arc::get_mut(this).is_none() {
+            *this = Arc::new(this.copy_with_room(extra));
+        }
+        Arc::make_mut(this)
+    }
+
+    #[inline(never)]
+    fn copy_with_room(&self, extra: usize) -> List {
+        let items = match &self.items {
+            Items::Flat(v) => {
+                let mut copy = Vec::with_capacity(v.len() + extra);
+                copy.extend_from_slice(v);
+                Items::Flat(copy)
+            }
+            Items::Tree(t) => Items::Tree(t.clone()),
+        };
+        List {
+            items,
+            depth: AtomicU32::new(self.depth()),
+        }
+    }
+
+    /// Add `v`, which nests `d` deep, at the end.
+    #[inline]
+    pub fn push_back(&mut self, v: Value, d: u32) {
+        self.holds(d);
+        match &mut self.items {
+            Items::Flat(items) if items.len() < FLAT_MAX => items.push(v),
+            Items::Flat(_) => {
+                self.grow();
+                self.push_back(v, d);
+            }
+            Items::Tree(t) => t.push_back(v),
+        }
+    }
+
+    /// Add `v`, which nests `d` deep, at the front.
+    pub fn push_front(&mut self, v: Value, d: u32) {
+        self.holds(d);
+        match &mut self.items {
+            Items::Flat(items) if items.len() < FLAT_MAX => items.insert(0, v),
+            Items::Flat(_) => {
+                self.grow();
+                self.push_front(v, d);
+            }
+            Items::Tree(t) => t.push_front(v),
+        }
+    }
+
+    /// Turn a full flat list into a tree.
+    #[inline(never)]
+    fn grow(&mut self) {
+        if let Items::Flat(items) = &mut self.items {
+            let tree: Tree = std::mem::take(items).into_iter().collect();
+            self.items = Items::Tree(Box::new(tree));
+        }
+    }
+
+    /// Replace the element at `index` (which must exist) by `v`, which nests `d` deep.
+    pub fn set(&mut self, index: usize, v: Value, d: u32) {
+        self.holds(d);
+        match &mut self.items {
+            Items::Flat(items) => {
+                if let Some(slot) = items.get_mut(index) {
+                    *slot = v;
+                }
+            }
+            Items::Tree(t) => {
+                if index < t.len() {
+                    t.set(index, v);
+                }
+            }
+        }
+    }
+
+    /// Take out the first element.
+    pub fn pop_front(&mut self) -> Option<Value> {
+        match &mut self.items {
+            Items::Flat(items) if items.is_empty() => None,
+            Items::Flat(items) => Some(items.remove(0)),
+            Items::Tree(t) => t.pop_front(),
+        }
+    }
+
+    /// Take out the element at `index` (which must exist).
+    pub fn remove(&mut self, index: usize) -> Option<Value> {
+        if index >= self.len() {
+            return None;
+        }
+        Some(match &mut self.items {
+            Items::Flat(items) => items.remove(index),
+            Items::Tree(t) => t.remove(index),
+        })
+    }
+
+    /// Keep the first `n` elements.
+    pub fn truncate(&mut self, n: usize) {
+        match &mut self.items {
+            Items::Flat(items) => items.truncate(n),
+            Items::Tree(t) => t.truncate(n),
+        }
+    }
+
+    /// The list in `this` without its first `n` elements: in place when nobody else
+    /// holds it, otherwise a copy of the rest only.
+    pub fn drop_front_of(this: &mut Arc<List>, n: usize) {
+        if Arc::get_mut(this).is_none()
+            && let Some(items) = this.as_slice()
+        {
+            let rest = items[n.min(items.len())..].to_vec();
+            *this = Arc::new(List::with_depth(rest, this.depth()));
+            return;
+        }
+        List::make_mut(this, 0).drop_front(n);
+    }
+
+    /// Drop the first `n` elements (`n` at most the length).
+    pub fn drop_front(&mut self, n: usize) {
+        match &mut self.items {
+            Items::Flat(items) => {
+                items.drain(..n.min(items.len()));
+            }
+            Items::Tree(t) => {
+                let n = n.min(t.len());
+                **t = t.split_off(n);
+            }
+        }
+    }
+
+    /// Add the elements of `other` at the end (moved when nobody else holds it, copied
+    /// otherwise; a long list's parts are shared, not copied).
+    pub fn append(&mut self, other: Arc<List>) {
+        let d = other.depth();
+        let depth = self.depth.get_mut();
+        *depth = (*depth).max(d);
+        if let Items::Flat(items) = &mut self.items
+            && items.len() + other.len() <= FLAT_MAX
+        {
+            match Arc::try_unwrap(other) {
+                Ok(List {
+                    items: Items::Flat(more),
+                    ..
+                }) => items.extend(more),
+                Ok(more) => items.extend(more.iter().cloned()),
+                Err(shared) => items.extend(shared.iter().cloned()),
+            }
+            return;
+        }
+        self.grow();
+        if let Items::Tree(t) = &mut self.items {
+            match &other.items {
+                Items::Tree(more) => t.append(Tree::clone(more)),
+                Items::Flat(more) => t.extend(more.iter().cloned()),
+            }
+        }
+    }
+}
+
+impl Default for List {
+    fn default() -> List {
+        List::new()
+    }
+}
+
+impl Clone for List {
+    fn clone(&self) -> List {
+        List {
+            items: self.items.clone(),
+            depth: AtomicU32::new(self.depth()),
+        }
+    }
+}
+
+impl PartialEq for List {
+    /// Element by element ([`Value`]'s `==`).
+    fn eq(&self, other: &List) -> bool {
+        if self.len() != other.len() {
+            return false;
+        }
+        let same = |p: &Value, q: &Value| match (p, q) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            _ => p == q,
+        };
+        match (self.as_slice(), other.as_slice()) {
+            (Some(a), Some(b)) => a.iter().zip(b).all(|(p, q)| same(p, q)),
+            _ => self.iter().zip(other.iter()).all(|(p, q)| same(p, q)),
+        }
+    }
+}
+
+impl fmt::Debug for List {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl std::ops::Index<usize> for List {
+    type Output = Value;
+
+    fn index(&self, index: usize) -> &Value {
+        match &self.items {
+            Items::Flat(v) => &v[index],
+            Items::Tree(t) => &t[index],
+        }
+    }
+}
+
+impl FromIterator<Value> for List {
+    fn from_iter<I: IntoIterator<Item = Value>>(iter: I) -> List {
+        List::from_vec(iter.into_iter().collect())
+    }
+}
+
+impl<'a> IntoIterator for &'a List {
+    type Item = &'a Value;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// The elements of a [`List`], in order.
+pub enum Iter<'a> {
+    /// Of a flat list.
+    Flat(std::slice::Iter<'a, Value>),
+    /// Of a tree.
+    Tree(imbl::vector::Iter<'a, Value, imbl::shared_ptr::DefaultSharedPtr>),
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Value;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a Value> {
+        match self {
+            Iter::Flat(i) => i.next(),
+            Iter::Tree(i) => i.next(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Iter::Flat(i) => i.size_hint(),
+            Iter::Tree(i) => i.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            Iter::Flat(i) => i.next_back(),
+            Iter::Tree(i) => i.next_back(),
+        }
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl FusedIterator for Iter<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(r: std::ops::Range<i64>) -> List {
+        r.map(Value::Int).collect()
+    }
+
+    #[test]
+    fn short_lists_are_flat_and_long_ones_trees_with_the_same_behaviour() {
+        for n in [0, 1, 3, FLAT_MAX - 1, FLAT_MAX, FLAT_MAX + 1, 200] {
+            let n = n as i64;
+            let mut l = ints(0..n);
+            assert_eq!(l.as_slice().is_some(), n as usize <= FLAT_MAX);
+            assert_eq!(l.len(), n as usize);
+            assert!(l.iter().cloned().eq((0..n).map(Value::Int)));
+            assert!(l.iter().rev().cloned().eq((0..n).rev().map(Value::Int)));
+            assert_eq!(l.chunks().map(<[Value]>::len).sum::<usize>(), n as usize);
+            l.push_back(Value::Int(n), 0);
+            l.push_front(Value::Int(-1), 0);
+            assert_eq!(l, ints(-1..n + 1));
+            assert_eq!(l.pop_front(), Some(Value::Int(-1)));
+            l.drop_front(1);
+            l.truncate(n as usize - 1);
+            assert_eq!(l, ints(1..n.max(1)));
+            let mut a = ints(0..n);
+            a.append(Arc::new(ints(n..2 * n)));
+            let shared = Arc::new(ints(2 * n..3 * n));
+            a.append(shared.clone());
+            assert_eq!(*shared, ints(2 * n..3 * n));
+            a.truncate(2 * n as usize);
+            assert_eq!(a, ints(0..2 * n));
+            assert_eq!(a.depth(), 1);
+        }
+    }
+
+    #[test]
+    fn the_depth_bound_follows_what_is_added() {
+        let inner = Value::list(ints(0..3));
+        let mut l = List::new();
+        assert_eq!(l.depth(), 1);
+        l.push_back(inner.clone(), depth_hint(&inner));
+        assert_eq!(l.depth(), 2);
+        let outer = Value::list(l.clone());
+        let built: List = vec![Value::Int(1), outer].into_iter().collect();
+        assert_eq!(built.depth(), 3);
+        let with_dict: List = vec![Value::dict(Default::default())].into_iter().collect();
+        assert_eq!(with_dict.depth(), UNKNOWN_DEPTH);
+        // Taking the deep element out leaves the bound; a walk lowers it.
+        l.pop_front();
+        assert_eq!(l.depth(), 2);
+        l.found_depth(1);
+        assert_eq!(l.depth(), 1);
+    }
+
+    #[test]
+    fn updating_a_shared_list_copies_it() {
+        let mut a = Arc::new(ints(0..3));
+        let b = a.clone();
+        List::make_mut(&mut a, 1).push_back(Value::Int(3), 0);
+        assert_eq!(*a, ints(0..4));
+        assert_eq!(*b, ints(0..3));
+        for n in [3, FLAT_MAX as i64 + 10] {
+            let mut c = Arc::new(ints(0..n));
+            let held = c.clone();
+            List::drop_front_of(&mut c, 2);
+            assert_eq!(*c, ints(2..n));
+            assert_eq!(*held, ints(0..n));
+            List::drop_front_of(&mut c, 1);
+            assert_eq!(*c, ints(3..n));
+        }
+    }
+}
