@@ -356,7 +356,12 @@ impl Session {
     }
 
     fn context(&mut self) -> Context<'_> {
-        Context {
+        self.world_and_context().1
+    }
+
+    /// The session's world, and a context for a transaction on it.
+    fn world_and_context(&mut self) -> (&mut World, Context<'_>) {
+        let cx = Context {
             game: &self.game,
             params: &self.params,
             defaults: &self.defaults,
@@ -366,7 +371,8 @@ impl Session {
             stepping: false,
             interrupt: self.interrupt.as_deref(),
             fixed: &self.fixed,
-        }
+        };
+        (&mut self.world, cx)
     }
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
@@ -498,18 +504,7 @@ impl Session {
             .kept
             .take()
             .unwrap_or_else(|| Box::new(Machine::idle()));
-        let world = &mut self.world;
-        let mut cx = Context {
-            game: &self.game,
-            params: &self.params,
-            defaults: &self.defaults,
-            cache: &mut self.cache,
-            limits: self.limits,
-            trace: self.trace,
-            stepping: false,
-            interrupt: self.interrupt.as_deref(),
-            fixed: &self.fixed,
-        };
+        let (world, mut cx) = self.world_and_context();
         match start {
             Start::Deliver(to, msg) => m.restart_deliver(world, &mut cx, to, msg),
             Start::Eval(code) => m.restart_eval(world, &mut cx, code),

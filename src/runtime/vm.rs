@@ -323,6 +323,16 @@ struct Buffers {
     jps: Vec<JoinPoint>,
 }
 
+impl Buffers {
+    fn fresh() -> Buffers {
+        Buffers {
+            stack: Vec::with_capacity(64),
+            frames: Vec::with_capacity(16),
+            jps: Vec::with_capacity(16),
+        }
+    }
+}
+
 /// Buffers larger than this (in elements) are not kept: a deep transaction does not pin
 /// its memory for the rest of the thread's life.
 const KEEP_BUFFERS_UP_TO: usize = 4096;
@@ -342,14 +352,23 @@ impl Machine {
     /// A machine on `world`, keeping a copy of it for a veto or a failure to put back.
     #[inline(always)]
     fn new(world: World, cx: &Context<'_>) -> Machine {
-        let b = SPARE.with(|s| s.take()).unwrap_or_else(|| Buffers {
-            stack: Vec::with_capacity(64),
-            frames: Vec::with_capacity(16),
-            jps: Vec::with_capacity(16),
-        });
+        let b = SPARE.with(|s| s.take()).unwrap_or_else(Buffers::fresh);
+        let start = Some(world.clone());
+        Machine::assemble(world, start, b, cx.limits, cx.fixed.clone())
+    }
+
+    /// A machine on `world`, nothing run yet.
+    #[inline(always)]
+    fn assemble(
+        world: World,
+        start: Option<World>,
+        b: Buffers,
+        limits: Limits,
+        fixed: Arc<FixedNames>,
+    ) -> Machine {
         Machine {
-            fixed: cx.fixed.clone(),
-            start: Some(world.clone()),
+            fixed,
+            start,
             undo: Vec::new(),
             start_rng: world.rng,
             world,
@@ -357,7 +376,7 @@ impl Machine {
             frames: b.frames,
             jps: b.jps,
             checkpoints: Vec::new(),
-            meter: Meter::new(cx.limits),
+            meter: Meter::new(limits),
             output: Vec::new(),
             trace: Vec::new(),
             waiting: None,
@@ -409,24 +428,14 @@ impl Machine {
     /// A machine running nothing, holding an empty world: one to start transactions on
     /// again and again ([`Machine::restart_deliver`]), keeping its buffers between them.
     pub fn idle() -> Machine {
-        Machine {
-            world: World::empty(),
-            start: None,
-            undo: Vec::new(),
-            start_rng: 0,
-            stack: Vec::with_capacity(64),
-            frames: Vec::with_capacity(16),
-            jps: Vec::with_capacity(16),
-            checkpoints: Vec::new(),
-            meter: Meter::new(Limits::default()),
-            output: Vec::new(),
-            trace: Vec::new(),
-            waiting: None,
-            paused: false,
-            pause_later: false,
-            done: None,
-            fixed: Arc::default(),
-        }
+        let fixed = Arc::default();
+        Machine::assemble(
+            World::empty(),
+            None,
+            Buffers::fresh(),
+            Limits::default(),
+            fixed,
+        )
     }
 
     /// Start a transaction delivering `msg` to `to` on this finished (or idle) machine,
