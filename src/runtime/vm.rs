@@ -976,24 +976,29 @@ impl Machine {
                     // here, without going round the outer loop, unless a step is pending:
                     // neither can end the transaction.
                     Op::Call(func, argc) => {
-                        if let Some(f) = self.frames.last_mut() {
-                            f.ip = ip as u32;
-                        }
+                        // Frames are only ever pushed under a running frame, so there is
+                        // always a caller here: it keeps where to come back to.
+                        let jp = match self.frames.last_mut() {
+                            Some(f) => {
+                                f.ip = ip as u32;
+                                f.jp
+                            }
+                            None => NO_JP,
+                        };
                         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
                             self.meter.steps = steps;
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
-                        let function = &game.functions[func.0 as usize];
-                        let callee = game.code(function.code);
+                        let callee_id = game.functions[func.0 as usize].code;
+                        let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
-                        let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
                         // The parameters are the arguments: only the other locals start nil.
                         let extra = (callee.locals as usize).saturating_sub(argc as usize);
                         if extra > 0 {
                             self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
                         }
                         self.frames.push(Frame {
-                            code: function.code,
+                            code: callee_id,
                             ip: 0,
                             base: at as u32,
                             kind: Kind::Function,
@@ -1009,13 +1014,21 @@ impl Machine {
                         base = at;
                         ip = 0;
                     }
+                    // A function's frame always has its caller's below it (only `Op::Call`
+                    // pushes one), so leaving it never ends the transaction.
                     Op::Return | Op::End
-                        if self.frames.len() >= 2
-                            && self.frames.last().is_some_and(|f| f.kind == Kind::Function) =>
+                        if self.frames.last().is_some_and(|f| f.kind == Kind::Function) =>
                     {
+                        debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
                         let value = self.stack.pop().unwrap_or_default();
-                        if let Some(f) = self.frames.pop() {
-                            self.stack.truncate(f.base as usize);
+                        // The function's locals and what its body left: most hold nothing
+                        // to free, so each goes through `discard` rather than a call to
+                        // the general drop.
+                        self.frames.pop();
+                        while self.stack.len() > base {
+                            if let Some(v) = self.stack.pop() {
+                                discard(v);
+                            }
                         }
                         self.stack.push(value);
                         if self.paused || self.pause_later {
