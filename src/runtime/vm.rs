@@ -1020,17 +1020,21 @@ impl Machine {
                         if self.frames.last().is_some_and(|f| f.kind == Kind::Function) =>
                     {
                         debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
-                        let value = self.stack.pop().unwrap_or_default();
-                        // The function's locals and what its body left: most hold nothing
-                        // to free, so each goes through `discard` rather than a call to
-                        // the general drop.
                         self.frames.pop();
-                        while self.stack.len() > base {
-                            if let Some(v) = self.stack.pop() {
-                                discard(v);
-                            }
+                        // The value on top takes the place of the first local (or
+                        // argument), and the rest go: the commonest case, one parameter,
+                        // drops just it, inline, where `truncate` calls the general drop.
+                        let len = self.stack.len();
+                        debug_assert!(len > base, "a body leaves its value above its locals");
+                        if len > base + 1 {
+                            let first = self.stack.swap_remove(base);
+                            self.stack.truncate(base + 1);
+                            discard(first);
+                        } else if len <= base {
+                            // The body left nothing above its locals (no body does).
+                            self.stack.truncate(base);
+                            self.stack.push(Value::Nil);
                         }
-                        self.stack.push(value);
                         if self.paused || self.pause_later {
                             self.meter.steps = steps;
                             continue 'frames;
