@@ -1016,10 +1016,17 @@ impl Machine {
                     }
                     // A function's frame always has its caller's below it (only `Op::Call`
                     // pushes one), so leaving it never ends the transaction.
-                    Op::Return | Op::End
-                        if self.frames.last().is_some_and(|f| f.kind == Kind::Function) =>
+                    // `JumpEnd` counts its jump's step too, and only when that step stays
+                    // short of the next check, as a fused instruction does.
+                    Op::Return | Op::End | Op::JumpEnd(_)
+                        if self.frames.last().is_some_and(|f| f.kind == Kind::Function)
+                            && (!matches!(op, Op::JumpEnd(_)) || room!(1)) =>
                     {
                         debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
+                        if let Op::JumpEnd(to) = op {
+                            debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
+                            steps += 1;
+                        }
                         self.frames.pop();
                         // The value on top takes the place of the first local (or
                         // argument), and the rest go: the commonest case, one parameter,
@@ -1165,6 +1172,7 @@ impl Machine {
                             ip = body as usize - 4;
                         }
                     }
+                    Op::JumpEnd(to) => ip = to as usize,
                     Op::OpJump { op: f, to } => {
                         let n = self.stack.len();
                         if n >= 2
