@@ -277,6 +277,9 @@ pub enum Op {
         /// Where to go when it is true (the loop's body, just after the test).
         body: u32,
     },
+    /// `Jump(to)` to the [`Op::End`] at `to` (the branch of an `if` that ends a body, and
+    /// a function's base case in particular): 2 steps.
+    JumpEnd(u32),
     /// `Builtin(op, 2) JumpIfFalse(to)`: 2 steps.
     OpJump {
         /// The comparison.
@@ -290,7 +293,7 @@ impl Op {
     /// How many plain instructions a fused instruction stands for (1 for a plain one).
     pub fn weight(self) -> u64 {
         match self {
-            Op::Const { .. } | Op::OpJump { .. } => 2,
+            Op::Const { .. } | Op::OpJump { .. } | Op::JumpEnd(_) => 2,
             Op::LocalConst { .. } | Op::Locals { .. } => 3,
             Op::SetLocalConst { .. } | Op::LocalConstJump { .. } | Op::LocalsJump { .. } => 4,
             Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
@@ -309,6 +312,7 @@ impl Op {
             | Op::LocalsJump { a, .. } => Op::Load(a),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
+            Op::JumpEnd(to) => Op::Jump(to),
             Op::LoopLocalConst { body, .. } | Op::LoopLocals { body, .. } => {
                 Op::Jump(body.wrapping_sub(4))
             }
@@ -393,11 +397,13 @@ pub fn fuse(ops: &mut [Op]) {
             *slot = f;
         }
     }
-    // A jump back to a loop's fused test runs the test itself.
+    // A jump back to a loop's fused test runs the test itself, and a jump to the end of
+    // the body ends it.
     for (p, op) in plain.iter().enumerate() {
         let Op::Jump(t) = *op else { continue };
         let body = t.wrapping_add(4);
         ops[p] = match ops.get(t as usize).copied() {
+            Some(Op::End) => Op::JumpEnd(t),
             Some(Op::LocalConstJump { a, op, k, to }) => Op::LoopLocalConst {
                 a,
                 op,
@@ -521,6 +527,30 @@ mod tests {
 
     /// Each sequence gets its fused instruction at its start, the rest stays, and an
     /// instruction inside a sequence is fused from where it stands.
+    #[test]
+    fn a_jump_to_the_end_of_a_body_ends_it() {
+        // (if c 1 else 2), then the end: the `then` branch jumps to the end.
+        let plain = vec![
+            Op::Load(0),
+            Op::JumpIfFalse(4),
+            Op::Int(1),
+            Op::Jump(5),
+            Op::Int(2),
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(ops[3], Op::JumpEnd(5));
+        assert_eq!(ops[3].weight(), 2);
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+        // A jump elsewhere stays a jump.
+        let mut ops = vec![Op::Jump(2), Op::Nil, Op::Pop, Op::End];
+        fuse(&mut ops);
+        assert_eq!(ops[0], Op::Jump(2));
+    }
+
     #[test]
     fn fusing_keeps_the_plain_instructions_after_the_first() {
         let lt = builtin_of(IntOp::Lt);

@@ -976,24 +976,29 @@ impl Machine {
                     // here, without going round the outer loop, unless a step is pending:
                     // neither can end the transaction.
                     Op::Call(func, argc) => {
-                        if let Some(f) = self.frames.last_mut() {
-                            f.ip = ip as u32;
-                        }
+                        // Frames are only ever pushed under a running frame, so there is
+                        // always a caller here: it keeps where to come back to.
+                        let jp = match self.frames.last_mut() {
+                            Some(f) => {
+                                f.ip = ip as u32;
+                                f.jp
+                            }
+                            None => NO_JP,
+                        };
                         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
                             self.meter.steps = steps;
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
-                        let function = &game.functions[func.0 as usize];
-                        let callee = game.code(function.code);
+                        let callee_id = game.functions[func.0 as usize].code;
+                        let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
-                        let jp = self.frames.last().map_or(NO_JP, |f| f.jp);
                         // The parameters are the arguments: only the other locals start nil.
                         let extra = (callee.locals as usize).saturating_sub(argc as usize);
                         if extra > 0 {
                             self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
                         }
                         self.frames.push(Frame {
-                            code: function.code,
+                            code: callee_id,
                             ip: 0,
                             base: at as u32,
                             kind: Kind::Function,
@@ -1009,15 +1014,34 @@ impl Machine {
                         base = at;
                         ip = 0;
                     }
-                    Op::Return | Op::End
-                        if self.frames.len() >= 2
-                            && self.frames.last().is_some_and(|f| f.kind == Kind::Function) =>
+                    // A function's frame always has its caller's below it (only `Op::Call`
+                    // pushes one), so leaving it never ends the transaction.
+                    // `JumpEnd` counts its jump's step too, and only when that step stays
+                    // short of the next check, as a fused instruction does.
+                    Op::Return | Op::End | Op::JumpEnd(_)
+                        if self.frames.last().is_some_and(|f| f.kind == Kind::Function)
+                            && (!matches!(op, Op::JumpEnd(_)) || room!(1)) =>
                     {
-                        let value = self.stack.pop().unwrap_or_default();
-                        if let Some(f) = self.frames.pop() {
-                            self.stack.truncate(f.base as usize);
+                        debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
+                        if let Op::JumpEnd(to) = op {
+                            debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
+                            steps += 1;
                         }
-                        self.stack.push(value);
+                        self.frames.pop();
+                        // The value on top takes the place of the first local (or
+                        // argument), and the rest go: the commonest case, one parameter,
+                        // drops just it, inline, where `truncate` calls the general drop.
+                        let len = self.stack.len();
+                        debug_assert!(len > base, "a body leaves its value above its locals");
+                        if len > base + 1 {
+                            let first = self.stack.swap_remove(base);
+                            self.stack.truncate(base + 1);
+                            discard(first);
+                        } else if len <= base {
+                            // The body left nothing above its locals (no body does).
+                            self.stack.truncate(base);
+                            self.stack.push(Value::Nil);
+                        }
                         if self.paused || self.pause_later {
                             self.meter.steps = steps;
                             continue 'frames;
@@ -1148,6 +1172,7 @@ impl Machine {
                             ip = body as usize - 4;
                         }
                     }
+                    Op::JumpEnd(to) => ip = to as usize,
                     Op::OpJump { op: f, to } => {
                         let n = self.stack.len();
                         if n >= 2
