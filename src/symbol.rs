@@ -24,16 +24,42 @@ struct Table {
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| Table {
-        ids: RwLock::new(FxHashMap::default()),
-        texts: boxcar::Vec::new(),
+    TABLE.get_or_init(|| {
+        let t = Table {
+            ids: RwLock::new(FxHashMap::default()),
+            texts: boxcar::Vec::new(),
+        };
+        // The one-character ASCII strings are symbols 0 to 127, in byte order, so that
+        // they are found without a lookup (see `ascii`): a piece letter, a file, a
+        // character of `chars`.
+        let mut ids = FxHashMap::default();
+        for b in 0..=127u8 {
+            let text: &'static str = Box::leak(char::from(b).to_string().into_boxed_str());
+            let id = t.texts.push(text);
+            debug_assert_eq!(id, usize::from(b), "the first symbols are the ASCII bytes");
+            ids.insert(text, Symbol(u32::from(b)));
+        }
+        *t.ids.write().unwrap_or_else(|e| e.into_inner()) = ids;
+        t
     })
+}
+
+/// The symbol of a one-character ASCII string (numbered by its byte, see `table`).
+#[inline]
+fn ascii(text: &str) -> Option<Symbol> {
+    match text.as_bytes() {
+        [b] if b.is_ascii() => Some(Symbol(u32::from(*b))),
+        _ => None,
+    }
 }
 
 impl Symbol {
     /// The symbol for `text`, adding it if new.
     pub fn intern(text: &str) -> Symbol {
         let t = table();
+        if let Some(sym) = ascii(text) {
+            return sym;
+        }
         if let Some(&sym) = t.ids.read().unwrap_or_else(|e| e.into_inner()).get(text) {
             return sym;
         }
@@ -59,8 +85,11 @@ impl Symbol {
 
     /// The symbol for `text` if it was ever interned.
     pub fn get(text: &str) -> Option<Symbol> {
-        table()
-            .ids
+        let t = table();
+        if let Some(sym) = ascii(text) {
+            return Some(sym);
+        }
+        t.ids
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(text)
@@ -116,5 +145,27 @@ impl std::fmt::Debug for Symbol {
 impl std::fmt::Display for Symbol {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_character_ascii_strings_are_their_byte() {
+        for b in 0..=127u8 {
+            let text = char::from(b).to_string();
+            let sym = Symbol::intern(&text);
+            assert_eq!(sym.index(), usize::from(b));
+            assert_eq!(sym.as_str(), text);
+            assert_eq!(Symbol::get(&text), Some(sym));
+        }
+        // Longer and non-ASCII strings go through the table as before.
+        let e = Symbol::intern("é");
+        assert_eq!(Symbol::get("é"), Some(e));
+        assert_eq!(e.as_str(), "é");
+        assert!(e.index() >= 128);
+        assert_eq!(Symbol::intern("ab"), Symbol::intern("ab"));
     }
 }
