@@ -557,8 +557,7 @@ impl Session {
 
     /// [`Session::candidates`] without their names.
     pub fn candidate_list(&mut self) -> Result<Vec<Candidate>, RuntimeError> {
-        let given = self.candidate_items()?;
-        Ok(given.to_vec())
+        Ok(self.candidate_items()?.to_vec())
     }
 
     /// The list `#actions` gives now, checked to hold only `(list <recipient> <message>)`

@@ -662,14 +662,27 @@ impl Machine {
         if logging {
             self.log_slot(id, slot, old.clone());
         }
+        self.property_event(cx, entity, name, old, value);
+    }
+
+    /// The trace event of a property write.
+    fn property_event(
+        &mut self,
+        cx: &Context<'_>,
+        entity: crate::symbol::Symbol,
+        name: crate::symbol::Symbol,
+        old: Value,
+        new: Value,
+    ) {
+        let depth = self.jps.len();
         self.event(
             cx,
             TraceEvent::Property {
-                depth: self.jps.len(),
+                depth,
                 entity,
                 name,
                 old,
-                new: value,
+                new,
             },
         );
     }
@@ -704,16 +717,7 @@ impl Machine {
             }
         };
         if tracing {
-            self.event(
-                cx,
-                TraceEvent::Property {
-                    depth: self.jps.len(),
-                    entity,
-                    name,
-                    old,
-                    new: value,
-                },
-            );
+            self.property_event(cx, entity, name, old, value);
         }
         Ok(())
     }
