@@ -271,10 +271,14 @@ pub struct Machine {
     undo: Vec<Undo>,
     /// The random generator's state when the transaction began.
     start_rng: u64,
+    /// Whether the transaction is a trial of a move in place (see `vm/trial.rs`): a
+    /// rollback puts back the start (a move that rolls back is not played), and a commit
+    /// keeps its undo log for the caller to keep, log or undo.
+    trial: bool,
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
-    checkpoints: Vec<World>,
+    checkpoints: Vec<Checkpoint>,
     meter: Meter,
     /// Lines written by `notify` and `print`.
     pub output: Vec<Output>,
@@ -371,6 +375,7 @@ impl Machine {
             start,
             undo: Vec::new(),
             start_rng: world.rng,
+            trial: false,
             world,
             stack: b.stack,
             frames: b.frames,
@@ -468,6 +473,7 @@ impl Machine {
         std::mem::swap(&mut self.world, world);
         self.start = self.world.canvas.active.then(|| self.world.clone());
         self.start_rng = self.world.rng;
+        self.trial = false;
         self.undo.clear();
         self.stack.clear();
         self.frames.clear();
@@ -513,9 +519,17 @@ impl Machine {
     /// what it shares, and the log is no longer kept).
     pub(super) fn keep_start(&mut self) {
         if self.start.is_none() {
-            let mut start = self.world.clone();
-            undo_all(&mut start, &mut self.undo, self.start_rng);
-            self.start = Some(start);
+            // The open checkpoints, last first, then the start, each rebuilt from the
+            // one after it (see `Checkpoint`).
+            let mut world = self.world.clone();
+            for checkpoint in self.checkpoints.iter_mut().rev() {
+                if let Checkpoint::Mark { len, rng } = *checkpoint {
+                    undo_down_to(&mut world, &mut self.undo, len, rng);
+                    *checkpoint = Checkpoint::World(world.clone());
+                }
+            }
+            undo_all(&mut world, &mut self.undo, self.start_rng);
+            self.start = Some(world);
         }
     }
 
@@ -636,8 +650,13 @@ impl Machine {
 
     fn finish(&mut self, status: Status) -> Run {
         match &status {
-            Status::Committed(_) | Status::RolledBack { .. } => self.undo.clear(),
-            Status::Vetoed { .. } | Status::Failed(_) => self.restore_start(),
+            // A trial's caller keeps, logs or undoes what it did.
+            Status::Committed(_) if self.trial => {}
+            Status::Committed(_) => self.undo.clear(),
+            Status::RolledBack { .. } if !self.trial => self.undo.clear(),
+            Status::RolledBack { .. } | Status::Vetoed { .. } | Status::Failed(_) => {
+                self.restore_start()
+            }
         }
         self.frames.clear();
         self.jps.clear();
@@ -1821,7 +1840,16 @@ impl Machine {
 /// Undo the changes of `log`, last first, in `world`, and put the random generator back
 /// to `rng`: the world as it was before them (see [`Machine::start`]). Empties the log.
 fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
-    while let Some(u) = log.pop() {
+    undo_down_to(world, log, 0, rng);
+}
+
+/// Undo the changes of `log` past its first `len`, last first, in `world`, and put the
+/// random generator back to `rng`; the log keeps its first `len` changes.
+fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, rng: u64) {
+    while log.len() > len {
+        let Some(u) = log.pop() else {
+            break;
+        };
         match u {
             Undo::Slot { id, slot, old } => {
                 if let Some(place) = world
@@ -1843,6 +1871,10 @@ fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
 
 mod drawing;
 mod forms;
+mod undo;
+
+use undo::Checkpoint;
+pub use undo::{MoveLog, TrialEnd};
 
 #[cfg(test)]
 mod tests {
