@@ -257,12 +257,14 @@ pub struct Machine {
     /// back. `None` while the machine changes the world it was given in place and keeps
     /// `undo` instead: a machine given a world to own ([`Machine::restart_deliver`],
     /// [`Machine::restart_eval`]; a watched world excepted, as the log does not cover the
-    /// canvas) keeps no copy, so its writes find the entities unshared and copy nothing. The commonest changes (a layout property, a state, the random
-    /// generator) are undone from the log; before any other change the start is rebuilt
+    /// canvas; a trial, [`Machine::restart_trial`], too) keeps no copy, so its writes
+    /// find the entities unshared and copy nothing. The commonest changes (a layout
+    /// property, a state, the random generator) are undone from the log, and a checkpoint
+    /// is a mark in it (see `vm/undo.rs`); before any other change the start is rebuilt
     /// from the log ([`Machine::keep_start`]) and kept from then on.
     ///
     /// Why the log undoes a world the transaction replaced (a veto putting back a join
-    /// point's copy, a rollback to a checkpoint): every world the machine holds is the
+    /// point's copy): every world the machine holds is the
     /// start with some of the logged changes made, in order, and no entity is added or
     /// removed while the log is kept. So for each property and state the first change
     /// logged holds its value at the start, which undoing the whole log, last change
@@ -271,7 +273,7 @@ pub struct Machine {
     undo: Vec<Undo>,
     /// The random generator's state when the transaction began.
     start_rng: u64,
-    /// Whether the transaction is a trial of a move in place (see `vm/trial.rs`): a
+    /// Whether the transaction is a trial of a move in place (see `vm/undo.rs`): a
     /// rollback puts back the start (a move that rolls back is not played), and a commit
     /// keeps its undo log for the caller to keep, log or undo.
     trial: bool,
@@ -516,7 +518,8 @@ impl Machine {
 
     /// Before a change the undo log does not record: rebuild the world as it was when
     /// the transaction began from the log, and keep it from now on (writes then copy
-    /// what it shares, and the log is no longer kept).
+    /// what it shares, and the log is no longer kept); the open checkpoints, marks in
+    /// the log, become the worlds they stand for.
     pub(super) fn keep_start(&mut self) {
         if self.start.is_none() {
             // The open checkpoints, last first, then the start, each rebuilt from the
