@@ -527,10 +527,11 @@ impl Session {
         self.run_on(self.unwatched(), Start::Deliver(to, Arc::new(msg)), false)
     }
 
-    /// Try `candidate` on a copy of the world, for a move list, a playout or perft: how
-    /// its transaction ended and the world it leaves (the world as it is unless it
-    /// committed or rolled back). Neither the message nor the output is copied, and no
-    /// transaction record is made; the session is unchanged.
+    /// Try `candidate` on a copy of the world: how its transaction ended and the world it
+    /// leaves (the world as it is unless it committed or rolled back). Neither the message
+    /// nor the output is copied, and no transaction record is made; the session is
+    /// unchanged. Move lists, playouts and perft try moves in place instead
+    /// ([`Session::make`]), which costs no copy of what a move changes.
     pub fn trial(&mut self, candidate: &Candidate) -> (Status, World) {
         let start = Start::Deliver(candidate.recipient, candidate.message.clone());
         self.run_quiet(self.unwatched(), start)
