@@ -3,7 +3,7 @@
 //! Both try moves in place, on the session's world (perft on a copy of it, which shares
 //! it), with the session's kept machine: a trial writes properties, states and the
 //! random generator in place with an undo log, so trying a move copies no entity the
-//! world does not share and tears down no world (see `vm/trial.rs`). A move that does not
+//! world does not share and tears down no world (see `vm/undo.rs`). A move that does not
 //! commit (vetoed, failed, rolled back) leaves the world exactly as it was.
 //!
 //! A playout plays the first drawn candidate that commits where it stands: it does not

@@ -570,7 +570,7 @@ impl Session {
     }
 
     /// Try a move in place on the session's world, which is not watched, on the kept
-    /// machine (see `vm/trial.rs`): its status. A move that does not commit leaves the
+    /// machine (see `vm/undo.rs`): its status. A move that does not commit leaves the
     /// world as it was; one that commits is kept, undone or logged as `then` says.
     pub(super) fn trial_in_place(&mut self, start: Start, then: TrialEnd<'_>) -> Status {
         let mut m = self

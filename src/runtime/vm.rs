@@ -264,11 +264,10 @@ pub struct Machine {
     /// from the log ([`Machine::keep_start`]) and kept from then on.
     ///
     /// Why the log undoes a world the transaction replaced (a veto putting back a join
-    /// point's copy): every world the machine holds is the
-    /// start with some of the logged changes made, in order, and no entity is added or
-    /// removed while the log is kept. So for each property and state the first change
-    /// logged holds its value at the start, which undoing the whole log, last change
-    /// first, puts back in any of them.
+    /// point's copy): every world the machine holds is the start with some of the logged
+    /// changes made, in order, and no entity is added or removed while the log is kept.
+    /// So for each property and state the first change logged holds its value at the
+    /// start, which undoing the whole log, last change first, puts back in any of them.
     start: Option<World>,
     undo: Vec<Undo>,
     /// The random generator's state when the transaction began.
