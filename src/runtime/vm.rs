@@ -1848,24 +1848,26 @@ fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
 /// Undo the changes of `log` past its first `len`, last first, in `world`, and put the
 /// random generator back to `rng`; the log keeps its first `len` changes.
 fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, rng: u64) {
+    // A move's changes to one entity often follow each other: it is found once for them.
+    let mut entity: Option<(EntityId, &mut super::world::Entity)> = None;
     while log.len() > len {
         let Some(u) = log.pop() else {
             break;
         };
+        let (Undo::Slot { id, .. } | Undo::State { id, .. }) = u;
+        if entity.as_ref().is_none_or(|(found, _)| *found != id) {
+            entity = world.entity_mut(id).map(|e| (id, e));
+        }
+        let Some((_, e)) = entity.as_mut() else {
+            continue;
+        };
         match u {
-            Undo::Slot { id, slot, old } => {
-                if let Some(place) = world
-                    .entity_mut(id)
-                    .and_then(|e| e.props.get_mut(slot as usize))
-                {
+            Undo::Slot { slot, old, .. } => {
+                if let Some(place) = e.props.get_mut(slot as usize) {
                     *place = old;
                 }
             }
-            Undo::State { id, old } => {
-                if let Some(e) = world.entity_mut(id) {
-                    e.state = old;
-                }
-            }
+            Undo::State { old, .. } => e.state = old,
         }
     }
     world.rng = rng;
