@@ -9,12 +9,14 @@ use std::sync::Arc;
 
 use flexrules::compile::build_game_with_rules;
 use flexrules::compile::program::Game;
-use flexrules::runtime::playout::PerftProgress;
 use flexrules::runtime::playout::{Chooser, Ending};
+use flexrules::runtime::playout::{Perft, PerftFailure, PerftProgress};
 use flexrules::runtime::session::{Candidate, Session, SessionOptions};
-use flexrules::runtime::trace::Status;
+use flexrules::runtime::trace::{RuntimeError, Status};
 use flexrules::runtime::value::Value;
-use flexrules::syntax::load::DiskFs;
+use flexrules::runtime::vm::MoveLog;
+use flexrules::runtime::world::{EntityId, World};
+use flexrules::syntax::load::{DiskFs, MemoryFs};
 
 fn game(dir: &str) -> Arc<Game> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -196,37 +198,112 @@ fn a_trial_is_the_transaction_it_stands_for() {
     }
 }
 
-/// Counts of a walk that runs every move as a full transaction and keeps every world.
-fn full_perft(s: &mut Session, ply: usize, counts: &mut [u64], finished: &mut [u64]) {
-    if ply == counts.len() || s.ending().is_some() {
-        return;
-    }
+/// What perft counts, by a walk that runs every move as a full transaction and keeps every
+/// world, trying all the candidates of a position before going deeper (the order in which
+/// perft reports the failures it meets).
+fn full_perft(s: &mut Session, depth: usize) -> Perft {
+    let mut result = Perft {
+        counts: vec![0; depth],
+        finished: vec![0; depth],
+        failures: Vec::new(),
+    };
     let start = s.world.clone();
-    for a in s.candidates().expect("candidates") {
-        let (tx, world) = s.try_deliver(a.recipient, (*a.message).clone());
-        if tx.status.committed() {
-            counts[ply] += 1;
-            if world.outcome.is_some() {
-                finished[ply] += 1;
-            }
-            s.world = world;
-            full_perft(s, ply + 1, counts, finished);
-            s.world = start.clone();
-        }
-    }
+    full_perft_from(s, 0, &mut Vec::new(), &mut result);
+    s.world = start;
+    result
 }
 
-/// Perft drops the worlds of its last ply as it counts them: its counts, finished games
-/// and progress are those of full transactions that keep every world.
+fn full_perft_from(s: &mut Session, ply: usize, played: &mut Vec<String>, r: &mut Perft) {
+    if ply == r.counts.len() || s.ending().is_some() {
+        return;
+    }
+    let fail =
+        |r: &mut Perft, error: RuntimeError, played: &[String], action: Option<String>| match r
+            .failures
+            .iter_mut()
+            .find(|f| f.error.span == error.span && f.error.message == error.message)
+        {
+            Some(f) => f.count += 1,
+            None => r.failures.push(PerftFailure {
+                error,
+                played: played.to_vec(),
+                action,
+                count: 1,
+            }),
+        };
+    let candidates = match s.candidates() {
+        Ok(c) => c,
+        Err(e) => return fail(r, e, played, None),
+    };
+    let start = s.world.clone();
+    let mut next = Vec::new();
+    for a in candidates {
+        let (tx, world) = s.try_deliver(a.recipient, (*a.message).clone());
+        match tx.status {
+            Status::Committed(_) => {
+                r.counts[ply] += 1;
+                if world.outcome.is_some() {
+                    r.finished[ply] += 1;
+                }
+                next.push((a.name, world));
+            }
+            Status::Failed(e) => fail(r, e, played, Some(a.name)),
+            Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+        }
+    }
+    for (name, world) in next {
+        s.world = world;
+        played.push(name);
+        full_perft_from(s, ply + 1, played, r);
+        played.pop();
+    }
+    s.world = start;
+}
+
+fn go9() -> Session {
+    let options = SessionOptions {
+        params: vec![("size".into(), Value::Int(9))],
+        ..SessionOptions::default()
+    };
+    Session::start(game("games/go"), &options)
+        .expect("go starts")
+        .0
+}
+
+fn chess_fen(fen: &str) -> Session {
+    let options = SessionOptions {
+        params: vec![("fen".into(), Value::str(fen))],
+        ..SessionOptions::default()
+    };
+    Session::start(game("games/chess"), &options)
+        .expect("chess starts")
+        .0
+}
+
+/// `s` after `plies` random moves (a playout cut short).
+fn after(mut s: Session, seed: u64, plies: usize) -> Session {
+    let p = s
+        .playout(&mut Chooser::new(seed, 0), plies)
+        .expect("playout");
+    assert_eq!(p.plies, plies, "the game ended early");
+    s
+}
+
+/// Perft makes and unmakes its moves in place: its counts, finished games and progress
+/// are those of full transactions that keep every world, and the session's world is
+/// left as it was.
 #[test]
 fn perft_counts_what_full_transactions_count() {
-    for (mut s, depth) in [(chess_before_mate(), 2), (mixed_position(), 3)] {
+    for (mut s, depth) in [
+        (chess_before_mate(), 2),
+        (mixed_position(), 3),
+        (go9(), 2),
+        (after(go9(), 5, 40), 2),
+    ] {
         let before = s.world.clone();
-        let (mut counts, mut finished) = (vec![0; depth], vec![0; depth]);
-        full_perft(&mut s, 0, &mut counts, &mut finished);
+        let full = full_perft(&mut s, depth);
         let perft = s.perft(depth);
-        assert_eq!(perft.counts, counts);
-        assert_eq!(perft.finished, finished);
+        assert_eq!(perft, full);
         assert!(s.world.same_as(&before), "perft changed the world");
         let mut progress = Vec::new();
         let one = s.perft_with_progress(1, &mut |p| progress.push(p));
@@ -235,8 +312,158 @@ fn perft_counts_what_full_transactions_count() {
             .map(|done| PerftProgress { done, total: n })
             .collect();
         assert_eq!(progress, expected);
+        let mut progress = Vec::new();
+        s.perft_with_progress(2, &mut |p| progress.push(p));
+        assert_eq!(progress, expected);
     }
     // The fool's mate is among Black's moves.
     let perft = chess_before_mate().perft(1);
     assert_eq!(perft.finished, vec![1]);
+}
+
+/// Perft goes down from a legal move before it tries the next candidate, yet it reports
+/// each distinct error as first met by the walk that tries all the candidates of a
+/// position first: with the moves played before it and the candidate that failed.
+/// Here O's c3 fails one ply above X's second c1, and is met after it going down.
+#[test]
+fn perft_reports_failures_in_the_order_of_the_full_walk() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/tic-tac-toe");
+    let mut fs = MemoryFs::new();
+    let text = std::fs::read_to_string(dir.join("game.fr")).expect("tic-tac-toe");
+    fs.insert("game.fr", text);
+    fs.insert(
+        "late.fr",
+        r#"#sideeffect "O Into c3" on place to cell in * is
+  (if (and (= (self) "c3") (= (attribute "player") "O"))
+      (send new message "placed" to "gmae"))
+#sideeffect "X Into c1 Again" on place to cell in * is
+  (if (and (= (self) "c1") (and (= (attribute "player") "X") (> (property "filled" of "game") 1)))
+      (/ 1 0))
+"#
+        .to_string(),
+    );
+    let built = build_game_with_rules(
+        &fs,
+        std::path::Path::new("game.fr"),
+        &[PathBuf::from("late.fr")],
+    )
+    .expect("the game builds");
+    let mut s = Session::start(built.game, &SessionOptions::default())
+        .expect("starts")
+        .0;
+    let full = full_perft(&mut s, 4);
+    assert_eq!(full.failures.len(), 2);
+    assert_eq!(full.failures[0].played, vec!["a1".to_string()]);
+    assert_eq!(full.failures[0].action.as_deref(), Some("c3"));
+    assert_eq!(full.failures[1].played.len(), 2);
+    assert_eq!(s.perft(4), full);
+}
+
+/// A copy of `world` sharing none of its entities (or the nodes that hold them), so a move
+/// made on `world` changes it in place.
+fn separate_copy(world: &World) -> World {
+    let mut copy = world.clone();
+    let ids: Vec<EntityId> = world.iter().map(|(id, _)| id).collect();
+    for id in ids {
+        copy.entity_mut(id);
+    }
+    copy
+}
+
+/// Every candidate of `s`'s position made in place and unmade: it ends as the full
+/// transaction on a copy does, leaves the world that transaction leaves, and unmaking it
+/// (or not committing) gives back the world exactly as it was. Counts the statuses met.
+fn make_and_unmake_every_candidate(s: &mut Session, seen: &mut [usize; 4]) {
+    let before = separate_copy(&s.world);
+    let mut log = MoveLog::default();
+    for c in s.candidate_list().expect("candidates") {
+        let mut copy = s.fork();
+        copy.world = separate_copy(&s.world);
+        let (tx, full) = copy.try_deliver(c.recipient, (*c.message).clone());
+        let status = s.make(&c, &mut log);
+        assert_eq!(status, tx.status, "{}", c.name());
+        match status {
+            Status::Committed(_) => {
+                seen[0] += 1;
+                assert!(s.world.same_as(&full), "{}: another world", c.name());
+                assert_eq!(log.len(), 1);
+                assert!(s.unmake(&mut log), "{}: nothing to unmake", c.name());
+            }
+            Status::Vetoed { .. } => seen[1] += 1,
+            Status::RolledBack { .. } => seen[2] += 1,
+            Status::Failed(_) => seen[3] += 1,
+        }
+        assert!(log.is_empty());
+        assert!(
+            s.world.same_as(&before),
+            "{} ({}) left a trace",
+            c.name(),
+            status.summary()
+        );
+    }
+}
+
+/// Moves made in place leave no trace once unmade, and the ones that do not commit none
+/// at all, in Awele, chess (mates, castling, en passant, promotion, moves refused for
+/// check) and Go (captures, suicides), on a watched world too.
+#[test]
+fn a_move_made_in_place_is_undone_exactly() {
+    let mut seen = [0; 4];
+    let mut watched =
+        chess_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    watched.watch().expect("chess is watched");
+    assert!(watched.world.canvas.active);
+    let positions = [
+        awele(),
+        mixed_position(),
+        after(awele(), 2, 60),
+        chess_before_mate(),
+        chess_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+        chess_fen("rnbqkb1r/pp1p1pPp/8/2p1pP2/1P1P4/3P3P/P1P1P3/RNBQKBNR w KQkq e6 0 1"),
+        chess_fen("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"),
+        watched,
+        go9(),
+        after(go9(), 7, 60),
+        after(go9(), 8, 90),
+    ];
+    for mut s in positions {
+        make_and_unmake_every_candidate(&mut s, &mut seen);
+    }
+    let [committed, vetoed, rolled_back, _] = seen;
+    assert!(
+        committed > 0 && vetoed > 0 && rolled_back > 0,
+        "{committed} committed, {vetoed} vetoed, {rolled_back} rolled back"
+    );
+}
+
+/// A playout plays its moves in place: from the same world and seed, the moves are those
+/// of full transactions that draw the same candidates, and the world it ends on is theirs.
+#[test]
+fn a_playout_plays_what_full_transactions_play() {
+    for (s, seed) in [(awele(), 4), (go9(), 9), (chess_before_mate(), 3)] {
+        let mut played = s;
+        let mut full = played.fork();
+        full.world = played.world.clone();
+        let p = played
+            .playout(&mut Chooser::new(seed, 0), 30)
+            .expect("playout");
+        // The same draws, each candidate delivered as a full transaction on a copy.
+        let mut chooser = Chooser::new(seed, 0);
+        let mut plies = 0;
+        while plies < p.plies {
+            let candidates = full.candidate_list().expect("candidates");
+            let mut undrawn: Vec<usize> = (0..candidates.len()).collect();
+            loop {
+                assert!(!undrawn.is_empty(), "no legal move at ply {plies}");
+                let c = &candidates[undrawn.swap_remove(chooser.below(undrawn.len()))];
+                let (tx, world) = full.try_deliver(c.recipient, (*c.message).clone());
+                if tx.status.committed() {
+                    full.world = world;
+                    break;
+                }
+            }
+            plies += 1;
+        }
+        assert!(played.world.same_as(&full.world));
+    }
 }

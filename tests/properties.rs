@@ -24,14 +24,20 @@
 //! Every other transaction runs on a world that nothing else shares (the copies the test
 //! keeps are made entity by entity), so the session changes it in place and undoes from
 //! its log; the others run while the test's copy shares it, so writes copy first.
+//!
+//! Each transaction is also made as a trial in place (`Session::make`, what playouts and
+//! perft do) on a copy of the session: it ends as the transaction does; a committed one
+//! leaves the transaction's world and unmaking it gives back the world before; any other
+//! (a rollback included: a move that rolls back is not played) leaves the world before.
 
 use std::sync::Arc;
 
 use flexrules::compile::build_game;
 use flexrules::compile::program::Game;
-use flexrules::runtime::session::{Session, SessionOptions};
+use flexrules::runtime::session::{Candidate, Session, SessionOptions};
 use flexrules::runtime::trace::Status;
 use flexrules::runtime::value::{Attrs, Key, Message, Value};
+use flexrules::runtime::vm::MoveLog;
 use flexrules::runtime::world::{Entity, EntityId, World};
 use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
@@ -582,6 +588,17 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
             traced.world = separate_copy(&session.world);
         }
         let ttx = traced.deliver(Symbol::intern(&format!("c{e}")), msg.clone());
+        // The same transaction as a trial in place, on another copy.
+        let mut tried = session.fork();
+        if unshared {
+            tried.world = separate_copy(&session.world);
+        }
+        let mut log = MoveLog::default();
+        let candidate = Candidate {
+            recipient: Symbol::intern(&format!("c{e}")),
+            message: Arc::new(msg.clone()),
+        };
+        let trial = tried.make(&candidate, &mut log);
         let tx = session.deliver(Symbol::intern(&format!("c{e}")), msg);
         prop_assert!(
             tx.trace.is_empty()
@@ -603,6 +620,26 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         prop_assert!(
             traced.world.same_as(&session.world),
             "traced and untraced runs leave different worlds\n{text}"
+        );
+        prop_assert_eq!(
+            trial.summary(),
+            tx.status.summary(),
+            "the trial and the transaction end differently\n{}",
+            text
+        );
+        if trial.committed() {
+            prop_assert!(
+                log.len() == 1 && tried.world.same_as(&session.world),
+                "a committed trial leaves another world than the transaction\n{text}"
+            );
+            prop_assert!(
+                tried.unmake(&mut log) && log.is_empty(),
+                "nothing to unmake\n{text}"
+            );
+        }
+        prop_assert!(
+            tried.world.same_as(&before) && log.is_empty(),
+            "a trial undone or not played left changes\n{text}"
         );
         let expected = model.transaction(e, l);
         let context = || {

@@ -392,7 +392,7 @@ pub fn moves(args: &MovesArgs) -> ExitCode {
     if args.explain {
         return explain(session, sources, color);
     }
-    let tried = match session.try_candidates() {
+    let tried = match session.try_moves() {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: #actions failed:");
@@ -400,7 +400,7 @@ pub fn moves(args: &MovesArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    for (a, _) in &tried.legal {
+    for a in &tried.legal {
         println!("{}", a.name);
     }
     if tried.failed.is_empty() {

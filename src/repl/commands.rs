@@ -664,7 +664,7 @@ impl Repl {
         if self.session.game.actions.is_none() {
             return "this game has no #actions".into();
         }
-        let tried = match self.session.try_candidates() {
+        let tried = match self.session.try_moves() {
             Ok(t) => t,
             Err(e) => {
                 return format!(
@@ -679,7 +679,7 @@ impl Repl {
             tried
                 .legal
                 .iter()
-                .map(|(a, _)| a.name.as_str())
+                .map(|a| a.name.as_str())
                 .collect::<Vec<_>>()
                 .join(" ")
         };
@@ -769,7 +769,7 @@ impl Repl {
         }
         let mut out = Vec::new();
         for _ in 0..n {
-            let tried = match self.session.try_candidates() {
+            let tried = match self.session.try_moves() {
                 Ok(t) => t,
                 Err(e) => {
                     out.push(format!(
@@ -788,7 +788,7 @@ impl Repl {
                 );
                 break;
             }
-            let actions: Vec<_> = tried.legal.into_iter().map(|(a, _)| a).collect();
+            let actions = tried.legal;
             if actions.is_empty() {
                 out.push("no legal move".into());
                 break;

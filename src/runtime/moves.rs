@@ -5,8 +5,9 @@
 //! illegal; one whose transaction fails with a runtime error is neither: the error is a
 //! mistake in the rules, and it is reported rather than taken for an illegal move.
 
-use super::session::{Action, Session};
+use super::session::{Action, Candidate, Session, Start};
 use super::trace::{Output, RuntimeError, Status};
+use super::vm::{MoveLog, TrialEnd};
 use super::world::World;
 use crate::symbol::Symbol;
 
@@ -19,27 +20,64 @@ pub struct Tried {
     pub failed: Vec<(Action, RuntimeError)>,
 }
 
+/// The candidate actions of a position, tried, without the worlds they leave
+/// ([`Session::try_moves`]).
+#[derive(Clone, Debug, Default)]
+pub struct Moves {
+    /// The legal actions, in the order `#actions` gives them.
+    pub legal: Vec<Action>,
+    /// The candidates whose transaction failed, with the error.
+    pub failed: Vec<(Action, RuntimeError)>,
+}
+
 impl Tried {
     /// The failures, one per distinct error (the same message at the same place), each with
     /// the names of the candidates it stopped, in the order they were tried.
     pub fn distinct_failures(&self) -> Vec<(&RuntimeError, Vec<&str>)> {
-        group_failures(self.failed.iter().map(|(a, e)| (a.name.as_str(), e)))
+        distinct_failures(&self.failed)
     }
 
     /// The candidates that failed, once per distinct error: which moves, then the
     /// diagnostic with its message chain. Empty when none failed.
     pub fn render_failures(&self, sources: &crate::source::SourceMap, color: bool) -> String {
-        let mut out = String::new();
-        for (e, names) in self.distinct_failures() {
-            out.push_str(&format!(
-                "error: {} {} failed with an error (a mistake in the rules, not an illegal move):\n",
-                if names.len() == 1 { "move" } else { "moves" },
-                names.join(", ")
-            ));
-            out.push_str(&e.render(sources, color));
-        }
-        out
+        render_failures(&self.failed, sources, color)
     }
+}
+
+impl Moves {
+    /// The failures, one per distinct error, as [`Tried::distinct_failures`] gives them.
+    pub fn distinct_failures(&self) -> Vec<(&RuntimeError, Vec<&str>)> {
+        distinct_failures(&self.failed)
+    }
+
+    /// The candidates that failed, as [`Tried::render_failures`] renders them.
+    pub fn render_failures(&self, sources: &crate::source::SourceMap, color: bool) -> String {
+        render_failures(&self.failed, sources, color)
+    }
+}
+
+/// The failures of `failed`, one per distinct error, with the names of the candidates.
+fn distinct_failures(failed: &[(Action, RuntimeError)]) -> Vec<(&RuntimeError, Vec<&str>)> {
+    group_failures(failed.iter().map(|(a, e)| (a.name.as_str(), e)))
+}
+
+/// The candidates of `failed`, once per distinct error: which moves, then the diagnostic
+/// with its message chain. Empty when none failed.
+fn render_failures(
+    failed: &[(Action, RuntimeError)],
+    sources: &crate::source::SourceMap,
+    color: bool,
+) -> String {
+    let mut out = String::new();
+    for (e, names) in distinct_failures(failed) {
+        out.push_str(&format!(
+            "error: {} {} failed with an error (a mistake in the rules, not an illegal move):\n",
+            if names.len() == 1 { "move" } else { "moves" },
+            names.join(", ")
+        ));
+        out.push_str(&e.render(sources, color));
+    }
+    out
 }
 
 /// Group `(move name, error)` pairs by distinct error (message and place), keeping the
@@ -196,23 +234,62 @@ impl NotPlayable {
 }
 
 impl Session {
-    /// Try every candidate action on a copy of the world: the legal ones with the worlds
-    /// they leave, and the ones that fail with an error.
+    /// Try every candidate action: the legal ones with the worlds they leave, and the
+    /// ones that fail with an error. The session's world is unchanged.
     pub fn try_candidates(&mut self) -> Result<Tried, RuntimeError> {
-        let candidates = self.candidate_list()?;
-        let mut tried = Tried {
-            legal: Vec::with_capacity(candidates.len()),
-            failed: Vec::new(),
-        };
-        for c in candidates {
-            let (status, world) = self.trial(&c);
-            match status {
-                Status::Committed(_) => tried.legal.push((c.into_action(), world)),
-                Status::Failed(e) => tried.failed.push((c.into_action(), e)),
-                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+        self.trying_moves(|s, c| {
+            // Made in place; the world it leaves is kept and the move unmade.
+            let mut log = MoveLog::default();
+            let status = s.make_unwatched(c, &mut log);
+            let world = status.committed().then(|| {
+                let world = s.world.clone();
+                s.unmake(&mut log);
+                world
+            });
+            (status, world)
+        })
+        .map(|(legal, failed)| Tried { legal, failed })
+    }
+
+    /// Try every candidate action: the legal ones and the ones that fail with an error,
+    /// as [`Session::try_candidates`] without the worlds, each move undone as soon as it
+    /// is tried. The session's world is unchanged.
+    pub fn try_moves(&mut self) -> Result<Moves, RuntimeError> {
+        self.trying_moves(|s, c| {
+            let start = Start::Deliver(c.recipient, c.message.clone());
+            (s.trial_in_place(start, TrialEnd::Undo), Some(()))
+        })
+        .map(|(legal, failed)| Moves {
+            legal: legal.into_iter().map(|(a, ())| a).collect(),
+            failed,
+        })
+    }
+
+    /// Try every candidate with `trial`, in place on a copy of the world without its
+    /// canvas (it shares the world: a write copies only what it changes, once), and sort
+    /// them into the legal ones, with what `trial` gives for them, and the failed ones.
+    #[allow(clippy::type_complexity)]
+    fn trying_moves<T>(
+        &mut self,
+        mut trial: impl FnMut(&mut Session, &Candidate) -> (Status, Option<T>),
+    ) -> Result<(Vec<(Action, T)>, Vec<(Action, RuntimeError)>), RuntimeError> {
+        let saved = self.world.clone();
+        self.unwatch();
+        let sorted = (|| {
+            let candidates = self.candidate_list()?;
+            let mut legal = Vec::with_capacity(candidates.len());
+            let mut failed = Vec::new();
+            for c in candidates {
+                match trial(self, &c) {
+                    (Status::Committed(_), Some(t)) => legal.push((c.into_action(), t)),
+                    (Status::Failed(e), _) => failed.push((c.into_action(), e)),
+                    _ => {}
+                }
             }
-        }
-        Ok(tried)
+            Ok((legal, failed))
+        })();
+        self.world = saved;
+        sorted
     }
 
     /// What delivering `action` would do now; the session is unchanged.

@@ -1,15 +1,28 @@
 //! Random playouts and perft, for any game with `#actions`.
 //!
-//! Both work on copies of the world: trying a move is one O(1) snapshot and one
-//! transaction, and the world a legal move leaves is kept and reused, so a playout never
-//! runs a move twice. A playout does not build the legal-move list: it draws candidates at
-//! random until one commits, which is uniform over the legal moves.
+//! Both try moves in place, on the session's world (perft on a copy of it, which shares
+//! it), with the session's kept machine: a trial writes properties, states and the
+//! random generator in place with an undo log, so trying a move copies no entity the
+//! world does not share and tears down no world (see `vm/undo.rs`). A move that does not
+//! commit (vetoed, failed, rolled back) leaves the world exactly as it was.
+//!
+//! A playout plays the first drawn candidate that commits where it stands: it does not
+//! build the legal-move list, but draws candidates at random until one commits, which is
+//! uniform over the legal moves, and never runs a move twice.
+//!
+//! Perft makes and unmakes: a legal move's log (or the world before it, when the move
+//! made a change the log does not cover) is kept while the walk counts below it, then
+//! undone. The walk goes down from each legal move before trying the next candidate; the
+//! failures it meets are put back in the order of a walk that tries all the candidates
+//! of a position first (that order is what perft reports), and the first ply, whose
+//! progress needs the number of legal first moves, is tried whole first and its legal
+//! moves made again to go down from them.
 
 use super::moves::same_error;
-use super::session::{Candidate, CandidateItems, Session};
+use super::session::{Candidate, CandidateItems, Session, Start};
 use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
-use super::world::World;
+use super::vm::{MoveLog, TrialEnd};
 use crate::symbol::Symbol;
 
 /// How a playout ended.
@@ -81,8 +94,8 @@ pub struct PerftProgress {
 
 /// What drawing candidates found.
 enum Drawn {
-    /// A legal move, with the world it leaves.
-    Legal(World),
+    /// A legal move, played.
+    Legal,
     /// A candidate that failed with a runtime error.
     Failed(Candidate, RuntimeError),
     /// No candidate commits.
@@ -132,6 +145,27 @@ impl Session {
     /// moves). A candidate drawn that fails with a runtime error stops the game: the error
     /// is returned. Candidates not drawn are not tried.
     pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
+        // Moves are tried and played in place, on the world without its canvas: a game
+        // that played no move keeps it.
+        let canvas = self.unwatch();
+        let played = self.play_unwatched(chooser, max_plies);
+        if let Some(canvas) = canvas
+            && matches!(
+                &played,
+                Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
+            )
+        {
+            self.world.canvas = canvas;
+        }
+        played
+    }
+
+    /// [`Session::playout`] on a world without an active canvas.
+    fn play_unwatched(
+        &mut self,
+        chooser: &mut Chooser,
+        max_plies: usize,
+    ) -> Result<Playout, Stopped> {
         let mut plies = 0;
         // The places of the candidates not drawn yet, kept from ply to ply.
         let mut undrawn = Vec::new();
@@ -151,10 +185,7 @@ impl Session {
                 error,
             })?;
             match self.draw_legal(&candidates, &mut undrawn, chooser) {
-                Drawn::Legal(world) => {
-                    self.world = world;
-                    plies += 1;
-                }
+                Drawn::Legal => plies += 1,
                 Drawn::Failed(a, error) => {
                     return Err(Stopped {
                         plies,
@@ -172,8 +203,9 @@ impl Session {
         }
     }
 
-    /// Draw candidates at random without replacement and try each until one commits (its
-    /// world is given) or one fails with an error (it is given, with its error). Every legal
+    /// Draw candidates at random without replacement and try each in place until one
+    /// commits (it is played) or one fails with an error (it is given, with its error; the
+    /// world is as it was, as after a candidate that does not commit). Every legal
     /// move is equally likely to be the first legal one drawn, so the choice is uniform over
     /// the legal moves, and only the candidates drawn are tried (and read from the list).
     ///
@@ -193,10 +225,14 @@ impl Session {
             let Some(a) = candidates.get(drawn) else {
                 continue;
             };
-            let (status, world) = self.trial(&a);
-            match status {
-                Status::Committed(_) => return Drawn::Legal(world),
-                Status::Failed(e) => return Drawn::Failed(a, e),
+            let start = Start::Deliver(a.recipient, a.message);
+            match self.trial_in_place(start, TrialEnd::Keep) {
+                Status::Committed(_) => return Drawn::Legal,
+                Status::Failed(e) => {
+                    if let Some(a) = candidates.get(drawn) {
+                        return Drawn::Failed(a, e);
+                    }
+                }
                 Status::Vetoed { .. } | Status::RolledBack { .. } => {}
             }
         }
@@ -224,91 +260,167 @@ impl Session {
                 failures: Vec::new(),
             },
             path: Vec::with_capacity(depth),
+            at: Vec::with_capacity(depth),
+            first_met: Vec::new(),
+            log: MoveLog::default(),
             progress,
         };
+        // The walk makes and unmakes moves in place on a copy of the world without its
+        // canvas: a write copies only what the world shares, once.
         let start = self.world.clone();
+        self.unwatch();
         self.perft_from(0, &mut walk);
         self.world = start;
-        walk.result
+        walk.into_result()
     }
 
+    /// Count the moves from the current world (at `ply`), and below them. The moves are
+    /// made in place, each unmade once its subtree is counted; the first ply tries every
+    /// candidate first (its progress needs the number of legal first moves) and makes the
+    /// legal ones again to go on from them.
     fn perft_from(&mut self, ply: usize, walk: &mut PerftWalk<'_>) {
         let depth = walk.result.counts.len();
         if ply == depth || self.ending().is_some() {
             return;
         }
-        let candidates = match self.candidate_list() {
+        let candidates = match self.candidate_items() {
             Ok(c) => c,
             Err(e) => {
-                walk.failed(e, None);
+                walk.failed(e, None, 0);
                 return;
             }
         };
-        // At the last ply a legal move is counted (and whether it ended the game) and its
-        // world dropped at once; above it, the worlds of the legal moves are kept to go on
-        // from, as every candidate of a position is tried before going deeper.
-        let last = ply + 1 == depth;
+        let deeper = ply + 1 < depth;
+        let first = ply == 0;
         let mut legal = 0;
-        let mut next = Vec::new();
-        for c in candidates {
-            let (status, world) = self.trial(&c);
-            match status {
+        let mut first_moves = Vec::new();
+        for i in 0..candidates.len() {
+            let Some(c) = candidates.get(i) else {
+                continue;
+            };
+            match self.make_unwatched(&c, &mut walk.log) {
                 Status::Committed(_) => {
                     legal += 1;
-                    if world.outcome.is_some() {
+                    if self.world.outcome.is_some() {
                         walk.result.finished[ply] += 1;
                     }
-                    if !last {
-                        next.push((c, world));
+                    if first {
+                        first_moves.push(i);
+                    } else if deeper {
+                        walk.enter(i, c);
+                        self.perft_from(ply + 1, walk);
+                        walk.leave();
                     }
+                    walk.log.unmake(&mut self.world);
                 }
-                Status::Failed(e) => walk.failed(e, Some(&c)),
+                Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
                 Status::Vetoed { .. } | Status::RolledBack { .. } => {}
             }
         }
-        walk.result.counts[ply] += legal as u64;
-        if ply == 0 && last {
-            for done in 1..=legal {
-                (walk.progress)(PerftProgress { done, total: legal });
-            }
+        walk.result.counts[ply] += legal;
+        if !first {
+            return;
         }
-        let total = next.len();
-        for (i, (c, world)) in next.into_iter().enumerate() {
-            self.world = world;
-            walk.path.push(c);
-            self.perft_from(ply + 1, walk);
-            walk.path.pop();
-            if ply == 0 {
-                (walk.progress)(PerftProgress { done: i + 1, total });
+        let total = first_moves.len();
+        for (done, i) in first_moves.into_iter().enumerate() {
+            if deeper && let Some(c) = candidates.get(i) {
+                // The same move on the same world commits again (transactions are
+                // deterministic); an interruption may still stop it.
+                match self.make_unwatched(&c, &mut walk.log) {
+                    Status::Committed(_) => {
+                        walk.enter(i, c);
+                        self.perft_from(ply + 1, walk);
+                        walk.leave();
+                        walk.log.unmake(&mut self.world);
+                    }
+                    Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
+                    Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+                }
             }
+            (walk.progress)(PerftProgress {
+                done: done + 1,
+                total,
+            });
         }
     }
 }
+
+/// A place in perft's walk, as the walk that tries every candidate of a position before
+/// going deeper would meet it: a move's number among the candidates of its position on
+/// the way there, each with [`GONE_DOWN`] set, then the number of the trial at the
+/// position (0: `#actions`, `i + 1`: candidate `i`). Two places compare as that walk
+/// meets them: the trials of a position come before everything below it.
+type Place = Vec<u64>;
+
+/// Set in a [`Place`]'s numbers of the moves it goes down by.
+const GONE_DOWN: u64 = 1 << 32;
 
 /// The state of one perft walk.
 struct PerftWalk<'a> {
     result: Perft,
     /// The moves leading to the position being counted.
     path: Vec<Candidate>,
+    /// Their numbers among the candidates of their positions, with [`GONE_DOWN`] set.
+    at: Vec<u64>,
+    /// Where each failure of `result` was first met ([`Place`]): the walk goes down from
+    /// a legal move before trying the next candidate, so the failures are put in the
+    /// order of the walk that tries a position's candidates first.
+    first_met: Vec<Place>,
+    /// What undoes the moves made on the way to the position.
+    log: MoveLog,
     progress: &'a mut dyn FnMut(PerftProgress),
 }
 
 impl PerftWalk<'_> {
-    fn failed(&mut self, error: RuntimeError, action: Option<&Candidate>) {
-        if let Some(f) = self
+    /// Go down by candidate number `i`, `c`.
+    fn enter(&mut self, i: usize, c: Candidate) {
+        self.path.push(c);
+        self.at.push(GONE_DOWN | i as u64);
+    }
+
+    /// Come back up.
+    fn leave(&mut self) {
+        self.path.pop();
+        self.at.pop();
+    }
+
+    /// Record `error`, met at trial number `trial` of the position (0: `#actions`, else
+    /// the candidate `action`, number `trial - 1`).
+    fn failed(&mut self, error: RuntimeError, action: Option<&Candidate>, trial: u64) {
+        let here = || self.at.iter().copied().chain(std::iter::once(trial));
+        if let Some(k) = self
             .result
             .failures
-            .iter_mut()
-            .find(|f| same_error(&f.error, &error))
+            .iter()
+            .position(|f| same_error(&f.error, &error))
         {
-            f.count += 1;
+            self.result.failures[k].count += 1;
+            if here().lt(self.first_met[k].iter().copied()) {
+                // Met earlier in the order of the walk it stands for.
+                let f = &mut self.result.failures[k];
+                f.error = error;
+                f.played = self.path.iter().map(Candidate::name).collect();
+                f.action = action.map(Candidate::name);
+                self.first_met[k] = here().collect();
+            }
             return;
         }
+        self.first_met.push(here().collect());
         self.result.failures.push(PerftFailure {
             error,
             played: self.path.iter().map(Candidate::name).collect(),
             action: action.map(Candidate::name),
             count: 1,
         });
+    }
+
+    /// What the walk counted, the failures in the order they were first met.
+    fn into_result(self) -> Perft {
+        let mut result = self.result;
+        let mut failures: Vec<(Place, PerftFailure)> =
+            self.first_met.into_iter().zip(result.failures).collect();
+        failures.sort_by(|a, b| a.0.cmp(&b.0));
+        result.failures = failures.into_iter().map(|(_, f)| f).collect();
+        result
     }
 }

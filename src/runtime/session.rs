@@ -15,7 +15,7 @@ use crate::symbol::Symbol;
 
 use super::trace::{RuntimeError, Status, Transaction};
 use super::value::{Message, Value};
-use super::vm::{ChainCache, Context, Limits, Machine, Run};
+use super::vm::{ChainCache, Context, Limits, Machine, MoveLog, Run, TrialEnd};
 use super::world::{Entity, World, links_dict};
 
 /// How to start a session.
@@ -527,13 +527,76 @@ impl Session {
         self.run_on(self.unwatched(), Start::Deliver(to, Arc::new(msg)), false)
     }
 
-    /// Try `candidate` on a copy of the world, for a move list, a playout or perft: how
-    /// its transaction ended and the world it leaves (the world as it is unless it
-    /// committed or rolled back). Neither the message nor the output is copied, and no
-    /// transaction record is made; the session is unchanged.
+    /// Try `candidate` on a copy of the world: how its transaction ended and the world it
+    /// leaves (the world as it is unless it committed or rolled back). Neither the message
+    /// nor the output is copied, and no transaction record is made; the session is
+    /// unchanged. Move lists, playouts and perft try moves in place instead
+    /// ([`Session::make`]), which costs no copy of what a move changes.
     pub fn trial(&mut self, candidate: &Candidate) -> (Status, World) {
         let start = Start::Deliver(candidate.recipient, candidate.message.clone());
         self.run_quiet(self.unwatched(), start)
+    }
+
+    /// Make `candidate`'s move in place on the session's world (copying nothing the
+    /// world does not share): how its transaction ended. When it committed, the world is
+    /// the one the move leaves and `log` holds what undoes it ([`Session::unmake`]);
+    /// otherwise (vetoed, failed, rolled back) the world is exactly as it was. The
+    /// status and the world are those of [`Session::trial`]: the move is made untraced
+    /// on the world without its canvas (trying moves does not draw), which unmaking it
+    /// puts back.
+    pub fn make(&mut self, candidate: &Candidate, log: &mut MoveLog) -> Status {
+        let canvas = self.unwatch();
+        let status = self.make_unwatched(candidate, log);
+        if let Some(canvas) = canvas {
+            if status.committed() {
+                log.keep_canvas(canvas);
+            } else {
+                self.world.canvas = canvas;
+            }
+        }
+        status
+    }
+
+    /// Undo the last move [`Session::make`] made with `log`: the world is exactly as it
+    /// was before it. False when `log` holds no move.
+    pub fn unmake(&mut self, log: &mut MoveLog) -> bool {
+        log.unmake(&mut self.world)
+    }
+
+    /// [`Session::make`] on a world without an active canvas.
+    pub(super) fn make_unwatched(&mut self, candidate: &Candidate, log: &mut MoveLog) -> Status {
+        let start = Start::Deliver(candidate.recipient, candidate.message.clone());
+        self.trial_in_place(start, TrialEnd::Log(log))
+    }
+
+    /// Try a move in place on the session's world, which is not watched, on the kept
+    /// machine (see `vm/undo.rs`): its status. A move that does not commit leaves the
+    /// world as it was; one that commits is kept, undone or logged as `then` says.
+    pub(super) fn trial_in_place(&mut self, start: Start, then: TrialEnd<'_>) -> Status {
+        let mut m = self
+            .kept
+            .take()
+            .unwrap_or_else(|| Box::new(Machine::idle()));
+        let (world, mut cx) = self.world_and_context();
+        debug_assert!(!world.canvas.active, "a trial in place on a watched world");
+        cx.trace = false;
+        match start {
+            Start::Deliver(to, msg) => m.restart_trial(world, &mut cx, to, msg),
+            Start::Eval(code) => m.restart_trial_eval(world, &mut cx, code),
+        }
+        let status = drive(&mut m, &mut cx);
+        m.end_trial(world, status.committed(), then);
+        self.kept = Some(m);
+        status
+    }
+
+    /// Take the canvas off the session's world if it is watched: trying moves does not
+    /// draw. The canvas taken, if any.
+    pub(super) fn unwatch(&mut self) -> Option<Arc<super::canvas::Canvas>> {
+        self.world
+            .canvas
+            .active
+            .then(|| std::mem::take(&mut self.world.canvas))
     }
 
     /// The world without its canvas: trying moves (legal-move lists, playouts, perft) does
@@ -567,7 +630,13 @@ impl Session {
         let Some(code) = self.game.actions else {
             return Ok(CandidateItems::default());
         };
-        let (status, _) = self.run_quiet(self.unwatched(), Start::Eval(code));
+        // `#actions` runs in place and what it changed, if anything, is undone; on a
+        // watched world, it runs on a copy without the canvas.
+        let status = if self.world.canvas.active {
+            self.run_quiet(self.unwatched(), Start::Eval(code)).0
+        } else {
+            self.trial_in_place(Start::Eval(code), TrialEnd::Undo)
+        };
         let value = match status {
             Status::Committed(v) => v,
             Status::Failed(e) => return Err(e),
@@ -609,13 +678,13 @@ impl Session {
     /// that fails with a runtime error is an error here, not an illegal action
     /// ([`Session::try_candidates`] keeps both).
     pub fn legal_actions(&mut self) -> Result<Vec<Action>, RuntimeError> {
-        let tried = self.try_candidates()?;
+        let tried = self.try_moves()?;
         if let Some((a, e)) = tried.failed.into_iter().next() {
             let mut e = e;
             e.message = format!("trying `{}`: {}", a.name, e.message);
             return Err(e);
         }
-        Ok(tried.legal.into_iter().map(|(a, _)| a).collect())
+        Ok(tried.legal)
     }
 
     /// A copy sharing the game, with the same world and parameters and its own caches, for
@@ -642,7 +711,7 @@ impl Session {
     }
 }
 
-enum Start {
+pub(super) enum Start {
     Deliver(Symbol, Arc<Message>),
     Eval(CodeId),
 }

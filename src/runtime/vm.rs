@@ -257,24 +257,29 @@ pub struct Machine {
     /// back. `None` while the machine changes the world it was given in place and keeps
     /// `undo` instead: a machine given a world to own ([`Machine::restart_deliver`],
     /// [`Machine::restart_eval`]; a watched world excepted, as the log does not cover the
-    /// canvas) keeps no copy, so its writes find the entities unshared and copy nothing. The commonest changes (a layout property, a state, the random
-    /// generator) are undone from the log; before any other change the start is rebuilt
+    /// canvas; a trial, [`Machine::restart_trial`], too) keeps no copy, so its writes
+    /// find the entities unshared and copy nothing. The commonest changes (a layout
+    /// property, a state, the random generator) are undone from the log, and a checkpoint
+    /// is a mark in it (see `vm/undo.rs`); before any other change the start is rebuilt
     /// from the log ([`Machine::keep_start`]) and kept from then on.
     ///
     /// Why the log undoes a world the transaction replaced (a veto putting back a join
-    /// point's copy, a rollback to a checkpoint): every world the machine holds is the
-    /// start with some of the logged changes made, in order, and no entity is added or
-    /// removed while the log is kept. So for each property and state the first change
-    /// logged holds its value at the start, which undoing the whole log, last change
-    /// first, puts back in any of them.
+    /// point's copy): every world the machine holds is the start with some of the logged
+    /// changes made, in order, and no entity is added or removed while the log is kept.
+    /// So for each property and state the first change logged holds its value at the
+    /// start, which undoing the whole log, last change first, puts back in any of them.
     start: Option<World>,
     undo: Vec<Undo>,
     /// The random generator's state when the transaction began.
     start_rng: u64,
+    /// Whether the transaction is a trial of a move in place (see `vm/undo.rs`): a
+    /// rollback puts back the start (a move that rolls back is not played), and a commit
+    /// keeps its undo log for the caller to keep, log or undo.
+    trial: bool,
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
-    checkpoints: Vec<World>,
+    checkpoints: Vec<Checkpoint>,
     meter: Meter,
     /// Lines written by `notify` and `print`.
     pub output: Vec<Output>,
@@ -371,6 +376,7 @@ impl Machine {
             start,
             undo: Vec::new(),
             start_rng: world.rng,
+            trial: false,
             world,
             stack: b.stack,
             frames: b.frames,
@@ -468,6 +474,7 @@ impl Machine {
         std::mem::swap(&mut self.world, world);
         self.start = self.world.canvas.active.then(|| self.world.clone());
         self.start_rng = self.world.rng;
+        self.trial = false;
         self.undo.clear();
         self.stack.clear();
         self.frames.clear();
@@ -510,12 +517,21 @@ impl Machine {
 
     /// Before a change the undo log does not record: rebuild the world as it was when
     /// the transaction began from the log, and keep it from now on (writes then copy
-    /// what it shares, and the log is no longer kept).
+    /// what it shares, and the log is no longer kept); the open checkpoints, marks in
+    /// the log, become the worlds they stand for.
     pub(super) fn keep_start(&mut self) {
         if self.start.is_none() {
-            let mut start = self.world.clone();
-            undo_all(&mut start, &mut self.undo, self.start_rng);
-            self.start = Some(start);
+            // The open checkpoints, last first, then the start, each rebuilt from the
+            // one after it (see `Checkpoint`).
+            let mut world = self.world.clone();
+            for checkpoint in self.checkpoints.iter_mut().rev() {
+                if let Checkpoint::Mark { len, rng } = *checkpoint {
+                    undo_down_to(&mut world, &mut self.undo, len, rng);
+                    *checkpoint = Checkpoint::World(world.clone());
+                }
+            }
+            undo_all(&mut world, &mut self.undo, self.start_rng);
+            self.start = Some(world);
         }
     }
 
@@ -636,8 +652,13 @@ impl Machine {
 
     fn finish(&mut self, status: Status) -> Run {
         match &status {
-            Status::Committed(_) | Status::RolledBack { .. } => self.undo.clear(),
-            Status::Vetoed { .. } | Status::Failed(_) => self.restore_start(),
+            // A trial's caller keeps, logs or undoes what it did.
+            Status::Committed(_) if self.trial => {}
+            Status::Committed(_) => self.undo.clear(),
+            Status::RolledBack { .. } if !self.trial => self.undo.clear(),
+            Status::RolledBack { .. } | Status::Vetoed { .. } | Status::Failed(_) => {
+                self.restore_start()
+            }
         }
         self.frames.clear();
         self.jps.clear();
@@ -1821,21 +1842,32 @@ impl Machine {
 /// Undo the changes of `log`, last first, in `world`, and put the random generator back
 /// to `rng`: the world as it was before them (see [`Machine::start`]). Empties the log.
 fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
-    while let Some(u) = log.pop() {
+    undo_down_to(world, log, 0, rng);
+}
+
+/// Undo the changes of `log` past its first `len`, last first, in `world`, and put the
+/// random generator back to `rng`; the log keeps its first `len` changes.
+fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, rng: u64) {
+    // A move's changes to one entity often follow each other: it is found once for them.
+    let mut entity: Option<(EntityId, &mut super::world::Entity)> = None;
+    while log.len() > len {
+        let Some(u) = log.pop() else {
+            break;
+        };
+        let (Undo::Slot { id, .. } | Undo::State { id, .. }) = u;
+        if entity.as_ref().is_none_or(|(found, _)| *found != id) {
+            entity = world.entity_mut(id).map(|e| (id, e));
+        }
+        let Some((_, e)) = entity.as_mut() else {
+            continue;
+        };
         match u {
-            Undo::Slot { id, slot, old } => {
-                if let Some(place) = world
-                    .entity_mut(id)
-                    .and_then(|e| e.props.get_mut(slot as usize))
-                {
+            Undo::Slot { slot, old, .. } => {
+                if let Some(place) = e.props.get_mut(slot as usize) {
                     *place = old;
                 }
             }
-            Undo::State { id, old } => {
-                if let Some(e) = world.entity_mut(id) {
-                    e.state = old;
-                }
-            }
+            Undo::State { old, .. } => e.state = old,
         }
     }
     world.rng = rng;
@@ -1843,6 +1875,10 @@ fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
 
 mod drawing;
 mod forms;
+mod undo;
+
+use undo::Checkpoint;
+pub use undo::{MoveLog, TrialEnd};
 
 #[cfg(test)]
 mod tests {

@@ -237,7 +237,7 @@ impl Machine {
                 }
             }
             OpenCheckpoint => {
-                self.checkpoints.push(self.world.clone());
+                self.open_checkpoint();
                 let open = self.checkpoints.len();
                 let depth = self.jps.len();
                 self.event(cx, TraceEvent::Checkpoint { depth, open });
@@ -246,9 +246,8 @@ impl Machine {
             Rollback => {
                 let reason = self.pop_one();
                 let reason = reason.to_text();
-                match self.checkpoints.pop() {
-                    Some(world) => {
-                        self.world = world;
+                match self.roll_back() {
+                    true => {
                         let depth = self.jps.len();
                         self.event(
                             cx,
@@ -259,7 +258,7 @@ impl Machine {
                         );
                         Ok(Flow::End(Status::RolledBack { reason }))
                     }
-                    None => {
+                    false => {
                         let mut e = self
                             .error(span, format!("rollback ({reason}) with no checkpoint open"));
                         e.hint = Some(

@@ -1,0 +1,199 @@
+//! Undoing in place: checkpoints that are marks in the undo log, and trials of moves on
+//! the world itself rather than on a copy.
+//!
+//! A machine that owns its world and logs its changes (see [`Machine::start`]) opens a
+//! checkpoint as a mark in its log, not a copy of the world: a copy would make every
+//! later write copy the entity it changes (the checkpoint shares it), and a rollback
+//! undoes the log down to the mark instead. The law that opens a checkpoint before every
+//! move (as the bundled games do) then costs nothing.
+//!
+//! A kept machine given the world to own (as [`Machine::restart_deliver`]) writes layout
+//! properties, states and the random generator in place with an undo log. A trial runs
+//! the same way, and then:
+//! - a move that does not commit (vetoed, failed, rolled back, waiting) leaves the world
+//!   exactly as it was: a rollback puts back the start too, unlike a transaction the
+//!   session keeps (a move that rolls back is not played);
+//! - a move that commits is kept ([`TrialEnd::Keep`], a playout), undone at once
+//!   ([`TrialEnd::Undo`], a legal-move list) or kept with what undoes it
+//!   ([`TrialEnd::Log`], perft's make and unmake): the undo log and the random state it
+//!   began with, or the start world when the machine had to keep one (a change the log
+//!   does not cover, such as finishing the game).
+//!
+//! The caller sees to it that the world is not watched: the log does not cover the
+//! canvas, and a trial does not draw.
+
+use std::sync::Arc;
+
+use super::{Context, Kind, Machine, NO_JP, OUTSIDE, Undo, undo_down_to};
+use crate::compile::bytecode::CodeId;
+use crate::runtime::canvas::Canvas;
+use crate::runtime::value::{Message, Value};
+use crate::runtime::world::World;
+use crate::symbol::Symbol;
+
+/// An open checkpoint: what a rollback puts back.
+#[derive(Debug)]
+pub(super) enum Checkpoint {
+    /// The world as it was (a machine that keeps its start).
+    World(World),
+    /// The undo log's length and the random generator's state when it was opened (a
+    /// machine that logs its changes): a rollback undoes the log down to `len`. Why that
+    /// gives back the world as it was, even after vetoes put back copies held by join
+    /// points: the first change logged past `len` to a property or state holds its value
+    /// at the checkpoint (a join point's copy put back by a veto is the checkpoint's
+    /// world with some of the changes past `len` made, in order, since a veto also
+    /// closes the checkpoints opened inside its join point), and what was not changed
+    /// past `len` is as it was. [`Machine::keep_start`] turns the marks into worlds.
+    Mark { len: usize, rng: u64 },
+}
+
+impl Machine {
+    /// Open a checkpoint: a mark in the undo log when the machine logs its changes, else
+    /// a copy of the world.
+    pub(super) fn open_checkpoint(&mut self) {
+        let checkpoint = if self.logging() {
+            Checkpoint::Mark {
+                len: self.undo.len(),
+                rng: self.world.rng,
+            }
+        } else {
+            Checkpoint::World(self.world.clone())
+        };
+        self.checkpoints.push(checkpoint);
+    }
+
+    /// Put the world back as it was when the last open checkpoint was opened, and close
+    /// it; false when none is open.
+    pub(super) fn roll_back(&mut self) -> bool {
+        match self.checkpoints.pop() {
+            Some(Checkpoint::World(world)) => self.world = world,
+            Some(Checkpoint::Mark { len, rng }) => {
+                undo_down_to(&mut self.world, &mut self.undo, len, rng)
+            }
+            None => return false,
+        }
+        true
+    }
+}
+
+/// What undoes the moves made in place with [`TrialEnd::Log`], last made first: their
+/// undo logs, one after the other in one buffer, and where each begins.
+#[derive(Debug, Default)]
+pub struct MoveLog {
+    /// The changes of every move made and not unmade, in the order they were made.
+    changes: Vec<Undo>,
+    /// One per move made and not unmade.
+    moves: Vec<Made>,
+}
+
+/// What undoes one move made in place.
+#[derive(Debug)]
+struct Made {
+    /// Where its changes begin in [`MoveLog::changes`].
+    from: usize,
+    /// The random generator's state before it.
+    rng: u64,
+    /// The world before it, when the machine had to keep it (its changes are then not
+    /// logged).
+    start: Option<World>,
+    /// The canvas the world had before it, taken off for the move (a trial does not draw).
+    canvas: Option<Arc<Canvas>>,
+}
+
+impl MoveLog {
+    /// How many moves made are not unmade.
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Whether every move made is unmade.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// Undo the last move made in `world` (the world it was made on, as it left it):
+    /// the world is then exactly as before the move. False when there is none.
+    pub fn unmake(&mut self, world: &mut World) -> bool {
+        let Some(made) = self.moves.pop() else {
+            return false;
+        };
+        match made.start {
+            Some(start) => {
+                *world = start;
+                self.changes.truncate(made.from);
+            }
+            None => undo_down_to(world, &mut self.changes, made.from, made.rng),
+        }
+        if let Some(canvas) = made.canvas {
+            world.canvas = canvas;
+        }
+        true
+    }
+
+    /// Keep `canvas`, taken off the world for the last move made, for its unmake to
+    /// put back.
+    pub fn keep_canvas(&mut self, canvas: Arc<Canvas>) {
+        if let Some(made) = self.moves.last_mut() {
+            made.canvas = Some(canvas);
+        }
+    }
+}
+
+/// What becomes of a trial that commits.
+pub enum TrialEnd<'a> {
+    /// The move is played: the world stays as it left it.
+    Keep,
+    /// The move is undone at once: the world is as before it.
+    Undo,
+    /// The move is played, and `log` gets what undoes it ([`MoveLog::unmake`]).
+    Log(&'a mut MoveLog),
+}
+
+impl Machine {
+    /// Start trying `msg` delivered to `to` in place, on the world in `world`, which the
+    /// machine takes (as [`Machine::restart_deliver`]). End it with [`Machine::end_trial`].
+    pub fn restart_trial(
+        &mut self,
+        world: &mut World,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) {
+        self.restart(world, cx);
+        self.trial = true;
+        if let Err(e) = self.send(cx, &Value::sym(to), msg, OUTSIDE) {
+            self.done = Some(crate::runtime::trace::Status::Failed(e));
+        }
+    }
+
+    /// [`Machine::restart_trial`] running `code` as the user (`#actions`).
+    pub fn restart_trial_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
+        self.restart(world, cx);
+        self.trial = true;
+        self.push_frame(cx, code, Kind::Top, NO_JP);
+    }
+
+    /// End a trial run to its end, which `committed` or not, putting the world it
+    /// leaves in `world` as [`Machine::give_back`] does: unchanged unless it committed,
+    /// and then as `then` says.
+    pub fn end_trial(&mut self, world: &mut World, committed: bool, then: TrialEnd<'_>) {
+        if committed && self.waiting.is_none() {
+            match then {
+                TrialEnd::Keep => {}
+                TrialEnd::Undo => self.restore_start(),
+                TrialEnd::Log(log) => {
+                    let from = log.changes.len();
+                    log.changes.append(&mut self.undo);
+                    log.moves.push(Made {
+                        from,
+                        rng: self.start_rng,
+                        start: self.start.take(),
+                        canvas: None,
+                    });
+                }
+            }
+        }
+        self.trial = false;
+        self.give_back(world);
+    }
+}
