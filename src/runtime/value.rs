@@ -2,8 +2,8 @@
 //!
 //! Small values (nil, booleans, integers, floats, strings as a [`Text`]: an interned
 //! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists
-//! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries (imbl)
-//! and messages are behind an `Arc`, so copying a value is a word copy plus at most a
+//! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries ([`Dict`]:
+//! a sorted vector while small, an imbl map when large) and messages are behind an `Arc`, so copying a value is a word copy plus at most a
 //! reference count, and updating a collection that nobody else holds happens in place
 //! (`Arc::make_mut`).
 
@@ -16,10 +16,12 @@ use crate::symbol::Symbol;
 
 pub use super::attrs::Attrs;
 
+mod dict;
 mod list;
+pub use dict::{
+    Dict, FLAT_MAX as DICT_FLAT_MAX, IntoIter as DictIntoIter, Iter as DictIter, Place as DictPlace,
+};
 pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
-/// A dictionary, iterated in key order.
-pub type Dict = imbl::OrdMap<Key, Value>;
 
 /// A value.
 #[derive(Clone, Default)]
