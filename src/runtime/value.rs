@@ -19,7 +19,8 @@ pub use super::attrs::Attrs;
 mod dict;
 mod list;
 pub use dict::{
-    Dict, FLAT_MAX as DICT_FLAT_MAX, IntoIter as DictIntoIter, Iter as DictIter, Place as DictPlace,
+    CHUNK_MAX as DICT_CHUNK_MAX, Dict, FLAT_MAX as DICT_FLAT_MAX, Iter as DictIter,
+    Place as DictPlace,
 };
 pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
 
