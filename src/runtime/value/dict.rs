@@ -893,6 +893,45 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any sequence of puts, removals, bulk insertions (past the largest vector) and
+        /// copies kept (so that the next update copies) leaves the same entries, in the same
+        /// order, as an ordered map given the same sequence, and never changes a copy kept.
+        #[test]
+        fn behaves_as_an_ordered_map(ops in proptest::collection::vec((0u8..10, 0u64..400), 0..300)) {
+            let mut d = Arc::new(Dict::new());
+            let mut model = BTreeMap::new();
+            let mut held = Vec::new();
+            for (i, (op, k)) in ops.into_iter().enumerate() {
+                let key = key(k);
+                match op {
+                    0..=4 => {
+                        let place = d.search(&key);
+                        let old = Dict::insert_in(&mut d, place, key.clone(), Value::Int(i as i64));
+                        proptest::prop_assert_eq!(old, model.insert(key.clone(), Value::Int(i as i64)));
+                    }
+                    5..=7 => {
+                        let place = d.search(&key);
+                        proptest::prop_assert_eq!(Dict::remove_in(&mut d, place, &key), model.remove(&key));
+                    }
+                    8 => held.push((d.clone(), model.clone())),
+                    _ => {
+                        for n in 0..FLAT_MAX as i64 + 100 {
+                            let key = Key::Int(n * 3 - 1000 + k as i64);
+                            Dict::make_mut(&mut d, 1).insert(key.clone(), Value::Int(n));
+                            model.insert(key, Value::Int(n));
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(d.get(&key), model.get(&key));
+            }
+            same(&d, &model);
+            for (h, m) in &held {
+                same(h, m);
+            }
+        }
+    }
+
     #[test]
     fn later_pairs_win_and_any_order_is_sorted() {
         let d: Dict = [(3, 1), (1, 2), (3, 3), (2, 4), (1, 5)]
