@@ -286,25 +286,13 @@ impl Dict {
 
     /// Set `key` to `value` at `place`, which [`Dict::search`] of `key` gave for this
     /// dictionary (or one with the same entries), returning the value replaced.
-    #[inline]
+    #[inline(always)]
     pub fn insert_at(&mut self, place: Place, key: Key, value: Value) -> Option<Value> {
         match (&mut self.entries, place.at) {
             (Entries::Flat(v), Ok(i)) if i < v.len() => Some(std::mem::replace(&mut v[i].1, value)),
             (Entries::Flat(v), Err(i)) if v.len() < FLAT_MAX && i <= v.len() => {
                 v.insert(i, (key, value));
                 None
-            }
-            // A key already there, in a chunk nobody else holds.
-            (Entries::Chunks(chunks, _), Ok(i)) => {
-                if let Some((k, v)) = chunks
-                    .get_mut(place.chunk)
-                    .and_then(Arc::get_mut)
-                    .and_then(|c| c.get_mut(i))
-                    && *k == key
-                {
-                    return Some(std::mem::replace(v, value));
-                }
-                self.insert_other(place, key, value)
             }
             _ => self.insert_other(place, key, value),
         }
@@ -313,6 +301,16 @@ impl Dict {
     /// [`Dict::insert_at`] into chunks, or into a full vector (which becomes chunks).
     #[inline(never)]
     fn insert_other(&mut self, place: Place, key: Key, value: Value) -> Option<Value> {
+        // A key already there, in a chunk nobody else holds.
+        if let (Entries::Chunks(chunks, _), Ok(i)) = (&mut self.entries, place.at)
+            && let Some((k, v)) = chunks
+                .get_mut(place.chunk)
+                .and_then(Arc::get_mut)
+                .and_then(|c| c.get_mut(i))
+            && *k == key
+        {
+            return Some(std::mem::replace(v, value));
+        }
         if let Entries::Flat(v) = &mut self.entries {
             match flat_search(v, &key) {
                 Ok(i) => return Some(std::mem::replace(&mut v[i].1, value)),
