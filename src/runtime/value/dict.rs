@@ -329,7 +329,13 @@ impl Dict {
         let Entries::Chunks(chunks, len) = &mut self.entries else {
             return None;
         };
-        let Some(slot) = chunks.get_mut(place.chunk) else {
+        // A place of this dictionary names one of its chunks; any other is found again.
+        let c = if place.chunk < chunks.len() {
+            place.chunk
+        } else {
+            chunk_of(chunks, &key)
+        };
+        let Some(slot) = chunks.get_mut(c) else {
             // No chunk at all (never made so): the key is the first entry.
             chunks.push(Arc::new(vec![(key, value)]));
             *len += 1;
@@ -358,7 +364,7 @@ impl Dict {
                 } else {
                     upper.insert(i - CHUNK_MAX / 2, (key, value));
                 }
-                chunks.insert(place.chunk + 1, Arc::new(upper));
+                chunks.insert(c + 1, Arc::new(upper));
                 None
             }
         }
