@@ -206,7 +206,7 @@ impl Dict {
     }
 
     /// The value at `key`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, key: &Key) -> Option<&Value> {
         match (&self.entries, key) {
             (Entries::Flat(v), Key::Int(k)) => int_search(v, *k).ok().map(|i| &v[i].1),
@@ -252,7 +252,7 @@ impl Dict {
     }
 
     /// Where `key` is or would go, to [`Dict::insert_at`] it there.
-    #[inline]
+    #[inline(always)]
     pub fn search(&self, key: &Key) -> Place {
         match (&self.entries, key) {
             (Entries::Flat(v), Key::Int(k)) => Place {
