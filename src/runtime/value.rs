@@ -3,9 +3,9 @@
 //! Small values (nil, booleans, integers, floats, strings as a [`Text`]: an interned
 //! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists
 //! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries ([`Dict`]:
-//! a sorted vector while small, an imbl map when large) and messages are behind an `Arc`, so copying a value is a word copy plus at most a
-//! reference count, and updating a collection that nobody else holds happens in place
-//! (`Arc::make_mut`).
+//! a sorted vector while small, chunks of one when large or shared) and messages are behind
+//! an `Arc`, so copying a value is a word copy plus at most a reference count, and updating
+//! a collection that nobody else holds happens in place.
 
 use std::cmp::Ordering;
 use std::fmt;
