@@ -218,7 +218,7 @@ impl Dict {
         }
     }
 
-    /// [`Dict::get`] of a string key, or in chunks.
+    /// [`Dict::get`] of a string key.
     #[inline(never)]
     fn get_other(&self, key: &Key) -> Option<&Value> {
         let v: &[Entry] = match &self.entries {
@@ -268,7 +268,7 @@ impl Dict {
         }
     }
 
-    /// [`Dict::search`] of a string key, or in chunks.
+    /// [`Dict::search`] of a string key.
     #[inline(never)]
     fn search_other(&self, key: &Key) -> Place {
         match &self.entries {
