@@ -2,10 +2,10 @@
 //!
 //! Small values (nil, booleans, integers, floats, strings as a [`Text`]: an interned
 //! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists
-//! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries (imbl)
-//! and messages are behind an `Arc`, so copying a value is a word copy plus at most a
-//! reference count, and updating a collection that nobody else holds happens in place
-//! (`Arc::make_mut`).
+//! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries ([`Dict`]:
+//! a sorted vector while small, chunks of one when large or shared) and messages are behind
+//! an `Arc`, so copying a value is a word copy plus at most a reference count, and updating
+//! a collection that nobody else holds happens in place.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -16,10 +16,13 @@ use crate::symbol::Symbol;
 
 pub use super::attrs::Attrs;
 
+mod dict;
 mod list;
+pub use dict::{
+    CHUNK_MAX as DICT_CHUNK_MAX, Dict, FLAT_MAX as DICT_FLAT_MAX, Iter as DictIter,
+    Place as DictPlace,
+};
 pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
-/// A dictionary, iterated in key order.
-pub type Dict = imbl::OrdMap<Key, Value>;
 
 /// A value.
 #[derive(Clone, Default)]

@@ -5,7 +5,6 @@
 //! structural copy otherwise, so other holders never see the change.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
 
 use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
 use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection, scalar_eq};
@@ -322,11 +321,13 @@ pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
     match std::mem::take(&mut args[0]) {
         Value::Dict(mut d) => {
             let key = key_arg(&args[1], "put")?;
-            if !d.contains_key(&key) {
+            // One search: it says whether the key is new (to be counted) and where it goes.
+            let place = d.search(&key);
+            if place.is_new() {
                 m.length(d.len() + 1, "`put`: the dictionary")?;
                 m.alloc(ENTRY_BYTES)?;
             }
-            Arc::make_mut(&mut d).insert(key, value);
+            Dict::insert_in(&mut d, place, key, value);
             Ok(Value::Dict(d))
         }
         Value::List(mut l) => {
@@ -368,9 +369,8 @@ pub(super) fn values(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
 pub(super) fn remove_key(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let mut d = take_dict(args, 0, "remove-key")?;
     let key = key_arg(&args[1], "remove-key")?;
-    if d.contains_key(&key) {
-        Arc::make_mut(&mut d).remove(&key);
-    }
+    let place = d.search(&key);
+    Dict::remove_in(&mut d, place, &key);
     Ok(Value::Dict(d))
 }
 

@@ -231,7 +231,17 @@ fn int_arg(v: &Value, name: &str, what: &str) -> Result<i64, BuiltinError> {
 }
 
 /// A dictionary key: an integer, a string, or a float with an integral value.
+#[inline]
 fn key_arg(v: &Value, name: &str) -> Result<Key, BuiltinError> {
+    match v {
+        Value::Int(i) => Ok(Key::Int(*i)),
+        _ => key_arg_other(v, name),
+    }
+}
+
+/// [`key_arg`] of anything but an integer.
+#[inline(never)]
+fn key_arg_other(v: &Value, name: &str) -> Result<Key, BuiltinError> {
     v.as_key().ok_or_else(|| {
         BuiltinError::new(format!(
             "`{name}`: dictionary keys are integers or strings, got {}",

@@ -32,10 +32,11 @@ impl Machine {
                 Some(to) => self.send(cx, &to, msg, span),
             };
         }
+        // Made only for the forms given attributes (most take none).
         let attrs = if nattrs > 0 {
-            self.pop_attrs(nattrs, span)?
+            Some(self.pop_attrs(nattrs, span)?)
         } else {
-            Default::default()
+            None
         };
         match op {
             Property => {
@@ -287,7 +288,7 @@ impl Machine {
                     props: self.defaults_for(cx, t).into(),
                     extra: Default::default(),
                 };
-                for (k, v) in attrs {
+                for (k, v) in attrs.unwrap_or_default() {
                     let Key::Str(p) = k else {
                         return Err(self.error(span, "property names are strings"));
                     };
@@ -326,7 +327,7 @@ impl Machine {
             }
             Finish => {
                 self.keep_start();
-                self.world.outcome = Some(attrs);
+                self.world.outcome = Some(attrs.unwrap_or_default());
                 Ok(Flow::Value(Value::Nil))
             }
             WaitSignal => {
@@ -335,7 +336,7 @@ impl Machine {
                 Ok(Flow::Wait(signal))
             }
             NewGraphic | UpdateGraphic | DeleteGraphic | Observe | OnClickNotify | OnClickEmit => {
-                self.drawing(cx, op, attrs, span)
+                self.drawing(cx, op, attrs.unwrap_or_default(), span)
             }
         }
     }
