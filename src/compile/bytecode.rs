@@ -174,14 +174,15 @@ pub enum Op {
     Return,
     /// The end of a body: leave it with the top value, having run to completion.
     End,
-    /// Counts one step and does nothing: stands where a value that is read later was
-    /// written (see [`Op::UpdateLocal`]).
-    Tick,
+    /// Push nil: holds the place of a value that is read later (the collection an
+    /// [`Op::UpdateLocal`] takes, where it was written).
+    Hole,
     /// `k`, `v`, ... on the stack: take local `slot` (leaving nil there), call builtin
     /// `func` with it as the first of `argc` arguments, push the result. Emitted for
     /// `(var d (put d k (+ (get d k 0) 1)))` when `k` and `v` cannot assign `d`: the
     /// dictionary is read after its siblings instead of before, so a `get` in them has
-    /// let go of it and `put` updates it in place. A [`Op::Tick`] stands where `d` was.
+    /// let go of it and `put` updates it in place. A [`Op::Hole`] stands where `d` was:
+    /// the taken value fills it.
     UpdateLocal {
         /// The updated variable.
         slot: u16,

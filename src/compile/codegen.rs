@@ -512,8 +512,8 @@ impl Emitter<'_> {
     /// ([`Op::Take`]). When they read it but cannot assign it, as in
     /// `(var d (put d k (+ (get d k 0) 1)))`, it is moved out after them
     /// ([`Op::UpdateLocal`]): it has the same value then, and whatever they made of it
-    /// (the `get`) has let go of it. A [`Op::Tick`] stands where it was read, so the steps
-    /// are counted at the same instructions.
+    /// (the `get`) has let go of it. A [`Op::Hole`] stands where it was read, so the steps
+    /// are counted at the same instructions and the value taken goes in its place.
     fn assigned_value(&mut self, var: Symbol, value: &Expr) {
         const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
         if let ExprKind::Call { func, args } = &value.kind
@@ -533,7 +533,7 @@ impl Emitter<'_> {
                 return;
             }
             if !rest.iter().any(|a| assigns(a, var)) {
-                self.emit(Op::Tick, first.span);
+                self.emit(Op::Hole, first.span);
                 for a in rest {
                     self.expr(a);
                 }
@@ -884,7 +884,7 @@ mod tests {
     fn a_self_update_reading_itself_updates_in_place() {
         let ops = setup_ops("(var d (dict))\n(var k 1)\n(var d (put d k (+ (get d k 0) 1)))\nd");
         assert!(updates_in_place(&ops), "{ops:?}");
-        assert!(ops.contains(&Op::Tick), "{ops:?}");
+        assert!(ops.contains(&Op::Hole), "{ops:?}");
         let ops = setup_ops("(var l (list))\n(var l (append l (length l)))\nl");
         assert!(updates_in_place(&ops), "{ops:?}");
     }

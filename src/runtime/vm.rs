@@ -992,7 +992,7 @@ impl Machine {
                         };
                         self.stack.push(v);
                     }
-                    Op::Tick => {}
+                    Op::Hole => self.stack.push(Value::Nil),
                     // Calling a #define function and returning from one switch frames
                     // here, without going round the outer loop, unless a step is pending:
                     // neither can end the transaction.
@@ -1354,9 +1354,9 @@ impl Machine {
             Op::UpdateLocal { slot, func, argc } => {
                 let span = code.spans[ip - 1];
                 let v = std::mem::take(&mut self.stack[base + slot as usize]);
-                self.stack.push(v);
                 let at = self.stack.len() - argc as usize;
-                self.stack[at..].rotate_right(1);
+                // The hole pushed where the collection was read: it holds nil.
+                self.stack[at] = v;
                 let result = match pure_fn(func as usize) {
                     Some(f) => f(&mut self.stack[at..], &mut self.meter)
                         .map_err(|e| self.builtin_error(span, e)),
