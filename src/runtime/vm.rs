@@ -17,7 +17,7 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, pure_fn, text_of};
+use super::builtins::{BuiltinError, pure_fn, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -140,6 +140,54 @@ const FAST_OPS: [Option<IntOp>; 12] = [
     Some(IntOp::Le),
     Some(IntOp::Ge),
 ];
+
+/// The builtins the machine runs itself, as they read the game, the world or the running
+/// join point (the others are [`pure_fn`]s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GameFn {
+    SelfName,
+    Sender,
+    Param,
+    Random,
+    Shuffle,
+    Notify,
+    Print,
+    Neighbor,
+    Walk,
+    Ray,
+    Directions,
+}
+
+/// The [`GameFn`] of each builtin, by index of [`BUILTINS`], worked out at compile time: a
+/// call picks its code by index, not by comparing names.
+static GAME_FNS: [Option<GameFn>; BUILTINS.len()] = {
+    const NAMED: [(&str, GameFn); 11] = [
+        ("self", GameFn::SelfName),
+        ("sender", GameFn::Sender),
+        ("param", GameFn::Param),
+        ("random", GameFn::Random),
+        ("shuffle", GameFn::Shuffle),
+        ("notify", GameFn::Notify),
+        ("print", GameFn::Print),
+        ("neighbor", GameFn::Neighbor),
+        ("walk", GameFn::Walk),
+        ("ray", GameFn::Ray),
+        ("directions", GameFn::Directions),
+    ];
+    let mut table = [None; BUILTINS.len()];
+    let mut i = 0;
+    while i < BUILTINS.len() {
+        let mut k = 0;
+        while k < NAMED.len() {
+            if same_text(NAMED[k].0, BUILTINS[i].name) {
+                table[i] = Some(NAMED[k].1);
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    table
+};
 
 /// Drop a value popped or overwritten by the instruction loop, skipping the out-of-line drop
 /// for the values that own nothing (the common case: integers, booleans, nil).
@@ -1184,6 +1232,26 @@ impl Machine {
                             steps += 1;
                             self.stack.truncate(n - 2);
                             ip = if t { ip + 1 } else { to as usize };
+                        } else if matches!(f, IntOp::Eq | IntOp::Ne)
+                            && n >= 2
+                            && !is_collection(&self.stack[n - 2])
+                        {
+                            // `=` or `!=` whose first value is not a collection (a name
+                            // compared with a name, most often): answered here as
+                            // `Op::Builtin`'s fast path answers it, then the jump, when
+                            // its step stays short of the next check (else the plain
+                            // `JumpIfFalse` follows).
+                            let b = self.stack.pop().unwrap_or_default();
+                            let a = self.stack.pop().unwrap_or_default();
+                            let t = (a == b) == (f == IntOp::Eq);
+                            discard(a);
+                            discard(b);
+                            if room!(1) {
+                                steps += 1;
+                                ip = if t { ip + 1 } else { to as usize };
+                            } else {
+                                self.stack.push(Value::Bool(t));
+                            }
                         } else {
                             out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
                         }
@@ -1630,15 +1698,21 @@ impl Machine {
         at: usize,
         span: Span,
     ) -> Result<Value, RuntimeError> {
-        let name = BUILTINS[index].name;
+        let Some(Some(g)) = GAME_FNS.get(index).copied() else {
+            let name = BUILTINS.get(index).map_or("?", |b| b.name);
+            return Err(self.error(
+                span,
+                format!("internal: builtin `{name}` has no implementation"),
+            ));
+        };
         let args = &self.stack[at..];
-        match name {
-            "self" => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::sym(n))),
-            "sender" => Ok(self
+        match g {
+            GameFn::SelfName => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::sym(n))),
+            GameFn::Sender => Ok(self
                 .current_jp()
                 .and_then(|jp| jp.sender)
                 .map_or(Value::Nil, Value::sym)),
-            "param" => {
+            GameFn::Param => {
                 let key = match &args[0] {
                     Value::Str(s) => s,
                     other => {
@@ -1655,14 +1729,14 @@ impl Machine {
                     e
                 })
             }
-            "random" => match args[0] {
+            GameFn::Random => match args[0] {
                 Value::Int(n) if n > 0 => Ok(Value::Int(self.world.random_below(n as u64) as i64)),
                 ref other => Err(self.error(
                     span,
                     format!("random needs a positive integer, got {other}"),
                 )),
             },
-            "shuffle" => match &args[0] {
+            GameFn::Shuffle => match &args[0] {
                 Value::List(l) => {
                     self.meter
                         .work(l.len())
@@ -1680,23 +1754,21 @@ impl Machine {
                     format!("shuffle needs a list, got {} {other}", other.type_name()),
                 )),
             },
-            "notify" => {
+            GameFn::Notify => {
                 let text = text_of(&args[..1], "", &mut self.meter, "`notify`: the line")
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Notify(text));
                 Ok(Value::Nil)
             }
-            "print" => {
+            GameFn::Print => {
                 let text = text_of(args, " ", &mut self.meter, "`print`: the line")
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Print(text));
                 Ok(Value::Nil)
             }
-            "neighbor" | "walk" | "ray" | "directions" => self.navigate(cx, name, at, span),
-            other => Err(self.error(
-                span,
-                format!("internal: builtin `{other}` has no implementation"),
-            )),
+            GameFn::Neighbor | GameFn::Walk | GameFn::Ray | GameFn::Directions => {
+                self.navigate(cx, g, BUILTINS[index].name, at, span)
+            }
         }
     }
 
@@ -1704,6 +1776,7 @@ impl Machine {
     fn navigate(
         &self,
         cx: &Context<'_>,
+        g: GameFn,
         name: &str,
         at: usize,
         span: Span,
@@ -1755,9 +1828,9 @@ impl Machine {
         let cell_value = |c: Option<crate::board::CellId>| {
             c.map_or(Value::Nil, |c| Value::sym(board.cell_name(c)))
         };
-        Ok(match name {
-            "neighbor" => cell_value(board.neighbor(c, dir(&args[1])?)),
-            "walk" => {
+        Ok(match g {
+            GameFn::Neighbor => cell_value(board.neighbor(c, dir(&args[1])?)),
+            GameFn::Walk => {
                 let Value::List(steps) = &args[1] else {
                     return Err(self.error(
                         span,
@@ -1771,7 +1844,7 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            "ray" => Value::list(
+            GameFn::Ray => Value::list(
                 board
                     .ray(c, dir(&args[1])?)
                     .into_iter()
