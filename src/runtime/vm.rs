@@ -19,7 +19,7 @@ use crate::symbol::Symbol;
 use super::budget::{ELEMENT_BYTES, Meter, is_collection};
 use super::builtins::{BuiltinError, pure_fn, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
-use super::value::{Dict, Key, List, Message, Value};
+use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
 
 pub use super::budget::Limits;
@@ -1863,8 +1863,9 @@ impl Machine {
     /// The `n` attribute pairs on the stack as a dictionary (for the forms that keep
     /// them as one: `new entity`, `finish`, the drawing forms).
     fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {
-        self.pop_message_attrs(n, span)
-            .map(|(attrs, _)| attrs.to_dict())
+        let mut attrs = Attrs::new();
+        self.pop_message_attrs(n, span, &mut attrs)?;
+        Ok(attrs.to_dict())
     }
 
     fn pop_args<const N: usize>(&mut self) -> [Value; N] {
