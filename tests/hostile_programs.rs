@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use flexrules::compile::build_game;
-use flexrules::compile::bytecode::builtin_of;
+use flexrules::compile::bytecode::{IntOp, Op, builtin_of};
 use flexrules::compile::program::Game;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
@@ -346,6 +346,16 @@ fn unfused(game: &Game) -> Game {
 
 /// Run the generated game as compiled and unfused: every transaction ends the same way.
 fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
+    run_fused_and_plain_within(text, seed, LIMITS, &SENDS)
+}
+
+/// [`run_fused_and_plain`] under `limits`, sending `sends`.
+fn run_fused_and_plain_within(
+    text: &str,
+    seed: u64,
+    limits: Limits,
+    sends: &[&str],
+) -> Result<(), TestCaseError> {
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", text);
     let Ok(built) = build_game(&fs, Path::new("game.fr")) else {
@@ -355,7 +365,7 @@ fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
     let options = SessionOptions {
         seed,
         params: vec![],
-        limits: LIMITS,
+        limits,
         trace: true,
     };
     let (Ok((mut fused, _)), Ok((mut plain, _))) = (
@@ -364,7 +374,7 @@ fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
     ) else {
         return Ok(());
     };
-    for send in SENDS {
+    for send in sends {
         let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
         let a = fused.deliver(to, msg.clone());
         let b = plain.deliver(to, msg);
@@ -399,6 +409,62 @@ proptest! {
         seed in 0u64..4,
     ) {
         run_fused_and_plain(&game(&go, &ping, &law, &effect), seed)?;
+    }
+}
+
+/// `=` and `!=` tested by `if` and `while` (a fused comparison and jump) on values of
+/// every kind, names first (the fused instruction answers those itself), run under every
+/// step budget up to the end of the transaction: the fused code ends each run as the
+/// plain code does, down to the instruction where the budget stops it.
+#[test]
+fn equality_tests_jump_as_the_plain_code_does() {
+    let text = r#"
+#entity node
+  #property p 0
+  #state default
+    #onMessage go
+      (var n 0)
+      (var k 0)
+      (foreach x in (list "a" "b" 1 1.0 2.5 nil true (list 1) (dict "k" 1) message "e1" (str "a"))
+        (do
+          (if (= x "a") (var n (+ n 1)) else (var n (+ n 10)))
+          (if (!= x 1) (var n (+ n 100)) else nil)
+          (if (= x 1.0) (print x) else nil)
+          (if (= (list 1) x) (print "list") else nil)
+          (if (!= "e1" x) nil else (print "e1"))
+          (while (!= k 3) (var k (+ k 1)))
+          (var k 0)
+        end))
+      (print n)
+#instance e0 of node
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    for op in [IntOp::Eq, IntOp::Ne] {
+        assert!(
+            built.game.codes.iter().any(|c| c
+                .ops
+                .iter()
+                .any(|o| matches!(o, Op::OpJump { op: f, .. } if *f == op))),
+            "no fused test of {op:?}"
+        );
+    }
+    let steps = {
+        let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let tx = s.deliver(to, msg);
+        assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+        tx.steps
+    };
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        if let Err(e) = run_fused_and_plain_within(text, 0, limits, &["go to e0"]) {
+            panic!("with {max_steps} steps: {e}");
+        }
     }
 }
 
