@@ -210,6 +210,23 @@ fn overwrite(slot: &mut Value, v: Value) {
     discard(std::mem::replace(slot, v));
 }
 
+/// Push `n` nils (a frame's locals): one capacity check, then plain stores, where
+/// extending with a repeated nil clones it through the general `clone` out of line.
+#[inline(always)]
+fn push_nils(stack: &mut Vec<Value>, n: usize) {
+    stack.reserve(n);
+    for _ in 0..n {
+        stack.push(Value::Nil);
+    }
+}
+
+/// [`push_nils`] kept out of line, for the instruction loop (its registers hold what the
+/// common instructions use).
+#[inline(never)]
+fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
+    push_nils(stack, n);
+}
+
 /// The step count at which the machine next stops to check: the first multiple of 65,536
 /// after `steps` (to look for an interrupt), or the first step past the budget.
 #[inline]
@@ -724,8 +741,7 @@ impl Machine {
     fn push_frame(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
         let c = cx.game.code(code);
         let base = self.stack.len() as u32;
-        self.stack
-            .extend(std::iter::repeat_n(Value::Nil, c.locals as usize));
+        push_nils(&mut self.stack, c.locals as usize);
         self.frames.push(Frame {
             code,
             ip: 0,
@@ -1043,7 +1059,7 @@ impl Machine {
                         // The parameters are the arguments: only the other locals start nil.
                         let extra = (callee.locals as usize).saturating_sub(argc as usize);
                         if extra > 0 {
-                            self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
+                            push_nils_apart(&mut self.stack, extra);
                         }
                         self.frames.push(Frame {
                             code: callee_id,
