@@ -17,7 +17,7 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, pure_fn, same_text, text_of};
+use super::builtins::{BuiltinError, PureFn, pure_fn, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -982,7 +982,15 @@ impl Machine {
                         discard(b);
                         overwrite(&mut self.stack[n - 1], Value::Bool(r));
                     }
-                    Op::Builtin(index, argc) => out!(self.call_builtin(cx, index, argc, code, ip))?,
+                    Op::Builtin(index, argc) => match pure_fn(index as usize) {
+                        Some(f) => {
+                            if let Err(e) = out!(self.call_pure(f, argc)) {
+                                self.meter.steps = steps;
+                                return Err(self.builtin_error(code.spans[ip - 1], e));
+                            }
+                        }
+                        None => out!(self.call_builtin(cx, index, argc, code, ip))?,
+                    },
                     Op::IterNext { var, exit } => {
                         let n = self.stack.len();
                         let (Value::List(list), Value::Int(i)) =
@@ -1302,8 +1310,26 @@ impl Machine {
             },
             None => self.context_builtin(cx, index as usize, at, code.spans[ip - 1])?,
         };
-        // The result takes the place of the first argument (no capacity check), or is
-        // pushed when there were none.
+        self.place_result(at, argc, result);
+        Ok(())
+    }
+
+    /// Call pure builtin `f` on the `argc` values on top of the stack, where they lie,
+    /// leaving its result there instead: [`Machine::call_builtin`] for a builtin the
+    /// instruction loop found pure, with less to set up.
+    #[inline(never)]
+    fn call_pure(&mut self, f: PureFn, argc: u8) -> Result<(), BuiltinError> {
+        let at = self.stack.len() - argc as usize;
+        let result = f(&mut self.stack[at..], &mut self.meter)?;
+        self.place_result(at, argc, result);
+        Ok(())
+    }
+
+    /// Put `result` of a builtin called on the `argc` values from `at` to the top of the
+    /// stack in their place: over the first argument (no capacity check), or pushed when
+    /// there were none.
+    #[inline(always)]
+    fn place_result(&mut self, at: usize, argc: u8, result: Value) {
         if argc == 0 {
             self.stack.push(result);
         } else {
@@ -1314,7 +1340,6 @@ impl Machine {
             }
             overwrite(&mut self.stack[at], result);
         }
-        Ok(())
     }
 
     /// The less common instructions [`Machine::exec`] does not run in its own loop
