@@ -1918,7 +1918,19 @@ impl Machine {
 
     /// The name a string value gives (a string built at run time becomes a name here, and is
     /// interned like every name).
+    #[inline(always)]
     fn symbol(&self, v: &Value, what: &str, span: Span) -> Result<Symbol, RuntimeError> {
+        // The common case, a name written in the game: no call.
+        if let Value::Str(s) = v
+            && let Some(sym) = s.as_symbol()
+        {
+            return Ok(sym);
+        }
+        self.symbol_slowly(v, what, span)
+    }
+
+    #[inline(never)]
+    fn symbol_slowly(&self, v: &Value, what: &str, span: Span) -> Result<Symbol, RuntimeError> {
         match v {
             Value::Str(s) => Ok(s.intern()),
             other => Err(self.error(

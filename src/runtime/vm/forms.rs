@@ -356,7 +356,7 @@ impl Machine {
     }
 
     /// Pop the two top operands, the deeper one first.
-    #[inline]
+    #[inline(always)]
     fn pop_two(&mut self) -> (Value, Value) {
         let b = self.stack.pop().unwrap_or_default();
         let a = self.stack.pop().unwrap_or_default();
