@@ -34,9 +34,11 @@ pub struct ChainCache {
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     empty: Arc<Chain>,
-    /// The last chain asked for, by (type, entity, state, label): a transaction sending
-    /// the same message again finds it with four compares, without hashing.
-    last: Option<(TypeId, Symbol, Symbol, Symbol, Arc<Chain>)>,
+    /// The last chain asked for, by (type, entity, state, label), with the behaviour
+    /// the type has for that state and label: a transaction sending the same message
+    /// again finds both with four compares, without hashing (a game's behaviours never
+    /// change once it is built).
+    last: Option<(TypeId, Symbol, Symbol, Symbol, Arc<Chain>, Option<CodeId>)>,
 }
 
 impl ChainCache {
@@ -48,13 +50,13 @@ impl ChainCache {
         entity: Symbol,
         state: Symbol,
         label: Symbol,
-    ) -> Arc<Chain> {
+    ) -> (Arc<Chain>, Option<CodeId>) {
         let table = &world.advice;
         if table.version == self.version
-            && let Some((t, e, s, l, chain)) = &self.last
+            && let Some((t, e, s, l, chain, behaviour)) = &self.last
             && (*t, *e, *s, *l) == (ty, entity, state, label)
         {
-            return chain.clone();
+            return (chain.clone(), *behaviour);
         }
         if table.version != self.version {
             self.chains.clear();
@@ -74,8 +76,9 @@ impl ChainCache {
             .entry((ty, inst, state, label))
             .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
             .clone();
-        self.last = Some((ty, entity, state, label, chain.clone()));
-        chain
+        let behaviour = game.ty(ty).behaviours.get(&(state, label)).copied();
+        self.last = Some((ty, entity, state, label, chain.clone(), behaviour));
+        (chain, behaviour)
     }
 }
 
@@ -1661,13 +1664,13 @@ impl Machine {
         };
         let (name, ty, state) = (e.name, e.ty, e.state);
         let hidden = entity.is_representation();
-        let chain = if hidden {
-            cx.cache.empty.clone()
+        let (chain, behaviour) = if hidden {
+            let behaviour = cx.game.ty(ty).behaviours.get(&(state, msg.label)).copied();
+            (cx.cache.empty.clone(), behaviour)
         } else {
             cx.cache
                 .get(cx.game, &self.world, ty, name, state, msg.label)
         };
-        let behaviour = cx.game.ty(ty).behaviours.get(&(state, msg.label)).copied();
         let depth = self.jps.len() + 1;
         if (cx.trace || cx.stepping) && !hidden {
             self.event(
