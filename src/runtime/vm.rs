@@ -951,9 +951,11 @@ impl Machine {
                             .map(int_value);
                         match r {
                             Some(v) => {
-                                self.stack.truncate(n - 1);
                                 // Both were integers: nothing to drop.
-                                self.stack[n - 2] = v;
+                                if let Some(b) = self.stack.pop() {
+                                    discard(b);
+                                }
+                                std::mem::forget(std::mem::replace(&mut self.stack[n - 2], v));
                             }
                             None => {
                                 let f = pure_fn(index as usize);
@@ -1006,7 +1008,11 @@ impl Machine {
                         match list.get(i) {
                             Some(item) => {
                                 let item = item.clone();
-                                self.stack[n - 1] = Value::Int(i as i64 + 1);
+                                // An integer over an integer: nothing to drop.
+                                std::mem::forget(std::mem::replace(
+                                    &mut self.stack[n - 1],
+                                    Value::Int(i as i64 + 1),
+                                ));
                                 overwrite(&mut self.stack[base + var as usize], item);
                             }
                             None => {
@@ -1162,7 +1168,8 @@ impl Machine {
                             && steps + 1 < check_at
                         {
                             steps += 1;
-                            *top = int_value(r);
+                            // An integer is replaced: nothing to drop.
+                            std::mem::forget(std::mem::replace(top, int_value(r)));
                             ip += 1;
                         } else {
                             self.stack.push(Value::Int(i64::from(k)))
@@ -1179,7 +1186,7 @@ impl Machine {
                                 // An integer over an integer (`(var i (+ i 1))`): nothing
                                 // to drop.
                                 (Value::Int(old), IntValue::Int(new)) => *old = new,
-                                (slot, r) => *slot = int_value(r),
+                                (slot, r) => overwrite(slot, int_value(r)),
                             }
                             ip += 3;
                         } else {
@@ -1257,7 +1264,12 @@ impl Machine {
                             && room!(1)
                         {
                             steps += 1;
-                            self.stack.truncate(n - 2);
+                            // Two integers: nothing to drop.
+                            for _ in 0..2 {
+                                if let Some(v) = self.stack.pop() {
+                                    discard(v);
+                                }
+                            }
                             ip = if t { ip + 1 } else { to as usize };
                         } else if matches!(f, IntOp::Eq | IntOp::Ne)
                             && n >= 2
@@ -1497,7 +1509,7 @@ impl Machine {
             Kind::Law | Kind::SideEffect => self.advance(cx),
             Kind::Behaviour => {
                 if let Some(jp) = self.jps.last_mut() {
-                    jp.value = value;
+                    overwrite(&mut jp.value, value);
                 }
                 self.advance(cx)
             }
