@@ -34,11 +34,21 @@ pub struct ChainCache {
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     empty: Arc<Chain>,
-    /// The last chain asked for, by (type, entity, state, label), with the behaviour
-    /// the type has for that state and label: a transaction sending the same message
-    /// again finds both with four compares, without hashing (a game's behaviours never
-    /// change once it is built).
-    last: Option<(TypeId, Symbol, Symbol, Symbol, Arc<Chain>, Option<CodeId>)>,
+    /// The last chain asked for, with the behaviour its type has for that state and
+    /// label: a transaction sending the same message again finds both with four compares,
+    /// without hashing (a game's behaviours never change once it is built).
+    last: Option<LastChain>,
+}
+
+/// The last chain a [`ChainCache`] was asked for.
+#[derive(Debug)]
+struct LastChain {
+    ty: TypeId,
+    entity: Symbol,
+    state: Symbol,
+    label: Symbol,
+    chain: Arc<Chain>,
+    behaviour: Option<CodeId>,
 }
 
 impl ChainCache {
@@ -53,10 +63,10 @@ impl ChainCache {
     ) -> (Arc<Chain>, Option<CodeId>) {
         let table = &world.advice;
         if table.version == self.version
-            && let Some((t, e, s, l, chain, behaviour)) = &self.last
-            && (*t, *e, *s, *l) == (ty, entity, state, label)
+            && let Some(last) = &self.last
+            && (last.ty, last.entity, last.state, last.label) == (ty, entity, state, label)
         {
-            return (chain.clone(), *behaviour);
+            return (last.chain.clone(), last.behaviour);
         }
         if table.version != self.version {
             self.chains.clear();
@@ -77,7 +87,14 @@ impl ChainCache {
             .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
             .clone();
         let behaviour = game.ty(ty).behaviours.get(&(state, label)).copied();
-        self.last = Some((ty, entity, state, label, chain.clone(), behaviour));
+        self.last = Some(LastChain {
+            ty,
+            entity,
+            state,
+            label,
+            chain: chain.clone(),
+            behaviour,
+        });
         (chain, behaviour)
     }
 }
