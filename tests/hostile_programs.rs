@@ -17,12 +17,17 @@ use std::path::Path;
 use std::sync::Arc;
 
 use flexrules::compile::build_game;
+use flexrules::compile::builtins::BUILTINS;
 use flexrules::compile::bytecode::{IntOp, Op, builtin_of};
 use flexrules::compile::program::Game;
+use flexrules::runtime::budget::Meter;
+use flexrules::runtime::builtins::call_pure;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Output, Status};
+use flexrules::runtime::value::{List, Value};
 use flexrules::runtime::vm::Limits;
+use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -465,6 +470,52 @@ fn equality_tests_jump_as_the_plain_code_does() {
         if let Err(e) = run_fused_and_plain_within(text, 0, limits, &["go to e0"]) {
             panic!("with {max_steps} steps: {e}");
         }
+    }
+}
+
+/// `not`, which the instruction loop answers itself, gives what the builtin function
+/// gives, on values of every kind.
+#[test]
+fn the_loops_not_is_the_builtins() {
+    let values: Vec<(&str, Value)> = vec![
+        ("nil", Value::Nil),
+        ("false", Value::Bool(false)),
+        ("true", Value::Bool(true)),
+        ("0", Value::Int(0)),
+        ("3", Value::Int(3)),
+        ("0.0", Value::Float(0.0)),
+        ("2.5", Value::Float(2.5)),
+        ("\"\"", Value::sym(Symbol::intern(""))),
+        ("\"a\"", Value::sym(Symbol::intern("a"))),
+        ("(list)", Value::list(List::new())),
+        (
+            "(list nil)",
+            Value::list([Value::Nil].into_iter().collect()),
+        ),
+    ];
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
+        values
+            .iter()
+            .map(|(v, _)| format!("      (print (not {v}))"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let not = BUILTINS.iter().position(|b| b.name == "not").expect("not");
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), values.len());
+    for (line, (text, value)) in tx.output.iter().zip(values) {
+        let builtin = call_pure(not, &mut [value], &mut meter)
+            .expect("pure")
+            .expect("no error");
+        assert_eq!(line, &Output::Print(builtin.to_string()), "(not {text})");
     }
 }
 

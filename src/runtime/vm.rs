@@ -161,6 +161,15 @@ const FAST_OPS: [Option<IntOp>; 12] = [
     Some(IntOp::Ge),
 ];
 
+/// The index of `not` in [`BUILTINS`] (the instruction loop answers it itself).
+const NOT: u16 = {
+    let mut i = 0;
+    while !same_text(BUILTINS[i].name, "not") {
+        i += 1;
+    }
+    i as u16
+};
+
 /// The builtins the machine runs itself, as they read the game, the world or the running
 /// join point (the others are [`pure_fn`]s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1003,6 +1012,13 @@ impl Machine {
                         let r = same == matches!(FAST_OPS[index as usize], Some(IntOp::Eq));
                         discard(b);
                         overwrite(&mut self.stack[n - 1], Value::Bool(r));
+                    }
+                    Op::Builtin(NOT, 1) => {
+                        // `not`: what the builtin answers, in place.
+                        if let Some(top) = self.stack.last_mut() {
+                            let r = Value::Bool(!top.truthy());
+                            overwrite(top, r);
+                        }
                     }
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
                         Some(f) => {
@@ -2012,5 +2028,6 @@ mod tests {
         for (index, op) in FAST_OPS.iter().enumerate() {
             assert_eq!(*op, IntOp::of_builtin(index as u16), "builtin {index}");
         }
+        assert_eq!(BUILTINS[NOT as usize].name, "not");
     }
 }
