@@ -519,6 +519,45 @@ fn the_loops_not_is_the_builtins() {
     }
 }
 
+/// `self`, which `call_builtin` answers before any other builtin, names the entity whose
+/// code runs: in a behaviour, a law, a side-effect and a function called from them.
+#[test]
+fn self_names_the_running_entity() {
+    let text = r#"#define who () (self)
+#entity node
+  #state default
+    #onMessage go
+      (print "behaviour" (self) (who))
+      (send new message "ping" to "e1")
+    #onMessage ping
+      (print "ping" (self))
+#instance e0 of node
+#instance e1 of node
+#law "L" on ping to node in * is
+  (do (print "law" (self) (who)) true end)
+#sideeffect "S" on go to node in * is
+  (print "effect" (self) (who))
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let printed: Vec<String> = tx
+        .output
+        .iter()
+        .map(|o| match o {
+            Output::Print(t) | Output::Notify(t) => t.clone(),
+        })
+        .collect();
+    assert_eq!(
+        printed,
+        ["behaviour e0 e0", "law e1 e1", "ping e1", "effect e0 e0"]
+    );
+}
+
 /// The generator mostly makes programs the checker accepts, so the properties are about
 /// running code, not about the front end refusing it.
 #[test]

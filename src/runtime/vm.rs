@@ -161,14 +161,20 @@ const FAST_OPS: [Option<IntOp>; 12] = [
     Some(IntOp::Ge),
 ];
 
-/// The index of `not` in [`BUILTINS`] (the instruction loop answers it itself).
-const NOT: u16 = {
+/// The index of builtin `name` in [`BUILTINS`], at compile time.
+const fn builtin_index(name: &str) -> u16 {
     let mut i = 0;
-    while !same_text(BUILTINS[i].name, "not") {
+    while !same_text(BUILTINS[i].name, name) {
         i += 1;
     }
     i as u16
-};
+}
+
+/// The index of `not` (the instruction loop answers it itself).
+const NOT: u16 = builtin_index("not");
+
+/// The index of `self` (`call_builtin` answers it first).
+const SELF: u16 = builtin_index("self");
 
 /// The builtins the machine runs itself, as they read the game, the world or the running
 /// join point (the others are [`pure_fn`]s).
@@ -1350,6 +1356,13 @@ impl Machine {
         code: &crate::compile::bytecode::Code,
         ip: usize,
     ) -> Result<(), RuntimeError> {
+        if index == SELF {
+            // `self` (common in laws and behaviours): the running entity's name, as
+            // `context_builtin` gives it, without its dispatch.
+            let v = self.me().map_or(Value::Nil, |(_, n)| Value::sym(n));
+            self.stack.push(v);
+            return Ok(());
+        }
         let at = self.stack.len() - argc as usize;
         let result = match pure_fn(index as usize) {
             Some(f) => match f(&mut self.stack[at..], &mut self.meter) {
@@ -2029,5 +2042,7 @@ mod tests {
             assert_eq!(*op, IntOp::of_builtin(index as u16), "builtin {index}");
         }
         assert_eq!(BUILTINS[NOT as usize].name, "not");
+        assert_eq!(BUILTINS[SELF as usize].name, "self");
+        assert_eq!(GAME_FNS[SELF as usize], Some(GameFn::SelfName));
     }
 }
