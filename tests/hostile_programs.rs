@@ -17,12 +17,17 @@ use std::path::Path;
 use std::sync::Arc;
 
 use flexrules::compile::build_game;
-use flexrules::compile::bytecode::builtin_of;
+use flexrules::compile::builtins::BUILTINS;
+use flexrules::compile::bytecode::{IntOp, Op, builtin_of};
 use flexrules::compile::program::Game;
+use flexrules::runtime::budget::Meter;
+use flexrules::runtime::builtins::call_pure;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Output, Status};
+use flexrules::runtime::value::{List, Value};
 use flexrules::runtime::vm::Limits;
+use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -346,6 +351,16 @@ fn unfused(game: &Game) -> Game {
 
 /// Run the generated game as compiled and unfused: every transaction ends the same way.
 fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
+    run_fused_and_plain_within(text, seed, LIMITS, &SENDS)
+}
+
+/// [`run_fused_and_plain`] under `limits`, sending `sends`.
+fn run_fused_and_plain_within(
+    text: &str,
+    seed: u64,
+    limits: Limits,
+    sends: &[&str],
+) -> Result<(), TestCaseError> {
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", text);
     let Ok(built) = build_game(&fs, Path::new("game.fr")) else {
@@ -355,7 +370,7 @@ fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
     let options = SessionOptions {
         seed,
         params: vec![],
-        limits: LIMITS,
+        limits,
         trace: true,
     };
     let (Ok((mut fused, _)), Ok((mut plain, _))) = (
@@ -364,7 +379,7 @@ fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
     ) else {
         return Ok(());
     };
-    for send in SENDS {
+    for send in sends {
         let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
         let a = fused.deliver(to, msg.clone());
         let b = plain.deliver(to, msg);
@@ -400,6 +415,147 @@ proptest! {
     ) {
         run_fused_and_plain(&game(&go, &ping, &law, &effect), seed)?;
     }
+}
+
+/// `=` and `!=` tested by `if` and `while` (a fused comparison and jump) on values of
+/// every kind, names first (the fused instruction answers those itself), run under every
+/// step budget up to the end of the transaction: the fused code ends each run as the
+/// plain code does, down to the instruction where the budget stops it.
+#[test]
+fn equality_tests_jump_as_the_plain_code_does() {
+    let text = r#"
+#entity node
+  #property p 0
+  #state default
+    #onMessage go
+      (var n 0)
+      (var k 0)
+      (foreach x in (list "a" "b" 1 1.0 2.5 nil true (list 1) (dict "k" 1) message "e1" (str "a"))
+        (do
+          (if (= x "a") (var n (+ n 1)) else (var n (+ n 10)))
+          (if (!= x 1) (var n (+ n 100)) else nil)
+          (if (= x 1.0) (print x) else nil)
+          (if (= (list 1) x) (print "list") else nil)
+          (if (!= "e1" x) nil else (print "e1"))
+          (while (!= k 3) (var k (+ k 1)))
+          (var k 0)
+        end))
+      (print n)
+#instance e0 of node
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    for op in [IntOp::Eq, IntOp::Ne] {
+        assert!(
+            built.game.codes.iter().any(|c| c
+                .ops
+                .iter()
+                .any(|o| matches!(o, Op::OpJump { op: f, .. } if *f == op))),
+            "no fused test of {op:?}"
+        );
+    }
+    let steps = {
+        let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let tx = s.deliver(to, msg);
+        assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+        tx.steps
+    };
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        if let Err(e) = run_fused_and_plain_within(text, 0, limits, &["go to e0"]) {
+            panic!("with {max_steps} steps: {e}");
+        }
+    }
+}
+
+/// `not`, which the instruction loop answers itself, gives what the builtin function
+/// gives, on values of every kind.
+#[test]
+fn the_loops_not_is_the_builtins() {
+    let values: Vec<(&str, Value)> = vec![
+        ("nil", Value::Nil),
+        ("false", Value::Bool(false)),
+        ("true", Value::Bool(true)),
+        ("0", Value::Int(0)),
+        ("3", Value::Int(3)),
+        ("0.0", Value::Float(0.0)),
+        ("2.5", Value::Float(2.5)),
+        ("\"\"", Value::sym(Symbol::intern(""))),
+        ("\"a\"", Value::sym(Symbol::intern("a"))),
+        ("(list)", Value::list(List::new())),
+        (
+            "(list nil)",
+            Value::list([Value::Nil].into_iter().collect()),
+        ),
+    ];
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
+        values
+            .iter()
+            .map(|(v, _)| format!("      (print (not {v}))"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let not = BUILTINS.iter().position(|b| b.name == "not").expect("not");
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), values.len());
+    for (line, (text, value)) in tx.output.iter().zip(values) {
+        let builtin = call_pure(not, &mut [value], &mut meter)
+            .expect("pure")
+            .expect("no error");
+        assert_eq!(line, &Output::Print(builtin.to_string()), "(not {text})");
+    }
+}
+
+/// `self`, which `call_builtin` answers before any other builtin, names the entity whose
+/// code runs: in a behaviour, a law, a side-effect and a function called from them.
+#[test]
+fn self_names_the_running_entity() {
+    let text = r#"#define who () (self)
+#entity node
+  #state default
+    #onMessage go
+      (print "behaviour" (self) (who))
+      (send new message "ping" to "e1")
+    #onMessage ping
+      (print "ping" (self))
+#instance e0 of node
+#instance e1 of node
+#law "L" on ping to node in * is
+  (do (print "law" (self) (who)) true end)
+#sideeffect "S" on go to node in * is
+  (print "effect" (self) (who))
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let printed: Vec<String> = tx
+        .output
+        .iter()
+        .map(|o| match o {
+            Output::Print(t) | Output::Notify(t) => t.clone(),
+        })
+        .collect();
+    assert_eq!(
+        printed,
+        ["behaviour e0 e0", "law e1 e1", "ping e1", "effect e0 e0"]
+    );
 }
 
 /// The generator mostly makes programs the checker accepts, so the properties are about

@@ -83,6 +83,49 @@ impl Attrs {
         None
     }
 
+    /// Replace the attributes with the `n` pairs `pair(0)`, `pair(1)`, ... (stopping at
+    /// the first error, which leaves no attributes): later pairs win over earlier ones
+    /// with the same key, as inserting them one by one would. The pairs are taken in the
+    /// order given and then put in key order by an insertion sort, the few pairs of a
+    /// message being most often in order or nearly, so each costs a key compare or two
+    /// instead of a search for its place and a move of the pairs after it.
+    pub fn fill<E>(
+        &mut self,
+        n: usize,
+        mut pair: impl FnMut(usize) -> Result<(Key, Value), E>,
+    ) -> Result<(), E> {
+        self.0.clear();
+        self.0.reserve(n);
+        for i in 0..n {
+            match pair(i) {
+                Ok(p) => self.0.push(p),
+                Err(e) => {
+                    self.0.clear();
+                    return Err(e);
+                }
+            }
+        }
+        let v = &mut self.0;
+        for i in 1..v.len() {
+            // A stable sort: pairs with the same key stay in the order given.
+            let mut j = i;
+            while j > 0 && v[j - 1].0.cmp(&v[j].0).is_gt() {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        // Of the pairs with the same key, now side by side, the last given wins.
+        let mut i = 1;
+        while i < v.len() {
+            if v[i - 1].0 == v[i].0 {
+                v.remove(i - 1);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
     /// Remove attribute `key`, returning its value.
     pub fn remove(&mut self, key: &Key) -> Option<Value> {
         self.find(key).map(|i| self.0.remove(i).1)
@@ -243,6 +286,26 @@ mod tests {
                 proptest::prop_assert_eq!(a.get(&k), d.get(&k));
             }
             proptest::prop_assert_eq!(shown(&a), d.iter().map(|(k, v)| format!("{} {v}", k.to_value())).collect::<Vec<_>>());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn filled_as_inserted_one_by_one(pairs in proptest::collection::vec((0u8..12, -3i64..3), 0..10)) {
+            let key = |k: u8| if k < 4 { Key::Int(i64::from(k) - 1) } else { s(["b", "a", "ab", "c", "", "B", "ba", "abc"][usize::from(k - 4)]) };
+            let mut inserted = Attrs::new();
+            for &(k, v) in &pairs {
+                inserted.insert(key(k), Value::Int(v));
+            }
+            let mut filled = Attrs::new();
+            filled.insert(s("old"), Value::Nil);
+            let r: Result<(), ()> = filled.fill(pairs.len(), |i| Ok((key(pairs[i].0), Value::Int(pairs[i].1))));
+            proptest::prop_assert!(r.is_ok());
+            proptest::prop_assert_eq!(&filled, &inserted);
+            proptest::prop_assert_eq!(shown(&filled), shown(&inserted));
+            // An error leaves nothing.
+            let r = filled.fill(pairs.len() + 1, |i| pairs.get(i).map(|&(k, v)| (key(k), Value::Int(v))).ok_or(()));
+            proptest::prop_assert!(r.is_err() && filled.is_empty());
         }
     }
 

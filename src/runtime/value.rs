@@ -218,6 +218,8 @@ impl PartialEq for Text {
     }
 }
 
+/// The order of two texts, one of them made at run time (kept out of line, as
+/// `texts_equal`).
 #[inline(never)]
 fn texts_order(a: &Text, b: &Text) -> Ordering {
     a.as_str().cmp(b.as_str())
@@ -244,6 +246,10 @@ impl Ord for Text {
     fn cmp(&self, other: &Text) -> Ordering {
         if self.ptr == other.ptr {
             return Ordering::Equal;
+        }
+        // Two symbols: their order is most often remembered (see `Symbol::cmp_text`).
+        if let (Some(a), Some(b)) = (self.as_symbol(), other.as_symbol()) {
+            return a.cmp_text(b);
         }
         texts_order(self, other)
     }

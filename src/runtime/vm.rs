@@ -17,9 +17,9 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, pure_fn, text_of};
+use super::builtins::{BuiltinError, PureFn, pure_fn, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
-use super::value::{Dict, Key, List, Message, Value};
+use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
 
 pub use super::budget::Limits;
@@ -34,9 +34,21 @@ pub struct ChainCache {
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     empty: Arc<Chain>,
-    /// The last chain asked for, by (type, entity, state, label): a transaction sending
-    /// the same message again finds it with four compares, without hashing.
-    last: Option<(TypeId, Symbol, Symbol, Symbol, Arc<Chain>)>,
+    /// The last chain asked for, with the behaviour its type has for that state and
+    /// label: a transaction sending the same message again finds both with four compares,
+    /// without hashing (a game's behaviours never change once it is built).
+    last: Option<LastChain>,
+}
+
+/// The last chain a [`ChainCache`] was asked for.
+#[derive(Debug)]
+struct LastChain {
+    ty: TypeId,
+    entity: Symbol,
+    state: Symbol,
+    label: Symbol,
+    chain: Arc<Chain>,
+    behaviour: Option<CodeId>,
 }
 
 impl ChainCache {
@@ -48,13 +60,13 @@ impl ChainCache {
         entity: Symbol,
         state: Symbol,
         label: Symbol,
-    ) -> Arc<Chain> {
+    ) -> (Arc<Chain>, Option<CodeId>) {
         let table = &world.advice;
         if table.version == self.version
-            && let Some((t, e, s, l, chain)) = &self.last
-            && (*t, *e, *s, *l) == (ty, entity, state, label)
+            && let Some(last) = &self.last
+            && (last.ty, last.entity, last.state, last.label) == (ty, entity, state, label)
         {
-            return chain.clone();
+            return (last.chain.clone(), last.behaviour);
         }
         if table.version != self.version {
             self.chains.clear();
@@ -74,8 +86,16 @@ impl ChainCache {
             .entry((ty, inst, state, label))
             .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
             .clone();
-        self.last = Some((ty, entity, state, label, chain.clone()));
-        chain
+        let behaviour = game.ty(ty).behaviours.get(&(state, label)).copied();
+        self.last = Some(LastChain {
+            ty,
+            entity,
+            state,
+            label,
+            chain: chain.clone(),
+            behaviour,
+        });
+        (chain, behaviour)
     }
 }
 
@@ -141,6 +161,69 @@ const FAST_OPS: [Option<IntOp>; 12] = [
     Some(IntOp::Ge),
 ];
 
+/// The index of builtin `name` in [`BUILTINS`], at compile time.
+const fn builtin_index(name: &str) -> u16 {
+    let mut i = 0;
+    while !same_text(BUILTINS[i].name, name) {
+        i += 1;
+    }
+    i as u16
+}
+
+/// The index of `not` (the instruction loop answers it itself).
+const NOT: u16 = builtin_index("not");
+
+/// The index of `self` (`call_builtin` answers it first).
+const SELF: u16 = builtin_index("self");
+
+/// The builtins the machine runs itself, as they read the game, the world or the running
+/// join point (the others are [`pure_fn`]s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GameFn {
+    SelfName,
+    Sender,
+    Param,
+    Random,
+    Shuffle,
+    Notify,
+    Print,
+    Neighbor,
+    Walk,
+    Ray,
+    Directions,
+}
+
+/// The [`GameFn`] of each builtin, by index of [`BUILTINS`], worked out at compile time: a
+/// call picks its code by index, not by comparing names.
+static GAME_FNS: [Option<GameFn>; BUILTINS.len()] = {
+    const NAMED: [(&str, GameFn); 11] = [
+        ("self", GameFn::SelfName),
+        ("sender", GameFn::Sender),
+        ("param", GameFn::Param),
+        ("random", GameFn::Random),
+        ("shuffle", GameFn::Shuffle),
+        ("notify", GameFn::Notify),
+        ("print", GameFn::Print),
+        ("neighbor", GameFn::Neighbor),
+        ("walk", GameFn::Walk),
+        ("ray", GameFn::Ray),
+        ("directions", GameFn::Directions),
+    ];
+    let mut table = [None; BUILTINS.len()];
+    let mut i = 0;
+    while i < BUILTINS.len() {
+        let mut k = 0;
+        while k < NAMED.len() {
+            if same_text(NAMED[k].0, BUILTINS[i].name) {
+                table[i] = Some(NAMED[k].1);
+            }
+            k += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
 /// Drop a value popped or overwritten by the instruction loop, skipping the out-of-line drop
 /// for the values that own nothing (the common case: integers, booleans, nil).
 #[inline(always)]
@@ -160,6 +243,23 @@ fn discard(v: Value) {
 #[inline(always)]
 fn overwrite(slot: &mut Value, v: Value) {
     discard(std::mem::replace(slot, v));
+}
+
+/// Push `n` nils (a frame's locals): one capacity check, then plain stores, where
+/// extending with a repeated nil clones it through the general `clone` out of line.
+#[inline(always)]
+fn push_nils(stack: &mut Vec<Value>, n: usize) {
+    stack.reserve(n);
+    for _ in 0..n {
+        stack.push(Value::Nil);
+    }
+}
+
+/// [`push_nils`] kept out of line, for the instruction loop (its registers hold what the
+/// common instructions use).
+#[inline(never)]
+fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
+    push_nils(stack, n);
 }
 
 /// The step count at which the machine next stops to check: the first multiple of 65,536
@@ -697,8 +797,7 @@ impl Machine {
     fn push_frame(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
         let c = cx.game.code(code);
         let base = self.stack.len() as u32;
-        self.stack
-            .extend(std::iter::repeat_n(Value::Nil, c.locals as usize));
+        push_nils(&mut self.stack, c.locals as usize);
         self.frames.push(Frame {
             code,
             ip: 0,
@@ -905,9 +1004,11 @@ impl Machine {
                             .map(int_value);
                         match r {
                             Some(v) => {
-                                self.stack.truncate(n - 1);
                                 // Both were integers: nothing to drop.
-                                self.stack[n - 2] = v;
+                                if let Some(b) = self.stack.pop() {
+                                    discard(b);
+                                }
+                                std::mem::forget(std::mem::replace(&mut self.stack[n - 2], v));
                             }
                             None => {
                                 let f = pure_fn(index as usize);
@@ -939,7 +1040,22 @@ impl Machine {
                         discard(b);
                         overwrite(&mut self.stack[n - 1], Value::Bool(r));
                     }
-                    Op::Builtin(index, argc) => out!(self.call_builtin(cx, index, argc, code, ip))?,
+                    Op::Builtin(NOT, 1) => {
+                        // `not`: what the builtin answers, in place.
+                        if let Some(top) = self.stack.last_mut() {
+                            let r = Value::Bool(!top.truthy());
+                            overwrite(top, r);
+                        }
+                    }
+                    Op::Builtin(index, argc) => match pure_fn(index as usize) {
+                        Some(f) => {
+                            if let Err(e) = out!(self.call_pure(f, argc)) {
+                                self.meter.steps = steps;
+                                return Err(self.builtin_error(code.spans[ip - 1], e));
+                            }
+                        }
+                        None => out!(self.call_builtin(cx, index, argc, code, ip))?,
+                    },
                     Op::IterNext { var, exit } => {
                         let n = self.stack.len();
                         let (Value::List(list), Value::Int(i)) =
@@ -952,7 +1068,11 @@ impl Machine {
                         match list.get(i) {
                             Some(item) => {
                                 let item = item.clone();
-                                self.stack[n - 1] = Value::Int(i as i64 + 1);
+                                // An integer over an integer: nothing to drop.
+                                std::mem::forget(std::mem::replace(
+                                    &mut self.stack[n - 1],
+                                    Value::Int(i as i64 + 1),
+                                ));
                                 overwrite(&mut self.stack[base + var as usize], item);
                             }
                             None => {
@@ -1016,7 +1136,7 @@ impl Machine {
                         // The parameters are the arguments: only the other locals start nil.
                         let extra = (callee.locals as usize).saturating_sub(argc as usize);
                         if extra > 0 {
-                            self.stack.extend(std::iter::repeat_n(Value::Nil, extra));
+                            push_nils_apart(&mut self.stack, extra);
                         }
                         self.frames.push(Frame {
                             code: callee_id,
@@ -1108,7 +1228,8 @@ impl Machine {
                             && steps + 1 < check_at
                         {
                             steps += 1;
-                            *top = int_value(r);
+                            // An integer is replaced: nothing to drop.
+                            std::mem::forget(std::mem::replace(top, int_value(r)));
                             ip += 1;
                         } else {
                             self.stack.push(Value::Int(i64::from(k)))
@@ -1125,7 +1246,7 @@ impl Machine {
                                 // An integer over an integer (`(var i (+ i 1))`): nothing
                                 // to drop.
                                 (Value::Int(old), IntValue::Int(new)) => *old = new,
-                                (slot, r) => *slot = int_value(r),
+                                (slot, r) => overwrite(slot, int_value(r)),
                             }
                             ip += 3;
                         } else {
@@ -1203,8 +1324,33 @@ impl Machine {
                             && room!(1)
                         {
                             steps += 1;
-                            self.stack.truncate(n - 2);
+                            // Two integers: nothing to drop.
+                            for _ in 0..2 {
+                                if let Some(v) = self.stack.pop() {
+                                    discard(v);
+                                }
+                            }
                             ip = if t { ip + 1 } else { to as usize };
+                        } else if matches!(f, IntOp::Eq | IntOp::Ne)
+                            && n >= 2
+                            && !is_collection(&self.stack[n - 2])
+                        {
+                            // `=` or `!=` whose first value is not a collection (a name
+                            // compared with a name, most often): answered here as
+                            // `Op::Builtin`'s fast path answers it, then the jump, when
+                            // its step stays short of the next check (else the plain
+                            // `JumpIfFalse` follows).
+                            let b = self.stack.pop().unwrap_or_default();
+                            let a = self.stack.pop().unwrap_or_default();
+                            let t = (a == b) == (f == IntOp::Eq);
+                            discard(a);
+                            discard(b);
+                            if room!(1) {
+                                steps += 1;
+                                ip = if t { ip + 1 } else { to as usize };
+                            } else {
+                                self.stack.push(Value::Bool(t));
+                            }
                         } else {
                             out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
                         }
@@ -1231,6 +1377,13 @@ impl Machine {
         code: &crate::compile::bytecode::Code,
         ip: usize,
     ) -> Result<(), RuntimeError> {
+        if index == SELF {
+            // `self` (common in laws and behaviours): the running entity's name, as
+            // `context_builtin` gives it, without its dispatch.
+            let v = self.me().map_or(Value::Nil, |(_, n)| Value::sym(n));
+            self.stack.push(v);
+            return Ok(());
+        }
         let at = self.stack.len() - argc as usize;
         let result = match pure_fn(index as usize) {
             Some(f) => match f(&mut self.stack[at..], &mut self.meter) {
@@ -1239,8 +1392,26 @@ impl Machine {
             },
             None => self.context_builtin(cx, index as usize, at, code.spans[ip - 1])?,
         };
-        // The result takes the place of the first argument (no capacity check), or is
-        // pushed when there were none.
+        self.place_result(at, argc, result);
+        Ok(())
+    }
+
+    /// Call pure builtin `f` on the `argc` values on top of the stack, where they lie,
+    /// leaving its result there instead: [`Machine::call_builtin`] for a builtin the
+    /// instruction loop found pure, with less to set up.
+    #[inline(never)]
+    fn call_pure(&mut self, f: PureFn, argc: u8) -> Result<(), BuiltinError> {
+        let at = self.stack.len() - argc as usize;
+        let result = f(&mut self.stack[at..], &mut self.meter)?;
+        self.place_result(at, argc, result);
+        Ok(())
+    }
+
+    /// Put `result` of a builtin called on the `argc` values from `at` to the top of the
+    /// stack in their place: over the first argument (no capacity check), or pushed when
+    /// there were none.
+    #[inline(always)]
+    fn place_result(&mut self, at: usize, argc: u8, result: Value) {
         if argc == 0 {
             self.stack.push(result);
         } else {
@@ -1251,7 +1422,6 @@ impl Machine {
             }
             overwrite(&mut self.stack[at], result);
         }
-        Ok(())
     }
 
     /// The less common instructions [`Machine::exec`] does not run in its own loop
@@ -1406,7 +1576,7 @@ impl Machine {
             Kind::Law | Kind::SideEffect => self.advance(cx),
             Kind::Behaviour => {
                 if let Some(jp) = self.jps.last_mut() {
-                    jp.value = value;
+                    overwrite(&mut jp.value, value);
                 }
                 self.advance(cx)
             }
@@ -1573,13 +1743,13 @@ impl Machine {
         };
         let (name, ty, state) = (e.name, e.ty, e.state);
         let hidden = entity.is_representation();
-        let chain = if hidden {
-            cx.cache.empty.clone()
+        let (chain, behaviour) = if hidden {
+            let behaviour = cx.game.ty(ty).behaviours.get(&(state, msg.label)).copied();
+            (cx.cache.empty.clone(), behaviour)
         } else {
             cx.cache
                 .get(cx.game, &self.world, ty, name, state, msg.label)
         };
-        let behaviour = cx.game.ty(ty).behaviours.get(&(state, msg.label)).copied();
         let depth = self.jps.len() + 1;
         if (cx.trace || cx.stepping) && !hidden {
             self.event(
@@ -1651,15 +1821,21 @@ impl Machine {
         at: usize,
         span: Span,
     ) -> Result<Value, RuntimeError> {
-        let name = BUILTINS[index].name;
+        let Some(Some(g)) = GAME_FNS.get(index).copied() else {
+            let name = BUILTINS.get(index).map_or("?", |b| b.name);
+            return Err(self.error(
+                span,
+                format!("internal: builtin `{name}` has no implementation"),
+            ));
+        };
         let args = &self.stack[at..];
-        match name {
-            "self" => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::sym(n))),
-            "sender" => Ok(self
+        match g {
+            GameFn::SelfName => Ok(self.me().map_or(Value::Nil, |(_, n)| Value::sym(n))),
+            GameFn::Sender => Ok(self
                 .current_jp()
                 .and_then(|jp| jp.sender)
                 .map_or(Value::Nil, Value::sym)),
-            "param" => {
+            GameFn::Param => {
                 let key = match &args[0] {
                     Value::Str(s) => s,
                     other => {
@@ -1676,14 +1852,14 @@ impl Machine {
                     e
                 })
             }
-            "random" => match args[0] {
+            GameFn::Random => match args[0] {
                 Value::Int(n) if n > 0 => Ok(Value::Int(self.world.random_below(n as u64) as i64)),
                 ref other => Err(self.error(
                     span,
                     format!("random needs a positive integer, got {other}"),
                 )),
             },
-            "shuffle" => match &args[0] {
+            GameFn::Shuffle => match &args[0] {
                 Value::List(l) => {
                     self.meter
                         .work(l.len())
@@ -1701,23 +1877,21 @@ impl Machine {
                     format!("shuffle needs a list, got {} {other}", other.type_name()),
                 )),
             },
-            "notify" => {
+            GameFn::Notify => {
                 let text = text_of(&args[..1], "", &mut self.meter, "`notify`: the line")
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Notify(text));
                 Ok(Value::Nil)
             }
-            "print" => {
+            GameFn::Print => {
                 let text = text_of(args, " ", &mut self.meter, "`print`: the line")
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Print(text));
                 Ok(Value::Nil)
             }
-            "neighbor" | "walk" | "ray" | "directions" => self.navigate(cx, name, at, span),
-            other => Err(self.error(
-                span,
-                format!("internal: builtin `{other}` has no implementation"),
-            )),
+            GameFn::Neighbor | GameFn::Walk | GameFn::Ray | GameFn::Directions => {
+                self.navigate(cx, g, BUILTINS[index].name, at, span)
+            }
         }
     }
 
@@ -1725,6 +1899,7 @@ impl Machine {
     fn navigate(
         &self,
         cx: &Context<'_>,
+        g: GameFn,
         name: &str,
         at: usize,
         span: Span,
@@ -1776,9 +1951,9 @@ impl Machine {
         let cell_value = |c: Option<crate::board::CellId>| {
             c.map_or(Value::Nil, |c| Value::sym(board.cell_name(c)))
         };
-        Ok(match name {
-            "neighbor" => cell_value(board.neighbor(c, dir(&args[1])?)),
-            "walk" => {
+        Ok(match g {
+            GameFn::Neighbor => cell_value(board.neighbor(c, dir(&args[1])?)),
+            GameFn::Walk => {
                 let Value::List(steps) = &args[1] else {
                     return Err(self.error(
                         span,
@@ -1792,7 +1967,7 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            "ray" => Value::list(
+            GameFn::Ray => Value::list(
                 board
                     .ray(c, dir(&args[1])?)
                     .into_iter()
@@ -1811,8 +1986,9 @@ impl Machine {
     /// The `n` attribute pairs on the stack as a dictionary (for the forms that keep
     /// them as one: `new entity`, `finish`, the drawing forms).
     fn pop_attrs(&mut self, n: u8, span: Span) -> Result<Dict, RuntimeError> {
-        self.pop_message_attrs(n, span)
-            .map(|(attrs, _)| attrs.to_dict())
+        let mut attrs = Attrs::new();
+        self.pop_message_attrs(n, span, &mut attrs)?;
+        Ok(attrs.to_dict())
     }
 
     fn pop_args<const N: usize>(&mut self) -> [Value; N] {
@@ -1824,7 +2000,19 @@ impl Machine {
 
     /// The name a string value gives (a string built at run time becomes a name here, and is
     /// interned like every name).
+    #[inline(always)]
     fn symbol(&self, v: &Value, what: &str, span: Span) -> Result<Symbol, RuntimeError> {
+        // The common case, a name written in the game: no call.
+        if let Value::Str(s) = v
+            && let Some(sym) = s.as_symbol()
+        {
+            return Ok(sym);
+        }
+        self.symbol_slowly(v, what, span)
+    }
+
+    #[inline(never)]
+    fn symbol_slowly(&self, v: &Value, what: &str, span: Span) -> Result<Symbol, RuntimeError> {
         match v {
             Value::Str(s) => Ok(s.intern()),
             other => Err(self.error(
@@ -1889,5 +2077,8 @@ mod tests {
         for (index, op) in FAST_OPS.iter().enumerate() {
             assert_eq!(*op, IntOp::of_builtin(index as u16), "builtin {index}");
         }
+        assert_eq!(BUILTINS[NOT as usize].name, "not");
+        assert_eq!(BUILTINS[SELF as usize].name, "self");
+        assert_eq!(GAME_FNS[SELF as usize], Some(GameFn::SelfName));
     }
 }

@@ -13,7 +13,7 @@ mod numbers;
 mod strings;
 
 use std::fmt::{self, Write as _};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::compile::builtins::{BUILTINS, lookup};
 use crate::runtime::budget::Meter;
@@ -60,70 +60,104 @@ pub type PureFn = fn(&mut [Value], &mut Meter) -> Result<Value, BuiltinError>;
 /// not pure (the VM runs it) or there is no such index.
 ///
 /// The function expects an argument count its arity accepts (the checker guarantees it for
-/// direct calls); [`call_pure`] checks it.
+/// direct calls); [`call_pure`] checks it. The table is worked out at compile time: a call
+/// costs one array read.
+#[inline]
 pub fn pure_fn(index: usize) -> Option<PureFn> {
-    static TABLE: OnceLock<Vec<Option<PureFn>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| BUILTINS.iter().map(|b| resolve(b.name)).collect());
-    table.get(index).copied().flatten()
+    PURE.get(index).copied().flatten()
+}
+
+/// The pure function of every builtin, by index of [`BUILTINS`].
+static PURE: [Option<PureFn>; BUILTINS.len()] = {
+    let mut table = [None; BUILTINS.len()];
+    let mut i = 0;
+    while i < BUILTINS.len() {
+        table[i] = resolve(BUILTINS[i].name);
+        i += 1;
+    }
+    table
+};
+
+/// Whether two texts are the same (`==` of `str` is not available at compile time).
+pub(crate) const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The function for the pure builtin called `name`.
-fn resolve(name: &str) -> Option<PureFn> {
+const fn resolve(name: &str) -> Option<PureFn> {
     use collections as c;
     use numbers as n;
     use strings as s;
-    let f: PureFn = match name {
-        "+" => n::add,
-        "-" => n::sub,
-        "*" => n::mul,
-        "/" => n::div,
-        "%" => n::rem,
-        "=" | "==" => n::eq,
-        "!=" => n::ne,
-        "<" => n::lt,
-        ">" => n::gt,
-        "<=" => n::le,
-        ">=" => n::ge,
-        "not" => n::not,
-        "abs" => n::abs,
-        "sum" => n::sum,
-        "min" => n::min,
-        "max" => n::max,
-        "list" => c::list,
-        "first" => c::first,
-        "rest" => c::rest,
-        "last" => c::last,
-        "nth" => c::nth,
-        "length" => c::length,
-        "append" => c::append,
-        "prepend" => c::prepend,
-        "concat" => c::concat,
-        "contains" => c::contains,
-        "index-of" => c::index_of,
-        "remove" => c::remove,
-        "reverse" => c::reverse,
-        "range" => c::range,
-        "sort" => c::sort,
-        "take" => c::take,
-        "drop" => c::drop,
-        "dict" => c::dict,
-        "get" => c::get,
-        "put" => c::put,
-        "has" => c::has,
-        "keys" => c::keys,
-        "values" => c::values,
-        "remove-key" => c::remove_key,
-        "str" => c::str,
-        "chars" => s::chars,
-        "split" => s::split,
-        "join" => s::join,
-        "upper" => s::upper,
-        "lower" => s::lower,
-        "parse-int" => s::parse_int,
-        "fail" => s::fail,
-        _ => return None,
-    };
-    Some(f)
+    const NAMED: &[(&str, PureFn)] = &[
+        ("+", n::add),
+        ("-", n::sub),
+        ("*", n::mul),
+        ("/", n::div),
+        ("%", n::rem),
+        ("=", n::eq),
+        ("==", n::eq),
+        ("!=", n::ne),
+        ("<", n::lt),
+        (">", n::gt),
+        ("<=", n::le),
+        (">=", n::ge),
+        ("not", n::not),
+        ("abs", n::abs),
+        ("sum", n::sum),
+        ("min", n::min),
+        ("max", n::max),
+        ("list", c::list),
+        ("first", c::first),
+        ("rest", c::rest),
+        ("last", c::last),
+        ("nth", c::nth),
+        ("length", c::length),
+        ("append", c::append),
+        ("prepend", c::prepend),
+        ("concat", c::concat),
+        ("contains", c::contains),
+        ("index-of", c::index_of),
+        ("remove", c::remove),
+        ("reverse", c::reverse),
+        ("range", c::range),
+        ("sort", c::sort),
+        ("take", c::take),
+        ("drop", c::drop),
+        ("dict", c::dict),
+        ("get", c::get),
+        ("put", c::put),
+        ("has", c::has),
+        ("keys", c::keys),
+        ("values", c::values),
+        ("remove-key", c::remove_key),
+        ("str", c::str),
+        ("chars", s::chars),
+        ("split", s::split),
+        ("join", s::join),
+        ("upper", s::upper),
+        ("lower", s::lower),
+        ("parse-int", s::parse_int),
+        ("fail", s::fail),
+    ];
+    let mut i = 0;
+    while i < NAMED.len() {
+        if same_text(NAMED[i].0, name) {
+            return Some(NAMED[i].1);
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Run the pure builtin at index `index` of [`BUILTINS`] on `args` (values may be moved out

@@ -8,6 +8,7 @@ use super::{BuiltinError, describe, type_error};
 use crate::runtime::budget::Meter;
 use crate::runtime::builtins::collections::text_of;
 use crate::runtime::value::{List, Text, Value};
+use crate::symbol::Symbol;
 
 /// Borrow argument `i` as a string's text.
 fn text_arg<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a str, BuiltinError> {
@@ -71,7 +72,34 @@ pub(super) fn lower(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinE
 /// `upper` and `lower`: ASCII text with no byte to change is the argument itself, and
 /// short ASCII text is mapped on the stack, so a piece letter's case costs no allocation
 /// when the result is an interned name; other text takes Unicode's mapping.
+#[inline(always)]
 fn change_case(
+    args: &mut [Value],
+    m: &mut Meter,
+    name: &str,
+    changes: fn(&u8) -> bool,
+    map: fn(&u8) -> u8,
+    unicode: fn(&str) -> String,
+) -> Result<Value, BuiltinError> {
+    // A one-character ASCII string (a piece letter) is the symbol numbered by its byte:
+    // its case is changed without reading its text, counted as the general way counts it.
+    if let Value::Str(t) = &args[0]
+        && let Some(sym) = t.as_symbol()
+        && let Ok(b) = u8::try_from(sym.id())
+        && b.is_ascii()
+    {
+        m.work(1)?;
+        if !changes(&b) {
+            return Ok(std::mem::take(&mut args[0]));
+        }
+        m.alloc(1)?;
+        return Ok(Value::sym(Symbol::from_id(u32::from(map(&b)))));
+    }
+    change_case_of_text(args, m, name, changes, map, unicode)
+}
+
+/// [`change_case`] of any string, by its text.
+fn change_case_of_text(
     args: &mut [Value],
     m: &mut Meter,
     name: &str,
@@ -125,7 +153,46 @@ pub(super) fn fail(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinEr
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
+    use crate::runtime::budget::Meter;
     use crate::runtime::value::Value;
+
+    #[test]
+    fn the_case_of_one_ascii_character_is_changed_as_any_text_is() {
+        for b in 0..=127u8 {
+            let c = s(&char::from(b).to_string());
+            for (changes, map, unicode) in [
+                (
+                    u8::is_ascii_uppercase as fn(&u8) -> bool,
+                    u8::to_ascii_lowercase as fn(&u8) -> u8,
+                    str::to_lowercase as fn(&str) -> String,
+                ),
+                (
+                    u8::is_ascii_lowercase,
+                    u8::to_ascii_uppercase,
+                    str::to_uppercase,
+                ),
+            ] {
+                let (mut fast, mut general) = (
+                    Meter::new(Default::default()),
+                    Meter::new(Default::default()),
+                );
+                let a =
+                    super::change_case(&mut [c.clone()], &mut fast, "lower", changes, map, unicode);
+                let b = super::change_case_of_text(
+                    &mut [c.clone()],
+                    &mut general,
+                    "lower",
+                    changes,
+                    map,
+                    unicode,
+                );
+                assert_eq!(a, b, "{b:?}");
+                assert_eq!((fast.steps, fast.memory), (general.steps, general.memory));
+            }
+        }
+        assert_eq!(ok("lower", vec![s("Q")]), s("q"));
+        assert_eq!(ok("upper", vec![s("q")]), s("Q"));
+    }
 
     #[test]
     fn chars_split_join() {

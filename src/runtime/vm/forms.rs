@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::source::Span;
+use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
 use super::super::budget::ENTRY_BYTES;
@@ -21,12 +22,19 @@ impl Machine {
     ) -> Result<Flow, RuntimeError> {
         use FormOp::*;
         if matches!(op, NewMessage | SendNew) {
-            // A message's attributes go straight into its inline record.
-            let (attrs, _) = self.pop_message_attrs(nattrs, span)?;
+            // A message's attributes go straight into its inline record, in the
+            // allocation it is shared by.
+            let mut msg = Arc::new(Message {
+                label: Symbol::from_id(0),
+                attrs: Attrs::new(),
+            });
+            let Some(m) = Arc::get_mut(&mut msg) else {
+                return Err(self.error(span, "internal: a new message is shared"));
+            };
+            self.pop_message_attrs(nattrs, span, &mut m.attrs)?;
             let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
             let label = self.pop_one();
-            let label = self.symbol(&label, "a message label", span)?;
-            let msg = Arc::new(Message { label, attrs });
+            m.label = self.symbol(&label, "a message label", span)?;
             return match to {
                 None => Ok(Flow::Value(Value::Message(msg))),
                 Some(to) => self.send(cx, &to, msg, span),
@@ -348,51 +356,47 @@ impl Machine {
     }
 
     /// Pop the two top operands, the deeper one first.
-    #[inline]
+    #[inline(always)]
     fn pop_two(&mut self) -> (Value, Value) {
         let b = self.stack.pop().unwrap_or_default();
         let a = self.stack.pop().unwrap_or_default();
         (a, b)
     }
 
-    /// Pop `n` attribute key/value pairs into a message's attributes (later keys win over
-    /// earlier ones), counting their memory and checking their nesting; also how deep the
-    /// deepest value nests.
+    /// Pop `n` attribute key/value pairs into `attrs`, a message's attributes (later
+    /// keys win over earlier ones), counting their memory and checking their nesting.
     pub(super) fn pop_message_attrs(
         &mut self,
         n: u8,
         span: Span,
-    ) -> Result<(Attrs, u32), RuntimeError> {
+        attrs: &mut Attrs,
+    ) -> Result<(), RuntimeError> {
         if n == 0 {
-            return Ok((Attrs::new(), 0));
+            return Ok(());
         }
         let at = self.stack.len() - 2 * n as usize;
         self.meter
             .alloc(ENTRY_BYTES * u64::from(n))
             .map_err(|e| self.builtin_error(span, e))?;
-        let mut attrs = Attrs::with_capacity(n as usize);
-        let mut deepest = 0;
-        for i in 0..n as usize {
-            let pair = &self.stack[at + 2 * i..at + 2 * i + 2];
-            match self.meter.nest_depth(&pair[1]) {
-                Ok(d) => deepest = deepest.max(d),
-                Err(e) => return Err(self.builtin_error(span, e)),
+        attrs.fill(n as usize, |i| {
+            let (k, v) = (at + 2 * i, at + 2 * i + 1);
+            if let Err(e) = self.meter.nest_depth(&self.stack[v]) {
+                return Err(self.builtin_error(span, e));
             }
-            let Some(key) = pair[0].as_key() else {
+            let Some(key) = self.stack[k].as_key() else {
+                let key = &self.stack[k];
                 return Err(self.error(
                     span,
                     format!(
-                        "attribute keys are strings or integers, got {} {}",
-                        pair[0].type_name(),
-                        pair[0]
+                        "attribute keys are strings or integers, got {} {key}",
+                        key.type_name(),
                     ),
                 ));
             };
-            let value = std::mem::take(&mut self.stack[at + 2 * i + 1]);
-            attrs.insert(key, value);
-        }
+            Ok((key, std::mem::take(&mut self.stack[v])))
+        })?;
         self.stack.truncate(at);
-        Ok((attrs, deepest))
+        Ok(())
     }
 
     fn key(&self, v: &Value, span: Span) -> Result<Key, RuntimeError> {
