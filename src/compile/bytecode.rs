@@ -350,19 +350,55 @@ pub enum Op {
     NilPop,
     /// `Jump(to)` to a `Pop` (the end of an `if` branch whose value is not used): 2 steps.
     JumpPop(u32),
+    /// `Str(s) Builtin(=|!=, 2)`: 2 steps (`(= x "name")`).
+    StrCmp {
+        /// The string.
+        s: Symbol,
+        /// `=` (else `!=`).
+        eq: bool,
+    },
+    /// `Str(s) Builtin(=|!=, 2) JumpIfFalse(to)`: 3 steps (`(if (= x "name") ...)`).
+    StrCmpJump {
+        /// The string.
+        s: Symbol,
+        /// `=` (else `!=`).
+        eq: bool,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
+    /// `Load(a) JumpIfFalse(to)`: 2 steps (`(if x ...)`).
+    LocalJump {
+        /// The local tested.
+        a: u16,
+        /// Where to go when it is false.
+        to: u32,
+    },
+    /// `SetLocal(a) Load(b)`: 2 steps (a `var` and the next statement's first read).
+    SetLocalLoad {
+        /// The local written.
+        a: u16,
+        /// The local read.
+        b: u16,
+    },
 }
 
 impl Op {
     /// How many plain instructions a fused instruction stands for (1 for a plain one).
     pub fn weight(self) -> u64 {
         match self {
-            Op::Const { .. } | Op::OpJump { .. } | Op::JumpEnd(_) | Op::NilPop | Op::JumpPop(_) => {
-                2
-            }
+            Op::Const { .. }
+            | Op::OpJump { .. }
+            | Op::JumpEnd(_)
+            | Op::NilPop
+            | Op::JumpPop(_)
+            | Op::StrCmp { .. }
+            | Op::LocalJump { .. }
+            | Op::SetLocalLoad { .. } => 2,
             Op::LocalConst { .. }
             | Op::Locals { .. }
             | Op::ReadLocals { .. }
-            | Op::ReadConst { .. } => 3,
+            | Op::ReadConst { .. }
+            | Op::StrCmpJump { .. } => 3,
             Op::SetLocalConst { .. }
             | Op::LocalConstJump { .. }
             | Op::LocalsJump { .. }
@@ -383,6 +419,9 @@ impl Op {
             | Op::LocalsJump { a, .. } => Op::Load(a),
             Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
             Op::NilPop => Op::Nil,
+            Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } => Op::Str(s),
+            Op::LocalJump { a, .. } => Op::Load(a),
+            Op::SetLocalLoad { a, .. } => Op::SetLocal(a),
             Op::JumpPop(to) => Op::Jump(to),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
@@ -454,6 +493,19 @@ pub fn fuse(ops: &mut [Op]) {
                 .zip(small(k))
                 .map(|(read, k)| Op::ReadConst { c, read, k }),
             (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
+            (Some(Op::Str(s)), Some(cmp), jump, _) => {
+                let eq = match int_op(cmp) {
+                    Some(IntOp::Eq) => Some(true),
+                    Some(IntOp::Ne) => Some(false),
+                    _ => None,
+                };
+                eq.map(|eq| match jump {
+                    Some(Op::JumpIfFalse(to)) => Op::StrCmpJump { s, eq, to },
+                    _ => Op::StrCmp { s, eq },
+                })
+            }
+            (Some(Op::Load(a)), Some(Op::JumpIfFalse(to)), _, _) => Some(Op::LocalJump { a, to }),
+            (Some(Op::SetLocal(a)), Some(Op::Load(b)), _, _) => Some(Op::SetLocalLoad { a, b }),
             _ => None,
         };
         if let Some(f) = reads {
@@ -494,6 +546,13 @@ pub fn fuse(ops: &mut [Op]) {
         });
         if let Some(f) = fused {
             *slot = f;
+        }
+    }
+    // A write followed by a read that starts a longer fused sequence stays a plain
+    // write: the read's own fused instruction does more.
+    for p in 0..ops.len().saturating_sub(1) {
+        if matches!(ops[p], Op::SetLocalLoad { .. }) && ops[p + 1] != plain[p + 1] {
+            ops[p] = plain[p];
         }
     }
     // A jump back to a loop's fused test runs the test itself, and a jump to the end of
@@ -669,6 +728,67 @@ mod tests {
         assert_eq!(ops[3], Op::JumpPop(5));
         assert_eq!(ops[4], Op::NilPop);
         assert_eq!((ops[3].weight(), ops[4].weight()), (2, 2));
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+    }
+
+    /// Comparisons with a literal string, tests of a local, and a write before a read.
+    #[test]
+    fn string_tests_and_local_tests_are_fused() {
+        let eq = builtin_of(IntOp::Eq);
+        let ne = builtin_of(IntOp::Ne);
+        let add = builtin_of(IntOp::Add);
+        let s = Symbol::intern("empty");
+        let plain = vec![
+            Op::Load(0),
+            Op::Str(s),
+            Op::Builtin(eq, 2),
+            Op::JumpIfFalse(11),
+            Op::Load(1),
+            Op::Str(s),
+            Op::Builtin(ne, 2),
+            Op::SetLocal(2),
+            Op::Load(2),
+            Op::JumpIfFalse(11),
+            Op::SetLocal(3),
+            Op::Load(3),
+            Op::Int(1),
+            Op::Builtin(add, 2),
+            Op::SetLocal(3),
+            Op::Load(0),
+            Op::Str(s),
+            Op::Builtin(add, 2),
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[1],
+            Op::StrCmpJump {
+                s,
+                eq: true,
+                to: 11
+            }
+        );
+        assert_eq!(ops[5], Op::StrCmp { s, eq: false });
+        assert_eq!(ops[8], Op::LocalJump { a: 2, to: 11 });
+        // A read that starts a fused sequence of its own keeps it: the write stays plain.
+        assert_eq!(ops[7], Op::SetLocal(2));
+        assert_eq!(ops[10], Op::SetLocal(3));
+        assert!(matches!(ops[11], Op::SetLocalConst { .. }));
+        assert_eq!(ops[14], Op::SetLocalLoad { a: 3, b: 0 });
+        // `+` with a string is no comparison.
+        assert_eq!(ops[16], Op::Str(s));
+        assert_eq!(
+            (
+                ops[1].weight(),
+                ops[5].weight(),
+                ops[14].weight(),
+                ops[8].weight()
+            ),
+            (3, 2, 2, 2)
+        );
         for (p, op) in ops.iter().enumerate() {
             assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
         }

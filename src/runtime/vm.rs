@@ -1374,6 +1374,57 @@ impl Machine {
                             self.stack.push(Value::Nil);
                         }
                     }
+                    // `=` or `!=` with a literal string, on a value that is not a
+                    // collection: what `Op::Builtin`'s fast path answers.
+                    Op::StrCmp { s, eq } => {
+                        if room!(1)
+                            && let Some(top) = self.stack.last_mut()
+                            && !is_collection(top)
+                        {
+                            steps += 1;
+                            let r = (*top == Value::sym(s)) == eq;
+                            overwrite(top, Value::Bool(r));
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::sym(s));
+                        }
+                    }
+                    Op::StrCmpJump { s, eq, to } => {
+                        if room!(2)
+                            && let Some(top) = self.stack.last()
+                            && !is_collection(top)
+                        {
+                            steps += 2;
+                            let t = (*top == Value::sym(s)) == eq;
+                            if let Some(v) = self.stack.pop() {
+                                discard(v);
+                            }
+                            ip = if t { ip + 2 } else { to as usize };
+                        } else {
+                            self.stack.push(Value::sym(s));
+                        }
+                    }
+                    Op::LocalJump { a, to } => {
+                        if room!(1) {
+                            steps += 1;
+                            ip = if self.stack[base + a as usize].truthy() {
+                                ip + 1
+                            } else {
+                                to as usize
+                            };
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::SetLocalLoad { a, b } => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        overwrite(&mut self.stack[base + a as usize], v);
+                        if room!(1) {
+                            steps += 1;
+                            load!(b);
+                            ip += 1;
+                        }
+                    }
                     Op::JumpPop(to) => {
                         if room!(1) {
                             steps += 1;
