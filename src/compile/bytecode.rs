@@ -373,13 +373,6 @@ pub enum Op {
         /// Where to go when it is false.
         to: u32,
     },
-    /// `SetLocal(a) Load(b)`: 2 steps (a `var` and the next statement's first read).
-    SetLocalLoad {
-        /// The local written.
-        a: u16,
-        /// The local read.
-        b: u16,
-    },
 }
 
 impl Op {
@@ -392,8 +385,7 @@ impl Op {
             | Op::NilPop
             | Op::JumpPop(_)
             | Op::StrCmp { .. }
-            | Op::LocalJump { .. }
-            | Op::SetLocalLoad { .. } => 2,
+            | Op::LocalJump { .. } => 2,
             Op::LocalConst { .. }
             | Op::Locals { .. }
             | Op::ReadLocals { .. }
@@ -421,7 +413,6 @@ impl Op {
             Op::NilPop => Op::Nil,
             Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } => Op::Str(s),
             Op::LocalJump { a, .. } => Op::Load(a),
-            Op::SetLocalLoad { a, .. } => Op::SetLocal(a),
             Op::JumpPop(to) => Op::Jump(to),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
@@ -505,7 +496,6 @@ pub fn fuse(ops: &mut [Op]) {
                 })
             }
             (Some(Op::Load(a)), Some(Op::JumpIfFalse(to)), _, _) => Some(Op::LocalJump { a, to }),
-            (Some(Op::SetLocal(a)), Some(Op::Load(b)), _, _) => Some(Op::SetLocalLoad { a, b }),
             _ => None,
         };
         if let Some(f) = reads {
@@ -546,13 +536,6 @@ pub fn fuse(ops: &mut [Op]) {
         });
         if let Some(f) = fused {
             *slot = f;
-        }
-    }
-    // A write followed by a read that starts a longer fused sequence stays a plain
-    // write: the read's own fused instruction does more.
-    for p in 0..ops.len().saturating_sub(1) {
-        if matches!(ops[p], Op::SetLocalLoad { .. }) && ops[p + 1] != plain[p + 1] {
-            ops[p] = plain[p];
         }
     }
     // A jump back to a loop's fused test runs the test itself, and a jump to the end of
@@ -733,7 +716,7 @@ mod tests {
         }
     }
 
-    /// Comparisons with a literal string, tests of a local, and a write before a read.
+    /// Comparisons with a literal string, and tests of a local.
     #[test]
     fn string_tests_and_local_tests_are_fused() {
         let eq = builtin_of(IntOp::Eq);
@@ -773,21 +756,12 @@ mod tests {
         );
         assert_eq!(ops[5], Op::StrCmp { s, eq: false });
         assert_eq!(ops[8], Op::LocalJump { a: 2, to: 11 });
-        // A read that starts a fused sequence of its own keeps it: the write stays plain.
-        assert_eq!(ops[7], Op::SetLocal(2));
-        assert_eq!(ops[10], Op::SetLocal(3));
         assert!(matches!(ops[11], Op::SetLocalConst { .. }));
-        assert_eq!(ops[14], Op::SetLocalLoad { a: 3, b: 0 });
         // `+` with a string is no comparison.
         assert_eq!(ops[16], Op::Str(s));
         assert_eq!(
-            (
-                ops[1].weight(),
-                ops[5].weight(),
-                ops[14].weight(),
-                ops[8].weight()
-            ),
-            (3, 2, 2, 2)
+            (ops[1].weight(), ops[5].weight(), ops[8].weight()),
+            (3, 2, 2)
         );
         for (p, op) in ops.iter().enumerate() {
             assert_eq!(op.plain(builtin_of), plain[p], "at {p}");

@@ -1416,15 +1416,6 @@ impl Machine {
                             load!(a)
                         }
                     }
-                    Op::SetLocalLoad { a, b } => {
-                        let v = self.stack.pop().unwrap_or_default();
-                        overwrite(&mut self.stack[base + a as usize], v);
-                        if room!(1) {
-                            steps += 1;
-                            load!(b);
-                            ip += 1;
-                        }
-                    }
                     Op::JumpPop(to) => {
                         if room!(1) {
                             steps += 1;
