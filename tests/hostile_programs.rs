@@ -341,7 +341,8 @@ fn loop_expr() -> BoxedStrategy<String> {
 
 /// Collection reads of the shapes the compiler fuses (`get` and `nth` of a local by a
 /// local or a constant, `get` with a constant default), and tests of their results against
-/// a string and for truth, on a collection of any kind: `l` and `k` are bound around it.
+/// a string and for truth, on a collection of any kind; property reads of an entity named
+/// by a literal or by a local, which may name no entity.
 fn read_expr() -> BoxedStrategy<String> {
     let coll = prop_oneof![
         Just("(list 1 \"ab\" nil (list 2))"),
@@ -371,7 +372,9 @@ fn read_expr() -> BoxedStrategy<String> {
                 "(do (var l {coll}) (var k {kv}) (var r ({read} l {key})) \
                  (var s (get l k {default})) (var t ({read} l k)) \
                  (if ({cmp} r \"ab\") (var s 7)) (if t (var r 1)) \
-                 (var u (list r s t ({cmp} s \"ab\"))) u end)"
+                 (var u (list r s t ({cmp} s \"ab\") (property \"p\" of \"e1\"))) \
+                 (var e (if (= (property \"p\" of (self)) 0) \"e0\" else k)) \
+                 (property \"p\" of e) u end)"
             )
         })
         .boxed()

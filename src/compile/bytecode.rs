@@ -366,6 +366,20 @@ pub enum Op {
         /// Where to go when the comparison is false.
         to: u32,
     },
+    /// `Load(a) PropertyOf(name)`: 2 steps (`(property "p" of e)`).
+    LocalPropertyOf {
+        /// The local naming the entity.
+        a: u16,
+        /// The property.
+        name: Symbol,
+    },
+    /// `Str(entity) PropertyOf(name)`: 2 steps (`(property "p" of "pit3")`).
+    NamedPropertyOf {
+        /// The entity's name.
+        entity: Symbol,
+        /// The property.
+        name: Symbol,
+    },
     /// `Load(a) JumpIfFalse(to)`: 2 steps (`(if x ...)`).
     LocalJump {
         /// The local tested.
@@ -385,7 +399,9 @@ impl Op {
             | Op::NilPop
             | Op::JumpPop(_)
             | Op::StrCmp { .. }
-            | Op::LocalJump { .. } => 2,
+            | Op::LocalJump { .. }
+            | Op::LocalPropertyOf { .. }
+            | Op::NamedPropertyOf { .. } => 2,
             Op::LocalConst { .. }
             | Op::Locals { .. }
             | Op::ReadLocals { .. }
@@ -412,7 +428,8 @@ impl Op {
             Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
             Op::NilPop => Op::Nil,
             Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } => Op::Str(s),
-            Op::LocalJump { a, .. } => Op::Load(a),
+            Op::LocalJump { a, .. } | Op::LocalPropertyOf { a, .. } => Op::Load(a),
+            Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
             Op::JumpPop(to) => Op::Jump(to),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
@@ -484,6 +501,12 @@ pub fn fuse(ops: &mut [Op]) {
                 .zip(small(k))
                 .map(|(read, k)| Op::ReadConst { c, read, k }),
             (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
+            (Some(Op::Load(a)), Some(Op::PropertyOf(name)), _, _) => {
+                Some(Op::LocalPropertyOf { a, name })
+            }
+            (Some(Op::Str(entity)), Some(Op::PropertyOf(name)), _, _) => {
+                Some(Op::NamedPropertyOf { entity, name })
+            }
             (Some(Op::Str(s)), Some(cmp), jump, _) => {
                 let eq = match int_op(cmp) {
                     Some(IntOp::Eq) => Some(true),
@@ -757,6 +780,19 @@ mod tests {
         assert_eq!(ops[5], Op::StrCmp { s, eq: false });
         assert_eq!(ops[8], Op::LocalJump { a: 2, to: 11 });
         assert!(matches!(ops[11], Op::SetLocalConst { .. }));
+        let p = Symbol::intern("seeds");
+        let mut reads = vec![
+            Op::Load(0),
+            Op::PropertyOf(p),
+            Op::Str(s),
+            Op::PropertyOf(p),
+            Op::End,
+        ];
+        fuse(&mut reads);
+        assert_eq!(reads[0], Op::LocalPropertyOf { a: 0, name: p });
+        assert_eq!(reads[2], Op::NamedPropertyOf { entity: s, name: p });
+        assert_eq!((reads[0].weight(), reads[2].weight()), (2, 2));
+        assert_eq!(reads[2].plain(builtin_of), Op::Str(s));
         // `+` with a string is no comparison.
         assert_eq!(ops[16], Op::Str(s));
         assert_eq!(

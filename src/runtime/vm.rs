@@ -1416,6 +1416,38 @@ impl Machine {
                             load!(a)
                         }
                     }
+                    // `(property "p" of e)` with `e` a local or a literal name: the name
+                    // is read where it lies, and the span is the `PropertyOf`'s.
+                    Op::LocalPropertyOf { a, name } => {
+                        if room!(1) {
+                            steps += 1;
+                            let v = out!(self.property_of(
+                                cx,
+                                &self.stack[base + a as usize],
+                                name,
+                                code.spans[ip]
+                            ))?;
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::NamedPropertyOf { entity, name } => {
+                        if room!(1) {
+                            steps += 1;
+                            let v = out!(self.property_of(
+                                cx,
+                                &Value::sym(entity),
+                                name,
+                                code.spans[ip]
+                            ))?;
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::sym(entity));
+                        }
+                    }
                     Op::JumpPop(to) => {
                         if room!(1) {
                             steps += 1;
