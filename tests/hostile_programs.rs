@@ -101,6 +101,7 @@ const CALLS: &[(&str, usize)] = &[
     ("dict", 0),
     ("dict", 2),
     ("get", 2),
+    ("get", 3),
     ("put", 3),
     ("has", 2),
     ("keys", 1),
@@ -161,6 +162,7 @@ fn expr() -> BoxedStrategy<String> {
                 // Control flow.
                 (inner.clone(), inner.clone(), inner.clone())
                     .prop_map(|(c, t, e)| format!("(if {c} {t} else {e})")),
+                (inner.clone(), inner.clone()).prop_map(|(c, t)| format!("(if {c} {t})")),
                 args(3).prop_map(|s| format!("(do {} end)", s.join(" "))),
                 inner.clone().prop_map(|e| format!("(var a {e})")),
                 inner.clone().prop_map(|e| format!("(var b (append b {e}))")),
@@ -337,6 +339,47 @@ fn loop_expr() -> BoxedStrategy<String> {
         .boxed()
 }
 
+/// Collection reads of the shapes the compiler fuses (`get` and `nth` of a local by a
+/// local or a constant, `get` with a constant default), and tests of their results against
+/// a string and for truth, on a collection of any kind; property reads of an entity named
+/// by a literal or by a local, which may name no entity.
+fn read_expr() -> BoxedStrategy<String> {
+    let coll = prop_oneof![
+        Just("(list 1 \"ab\" nil (list 2))"),
+        Just("(list)"),
+        Just("(dict 0 \"ab\" 1 2 \"ab\" 3 -1 nil)"),
+        Just("(dict)"),
+        Just("\"ab\""),
+        Just("nil"),
+        Just("2.5"),
+        Just("(range 5)"),
+    ];
+    let key = prop_oneof![
+        Just("k"),
+        Just("0"),
+        Just("1"),
+        Just("3"),
+        Just("-1"),
+        Just("\"ab\""),
+        Just("1.0"),
+        Just("nil"),
+    ];
+    let read = prop_oneof![Just("get"), Just("nth")];
+    let cmp = prop_oneof![Just("="), Just("!=")];
+    (coll, key.clone(), key, read, cmp, -2i64..3)
+        .prop_map(|(coll, key, kv, read, cmp, default)| {
+            format!(
+                "(do (var l {coll}) (var k {kv}) (var r ({read} l {key})) \
+                 (var s (get l k {default})) (var t ({read} l k)) \
+                 (if ({cmp} r \"ab\") (var s 7)) (if t (var r 1)) \
+                 (var u (list r s t ({cmp} s \"ab\") (property \"p\" of \"e1\"))) \
+                 (var e (if (= (property \"p\" of (self)) 0) \"e0\" else k)) \
+                 (property \"p\" of e) u end)"
+            )
+        })
+        .boxed()
+}
+
 /// `game` without its fused instructions: each one put back to the first plain
 /// instruction of its sequence (the others were left in place).
 fn unfused(game: &Game) -> Game {
@@ -409,6 +452,17 @@ proptest! {
     fn fused_instructions_do_what_the_plain_ones_do(
         go in loop_expr(),
         ping in expr(),
+        law in expr(),
+        effect in loop_expr(),
+        seed in 0u64..4,
+    ) {
+        run_fused_and_plain(&game(&go, &ping, &law, &effect), seed)?;
+    }
+
+    #[test]
+    fn fused_reads_do_what_the_plain_ones_do(
+        go in read_expr(),
+        ping in read_expr(),
         law in expr(),
         effect in loop_expr(),
         seed in 0u64..4,

@@ -101,6 +101,37 @@ pub enum IntValue {
     Bool(bool),
 }
 
+/// A collection read with an instruction of its own (fused instructions carry one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// `get`: a dictionary's value at a key, a list's element at an index, or nil.
+    Get,
+    /// `nth`: a list's element at an index (an error when out of range).
+    Nth,
+}
+
+impl Read {
+    /// The builtin index of the read.
+    pub fn builtin(self) -> u16 {
+        read_builtins()[self as usize]
+    }
+}
+
+/// The builtin indices of `get` and `nth`, looked up once.
+fn read_builtins() -> &'static [u16; 2] {
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<[u16; 2]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let at = |name: &str| {
+            crate::compile::builtins::BUILTINS
+                .iter()
+                .position(|b| b.name == name)
+                .map_or(u16::MAX, |i| i as u16)
+        };
+        [at("get"), at("nth")]
+    })
+}
+
 /// One instruction.
 ///
 /// The instructions from [`Op::LocalConst`] on are *fused*: each stands for a short
@@ -288,15 +319,98 @@ pub enum Op {
         /// Where to go when the comparison is false.
         to: u32,
     },
+    /// `Load(c) Load(k) Builtin(get|nth, 2)`: 3 steps (`(get d k)`, `(nth l i)`).
+    ReadLocals {
+        /// The collection's local.
+        c: u16,
+        /// The key's local.
+        k: u16,
+        /// The read.
+        read: Read,
+    },
+    /// `Load(c) Int(k) Builtin(get|nth, 2)`: 3 steps (`(nth l 0)`).
+    ReadConst {
+        /// The collection's local.
+        c: u16,
+        /// The read.
+        read: Read,
+        /// The key.
+        k: i32,
+    },
+    /// `Load(c) Load(k) Int(default) Builtin(get, 3)`: 4 steps (`(get d k 0)`).
+    GetOr {
+        /// The collection's local.
+        c: u16,
+        /// The key's local.
+        k: u16,
+        /// The default.
+        default: i32,
+    },
+    /// `Nil Pop`: 2 steps (the missing `else` of an `if` whose value is not used).
+    NilPop,
+    /// `Jump(to)` to a `Pop` (the end of an `if` branch whose value is not used): 2 steps.
+    JumpPop(u32),
+    /// `Str(s) Builtin(=|!=, 2)`: 2 steps (`(= x "name")`).
+    StrCmp {
+        /// The string.
+        s: Symbol,
+        /// `=` (else `!=`).
+        eq: bool,
+    },
+    /// `Str(s) Builtin(=|!=, 2) JumpIfFalse(to)`: 3 steps (`(if (= x "name") ...)`).
+    StrCmpJump {
+        /// The string.
+        s: Symbol,
+        /// `=` (else `!=`).
+        eq: bool,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
+    /// `Load(a) PropertyOf(name)`: 2 steps (`(property "p" of e)`).
+    LocalPropertyOf {
+        /// The local naming the entity.
+        a: u16,
+        /// The property.
+        name: Symbol,
+    },
+    /// `Str(entity) PropertyOf(name)`: 2 steps (`(property "p" of "pit3")`).
+    NamedPropertyOf {
+        /// The entity's name.
+        entity: Symbol,
+        /// The property.
+        name: Symbol,
+    },
+    /// `Load(a) JumpIfFalse(to)`: 2 steps (`(if x ...)`).
+    LocalJump {
+        /// The local tested.
+        a: u16,
+        /// Where to go when it is false.
+        to: u32,
+    },
 }
 
 impl Op {
     /// How many plain instructions a fused instruction stands for (1 for a plain one).
     pub fn weight(self) -> u64 {
         match self {
-            Op::Const { .. } | Op::OpJump { .. } | Op::JumpEnd(_) => 2,
-            Op::LocalConst { .. } | Op::Locals { .. } => 3,
-            Op::SetLocalConst { .. } | Op::LocalConstJump { .. } | Op::LocalsJump { .. } => 4,
+            Op::Const { .. }
+            | Op::OpJump { .. }
+            | Op::JumpEnd(_)
+            | Op::NilPop
+            | Op::JumpPop(_)
+            | Op::StrCmp { .. }
+            | Op::LocalJump { .. }
+            | Op::LocalPropertyOf { .. }
+            | Op::NamedPropertyOf { .. } => 2,
+            Op::LocalConst { .. }
+            | Op::Locals { .. }
+            | Op::ReadLocals { .. }
+            | Op::ReadConst { .. }
+            | Op::StrCmpJump { .. } => 3,
+            Op::SetLocalConst { .. }
+            | Op::LocalConstJump { .. }
+            | Op::LocalsJump { .. }
+            | Op::GetOr { .. } => 4,
             Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
             _ => 1,
         }
@@ -311,6 +425,12 @@ impl Op {
             | Op::SetLocalConst { a, .. }
             | Op::LocalConstJump { a, .. }
             | Op::LocalsJump { a, .. } => Op::Load(a),
+            Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
+            Op::NilPop => Op::Nil,
+            Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } => Op::Str(s),
+            Op::LocalJump { a, .. } | Op::LocalPropertyOf { a, .. } => Op::Load(a),
+            Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
+            Op::JumpPop(to) => Op::Jump(to),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
             Op::JumpEnd(to) => Op::Jump(to),
@@ -360,8 +480,51 @@ pub fn fuse(ops: &mut [Op]) {
     };
     let small = |k: i64| i32::try_from(k).ok();
     let is_cmp = |op: IntOp| !matches!(op, IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Rem);
+    let [get, nth] = *read_builtins();
+    let read = |op: Op, argc: u8| match op {
+        Op::Builtin(i, n) if n == argc && i == get => Some(Read::Get),
+        Op::Builtin(i, n) if n == argc && i == nth => Some(Read::Nth),
+        _ => None,
+    };
     for (p, slot) in ops.iter_mut().enumerate() {
         let at = |i: usize| plain.get(p + i).copied();
+        let reads = match (at(0), at(1), at(2), at(3)) {
+            (Some(Op::Load(c)), Some(Op::Load(k)), Some(Op::Int(d)), Some(last))
+                if read(last, 3) == Some(Read::Get) && small(d).is_some() =>
+            {
+                small(d).map(|default| Op::GetOr { c, k, default })
+            }
+            (Some(Op::Load(c)), Some(Op::Load(k)), Some(last), _) => {
+                read(last, 2).map(|read| Op::ReadLocals { c, k, read })
+            }
+            (Some(Op::Load(c)), Some(Op::Int(k)), Some(last), _) => read(last, 2)
+                .zip(small(k))
+                .map(|(read, k)| Op::ReadConst { c, read, k }),
+            (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
+            (Some(Op::Load(a)), Some(Op::PropertyOf(name)), _, _) => {
+                Some(Op::LocalPropertyOf { a, name })
+            }
+            (Some(Op::Str(entity)), Some(Op::PropertyOf(name)), _, _) => {
+                Some(Op::NamedPropertyOf { entity, name })
+            }
+            (Some(Op::Str(s)), Some(cmp), jump, _) => {
+                let eq = match int_op(cmp) {
+                    Some(IntOp::Eq) => Some(true),
+                    Some(IntOp::Ne) => Some(false),
+                    _ => None,
+                };
+                eq.map(|eq| match jump {
+                    Some(Op::JumpIfFalse(to)) => Op::StrCmpJump { s, eq, to },
+                    _ => Op::StrCmp { s, eq },
+                })
+            }
+            (Some(Op::Load(a)), Some(Op::JumpIfFalse(to)), _, _) => Some(Op::LocalJump { a, to }),
+            _ => None,
+        };
+        if let Some(f) = reads {
+            *slot = f;
+            continue;
+        }
         let fused = match (at(0), at(1), at(2).and_then(int_op), at(3)) {
             (Some(Op::Load(a)), Some(Op::Int(k)), Some(op), Some(Op::JumpIfFalse(to)))
                 if is_cmp(op) && small(k).is_some() =>
@@ -405,6 +568,7 @@ pub fn fuse(ops: &mut [Op]) {
         let body = t.wrapping_add(4);
         ops[p] = match ops.get(t as usize).copied() {
             Some(Op::End) => Op::JumpEnd(t),
+            _ if plain.get(t as usize) == Some(&Op::Pop) => Op::JumpPop(t),
             Some(Op::LocalConstJump { a, op, k, to }) => Op::LoopLocalConst {
                 a,
                 op,
@@ -547,9 +711,164 @@ mod tests {
             assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
         }
         // A jump elsewhere stays a jump.
-        let mut ops = vec![Op::Jump(2), Op::Nil, Op::Pop, Op::End];
+        let mut ops = vec![Op::Jump(2), Op::Nil, Op::Int(1), Op::End];
         fuse(&mut ops);
         assert_eq!(ops[0], Op::Jump(2));
+    }
+
+    /// `(if c (f))` as a statement: the missing `else` pushes nil and both branches meet
+    /// at the `Pop` of the unused value.
+    #[test]
+    fn an_unused_if_skips_its_nil_and_pop() {
+        let plain = vec![
+            Op::Load(0),
+            Op::JumpIfFalse(4),
+            Op::Int(1),
+            Op::Jump(5),
+            Op::Nil,
+            Op::Pop,
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(ops[3], Op::JumpPop(5));
+        assert_eq!(ops[4], Op::NilPop);
+        assert_eq!((ops[3].weight(), ops[4].weight()), (2, 2));
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+    }
+
+    /// Comparisons with a literal string, and tests of a local.
+    #[test]
+    fn string_tests_and_local_tests_are_fused() {
+        let eq = builtin_of(IntOp::Eq);
+        let ne = builtin_of(IntOp::Ne);
+        let add = builtin_of(IntOp::Add);
+        let s = Symbol::intern("empty");
+        let plain = vec![
+            Op::Load(0),
+            Op::Str(s),
+            Op::Builtin(eq, 2),
+            Op::JumpIfFalse(11),
+            Op::Load(1),
+            Op::Str(s),
+            Op::Builtin(ne, 2),
+            Op::SetLocal(2),
+            Op::Load(2),
+            Op::JumpIfFalse(11),
+            Op::SetLocal(3),
+            Op::Load(3),
+            Op::Int(1),
+            Op::Builtin(add, 2),
+            Op::SetLocal(3),
+            Op::Load(0),
+            Op::Str(s),
+            Op::Builtin(add, 2),
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[1],
+            Op::StrCmpJump {
+                s,
+                eq: true,
+                to: 11
+            }
+        );
+        assert_eq!(ops[5], Op::StrCmp { s, eq: false });
+        assert_eq!(ops[8], Op::LocalJump { a: 2, to: 11 });
+        assert!(matches!(ops[11], Op::SetLocalConst { .. }));
+        let p = Symbol::intern("seeds");
+        let mut reads = vec![
+            Op::Load(0),
+            Op::PropertyOf(p),
+            Op::Str(s),
+            Op::PropertyOf(p),
+            Op::End,
+        ];
+        fuse(&mut reads);
+        assert_eq!(reads[0], Op::LocalPropertyOf { a: 0, name: p });
+        assert_eq!(reads[2], Op::NamedPropertyOf { entity: s, name: p });
+        assert_eq!((reads[0].weight(), reads[2].weight()), (2, 2));
+        assert_eq!(reads[2].plain(builtin_of), Op::Str(s));
+        // `+` with a string is no comparison.
+        assert_eq!(ops[16], Op::Str(s));
+        assert_eq!(
+            (ops[1].weight(), ops[5].weight(), ops[8].weight()),
+            (3, 2, 2)
+        );
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+    }
+
+    /// `get` and `nth` with local or constant operands, and `get` with a constant default.
+    #[test]
+    fn collection_reads_are_fused() {
+        let (get, nth) = (Read::Get.builtin(), Read::Nth.builtin());
+        let length = crate::compile::builtins::BUILTINS
+            .iter()
+            .position(|b| b.name == "length")
+            .map(|i| i as u16);
+        assert!(get != u16::MAX && nth != u16::MAX && Some(get) != length);
+        let plain = vec![
+            Op::Load(0),
+            Op::Load(1),
+            Op::Builtin(get, 2),
+            Op::Load(2),
+            Op::Int(3),
+            Op::Builtin(nth, 2),
+            Op::Load(0),
+            Op::Load(1),
+            Op::Int(-1),
+            Op::Builtin(get, 3),
+            Op::Load(0),
+            Op::Int(i64::MAX),
+            Op::Builtin(get, 2),
+            Op::Load(0),
+            Op::Load(1),
+            Op::Int(0),
+            Op::Builtin(nth, 3),
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[0],
+            Op::ReadLocals {
+                c: 0,
+                k: 1,
+                read: Read::Get
+            }
+        );
+        assert_eq!(
+            ops[3],
+            Op::ReadConst {
+                c: 2,
+                read: Read::Nth,
+                k: 3
+            }
+        );
+        assert_eq!(
+            ops[6],
+            Op::GetOr {
+                c: 0,
+                k: 1,
+                default: -1
+            }
+        );
+        // A constant too big, and a read with arguments it does not take, stay plain.
+        assert_eq!(ops[10], Op::Load(0));
+        assert_eq!(ops[13], Op::Load(0));
+        assert_eq!(
+            (ops[0].weight(), ops[3].weight(), ops[6].weight()),
+            (3, 3, 4)
+        );
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
     }
 
     #[test]

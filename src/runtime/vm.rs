@@ -17,7 +17,7 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, PureFn, pure_fn, same_text, text_of};
+use super::builtins::{BuiltinError, PureFn, pure_fn, read_fast, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -1315,6 +1315,150 @@ impl Machine {
                         }
                     }
                     Op::JumpEnd(to) => ip = to as usize,
+                    // Collection reads: the collection and the key are borrowed in their
+                    // slots, and only the value read is cloned. Anything but a plain read
+                    // (another kind, `nth` out of range, an error) runs the plain sequence.
+                    Op::ReadLocals { c, k, read } => {
+                        if room!(2)
+                            && let Some(v) = read_fast(
+                                read,
+                                &self.stack[base + c as usize],
+                                &self.stack[base + k as usize],
+                                None,
+                            )
+                        {
+                            steps += 2;
+                            self.stack.push(v);
+                            ip += 2;
+                        } else {
+                            load!(c)
+                        }
+                    }
+                    Op::ReadConst { c, read, k } => {
+                        if room!(2)
+                            && let Some(v) = read_fast(
+                                read,
+                                &self.stack[base + c as usize],
+                                &Value::Int(i64::from(k)),
+                                None,
+                            )
+                        {
+                            steps += 2;
+                            self.stack.push(v);
+                            ip += 2;
+                        } else {
+                            load!(c)
+                        }
+                    }
+                    Op::GetOr { c, k, default } => {
+                        if room!(3)
+                            && let Some(v) = read_fast(
+                                crate::compile::bytecode::Read::Get,
+                                &self.stack[base + c as usize],
+                                &self.stack[base + k as usize],
+                                Some(i64::from(default)),
+                            )
+                        {
+                            steps += 3;
+                            self.stack.push(v);
+                            ip += 3;
+                        } else {
+                            load!(c)
+                        }
+                    }
+                    Op::NilPop => {
+                        if room!(1) {
+                            steps += 1;
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::Nil);
+                        }
+                    }
+                    // `=` or `!=` with a literal string, on a value that is not a
+                    // collection: what `Op::Builtin`'s fast path answers.
+                    Op::StrCmp { s, eq } => {
+                        if room!(1)
+                            && let Some(top) = self.stack.last_mut()
+                            && !is_collection(top)
+                        {
+                            steps += 1;
+                            let r = (*top == Value::sym(s)) == eq;
+                            overwrite(top, Value::Bool(r));
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::sym(s));
+                        }
+                    }
+                    Op::StrCmpJump { s, eq, to } => {
+                        if room!(2)
+                            && let Some(top) = self.stack.last()
+                            && !is_collection(top)
+                        {
+                            steps += 2;
+                            let t = (*top == Value::sym(s)) == eq;
+                            if let Some(v) = self.stack.pop() {
+                                discard(v);
+                            }
+                            ip = if t { ip + 2 } else { to as usize };
+                        } else {
+                            self.stack.push(Value::sym(s));
+                        }
+                    }
+                    Op::LocalJump { a, to } => {
+                        if room!(1) {
+                            steps += 1;
+                            ip = if self.stack[base + a as usize].truthy() {
+                                ip + 1
+                            } else {
+                                to as usize
+                            };
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    // `(property "p" of e)` with `e` a local or a literal name: the name
+                    // is read where it lies, and the span is the `PropertyOf`'s.
+                    Op::LocalPropertyOf { a, name } => {
+                        if room!(1) {
+                            steps += 1;
+                            let v = out!(self.property_of(
+                                cx,
+                                &self.stack[base + a as usize],
+                                name,
+                                code.spans[ip]
+                            ))?;
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            load!(a)
+                        }
+                    }
+                    Op::NamedPropertyOf { entity, name } => {
+                        if room!(1) {
+                            steps += 1;
+                            let v = out!(self.property_of(
+                                cx,
+                                &Value::sym(entity),
+                                name,
+                                code.spans[ip]
+                            ))?;
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::sym(entity));
+                        }
+                    }
+                    Op::JumpPop(to) => {
+                        if room!(1) {
+                            steps += 1;
+                            if let Some(v) = self.stack.pop() {
+                                discard(v);
+                            }
+                            ip = to as usize + 1;
+                        } else {
+                            ip = to as usize;
+                        }
+                    }
                     Op::OpJump { op: f, to } => {
                         let n = self.stack.len();
                         if n >= 2

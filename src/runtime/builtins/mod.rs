@@ -8,6 +8,7 @@
 //! slice, so a collection the caller held uniquely is updated in place (`Arc::make_mut`).
 
 mod collections;
+pub use collections::read_fast;
 pub(crate) use collections::text_of;
 mod numbers;
 mod strings;
