@@ -510,15 +510,18 @@ impl Session {
             Start::Eval(code) => m.restart_eval(world, &mut cx, code),
         }
         let status = drive(&mut m, &mut cx);
-        let tx = Transaction {
-            status,
-            output: std::mem::take(&mut m.output),
-            trace: std::mem::take(&mut m.trace),
-            steps: m.steps(),
-        };
+        let output = std::mem::take(&mut m.output);
+        let trace = std::mem::take(&mut m.trace);
+        let steps = m.steps();
         m.give_back(world);
         self.kept = Some(m);
-        tx
+        // Built last, in place: the transaction is large to move.
+        Transaction {
+            status,
+            output,
+            trace,
+            steps,
+        }
     }
 
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it

@@ -313,10 +313,12 @@ struct JoinPoint {
     phase: Phase,
     value: Value,
     then: Then,
-    /// The world and the open checkpoints when the join point began, when it has laws
-    /// that may change the world (only a law can veto): a veto puts them back, so a
-    /// vetoed message did nothing at any depth.
-    before: Option<(World, usize)>,
+    /// Whether the join point has its entry on [`Machine::befores`]: the world and the
+    /// open checkpoints when it began, kept when it has laws that may change the world
+    /// (only a law can veto) and is not the outermost; a veto puts them back, so a
+    /// vetoed message did nothing at any depth. Kept apart, as few join points have
+    /// one: the join point stays small to push and pop.
+    before: bool,
 }
 
 /// What happens when a join point is over, besides giving its value to the sender.
@@ -379,6 +381,9 @@ pub struct Machine {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
+    /// The worlds and open-checkpoint counts kept by the join points marked `before`,
+    /// innermost last (see [`JoinPoint::before`]).
+    befores: Vec<(World, usize)>,
     checkpoints: Vec<Checkpoint>,
     meter: Meter,
     /// Lines written by `notify` and `print`.
@@ -481,6 +486,7 @@ impl Machine {
             stack: b.stack,
             frames: b.frames,
             jps: b.jps,
+            befores: Vec::new(),
             checkpoints: Vec::new(),
             meter: Meter::new(limits),
             output: Vec::new(),
@@ -579,6 +585,7 @@ impl Machine {
         self.stack.clear();
         self.frames.clear();
         self.jps.clear();
+        self.befores.clear();
         self.checkpoints.clear();
         self.meter = Meter::new(cx.limits);
         self.output.clear();
@@ -607,6 +614,7 @@ impl Machine {
         self.stack.clear();
         self.frames.clear();
         self.jps.clear();
+        self.befores.clear();
         self.checkpoints.clear();
         // A deep transaction does not pin its memory until the next one.
         let_go_if_large(&mut self.stack);
@@ -659,6 +667,7 @@ impl Machine {
         // Copies of the world held by join points and checkpoints go first, so undoing
         // in place finds the entities unshared again.
         self.jps.clear();
+        self.befores.clear();
         self.checkpoints.clear();
         match &self.start {
             Some(start) => self.world = start.clone(),
@@ -762,6 +771,7 @@ impl Machine {
         }
         self.frames.clear();
         self.jps.clear();
+        self.befores.clear();
         self.stack.clear();
         self.checkpoints.clear();
         Run::Finished(status)
@@ -1598,7 +1608,9 @@ impl Machine {
         }
         // An inner join point: what it did (its laws' changes and sends) is undone too,
         // and the send that made it gives nil.
-        if let Some((world, open)) = jp.before {
+        if jp.before
+            && let Some((world, open)) = self.befores.pop()
+        {
             self.world = world;
             self.checkpoints.truncate(open);
         }
@@ -1624,7 +1636,10 @@ impl Machine {
                 Phase::Laws(_) => {
                     // Every law let the message through: nothing can veto it now, and
                     // dropping the copy keeps the behaviour's updates in place.
-                    jp.before = None;
+                    if jp.before {
+                        jp.before = false;
+                        self.befores.pop();
+                    }
                     jp.phase = Phase::Behaviour;
                 }
                 Phase::Behaviour => {
@@ -1764,8 +1779,11 @@ impl Machine {
             );
         }
         // The outermost join point needs no copy: a veto there restores the start.
-        let before = (chain.laws_may_change_world && !self.jps.is_empty())
-            .then(|| (self.world.clone(), self.checkpoints.len()));
+        let before = chain.laws_may_change_world && !self.jps.is_empty();
+        if before {
+            self.befores
+                .push((self.world.clone(), self.checkpoints.len()));
+        }
         self.jps.push(JoinPoint {
             entity,
             name,
