@@ -575,18 +575,21 @@ impl Machine {
         self.push_frame(cx, code, Kind::Top, NO_JP);
     }
 
-    /// Take the world in `world` for a new transaction and make the machine as new.
+    /// Take the world in `world` for a new transaction and make the machine as new. The
+    /// machine is idle or was given back ([`Machine::give_back`]), which leaves its
+    /// stacks and log empty and no start kept: only what a transaction's end does not
+    /// reset is reset here.
     fn restart(&mut self, world: &mut World, cx: &Context<'_>) {
+        debug_assert!(
+            self.is_emptied(),
+            "a machine restarted before it was given back"
+        );
         std::mem::swap(&mut self.world, world);
-        self.start = self.world.canvas.active.then(|| self.world.clone());
+        if self.world.canvas.active {
+            self.start = Some(self.world.clone());
+        }
         self.start_rng = self.world.rng;
         self.trial = false;
-        self.undo.clear();
-        self.stack.clear();
-        self.frames.clear();
-        self.jps.clear();
-        self.befores.clear();
-        self.checkpoints.clear();
         self.meter = Meter::new(cx.limits);
         self.output.clear();
         self.trace.clear();
@@ -610,17 +613,42 @@ impl Machine {
         }
         std::mem::swap(&mut self.world, world);
         self.start = None;
+        // A kept trial leaves its log here.
+        self.undo.clear();
+        // A finished transaction emptied its stacks (`finish`); an abandoned wait has not.
+        if !self.is_emptied() {
+            self.empty();
+        }
+        // A deep transaction does not pin its memory until the next one.
+        let_go_if_large(&mut self.stack);
+        let_go_if_large(&mut self.frames);
+        let_go_if_large(&mut self.jps);
+        let_go_if_large(&mut self.undo);
+    }
+
+    /// Whether the stacks, the undo log and the checkpoints are empty and no start is
+    /// kept, as [`Machine::give_back`] leaves them.
+    #[inline(always)]
+    fn is_emptied(&self) -> bool {
+        self.start.is_none()
+            && self.undo.is_empty()
+            && self.stack.is_empty()
+            && self.frames.is_empty()
+            && self.jps.is_empty()
+            && self.befores.is_empty()
+            && self.checkpoints.is_empty()
+    }
+
+    /// Empty the stacks, the undo log and the checkpoints.
+    #[inline(never)]
+    #[cold]
+    fn empty(&mut self) {
         self.undo.clear();
         self.stack.clear();
         self.frames.clear();
         self.jps.clear();
         self.befores.clear();
         self.checkpoints.clear();
-        // A deep transaction does not pin its memory until the next one.
-        let_go_if_large(&mut self.stack);
-        let_go_if_large(&mut self.frames);
-        let_go_if_large(&mut self.jps);
-        let_go_if_large(&mut self.undo);
     }
 
     /// Before a change the undo log does not record: rebuild the world as it was when
