@@ -278,6 +278,18 @@ fn int_value(r: IntValue) -> Value {
     }
 }
 
+/// How a run without anyone to answer ends when the transaction waits for `signal`.
+#[cold]
+#[inline(never)]
+fn unanswered(signal: Symbol) -> Status {
+    Status::Failed(RuntimeError {
+        message: format!("waiting for signal \"{signal}\" with no one to answer"),
+        hint: Some("signals are answered from the REPL (:signal) or the board".into()),
+        span: None,
+        chain: Vec::new(),
+    })
+}
+
 /// The span of a message from outside: it has no place in the sources.
 const OUTSIDE: Span = Span {
     file: crate::source::FileId(u32::MAX),
@@ -787,8 +799,48 @@ impl Machine {
         self.world
     }
 
+    /// Run to the end without stepping: the transaction's status. A wait for a signal
+    /// ends the run as a failure (with no one to answer, a wait cannot be satisfied),
+    /// the machine left waiting. As [`Machine::run`] called until it finishes, without
+    /// moving the status through [`Run`] at every level.
+    pub fn run_out(&mut self, cx: &mut Context<'_>) -> Status {
+        loop {
+            if let Some(status) = self.done.take() {
+                self.end(&status);
+                return status;
+            }
+            if let Some(signal) = self.waiting {
+                return unanswered(signal);
+            }
+            match self.exec(cx) {
+                Ok(Flow::End(status)) => {
+                    self.end(&status);
+                    return status;
+                }
+                Ok(Flow::Wait(signal)) => {
+                    self.waiting = Some(signal);
+                    return unanswered(signal);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let status = Status::Failed(e);
+                    self.end(&status);
+                    return status;
+                }
+            }
+        }
+    }
+
     fn finish(&mut self, status: Status) -> Run {
-        match &status {
+        self.end(&status);
+        Run::Finished(status)
+    }
+
+    /// Clean up after a transaction ended with `status`: a failure, a veto or a
+    /// rollback puts back the start (a kept rollback the checkpoint's world), and the
+    /// stacks are emptied.
+    fn end(&mut self, status: &Status) {
+        match status {
             // A trial's caller keeps, logs or undoes what it did.
             Status::Committed(_) if self.trial => {}
             Status::Committed(_) => self.undo.clear(),
@@ -802,7 +854,6 @@ impl Machine {
         self.befores.clear();
         self.stack.clear();
         self.checkpoints.clear();
-        Run::Finished(status)
     }
 
     /// Record step `e` when tracing and pause after it when stepping. Inlined: a
