@@ -1863,6 +1863,29 @@ impl Machine {
             self.befores
                 .push((self.world.clone(), self.checkpoints.len()));
         }
+        // No law and a behaviour, untraced and not stepping: the join point starts at its
+        // behaviour, as `advance` would start it (nothing to record, no copy to drop).
+        if chain.laws.is_empty()
+            && !before
+            && !(cx.trace || cx.stepping)
+            && let Some(code) = behaviour
+        {
+            self.jps.push(JoinPoint {
+                entity,
+                name,
+                msg,
+                sender,
+                state,
+                chain,
+                behaviour,
+                phase: Phase::SideEffects(0),
+                value: Value::Nil,
+                then,
+                before,
+            });
+            self.push_frame(cx, code, Kind::Behaviour, (depth - 1) as u32);
+            return Ok(Flow::Enter);
+        }
         self.jps.push(JoinPoint {
             entity,
             name,
