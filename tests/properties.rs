@@ -813,8 +813,16 @@ fn join_points_without_laws_run_as_traced_ones_do() {
     for (to, round) in ["a", "b", "a", "a", "b", "a"].iter().zip(0..) {
         let q = quiet.deliver(Symbol::intern(to), go());
         let t = traced.deliver(Symbol::intern(to), go());
-        assert_eq!(format!("{:?}", q.status), format!("{:?}", t.status), "round {round}");
-        assert!(matches!(q.status, Status::Committed(_)), "round {round}: {:?}", q.status);
+        assert_eq!(
+            format!("{:?}", q.status),
+            format!("{:?}", t.status),
+            "round {round}"
+        );
+        assert!(
+            matches!(q.status, Status::Committed(_)),
+            "round {round}: {:?}",
+            q.status
+        );
         assert_eq!(q.steps, t.steps, "round {round}");
         assert!(q.trace.is_empty() && !t.trace.is_empty(), "round {round}");
         assert!(quiet.world.same_as(&traced.world), "round {round}");

@@ -525,7 +525,7 @@ impl Machine {
         msg: Arc<Message>,
     ) -> Machine {
         let mut m = Machine::new(world, cx);
-        match m.send(cx, &Value::sym(to), msg, OUTSIDE) {
+        match m.send_from_outside(cx, to, msg) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
         }
@@ -576,7 +576,7 @@ impl Machine {
         msg: Arc<Message>,
     ) {
         self.restart(world, cx);
-        if let Err(e) = self.send(cx, &Value::sym(to), msg, OUTSIDE) {
+        if let Err(e) = self.send_from_outside(cx, to, msg) {
             self.done = Some(Status::Failed(e));
         }
     }
@@ -1789,6 +1789,25 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// Deliver `msg` from the user to the entity named `to`, as [`Machine::send`] does
+    /// with nothing running (so no representation is sending), without making a name
+    /// value: an entity made when the game started is found in the fixed table, any
+    /// other name (or a missing one, for its error) as `send` finds it.
+    #[inline]
+    fn send_from_outside(
+        &mut self,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) -> Result<Flow, RuntimeError> {
+        debug_assert!(self.frames.is_empty() && self.jps.is_empty());
+        let entity = match self.fixed.get(to) {
+            Some(id) if self.world.entity(id).is_some_and(|e| e.name == to) => id,
+            _ => self.entity_named(&Value::sym(to), OUTSIDE)?,
+        };
+        self.send_to(cx, entity, msg, OUTSIDE, Then::Give)
     }
 
     /// Deliver `msg` to the entity named by `to`, as the running code (or the user).
