@@ -1795,7 +1795,7 @@ impl Machine {
     /// with nothing running (so no representation is sending), without making a name
     /// value: an entity made when the game started is found in the fixed table, any
     /// other name (or a missing one, for its error) as `send` finds it.
-    #[inline]
+    #[inline(never)]
     fn send_from_outside(
         &mut self,
         cx: &mut Context<'_>,
