@@ -769,10 +769,11 @@ fn every_ending_is_reached() {
     }
 }
 
-/// A join point without laws starts at its behaviour at once when nothing traces or steps
-/// (a shortcut past `advance`): it ends exactly as the traced run, which takes the long
-/// way, does, at the outermost and inner depths, with and without side-effects, next to
-/// a join point whose law vetoes and one that is not handled.
+/// A join point without laws starts at its behaviour at once, and one without
+/// side-effects ends with its behaviour, when nothing traces or steps (shortcuts past
+/// `advance`): it ends exactly as the traced run, which takes the long way, does, at the
+/// outermost and inner depths, with and without side-effects, next to a join point whose
+/// law vetoes and one that is not handled.
 #[test]
 fn join_points_without_laws_run_as_traced_ones_do() {
     let text = r#"

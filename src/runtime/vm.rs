@@ -1665,6 +1665,19 @@ impl Machine {
             Kind::Law | Kind::SideEffect => self.advance(cx),
             Kind::Behaviour => {
                 if let Some(jp) = self.jps.last_mut() {
+                    if jp.chain.side_effects.is_empty()
+                        && matches!(jp.then, Then::Give)
+                        && !(cx.trace || cx.stepping)
+                    {
+                        // No side-effect to run and nothing to record: the join point
+                        // ends with the behaviour's value, as `advance` would end it.
+                        self.jps.pop();
+                        if self.jps.is_empty() && self.frames.is_empty() {
+                            return Some(Status::Committed(value));
+                        }
+                        self.stack.push(value);
+                        return None;
+                    }
                     overwrite(&mut jp.value, value);
                 }
                 self.advance(cx)
