@@ -768,3 +768,69 @@ fn every_ending_is_reached() {
         panic!("{e}");
     }
 }
+
+/// A join point without laws starts at its behaviour at once, and one without
+/// side-effects ends with its behaviour, when nothing traces or steps (shortcuts past
+/// `advance`): it ends exactly as the traced run, which takes the long way, does, at the
+/// outermost and inner depths, with and without side-effects, next to a join point whose
+/// law vetoes and one that is not handled.
+#[test]
+fn join_points_without_laws_run_as_traced_ones_do() {
+    let text = r#"
+#entity t
+  #property n 0
+  #state default
+    #onMessage go
+      (update property "n" to (+ (property "n") (send new message "bump" to "b")))
+      (update property "n" to (+ (property "n") (or (send new message "guarded" to "b") 0)))
+      (update property "n" to (+ (property "n") (or (send new message "nobody" to "b") 0)))
+      (update property "n" to (+ (property "n") (send new message "plain" to "b")))
+      (property "n")
+    #onMessage bump
+      (update property "n" to (+ (property "n") 1))
+      (property "n")
+    #onMessage plain
+      (update property "n" to (+ (property "n") 1000))
+      (* (property "n") 2)
+    #onMessage guarded
+      (update property "n" to (+ (property "n") 100))
+      7
+#instance a of t
+#instance b of t
+#law "veto" on guarded to b in * is (if (> (property "n") 30) (return))
+#sideeffect "count" on bump to b in * is (update property "n" to (+ (property "n") 10))
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, std::path::Path::new("game.fr"))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    let (mut quiet, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
+    let mut traced = quiet.fork();
+    traced.trace = true;
+    let go = || Message {
+        label: Symbol::intern("go"),
+        attrs: Attrs::new(),
+    };
+    for (to, round) in ["a", "b", "a", "a", "b", "a"].iter().zip(0..) {
+        let q = quiet.deliver(Symbol::intern(to), go());
+        let t = traced.deliver(Symbol::intern(to), go());
+        assert_eq!(
+            format!("{:?}", q.status),
+            format!("{:?}", t.status),
+            "round {round}"
+        );
+        assert!(
+            matches!(q.status, Status::Committed(_)),
+            "round {round}: {:?}",
+            q.status
+        );
+        assert_eq!(q.steps, t.steps, "round {round}");
+        assert!(q.trace.is_empty() && !t.trace.is_empty(), "round {round}");
+        assert!(quiet.world.same_as(&traced.world), "round {round}");
+    }
+    // Both ways were taken: the veto fired and behaviours ran in inner join points.
+    let events = format!("{:?}", traced.deliver(Symbol::intern("a"), go()).trace);
+    assert!(events.contains("Vetoed"), "{events}");
+    assert!(events.contains("NoBehaviour"), "{events}");
+    assert!(events.contains("Behaviour { depth: 2"), "{events}");
+}

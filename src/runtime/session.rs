@@ -380,7 +380,7 @@ impl Session {
         let mut cx = self.context();
         cx.trace = trace;
         let mut m = start.machine(world, &mut cx);
-        let status = drive(&mut m, &mut cx);
+        let status = m.run_out(&mut cx);
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
@@ -402,7 +402,7 @@ impl Session {
         let mut cx = self.context();
         cx.trace = false;
         let mut m = start.machine(world, &mut cx);
-        let status = drive(&mut m, &mut cx);
+        let status = m.run_out(&mut cx);
         (status, m.into_world())
     }
 
@@ -509,16 +509,19 @@ impl Session {
             Start::Deliver(to, msg) => m.restart_deliver(world, &mut cx, to, msg),
             Start::Eval(code) => m.restart_eval(world, &mut cx, code),
         }
-        let status = drive(&mut m, &mut cx);
-        let tx = Transaction {
-            status,
-            output: std::mem::take(&mut m.output),
-            trace: std::mem::take(&mut m.trace),
-            steps: m.steps(),
-        };
+        let status = m.run_out(&mut cx);
+        let output = std::mem::take(&mut m.output);
+        let trace = std::mem::take(&mut m.trace);
+        let steps = m.steps();
         m.give_back(world);
         self.kept = Some(m);
-        tx
+        // Built last, in place: the transaction is large to move.
+        Transaction {
+            status,
+            output,
+            trace,
+            steps,
+        }
     }
 
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
@@ -584,7 +587,7 @@ impl Session {
             Start::Deliver(to, msg) => m.restart_trial(world, &mut cx, to, msg),
             Start::Eval(code) => m.restart_trial_eval(world, &mut cx, code),
         }
-        let status = drive(&mut m, &mut cx);
+        let status = m.run_out(&mut cx);
         m.end_trial(world, status.committed(), then);
         self.kept = Some(m);
         status
@@ -723,25 +726,6 @@ impl Start {
         match self {
             Start::Deliver(to, msg) => Machine::deliver_shared(world, cx, to, msg),
             Start::Eval(code) => Machine::eval(world, cx, code),
-        }
-    }
-}
-
-/// Run `m` to its end: its status.
-fn drive(m: &mut Machine, cx: &mut Context<'_>) -> Status {
-    loop {
-        match m.run(cx) {
-            Run::Finished(status) => return status,
-            Run::Stepped => continue,
-            Run::Waiting(signal) => {
-                // Without someone to answer, a wait cannot be satisfied.
-                return Status::Failed(RuntimeError {
-                    message: format!("waiting for signal \"{signal}\" with no one to answer"),
-                    hint: Some("signals are answered from the REPL (:signal) or the board".into()),
-                    span: None,
-                    chain: Vec::new(),
-                });
-            }
         }
     }
 }

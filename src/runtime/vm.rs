@@ -278,6 +278,18 @@ fn int_value(r: IntValue) -> Value {
     }
 }
 
+/// How a run without anyone to answer ends when the transaction waits for `signal`.
+#[cold]
+#[inline(never)]
+fn unanswered(signal: Symbol) -> Status {
+    Status::Failed(RuntimeError {
+        message: format!("waiting for signal \"{signal}\" with no one to answer"),
+        hint: Some("signals are answered from the REPL (:signal) or the board".into()),
+        span: None,
+        chain: Vec::new(),
+    })
+}
+
 /// The span of a message from outside: it has no place in the sources.
 const OUTSIDE: Span = Span {
     file: crate::source::FileId(u32::MAX),
@@ -313,10 +325,12 @@ struct JoinPoint {
     phase: Phase,
     value: Value,
     then: Then,
-    /// The world and the open checkpoints when the join point began, when it has laws
-    /// that may change the world (only a law can veto): a veto puts them back, so a
-    /// vetoed message did nothing at any depth.
-    before: Option<(World, usize)>,
+    /// Whether the join point has its entry on [`Machine::befores`]: the world and the
+    /// open checkpoints when it began, kept when it has laws that may change the world
+    /// (only a law can veto) and is not the outermost; a veto puts them back, so a
+    /// vetoed message did nothing at any depth. Kept apart, as few join points have
+    /// one: the join point stays small to push and pop.
+    before: bool,
 }
 
 /// What happens when a join point is over, besides giving its value to the sender.
@@ -379,6 +393,9 @@ pub struct Machine {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
+    /// The worlds and open-checkpoint counts kept by the join points marked `before`,
+    /// innermost last (see [`JoinPoint::before`]).
+    befores: Vec<(World, usize)>,
     checkpoints: Vec<Checkpoint>,
     meter: Meter,
     /// Lines written by `notify` and `print`.
@@ -481,6 +498,7 @@ impl Machine {
             stack: b.stack,
             frames: b.frames,
             jps: b.jps,
+            befores: Vec::new(),
             checkpoints: Vec::new(),
             meter: Meter::new(limits),
             output: Vec::new(),
@@ -507,7 +525,7 @@ impl Machine {
         msg: Arc<Message>,
     ) -> Machine {
         let mut m = Machine::new(world, cx);
-        match m.send(cx, &Value::sym(to), msg, OUTSIDE) {
+        match m.send_from_outside(cx, to, msg) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
         }
@@ -558,7 +576,7 @@ impl Machine {
         msg: Arc<Message>,
     ) {
         self.restart(world, cx);
-        if let Err(e) = self.send(cx, &Value::sym(to), msg, OUTSIDE) {
+        if let Err(e) = self.send_from_outside(cx, to, msg) {
             self.done = Some(Status::Failed(e));
         }
     }
@@ -569,17 +587,21 @@ impl Machine {
         self.push_frame(cx, code, Kind::Top, NO_JP);
     }
 
-    /// Take the world in `world` for a new transaction and make the machine as new.
+    /// Take the world in `world` for a new transaction and make the machine as new. The
+    /// machine is idle or was given back ([`Machine::give_back`]), which leaves its
+    /// stacks and log empty and no start kept: only what a transaction's end does not
+    /// reset is reset here.
     fn restart(&mut self, world: &mut World, cx: &Context<'_>) {
+        debug_assert!(
+            self.is_emptied(),
+            "a machine restarted before it was given back"
+        );
         std::mem::swap(&mut self.world, world);
-        self.start = self.world.canvas.active.then(|| self.world.clone());
+        if self.world.canvas.active {
+            self.start = Some(self.world.clone());
+        }
         self.start_rng = self.world.rng;
         self.trial = false;
-        self.undo.clear();
-        self.stack.clear();
-        self.frames.clear();
-        self.jps.clear();
-        self.checkpoints.clear();
         self.meter = Meter::new(cx.limits);
         self.output.clear();
         self.trace.clear();
@@ -603,16 +625,42 @@ impl Machine {
         }
         std::mem::swap(&mut self.world, world);
         self.start = None;
+        // A kept trial leaves its log here.
         self.undo.clear();
-        self.stack.clear();
-        self.frames.clear();
-        self.jps.clear();
-        self.checkpoints.clear();
+        // A finished transaction emptied its stacks (`finish`); an abandoned wait has not.
+        if !self.is_emptied() {
+            self.empty();
+        }
         // A deep transaction does not pin its memory until the next one.
         let_go_if_large(&mut self.stack);
         let_go_if_large(&mut self.frames);
         let_go_if_large(&mut self.jps);
         let_go_if_large(&mut self.undo);
+    }
+
+    /// Whether the stacks, the undo log and the checkpoints are empty and no start is
+    /// kept, as [`Machine::give_back`] leaves them.
+    #[inline(always)]
+    fn is_emptied(&self) -> bool {
+        self.start.is_none()
+            && self.undo.is_empty()
+            && self.stack.is_empty()
+            && self.frames.is_empty()
+            && self.jps.is_empty()
+            && self.befores.is_empty()
+            && self.checkpoints.is_empty()
+    }
+
+    /// Empty the stacks, the undo log and the checkpoints.
+    #[inline(never)]
+    #[cold]
+    fn empty(&mut self) {
+        self.undo.clear();
+        self.stack.clear();
+        self.frames.clear();
+        self.jps.clear();
+        self.befores.clear();
+        self.checkpoints.clear();
     }
 
     /// Before a change the undo log does not record: rebuild the world as it was when
@@ -659,6 +707,7 @@ impl Machine {
         // Copies of the world held by join points and checkpoints go first, so undoing
         // in place finds the entities unshared again.
         self.jps.clear();
+        self.befores.clear();
         self.checkpoints.clear();
         match &self.start {
             Some(start) => self.world = start.clone(),
@@ -750,8 +799,48 @@ impl Machine {
         self.world
     }
 
+    /// Run to the end without stepping: the transaction's status. A wait for a signal
+    /// ends the run as a failure (with no one to answer, a wait cannot be satisfied),
+    /// the machine left waiting. As [`Machine::run`] called until it finishes, without
+    /// moving the status through [`Run`] at every level.
+    pub fn run_out(&mut self, cx: &mut Context<'_>) -> Status {
+        loop {
+            if let Some(status) = self.done.take() {
+                self.end(&status);
+                return status;
+            }
+            if let Some(signal) = self.waiting {
+                return unanswered(signal);
+            }
+            match self.exec(cx) {
+                Ok(Flow::End(status)) => {
+                    self.end(&status);
+                    return status;
+                }
+                Ok(Flow::Wait(signal)) => {
+                    self.waiting = Some(signal);
+                    return unanswered(signal);
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let status = Status::Failed(e);
+                    self.end(&status);
+                    return status;
+                }
+            }
+        }
+    }
+
     fn finish(&mut self, status: Status) -> Run {
-        match &status {
+        self.end(&status);
+        Run::Finished(status)
+    }
+
+    /// Clean up after a transaction ended with `status`: a failure, a veto or a
+    /// rollback puts back the start (a kept rollback the checkpoint's world), and the
+    /// stacks are emptied.
+    fn end(&mut self, status: &Status) {
+        match status {
             // A trial's caller keeps, logs or undoes what it did.
             Status::Committed(_) if self.trial => {}
             Status::Committed(_) => self.undo.clear(),
@@ -762,9 +851,9 @@ impl Machine {
         }
         self.frames.clear();
         self.jps.clear();
+        self.befores.clear();
         self.stack.clear();
         self.checkpoints.clear();
-        Run::Finished(status)
     }
 
     /// Record step `e` when tracing and pause after it when stepping. Inlined: a
@@ -1720,6 +1809,19 @@ impl Machine {
             Kind::Law | Kind::SideEffect => self.advance(cx),
             Kind::Behaviour => {
                 if let Some(jp) = self.jps.last_mut() {
+                    if jp.chain.side_effects.is_empty()
+                        && matches!(jp.then, Then::Give)
+                        && !(cx.trace || cx.stepping)
+                    {
+                        // No side-effect to run and nothing to record: the join point
+                        // ends with the behaviour's value, as `advance` would end it.
+                        self.jps.pop();
+                        if self.jps.is_empty() && self.frames.is_empty() {
+                            return Some(Status::Committed(value));
+                        }
+                        self.stack.push(value);
+                        return None;
+                    }
                     overwrite(&mut jp.value, value);
                 }
                 self.advance(cx)
@@ -1742,7 +1844,9 @@ impl Machine {
         }
         // An inner join point: what it did (its laws' changes and sends) is undone too,
         // and the send that made it gives nil.
-        if let Some((world, open)) = jp.before {
+        if jp.before
+            && let Some((world, open)) = self.befores.pop()
+        {
             self.world = world;
             self.checkpoints.truncate(open);
         }
@@ -1768,7 +1872,10 @@ impl Machine {
                 Phase::Laws(_) => {
                     // Every law let the message through: nothing can veto it now, and
                     // dropping the copy keeps the behaviour's updates in place.
-                    jp.before = None;
+                    if jp.before {
+                        jp.before = false;
+                        self.befores.pop();
+                    }
                     jp.phase = Phase::Behaviour;
                 }
                 Phase::Behaviour => {
@@ -1841,6 +1948,25 @@ impl Machine {
         }
     }
 
+    /// Deliver `msg` from the user to the entity named `to`, as [`Machine::send`] does
+    /// with nothing running (so no representation is sending), without making a name
+    /// value: an entity made when the game started is found in the fixed table, any
+    /// other name (or a missing one, for its error) as `send` finds it.
+    #[inline(never)]
+    fn send_from_outside(
+        &mut self,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) -> Result<Flow, RuntimeError> {
+        debug_assert!(self.frames.is_empty() && self.jps.is_empty());
+        let entity = match self.fixed.get(to) {
+            Some(id) if self.world.entity(id).is_some_and(|e| e.name == to) => id,
+            _ => self.entity_named(&Value::sym(to), OUTSIDE)?,
+        };
+        self.send_to(cx, entity, msg, OUTSIDE, Then::Give)
+    }
+
     /// Deliver `msg` to the entity named by `to`, as the running code (or the user).
     fn send(
         &mut self,
@@ -1908,8 +2034,34 @@ impl Machine {
             );
         }
         // The outermost join point needs no copy: a veto there restores the start.
-        let before = (chain.laws_may_change_world && !self.jps.is_empty())
-            .then(|| (self.world.clone(), self.checkpoints.len()));
+        let before = chain.laws_may_change_world && !self.jps.is_empty();
+        if before {
+            self.befores
+                .push((self.world.clone(), self.checkpoints.len()));
+        }
+        // No law and a behaviour, untraced and not stepping: the join point starts at its
+        // behaviour, as `advance` would start it (nothing to record, no copy to drop).
+        if chain.laws.is_empty()
+            && !before
+            && !(cx.trace || cx.stepping)
+            && let Some(code) = behaviour
+        {
+            self.jps.push(JoinPoint {
+                entity,
+                name,
+                msg,
+                sender,
+                state,
+                chain,
+                behaviour,
+                phase: Phase::SideEffects(0),
+                value: Value::Nil,
+                then,
+                before,
+            });
+            self.push_frame(cx, code, Kind::Behaviour, (depth - 1) as u32);
+            return Ok(Flow::Enter);
+        }
         self.jps.push(JoinPoint {
             entity,
             name,

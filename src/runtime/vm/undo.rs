@@ -24,10 +24,10 @@
 
 use std::sync::Arc;
 
-use super::{Context, Kind, Machine, NO_JP, OUTSIDE, Undo, undo_down_to};
+use super::{Context, Kind, Machine, NO_JP, Undo, undo_down_to};
 use crate::compile::bytecode::CodeId;
 use crate::runtime::canvas::Canvas;
-use crate::runtime::value::{Message, Value};
+use crate::runtime::value::Message;
 use crate::runtime::world::World;
 use crate::symbol::Symbol;
 
@@ -161,7 +161,7 @@ impl Machine {
     ) {
         self.restart(world, cx);
         self.trial = true;
-        if let Err(e) = self.send(cx, &Value::sym(to), msg, OUTSIDE) {
+        if let Err(e) = self.send_from_outside(cx, to, msg) {
             self.done = Some(crate::runtime::trace::Status::Failed(e));
         }
     }
