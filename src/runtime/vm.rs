@@ -1023,6 +1023,23 @@ impl Machine {
                         steps + $extra < check_at
                     };
                 }
+                // A fused collection read of the collection in local `c` with `key` (and
+                // `default`), `extra` steps beyond its first: the value read, or the
+                // sequence's first plain instruction.
+                macro_rules! fused_read {
+                    ($c:expr, $read:expr, $key:expr, $default:expr, $extra:expr) => {{
+                        if room!($extra)
+                            && let Some(v) =
+                                read_fast($read, &self.stack[base + $c as usize], $key, $default)
+                        {
+                            steps += $extra;
+                            self.stack.push(v);
+                            ip += $extra;
+                        } else {
+                            load!($c)
+                        }
+                    }};
+                }
                 match op {
                     Op::Nil => self.stack.push(Value::Nil),
                     Op::Bool(b) => self.stack.push(Value::Bool(b)),
@@ -1408,53 +1425,18 @@ impl Machine {
                     // slots, and only the value read is cloned. Anything but a plain read
                     // (another kind, `nth` out of range, an error) runs the plain sequence.
                     Op::ReadLocals { c, k, read } => {
-                        if room!(2)
-                            && let Some(v) = read_fast(
-                                read,
-                                &self.stack[base + c as usize],
-                                &self.stack[base + k as usize],
-                                None,
-                            )
-                        {
-                            steps += 2;
-                            self.stack.push(v);
-                            ip += 2;
-                        } else {
-                            load!(c)
-                        }
+                        fused_read!(c, read, &self.stack[base + k as usize], None, 2)
                     }
                     Op::ReadConst { c, read, k } => {
-                        if room!(2)
-                            && let Some(v) = read_fast(
-                                read,
-                                &self.stack[base + c as usize],
-                                &Value::Int(i64::from(k)),
-                                None,
-                            )
-                        {
-                            steps += 2;
-                            self.stack.push(v);
-                            ip += 2;
-                        } else {
-                            load!(c)
-                        }
+                        fused_read!(c, read, &Value::Int(i64::from(k)), None, 2)
                     }
-                    Op::GetOr { c, k, default } => {
-                        if room!(3)
-                            && let Some(v) = read_fast(
-                                crate::compile::bytecode::Read::Get,
-                                &self.stack[base + c as usize],
-                                &self.stack[base + k as usize],
-                                Some(i64::from(default)),
-                            )
-                        {
-                            steps += 3;
-                            self.stack.push(v);
-                            ip += 3;
-                        } else {
-                            load!(c)
-                        }
-                    }
+                    Op::GetOr { c, k, default } => fused_read!(
+                        c,
+                        crate::compile::bytecode::Read::Get,
+                        &self.stack[base + k as usize],
+                        Some(i64::from(default)),
+                        3
+                    ),
                     Op::NilPop => {
                         if room!(1) {
                             steps += 1;

@@ -24,7 +24,7 @@
 
 use std::sync::Arc;
 
-use super::{Context, Kind, Machine, NO_JP, Undo, undo_down_to};
+use super::{Context, Machine, Undo, undo_down_to};
 use crate::compile::bytecode::CodeId;
 use crate::runtime::canvas::Canvas;
 use crate::runtime::value::Message;
@@ -159,18 +159,15 @@ impl Machine {
         to: Symbol,
         msg: Arc<Message>,
     ) {
-        self.restart(world, cx);
+        // Only `finish` and `end_trial` read the mark, long after the send is set up.
+        self.restart_deliver(world, cx, to, msg);
         self.trial = true;
-        if let Err(e) = self.send_from_outside(cx, to, msg) {
-            self.done = Some(crate::runtime::trace::Status::Failed(e));
-        }
     }
 
     /// [`Machine::restart_trial`] running `code` as the user (`#actions`).
     pub fn restart_trial_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
-        self.restart(world, cx);
+        self.restart_eval(world, cx, code);
         self.trial = true;
-        self.push_frame(cx, code, Kind::Top, NO_JP);
     }
 
     /// End a trial run to its end, which `committed` or not, putting the world it
