@@ -1942,9 +1942,9 @@ impl Machine {
         msg: Arc<Message>,
     ) -> Result<Flow, RuntimeError> {
         debug_assert!(self.frames.is_empty() && self.jps.is_empty());
-        let entity = match self.fixed.get(to) {
-            Some(id) if self.world.entity(id).is_some_and(|e| e.name == to) => id,
-            _ => self.entity_named(&Value::sym(to), OUTSIDE)?,
+        let entity = match self.fixed_entity_of(to) {
+            Some((id, _)) => id,
+            None => self.entity_named(&Value::sym(to), OUTSIDE)?,
         };
         self.send_to(cx, entity, msg, OUTSIDE, Then::Give)
     }
@@ -2076,10 +2076,7 @@ impl Machine {
         // A string made at run time names an entity only if its text is interned (every
         // entity name is): look it up without adding it.
         let sym = name.symbol();
-        if let Some(sym) = sym
-            && let Some(id) = self.fixed.get(sym)
-            && self.world.entity(id).is_some_and(|e| e.name == sym)
-        {
+        if let Some((id, _)) = sym.and_then(|sym| self.fixed_entity_of(sym)) {
             return Ok(id);
         }
         sym.and_then(|sym| self.world.lookup(sym)).ok_or_else(|| {

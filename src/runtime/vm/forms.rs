@@ -482,10 +482,19 @@ impl Machine {
             return None;
         };
         // A string made at run time takes the general path (a lookup of its text).
-        let n = n.as_symbol()?;
-        let id = self.fixed.get(n)?;
+        self.fixed_entity_of(n.as_symbol()?)
+    }
+
+    /// The entity the game started with that is named `name`, if it still exists: one
+    /// array read in the session's fixed table, checked against the world.
+    #[inline(always)]
+    pub(super) fn fixed_entity_of(
+        &self,
+        name: crate::symbol::Symbol,
+    ) -> Option<(super::EntityId, &Entity)> {
+        let id = self.fixed.get(name)?;
         let e = self.world.entity(id)?;
-        (e.name == n).then_some((id, e))
+        (e.name == name).then_some((id, e))
     }
 
     /// The entity a name value designates, and its id: [`Machine::entity_named`] that
