@@ -364,7 +364,7 @@ fn loop_expr() -> BoxedStrategy<String> {
                     "(do (var a {start}) (var c {n}) (var d (dict)) (var g {counted}) \
                      (while ({cmp} a {bound}) (do (var a ({op} a {k})) {e} \
                      (var d (put d (% a 3) (+ (get d (% a 3) 0) 1))) \
-                     (var j {key}) {update} end)) (list a d g) end)"
+                     (var j {key}) {update} end)) (print a d g) (list a d g) end)"
                 )
             },
         )
