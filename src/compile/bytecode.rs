@@ -956,6 +956,78 @@ mod tests {
         }
     }
 
+    /// `(var d (put d k (+ (get d k 0) 1)))` is one instruction at its `Hole`, and the
+    /// in-place `put` with the `SetLocal` after it one at its `UpdateLocal`; other shapes
+    /// stay plain.
+    #[test]
+    fn counts_and_in_place_puts_are_fused() {
+        let get = Read::Get.builtin();
+        let add = builtin_of(IntOp::Add);
+        let sub = builtin_of(IntOp::Sub);
+        let put = put_builtin();
+        let count = |k2: u16, n: i64, plus: u16, dst: u16| {
+            vec![
+                Op::Hole,
+                Op::Load(1),
+                Op::Load(0),
+                Op::Load(k2),
+                Op::Int(0),
+                Op::Builtin(get, 3),
+                Op::Int(n),
+                Op::Builtin(plus, 2),
+                Op::UpdateLocal {
+                    slot: 0,
+                    func: put,
+                    argc: 3,
+                },
+                Op::SetLocal(dst),
+                Op::End,
+            ]
+        };
+        let plain = count(1, 1, add, 0);
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[0],
+            Op::PutAdd {
+                d: 0,
+                k: 1,
+                default: 0,
+                n: 1
+            }
+        );
+        assert_eq!(ops[8], Op::PutLocal { slot: 0 });
+        assert_eq!((ops[0].weight(), ops[8].weight()), (10, 2));
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+        // Another key read, another operator, a number too big, another variable set.
+        for plain in [
+            count(2, 1, add, 0),
+            count(1, 1, sub, 0),
+            count(1, 1 << 40, add, 0),
+            count(1, 1, add, 3),
+        ] {
+            let mut ops = plain.clone();
+            fuse(&mut ops);
+            assert!(!matches!(ops[0], Op::PutAdd { .. }), "{ops:?}");
+            for (p, op) in ops.iter().enumerate() {
+                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+            }
+        }
+        // Only `put` with three arguments.
+        let mut ops = vec![
+            Op::UpdateLocal {
+                slot: 0,
+                func: get,
+                argc: 3,
+            },
+            Op::SetLocal(0),
+        ];
+        fuse(&mut ops);
+        assert!(matches!(ops[0], Op::UpdateLocal { .. }));
+    }
+
     #[test]
     fn fusing_keeps_the_plain_instructions_after_the_first() {
         let lt = builtin_of(IntOp::Lt);
