@@ -310,32 +310,64 @@ fn run(text: &str, seed: u64) -> Result<(), TestCaseError> {
 
 /// Counting loops of the shapes the compiler fuses (a local against a constant or a local,
 /// `(var a (op a k))`, a dictionary count), around a generated expression that may assign
-/// the loop variable, starting near the integer limit or not.
+/// the loop variable, starting near the integer limit or not; then counts and updates in
+/// place (`(var d (put d j (+ (get d j 0) 1)))`, `(var d (put d j (get d 0)))`) of a
+/// dictionary, a list or another value, by a key of any kind, with sums that overflow or
+/// values that are not numbers.
 fn loop_expr() -> BoxedStrategy<String> {
     let cmp = prop_oneof![Just("<"), Just("<="), Just("!="), Just(">"), Just("=")];
     let op = prop_oneof![Just("+"), Just("-"), Just("*"), Just("%")];
+    let counted = prop_oneof![
+        Just("(dict)"),
+        Just("(dict)"),
+        Just("(dict \"ab\" 9223372036854775800 0 nil 1 2.5 2 (list 1))"),
+        Just("(list 0 1 2)"),
+        Just("nil"),
+    ];
+    let key = prop_oneof![
+        Just("(% a 3)"),
+        Just("(% a 3)"),
+        Just("a"),
+        Just("\"ab\""),
+        Just("2.0"),
+        Just("(list 1)"),
+        Just("nil"),
+    ];
+    let add = prop_oneof![Just("1"), Just("-2"), Just("7"), Just("2147483647")];
+    let default = prop_oneof![Just("0"), Just("-1"), Just("nil"), Just("4294967296")];
     (
-        expr(),
-        cmp,
-        op,
-        -3i64..5,
-        0i64..30,
-        any::<bool>(),
-        any::<bool>(),
+        (
+            expr(),
+            cmp,
+            op,
+            -3i64..5,
+            0i64..30,
+            any::<bool>(),
+            any::<bool>(),
+        ),
+        (counted, key, add, default, 0u8..3),
     )
-        .prop_map(|(e, cmp, op, k, n, big, locals)| {
-            let start = if big { "9223372036854775800" } else { "1" };
-            let bound = if locals {
-                "c".to_string()
-            } else {
-                n.to_string()
-            };
-            format!(
-                "(do (var a {start}) (var c {n}) (var d (dict)) \
-                 (while ({cmp} a {bound}) (do (var a ({op} a {k})) {e} \
-                 (var d (put d (% a 3) (+ (get d (% a 3) 0) 1))) end)) (list a d) end)"
-            )
-        })
+        .prop_map(
+            |((e, cmp, op, k, n, big, locals), (counted, key, add, default, update))| {
+                let start = if big { "9223372036854775800" } else { "1" };
+                let bound = if locals {
+                    "c".to_string()
+                } else {
+                    n.to_string()
+                };
+                let update = match update {
+                    0 => format!("(var g (put g j (+ (get g j {default}) {add})))"),
+                    1 => "(var g (put g j (get g 0)))".to_string(),
+                    _ => "(var g (put g j (list (get g j))))".to_string(),
+                };
+                format!(
+                    "(do (var a {start}) (var c {n}) (var d (dict)) (var g {counted}) \
+                     (while ({cmp} a {bound}) (do (var a ({op} a {k})) {e} \
+                     (var d (put d (% a 3) (+ (get d (% a 3) 0) 1))) \
+                     (var j {key}) {update} end)) (print a d g) (list a d g) end)"
+                )
+            },
+        )
         .boxed()
 }
 
@@ -514,6 +546,72 @@ fn equality_tests_jump_as_the_plain_code_does() {
         let (to, msg) = parse_send("go to e0").expect("a send");
         let tx = s.deliver(to, msg);
         assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+        tx.steps
+    };
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        if let Err(e) = run_fused_and_plain_within(text, 0, limits, &["go to e0"]) {
+            panic!("with {max_steps} steps: {e}");
+        }
+    }
+}
+
+/// Counts kept in a dictionary and updates of a collection in its local (fused into one
+/// instruction each), on dictionaries held once and shared, lists, integer and string keys,
+/// values that are not integers and a sum that overflows, run under every step budget up to
+/// the end of the transaction: the fused code ends each run as the plain code does.
+#[test]
+fn dictionary_counts_update_as_the_plain_code_does() {
+    let text = r#"
+#entity node
+  #property p 0
+  #state default
+    #onMessage go
+      (var d (dict))
+      (var l (list 0 0 0))
+      (var s (dict "x" 9223372036854775806 "y" nil))
+      (var h nil)
+      (var i 0)
+      (while (< i 12)
+        (do
+          (var k (% i 4))
+          (var d (put d k (+ (get d k 0) 1)))
+          (var w (str "w" (% i 3)))
+          (var d (put d w (+ (get d w 5) -2)))
+          (var j (% i 3))
+          (var l (put l j (+ (get l j 0) i)))
+          (if (= k 2) (var h d))
+          (var d (put d k (+ (get d k 0) 1)))
+          (var d (put d j (get d k)))
+          (var i (+ i 1))
+        end))
+      (print d l h)
+      (var x "y")
+      (foreach x in (list "x" "x" "x")
+        (do (var s (put s x (+ (get s x 0) 1))) (print s) end))
+#instance e0 of node
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let ops = || built.game.codes.iter().flat_map(|c| c.ops.iter());
+    assert!(
+        ops().any(|o| matches!(o, Op::PutAdd { .. })),
+        "no fused count"
+    );
+    assert!(
+        ops().any(|o| matches!(o, Op::PutLocal { .. })),
+        "no fused put"
+    );
+    let steps = {
+        let (mut s, _) =
+            Session::start(built.game.clone(), &SessionOptions::default()).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let tx = s.deliver(to, msg);
+        assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
         tx.steps
     };
     for max_steps in 1..=steps + 1 {

@@ -132,6 +132,18 @@ fn read_builtins() -> &'static [u16; 2] {
     })
 }
 
+/// The builtin index of `put`, looked up once.
+pub fn put_builtin() -> u16 {
+    use std::sync::OnceLock;
+    static INDEX: OnceLock<u16> = OnceLock::new();
+    *INDEX.get_or_init(|| {
+        crate::compile::builtins::BUILTINS
+            .iter()
+            .position(|b| b.name == "put")
+            .map_or(u16::MAX, |i| i as u16)
+    })
+}
+
 /// One instruction.
 ///
 /// The instructions from [`Op::LocalConst`] on are *fused*: each stands for a short
@@ -387,6 +399,64 @@ pub enum Op {
         /// Where to go when it is false.
         to: u32,
     },
+    /// `UpdateLocal { slot, func: put, argc: 3 } SetLocal(slot)`: 2 steps (the end of
+    /// `(var d (put d k (+ (get d k 0) 1)))`). A dictionary or list is updated where it
+    /// lies, in its local, and the key and value are dropped.
+    PutLocal {
+        /// The updated variable.
+        slot: u16,
+    },
+    /// `Hole Load(k) Load(d) Load(k) Int(default) Builtin(get, 3) Int(n) Builtin(+, 2)
+    /// UpdateLocal { slot: d, func: put, argc: 3 } SetLocal(d)`: 10 steps
+    /// (`(var d (put d k (+ (get d k 0) 1)))`, a count in a dictionary). The dictionary is
+    /// searched once and updated where it lies, in its local.
+    PutAdd {
+        /// The dictionary's local.
+        d: u16,
+        /// The key's local.
+        k: u16,
+        /// The default of the `get`.
+        default: i32,
+        /// The number added.
+        n: i32,
+    },
+}
+
+/// The [`Op::PutAdd`] whose plain sequence starts `plain` (at its `Hole`), with the key in
+/// local `k`.
+fn put_add(plain: &[Op], k: u16) -> Option<Op> {
+    let [
+        Op::Hole,
+        Op::Load(k1),
+        Op::Load(d),
+        Op::Load(k2),
+        Op::Int(default),
+        Op::Builtin(get, 3),
+        Op::Int(n),
+        Op::Builtin(add, 2),
+        Op::UpdateLocal {
+            slot,
+            func,
+            argc: 3,
+        },
+        Op::SetLocal(dst),
+        ..,
+    ] = *plain
+    else {
+        return None;
+    };
+    let fits = [k1, k2] == [k, k]
+        && [slot, dst] == [d, d]
+        && get == Read::Get.builtin()
+        && add == builtin_of(IntOp::Add)
+        && func == put_builtin();
+    Some(Op::PutAdd {
+        d,
+        k,
+        default: i32::try_from(default).ok()?,
+        n: i32::try_from(n).ok()?,
+    })
+    .filter(|_| fits)
 }
 
 impl Op {
@@ -401,7 +471,8 @@ impl Op {
             | Op::StrCmp { .. }
             | Op::LocalJump { .. }
             | Op::LocalPropertyOf { .. }
-            | Op::NamedPropertyOf { .. } => 2,
+            | Op::NamedPropertyOf { .. }
+            | Op::PutLocal { .. } => 2,
             Op::LocalConst { .. }
             | Op::Locals { .. }
             | Op::ReadLocals { .. }
@@ -412,6 +483,7 @@ impl Op {
             | Op::LocalsJump { .. }
             | Op::GetOr { .. } => 4,
             Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
+            Op::PutAdd { .. } => 10,
             _ => 1,
         }
     }
@@ -434,6 +506,12 @@ impl Op {
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
             Op::JumpEnd(to) => Op::Jump(to),
+            Op::PutAdd { .. } => Op::Hole,
+            Op::PutLocal { slot } => Op::UpdateLocal {
+                slot,
+                func: put_builtin(),
+                argc: 3,
+            },
             Op::LoopLocalConst { body, .. } | Op::LoopLocals { body, .. } => {
                 Op::Jump(body.wrapping_sub(4))
             }
@@ -481,6 +559,7 @@ pub fn fuse(ops: &mut [Op]) {
     let small = |k: i64| i32::try_from(k).ok();
     let is_cmp = |op: IntOp| !matches!(op, IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Rem);
     let [get, nth] = *read_builtins();
+    let put = put_builtin();
     let read = |op: Op, argc: u8| match op {
         Op::Builtin(i, n) if n == argc && i == get => Some(Read::Get),
         Op::Builtin(i, n) if n == argc && i == nth => Some(Read::Nth),
@@ -519,6 +598,12 @@ pub fn fuse(ops: &mut [Op]) {
                 })
             }
             (Some(Op::Load(a)), Some(Op::JumpIfFalse(to)), _, _) => Some(Op::LocalJump { a, to }),
+            (Some(Op::Hole), Some(Op::Load(k)), _, _) => put_add(&plain[p..], k),
+            (Some(Op::UpdateLocal { slot, func, argc }), Some(Op::SetLocal(dst)), _, _)
+                if func == put && argc == 3 && dst == slot =>
+            {
+                Some(Op::PutLocal { slot })
+            }
             _ => None,
         };
         if let Some(f) = reads {
@@ -869,6 +954,78 @@ mod tests {
         for (p, op) in ops.iter().enumerate() {
             assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
         }
+    }
+
+    /// `(var d (put d k (+ (get d k 0) 1)))` is one instruction at its `Hole`, and the
+    /// in-place `put` with the `SetLocal` after it one at its `UpdateLocal`; other shapes
+    /// stay plain.
+    #[test]
+    fn counts_and_in_place_puts_are_fused() {
+        let get = Read::Get.builtin();
+        let add = builtin_of(IntOp::Add);
+        let sub = builtin_of(IntOp::Sub);
+        let put = put_builtin();
+        let count = |k2: u16, n: i64, plus: u16, dst: u16| {
+            vec![
+                Op::Hole,
+                Op::Load(1),
+                Op::Load(0),
+                Op::Load(k2),
+                Op::Int(0),
+                Op::Builtin(get, 3),
+                Op::Int(n),
+                Op::Builtin(plus, 2),
+                Op::UpdateLocal {
+                    slot: 0,
+                    func: put,
+                    argc: 3,
+                },
+                Op::SetLocal(dst),
+                Op::End,
+            ]
+        };
+        let plain = count(1, 1, add, 0);
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[0],
+            Op::PutAdd {
+                d: 0,
+                k: 1,
+                default: 0,
+                n: 1
+            }
+        );
+        assert_eq!(ops[8], Op::PutLocal { slot: 0 });
+        assert_eq!((ops[0].weight(), ops[8].weight()), (10, 2));
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+        // Another key read, another operator, a number too big, another variable set.
+        for plain in [
+            count(2, 1, add, 0),
+            count(1, 1, sub, 0),
+            count(1, 1 << 40, add, 0),
+            count(1, 1, add, 3),
+        ] {
+            let mut ops = plain.clone();
+            fuse(&mut ops);
+            assert!(!matches!(ops[0], Op::PutAdd { .. }), "{ops:?}");
+            for (p, op) in ops.iter().enumerate() {
+                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+            }
+        }
+        // Only `put` with three arguments.
+        let mut ops = vec![
+            Op::UpdateLocal {
+                slot: 0,
+                func: get,
+                argc: 3,
+            },
+            Op::SetLocal(0),
+        ];
+        fuse(&mut ops);
+        assert!(matches!(ops[0], Op::UpdateLocal { .. }));
     }
 
     #[test]

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::compile::builtins::BUILTINS;
-use crate::compile::bytecode::{CodeId, IntOp, IntValue, Op, builtin_of};
+use crate::compile::bytecode::{CodeId, IntOp, IntValue, Op, builtin_of, put_builtin};
 use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::budget::{ELEMENT_BYTES, Meter, is_collection};
+use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection};
 use super::builtins::{BuiltinError, PureFn, pure_fn, read_fast, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
@@ -267,6 +267,18 @@ fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
 #[inline]
 fn next_check(steps: u64, max_steps: u64) -> u64 {
     ((steps | 0xFFFF).saturating_add(1)).min(max_steps.saturating_add(1))
+}
+
+/// Whether a dictionary of `len` entries may take one more within the length and memory
+/// limits, as `put` checks them; when it may, its memory is counted.
+#[inline(always)]
+fn add_entry(m: &mut Meter, len: usize) -> bool {
+    let memory = m.memory.saturating_add(ENTRY_BYTES);
+    if len + 1 > m.limits.max_length || memory > m.limits.max_memory {
+        return false;
+    }
+    m.memory = memory;
+    true
 }
 
 /// The value of an integer operator's result.
@@ -1581,6 +1593,119 @@ impl Machine {
         }
     }
 
+    /// The fast case of a fused update of a collection in its local ([`Op::PutLocal`],
+    /// [`Op::PutAdd`]) of the frame whose locals start at `base`: whether it applied. When
+    /// it does not (another kind of value, a value to measure, an error to report, no room
+    /// before the next step check, a step pending), nothing has changed and the plain
+    /// instructions run.
+    ///
+    /// The instruction loop leaves these instructions to [`Machine::exec_other`]: when the
+    /// fast case applies, the sequence's steps are counted here and the running frame's
+    /// instruction is set past it, for the loop to pick up (so the loop, which keeps the
+    /// common instructions in registers, has no more code). The instruction is the one
+    /// before `ip`. It checks steps at [`next_check`] of the count it last checked
+    /// at, which is [`next_check`] of any count short of it: the sequence's steps must
+    /// stay short of that (the loop's `room!`). A step pending is taken where frames
+    /// switch: not here.
+    #[inline(never)]
+    fn fused_update(&mut self, op: Op, base: usize, ip: usize) -> bool {
+        let steps = self.meter.steps;
+        let extra = op.weight() - 1;
+        if steps + extra >= next_check(steps, self.meter.limits.max_steps)
+            || self.paused
+            || self.pause_later
+        {
+            return false;
+        }
+        let done = match op {
+            Op::PutLocal { slot } => self.put_local(base + slot as usize),
+            Op::PutAdd { d, k, default, n } => {
+                self.put_add(base + d as usize, base + k as usize, default, n)
+            }
+            _ => false,
+        };
+        if done {
+            self.meter.steps += extra;
+            if let Some(f) = self.frames.last_mut() {
+                f.ip = (ip as u64 + extra) as u32;
+            }
+        }
+        done
+    }
+
+    /// [`Op::PutLocal`]: `(var c (put c key value))` on the dictionary or list in stack
+    /// slot `at` (a local), with the key and the value on top of the stack above the hole,
+    /// when the value is not a collection (measuring it costs nothing) and the key is one
+    /// the collection takes, new within the limits: the collection is updated where it
+    /// lies, as `put` updates it, and the hole, key and value go.
+    fn put_local(&mut self, at: usize) -> bool {
+        let n = self.stack.len();
+        let Some((locals, [_, key, value])) =
+            n.checked_sub(3).map(|top| self.stack.split_at_mut(top))
+        else {
+            return false;
+        };
+        if is_collection(value) {
+            return false;
+        }
+        match (locals.get_mut(at), &*key) {
+            (Some(Value::Dict(dict)), Value::Int(_) | Value::Str(_)) => {
+                let Some(key) = key.as_key() else {
+                    return false;
+                };
+                let place = dict.search(&key);
+                if place.is_new() && !add_entry(&mut self.meter, dict.len()) {
+                    return false;
+                }
+                Dict::insert_in(dict, place, key, std::mem::take(value));
+            }
+            (Some(Value::List(list)), Value::Int(i)) => {
+                let Some(u) = usize::try_from(*i).ok().filter(|&u| u < list.len()) else {
+                    return false;
+                };
+                List::make_mut(list, 0).set(u, std::mem::take(value), 0);
+            }
+            _ => return false,
+        }
+        // The hole (nil), the key and the value (moved): nothing to drop but a string key.
+        for _ in 0..3 {
+            if let Some(v) = self.stack.pop() {
+                discard(v);
+            }
+        }
+        true
+    }
+
+    /// [`Op::PutAdd`]: `(var d (put d k (+ (get d k default) n)))` on the dictionary in
+    /// stack slot `d` with the key in slot `k` (locals), when it is an integer or a string,
+    /// the value read (or the default) is an integer, the sum does not overflow and a new
+    /// key stays within the limits: the dictionary is searched once and updated where it
+    /// lies, as `put` updates it.
+    fn put_add(&mut self, d: usize, k: usize, default: i32, n: i32) -> bool {
+        let key = match self.stack.get(k) {
+            Some(Value::Int(i)) => Key::Int(*i),
+            Some(Value::Str(s)) => Key::Str(s.clone()),
+            _ => return false,
+        };
+        let Some(Value::Dict(dict)) = self.stack.get_mut(d) else {
+            return false;
+        };
+        let place = dict.search(&key);
+        let old = match dict.value_at(place) {
+            Some(Value::Int(x)) => *x,
+            Some(_) => return false,
+            None => i64::from(default),
+        };
+        let Some(sum) = old.checked_add(i64::from(n)) else {
+            return false;
+        };
+        if place.is_new() && !add_entry(&mut self.meter, dict.len()) {
+            return false;
+        }
+        Dict::insert_in(dict, place, key, Value::Int(sum));
+        true
+    }
+
     /// Call builtin `index` on the `argc` values on top of the stack, leaving its result
     /// there instead. The instruction is the one before `ip` in `code`: its span is looked
     /// up only when it is needed (an error, or a builtin that reads the context).
@@ -1668,6 +1793,9 @@ impl Machine {
         ip: usize,
     ) -> Result<Next, RuntimeError> {
         match op {
+            Op::PutLocal { .. } | Op::PutAdd { .. } if self.fused_update(op, base, ip) => {
+                return Ok(Next::Frames);
+            }
             Op::Message => {
                 let v = match self.current_jp() {
                     Some(jp) => Value::Message(jp.msg.clone()),
@@ -1736,18 +1864,31 @@ impl Machine {
                 }
                 return Ok(Next::Frames);
             }
-            Op::UpdateLocal { slot, func, argc } => {
-                let span = code.spans[ip - 1];
-                let v = std::mem::take(&mut self.stack[base + slot as usize]);
-                let at = self.stack.len() - argc as usize;
-                // The hole pushed where the collection was read: it holds nil.
-                self.stack[at] = v;
-                let result = match pure_fn(func as usize) {
-                    Some(f) => f(&mut self.stack[at..], &mut self.meter)
-                        .map_err(|e| self.builtin_error(span, e)),
-                    None => self.context_builtin(cx, func as usize, at, span),
-                }?;
-                self.stack.truncate(at);
+            // A fused update whose fast case did not apply runs its first plain instruction:
+            // `UpdateLocal`, or the `Hole` of an `Op::PutAdd`.
+            Op::UpdateLocal { .. } | Op::PutLocal { .. } | Op::PutAdd { .. } => {
+                let plain = match op {
+                    Op::PutLocal { slot } => Some((slot, put_builtin(), 3)),
+                    Op::UpdateLocal { slot, func, argc } => Some((slot, func, argc)),
+                    _ => None,
+                };
+                let result = match plain {
+                    Some((slot, func, argc)) => {
+                        let span = code.spans[ip - 1];
+                        let v = std::mem::take(&mut self.stack[base + slot as usize]);
+                        let at = self.stack.len() - argc as usize;
+                        // The hole pushed where the collection was read: it holds nil.
+                        self.stack[at] = v;
+                        let result = match pure_fn(func as usize) {
+                            Some(f) => f(&mut self.stack[at..], &mut self.meter)
+                                .map_err(|e| self.builtin_error(span, e)),
+                            None => self.context_builtin(cx, func as usize, at, span),
+                        }?;
+                        self.stack.truncate(at);
+                        result
+                    }
+                    None => Value::Nil,
+                };
                 self.stack.push(result);
             }
             _ => {}

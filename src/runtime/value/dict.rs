@@ -284,6 +284,18 @@ impl Dict {
         }
     }
 
+    /// The value at `place`, which [`Dict::search`] of a key gave for this dictionary:
+    /// the key's value, or `None` when the key is not there.
+    #[inline(always)]
+    pub fn value_at(&self, place: Place) -> Option<&Value> {
+        let i = place.at.ok()?;
+        let entries: &[Entry] = match &self.entries {
+            Entries::Flat(v) => v,
+            Entries::Chunks(chunks, _) => chunks.get(place.chunk)?,
+        };
+        entries.get(i).map(|(_, v)| v)
+    }
+
     /// Set `key` to `value` at `place`, which [`Dict::search`] of `key` gave for this
     /// dictionary (or one with the same entries), returning the value replaced.
     #[inline(always)]
