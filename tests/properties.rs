@@ -562,17 +562,17 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
     };
     prop_assert!(
         session
-            .world
-            .same_as(&expected_world(&game, &session.world, &model.world)),
+            .world()
+            .same_as(&expected_world(&game, session.world(), &model.world)),
         "initial world differs from the model\n{text}"
     );
     for (step, &(c, l)) in spec.transactions.iter().enumerate() {
         let e = spec.counter(c);
         let unshared = step % 2 == 0;
         let before = if unshared {
-            separate_copy(&session.world)
+            separate_copy(session.world())
         } else {
-            session.world.clone()
+            session.world().clone()
         };
         let mut attrs = Attrs::new();
         attrs.insert(Key::sym(Symbol::intern("d")), Value::Int(0));
@@ -585,13 +585,13 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         let mut traced = session.fork();
         traced.trace = true;
         if unshared {
-            traced.world = separate_copy(&session.world);
+            *traced.world_mut() = separate_copy(session.world());
         }
         let ttx = traced.deliver(Symbol::intern(&format!("c{e}")), msg.clone());
         // The same transaction as a trial in place, on another copy.
         let mut tried = session.fork();
         if unshared {
-            tried.world = separate_copy(&session.world);
+            *tried.world_mut() = separate_copy(session.world());
         }
         let mut log = MoveLog::default();
         let candidate = Candidate {
@@ -618,7 +618,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
             text
         );
         prop_assert!(
-            traced.world.same_as(&session.world),
+            traced.world().same_as(session.world()),
             "traced and untraced runs leave different worlds\n{text}"
         );
         prop_assert_eq!(
@@ -629,7 +629,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         );
         if trial.committed() {
             prop_assert!(
-                log.len() == 1 && tried.world.same_as(&session.world),
+                log.len() == 1 && tried.world().same_as(session.world()),
                 "a committed trial leaves another world than the transaction\n{text}"
             );
             prop_assert!(
@@ -638,7 +638,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
             );
         }
         prop_assert!(
-            tried.world.same_as(&before) && log.is_empty(),
+            tried.world().same_as(&before) && log.is_empty(),
             "a trial undone or not played left changes\n{text}"
         );
         let expected = model.transaction(e, l);
@@ -646,7 +646,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
             format!(
                 "transaction {step}: m{l} to c{e}: {} (model: {expected:?})\nworld: {}\n{text}",
                 tx.status.summary(),
-                describe(&session.world, &game)
+                describe(session.world(), &game)
             )
         };
         let status_ok = match (&tx.status, &expected) {
@@ -659,21 +659,21 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         prop_assert!(status_ok, "status differs from the model\n{}", context());
         match expected {
             Outcome::Failed | Outcome::Vetoed => prop_assert!(
-                session.world.same_as(&before),
+                session.world().same_as(&before),
                 "a failed or vetoed transaction changed the world\n{}",
                 context()
             ),
             Outcome::RolledBack { first } => {
                 if first && spec.checkpoint_law {
                     prop_assert!(
-                        session.world.same_as(&before),
+                        session.world().same_as(&before),
                         "a rollback to the checkpoint opened at the start did not restore the world before the transaction\n{}",
                         context()
                     );
                 }
             }
             Outcome::Committed(_) => prop_assert!(
-                !session.world.same_as(&before),
+                !session.world().same_as(&before),
                 "a committed transaction left the world unchanged\n{}",
                 context()
             ),
@@ -681,7 +681,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         // After a rollback the model's world is the checkpoint it restored.
         prop_assert!(
             session
-                .world
+                .world()
                 .same_as(&expected_world(&game, &before, &model.world)),
             "the world differs from the model's\n{}",
             context()
@@ -826,7 +826,7 @@ fn join_points_without_laws_run_as_traced_ones_do() {
         );
         assert_eq!(q.steps, t.steps, "round {round}");
         assert!(q.trace.is_empty() && !t.trace.is_empty(), "round {round}");
-        assert!(quiet.world.same_as(&traced.world), "round {round}");
+        assert!(quiet.world().same_as(traced.world()), "round {round}");
     }
     // Both ways were taken: the veto fired and behaviours ran in inner join points.
     let events = format!("{:?}", traced.deliver(Symbol::intern("a"), go()).trace);

@@ -549,54 +549,42 @@ impl Machine {
         m
     }
 
-    /// A machine running nothing, holding an empty world: one to start transactions on
-    /// again and again ([`Machine::restart_deliver`]), keeping its buffers between them.
-    pub fn idle() -> Machine {
+    /// A machine running nothing, holding `world`: one to run transactions on that world
+    /// in place again and again ([`Machine::restart_deliver`]), keeping its buffers
+    /// between them. The world stays in the machine (its `world`), which is where its
+    /// owner reads and changes it between transactions: starting or ending one moves no
+    /// world.
+    pub fn holding(world: World) -> Machine {
         let fixed = Arc::default();
-        Machine::assemble(
-            World::empty(),
-            None,
-            Buffers::fresh(),
-            Limits::default(),
-            fixed,
-        )
+        Machine::assemble(world, None, Buffers::fresh(), Limits::default(), fixed)
     }
 
     /// Start a transaction delivering `msg` to `to` on this finished (or idle) machine,
-    /// on the world in `world`, which the machine takes, leaving the world it held there.
-    /// The machine owns that world and keeps no copy of it: it writes in place with an
-    /// undo log (see [`Machine::start`]), so a write copies no entity that nothing else
-    /// holds. A veto or a failure still leaves the world as it was. End the transaction
-    /// with [`Machine::give_back`].
-    pub fn restart_deliver(
-        &mut self,
-        world: &mut World,
-        cx: &mut Context<'_>,
-        to: Symbol,
-        msg: Arc<Message>,
-    ) {
-        self.restart(world, cx);
+    /// on the world it holds. The machine keeps no copy of that world: it writes in place
+    /// with an undo log (see [`Machine::start`]), so a write copies no entity that
+    /// nothing else holds. A veto or a failure still leaves the world as it was. End the
+    /// transaction with [`Machine::settle`].
+    pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
+        self.restart(cx);
         if let Err(e) = self.send_from_outside(cx, to, msg) {
             self.done = Some(Status::Failed(e));
         }
     }
 
     /// [`Machine::restart_deliver`] running `code` as the user (as [`Machine::eval`]).
-    pub fn restart_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
-        self.restart(world, cx);
+    pub fn restart_eval(&mut self, cx: &mut Context<'_>, code: CodeId) {
+        self.restart(cx);
         self.push_frame(cx, code, Kind::Top, NO_JP);
     }
 
-    /// Take the world in `world` for a new transaction and make the machine as new. The
-    /// machine is idle or was given back ([`Machine::give_back`]), which leaves its
-    /// stacks and log empty and no start kept: only what a transaction's end does not
-    /// reset is reset here.
-    fn restart(&mut self, world: &mut World, cx: &Context<'_>) {
+    /// Make the machine as new for a transaction on the world it holds. The machine is
+    /// idle or was settled ([`Machine::settle`]), which leaves its stacks and log empty
+    /// and no start kept: only what a transaction's end does not reset is reset here.
+    fn restart(&mut self, cx: &Context<'_>) {
         debug_assert!(
             self.is_emptied(),
-            "a machine restarted before it was given back"
+            "a machine restarted before it was settled"
         );
-        std::mem::swap(&mut self.world, world);
         if self.world.canvas.active {
             self.start = Some(self.world.clone());
         }
@@ -615,15 +603,14 @@ impl Machine {
     }
 
     /// End a transaction begun with [`Machine::restart_deliver`] or
-    /// [`Machine::restart_eval`] and run to its end: put the world it leaves (the world
-    /// it began with if it still waits for a signal) in `world`, taking back the world
-    /// that stood there. The machine then holds nothing of the transaction but its
-    /// output and trace (for the caller to take) and its emptied buffers.
-    pub fn give_back(&mut self, world: &mut World) {
+    /// [`Machine::restart_eval`] and run to its end: the machine holds the world it
+    /// leaves (the world it began with if it still waits for a signal), and nothing else
+    /// of the transaction but its output and trace (for the caller to take) and its
+    /// emptied buffers.
+    pub fn settle(&mut self) {
         if self.waiting.take().is_some() {
             self.restore_start();
         }
-        std::mem::swap(&mut self.world, world);
         self.start = None;
         // A kept trial leaves its log here.
         self.undo.clear();
@@ -639,7 +626,7 @@ impl Machine {
     }
 
     /// Whether the stacks, the undo log and the checkpoints are empty and no start is
-    /// kept, as [`Machine::give_back`] leaves them.
+    /// kept, as [`Machine::settle`] leaves them.
     #[inline(always)]
     fn is_emptied(&self) -> bool {
         self.start.is_none()
