@@ -496,7 +496,14 @@ impl Session {
         let msg = match self.kept_message.take() {
             Some(mut kept) => match Arc::get_mut(&mut kept) {
                 Some(slot) => {
-                    *slot = msg;
+                    // The commonest message has no attributes: when neither has any,
+                    // the label is all there is to replace (no copy of the inline
+                    // attribute space).
+                    if slot.attrs.is_empty() && msg.attrs.is_empty() {
+                        slot.label = msg.label;
+                    } else {
+                        *slot = msg;
+                    }
                     kept
                 }
                 None => Arc::new(msg),
@@ -521,17 +528,16 @@ impl Session {
             Start::Deliver(to, msg) => m.restart_deliver(&mut cx, to, msg),
             Start::Eval(code) => m.restart_eval(&mut cx, code),
         }
-        let status = m.run_out(&mut cx);
-        let output = std::mem::take(&mut m.output);
-        let trace = std::mem::take(&mut m.trace);
-        let steps = m.steps();
-        m.settle();
-        // Built last, in place: the transaction is large to move.
+        // Built in place, the status included: the transaction is large to move.
         Transaction {
-            status,
-            output,
-            trace,
-            steps,
+            status: {
+                let status = m.run_out(&mut cx);
+                m.settle();
+                status
+            },
+            output: std::mem::take(&mut m.output),
+            trace: std::mem::take(&mut m.trace),
+            steps: m.steps(),
         }
     }
 

@@ -459,6 +459,15 @@ impl Buffers {
 /// its memory for the rest of the thread's life.
 const KEEP_BUFFERS_UP_TO: usize = 4096;
 
+/// Empty `v`, if it holds anything (emptying an empty vector of values that need dropping
+/// still walks them: the check is cheaper).
+#[inline(always)]
+fn clear<T>(v: &mut Vec<T>) {
+    if !v.is_empty() {
+        v.clear();
+    }
+}
+
 /// Free an emptied buffer grown past what is kept between transactions.
 fn let_go_if_large<T>(v: &mut Vec<T>) {
     if v.capacity() > KEEP_BUFFERS_UP_TO {
@@ -580,6 +589,7 @@ impl Machine {
     /// Make the machine as new for a transaction on the world it holds. The machine is
     /// idle or was settled ([`Machine::settle`]), which leaves its stacks and log empty
     /// and no start kept: only what a transaction's end does not reset is reset here.
+    #[inline(always)]
     fn restart(&mut self, cx: &Context<'_>) {
         debug_assert!(
             self.is_emptied(),
@@ -591,8 +601,8 @@ impl Machine {
         self.start_rng = self.world.rng;
         self.trial = false;
         self.meter = Meter::new(cx.limits);
-        self.output.clear();
-        self.trace.clear();
+        clear(&mut self.output);
+        clear(&mut self.trace);
         self.waiting = None;
         self.paused = false;
         self.pause_later = false;
@@ -609,15 +619,16 @@ impl Machine {
     /// emptied buffers.
     pub fn settle(&mut self) {
         if self.waiting.take().is_some() {
+            // An abandoned wait: the transaction did not finish, so its stacks are as it
+            // left them.
             self.restore_start();
+            self.empty();
         }
         self.start = None;
         // A kept trial leaves its log here.
-        self.undo.clear();
-        // A finished transaction emptied its stacks (`finish`); an abandoned wait has not.
-        if !self.is_emptied() {
-            self.empty();
-        }
+        clear(&mut self.undo);
+        // A finished transaction emptied its stacks (`end`).
+        debug_assert!(self.is_emptied(), "a machine settled before it finished");
         // A deep transaction does not pin its memory until the next one.
         let_go_if_large(&mut self.stack);
         let_go_if_large(&mut self.frames);
@@ -791,31 +802,30 @@ impl Machine {
     /// the machine left waiting. As [`Machine::run`] called until it finishes, without
     /// moving the status through [`Run`] at every level.
     pub fn run_out(&mut self, cx: &mut Context<'_>) -> Status {
-        loop {
-            if let Some(status) = self.done.take() {
-                self.end(&status);
-                return status;
-            }
-            if let Some(signal) = self.waiting {
-                return unanswered(signal);
-            }
-            match self.exec(cx) {
-                Ok(Flow::End(status)) => {
-                    self.end(&status);
-                    return status;
-                }
-                Ok(Flow::Wait(signal)) => {
-                    self.waiting = Some(signal);
+        // One status, ended and returned in one place: it is large to move. (Only the
+        // start of a transaction sets `done`.)
+        let status = if self.done.is_some()
+            && let Some(status) = self.done.take()
+        {
+            status
+        } else {
+            loop {
+                if let Some(signal) = self.waiting {
                     return unanswered(signal);
                 }
-                Ok(_) => {}
-                Err(e) => {
-                    let status = Status::Failed(e);
-                    self.end(&status);
-                    return status;
+                match self.exec(cx) {
+                    Ok(Flow::End(status)) => break status,
+                    Ok(Flow::Wait(signal)) => {
+                        self.waiting = Some(signal);
+                        return unanswered(signal);
+                    }
+                    Ok(_) => {}
+                    Err(e) => break Status::Failed(e),
                 }
             }
-        }
+        };
+        self.end(&status);
+        status
     }
 
     fn finish(&mut self, status: Status) -> Run {
@@ -830,17 +840,17 @@ impl Machine {
         match status {
             // A trial's caller keeps, logs or undoes what it did.
             Status::Committed(_) if self.trial => {}
-            Status::Committed(_) => self.undo.clear(),
-            Status::RolledBack { .. } if !self.trial => self.undo.clear(),
+            Status::Committed(_) => clear(&mut self.undo),
+            Status::RolledBack { .. } if !self.trial => clear(&mut self.undo),
             Status::RolledBack { .. } | Status::Vetoed { .. } | Status::Failed(_) => {
                 self.restore_start()
             }
         }
         self.frames.clear();
-        self.jps.clear();
-        self.befores.clear();
-        self.stack.clear();
-        self.checkpoints.clear();
+        clear(&mut self.jps);
+        clear(&mut self.befores);
+        clear(&mut self.stack);
+        clear(&mut self.checkpoints);
     }
 
     /// Record step `e` when tracing and pause after it when stepping. Inlined: a
