@@ -834,3 +834,93 @@ fn join_points_without_laws_run_as_traced_ones_do() {
     assert!(events.contains("NoBehaviour"), "{events}");
     assert!(events.contains("Behaviour { depth: 2"), "{events}");
 }
+
+/// The session reuses the last delivered message's allocation: a message without
+/// attributes after one without replaces only the label, one with attributes after one
+/// without (and the other way round) replaces them, and a message the game kept is left
+/// alone. A wait nobody answers fails and leaves the world as it was; the next delivery
+/// runs as usual.
+#[test]
+fn delivered_messages_do_not_mix_and_an_abandoned_wait_leaves_nothing() {
+    let text = r#"
+#entity t
+  #property seen ""
+  #property kept 0
+  #property count 0
+  #state default
+    #onMessage tick
+      (update property "count" to (+ (property "count") 1))
+      (update property "seen" to (str message))
+    #onMessage tock
+      (update property "count" to (+ (property "count") 100))
+      (update property "seen" to (str message))
+    #onMessage keep
+      (update property "kept" to message)
+    #onMessage hang
+      (update property "count" to 0)
+      (wait signal "never")
+#instance a of t
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, std::path::Path::new("game.fr"))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    let game = built.game.clone();
+    let (mut session, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
+    let a = Symbol::intern("a");
+    let message = |label: &str, k: Option<i64>| {
+        let mut attrs = Attrs::new();
+        if let Some(k) = k {
+            attrs.insert(Key::sym(Symbol::intern("k")), Value::Int(k));
+        }
+        Message {
+            label: Symbol::intern(label),
+            attrs,
+        }
+    };
+    let read = |session: &Session, name: &str| {
+        let id = session.world().lookup(a).unwrap();
+        let e = session.world().entity(id).unwrap();
+        e.property(&game, Symbol::intern(name)).unwrap().clone()
+    };
+    let rounds = [
+        ("tick", None),
+        ("tock", None),
+        ("tick", Some(5)),
+        ("tick", Some(6)),
+        ("tock", None),
+        ("keep", Some(7)),
+        ("tick", None),
+        ("tick", Some(8)),
+    ];
+    let mut count = 0;
+    for (round, (label, k)) in rounds.into_iter().enumerate() {
+        let m = message(label, k);
+        let shown = Value::Message(Arc::new(m.clone())).to_string();
+        let tx = session.deliver(a, m);
+        assert!(tx.status.committed(), "round {round}: {:?}", tx.status);
+        count += match label {
+            "tick" => 1,
+            "tock" => 100,
+            _ => 0,
+        };
+        assert_eq!(read(&session, "count"), Value::Int(count), "round {round}");
+        if label != "keep" {
+            assert_eq!(read(&session, "seen"), Value::str(&shown), "round {round}");
+        }
+    }
+    // The kept message is the one delivered then, not the ones delivered after it.
+    let kept = read(&session, "kept");
+    assert_eq!(
+        kept.to_string(),
+        Value::Message(Arc::new(message("keep", Some(7)))).to_string()
+    );
+
+    let before = session.world().clone();
+    let tx = session.deliver(a, message("hang", None));
+    assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+    assert!(session.world().same_as(&before));
+    let tx = session.deliver(a, message("tick", None));
+    assert!(tx.status.committed(), "{:?}", tx.status);
+    assert_eq!(read(&session, "count"), Value::Int(count + 1));
+}

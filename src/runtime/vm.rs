@@ -575,7 +575,7 @@ impl Machine {
     /// transaction with [`Machine::settle`].
     pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
         self.restart(cx);
-        if let Err(e) = self.send_from_outside(cx, to, msg) {
+        if let Err(e) = self.send_from_outside_here(cx, to, msg) {
             self.done = Some(Status::Failed(e));
         }
     }
@@ -1793,8 +1793,9 @@ impl Machine {
                         && !(cx.trace || cx.stepping)
                     {
                         // No side-effect to run and nothing to record: the join point
-                        // ends with the behaviour's value, as `advance` would end it.
-                        self.jps.pop();
+                        // ends with the behaviour's value, as `advance` would end it
+                        // (dropped where it lies: popping it would move it first).
+                        self.jps.truncate(self.jps.len() - 1);
                         if self.jps.is_empty() && self.frames.is_empty() {
                             return Some(Status::Committed(value));
                         }
@@ -1933,6 +1934,18 @@ impl Machine {
     /// other name (or a missing one, for its error) as `send` finds it.
     #[inline(never)]
     fn send_from_outside(
+        &mut self,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) -> Result<Flow, RuntimeError> {
+        self.send_from_outside_here(cx, to, msg)
+    }
+
+    /// [`Machine::send_from_outside`] inlined, for [`Machine::restart_deliver`] (called
+    /// once per transaction from outside the machine: one call less).
+    #[inline(always)]
+    fn send_from_outside_here(
         &mut self,
         cx: &mut Context<'_>,
         to: Symbol,
