@@ -493,23 +493,20 @@ impl Session {
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
         // The last message delivered is kept: when nothing took it (into a property, a
         // list), this one goes in its place instead of a new allocation.
-        let msg = match self.kept_message.take() {
-            Some(mut kept) => match Arc::get_mut(&mut kept) {
-                Some(slot) => {
-                    // The commonest message has no attributes: when neither has any,
-                    // the label is all there is to replace (no copy of the inline
-                    // attribute space).
-                    if slot.attrs.is_empty() && msg.attrs.is_empty() {
-                        slot.label = msg.label;
-                    } else {
-                        *slot = msg;
-                    }
-                    kept
-                }
-                None => Arc::new(msg),
-            },
-            None => Arc::new(msg),
-        };
+        if let Some(kept) = &mut self.kept_message
+            && let Some(slot) = Arc::get_mut(kept)
+        {
+            // The commonest message has no attributes: when neither has any, the label is
+            // all there is to replace (no copy of the inline attribute space).
+            if slot.attrs.is_empty() && msg.attrs.is_empty() {
+                slot.label = msg.label;
+            } else {
+                *slot = msg;
+            }
+            let msg = kept.clone();
+            return self.run_kept(Start::Deliver(to, msg));
+        }
+        let msg = Arc::new(msg);
         self.kept_message = Some(msg.clone());
         self.run_kept(Start::Deliver(to, msg))
     }
@@ -522,6 +519,7 @@ impl Session {
 
     /// Run a transaction on the session's world to its end on the machine holding it,
     /// in place; the world it leaves is the session's.
+    #[inline(always)]
     fn run_kept(&mut self, start: Start) -> Transaction {
         let (m, mut cx) = self.home_and_context();
         match start {

@@ -881,6 +881,13 @@ impl Machine {
     }
 
     fn push_frame(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
+        self.push_frame_here(cx, code, kind, jp)
+    }
+
+    /// [`Machine::push_frame`] inlined, for the join point a send starts at its behaviour
+    /// (`send_to`): one call less on every such send.
+    #[inline(always)]
+    fn push_frame_here(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
         let c = cx.game.code(code);
         let base = self.stack.len() as u32;
         push_nils(&mut self.stack, c.locals as usize);
@@ -2051,7 +2058,7 @@ impl Machine {
                 then,
                 before,
             });
-            self.push_frame(cx, code, Kind::Behaviour, (depth - 1) as u32);
+            self.push_frame_here(cx, code, Kind::Behaviour, (depth - 1) as u32);
             return Ok(Flow::Enter);
         }
         self.jps.push(JoinPoint {
