@@ -412,6 +412,26 @@ pub struct Machine {
     fixed: Arc<FixedNames>,
 }
 
+/// How a transaction ended, as far as cleaning up after it goes ([`Machine::end`]).
+#[derive(Clone, Copy)]
+enum Ending {
+    Committed,
+    RolledBack,
+    /// Vetoed or failed.
+    Refused,
+}
+
+impl Ending {
+    #[inline(always)]
+    fn of(status: &Status) -> Ending {
+        match status {
+            Status::Committed(_) => Ending::Committed,
+            Status::RolledBack { .. } => Ending::RolledBack,
+            Status::Vetoed { .. } | Status::Failed(_) => Ending::Refused,
+        }
+    }
+}
+
 /// What a form did.
 enum Flow {
     /// Produced a value.
@@ -824,27 +844,27 @@ impl Machine {
                 }
             }
         };
-        self.end(&status);
+        // `end` reads only how it ended: the status is not borrowed across the call and
+        // goes from `exec`'s result to the caller's without a stop on this frame.
+        self.end(Ending::of(&status));
         status
     }
 
     fn finish(&mut self, status: Status) -> Run {
-        self.end(&status);
+        self.end(Ending::of(&status));
         Run::Finished(status)
     }
 
-    /// Clean up after a transaction ended with `status`: a failure, a veto or a
+    /// Clean up after a transaction ended as `ending` says: a failure, a veto or a
     /// rollback puts back the start (a kept rollback the checkpoint's world), and the
     /// stacks are emptied.
-    fn end(&mut self, status: &Status) {
-        match status {
+    fn end(&mut self, ending: Ending) {
+        match ending {
             // A trial's caller keeps, logs or undoes what it did.
-            Status::Committed(_) if self.trial => {}
-            Status::Committed(_) => clear(&mut self.undo),
-            Status::RolledBack { .. } if !self.trial => clear(&mut self.undo),
-            Status::RolledBack { .. } | Status::Vetoed { .. } | Status::Failed(_) => {
-                self.restore_start()
-            }
+            Ending::Committed if self.trial => {}
+            Ending::Committed => clear(&mut self.undo),
+            Ending::RolledBack if !self.trial => clear(&mut self.undo),
+            Ending::RolledBack | Ending::Refused => self.restore_start(),
         }
         self.frames.clear();
         clear(&mut self.jps);
