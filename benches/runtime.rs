@@ -224,7 +224,7 @@ impl Ring {
 "#
         );
         let session = start(build(&source));
-        assert_eq!(session.world.iter().count(), n, "ring of {n} cells");
+        assert_eq!(session.world().iter().count(), n, "ring of {n} cells");
         Ring {
             session,
             target: Symbol::intern(&format!("c{}", n / 2)),
@@ -248,7 +248,7 @@ impl Ring {
 
     /// The probed property is back to 0 after a rollback.
     fn check(&self) {
-        let world = &self.session.world;
+        let world = self.session.world();
         let id = world.lookup(self.target).expect("target cell");
         let e = world.entity(id).expect("target cell is alive");
         let v = e.property(&self.session.game, self.v).cloned();
@@ -561,18 +561,18 @@ fn bundled(dir: &str, params: &[(&str, i64)]) -> Session {
 /// `n` random playouts from the session's world, seeded as `flexrules playout --seed 0`
 /// seeds them (games `first..first + n`); the plies played.
 fn playouts(session: &mut Session, first: u64, n: u64) -> usize {
-    let start = session.world.clone();
+    let start = session.world().clone();
     let mut plies = 0;
     for i in first..first + n {
-        session.world = start.clone();
+        *session.world_mut() = start.clone();
         let mut chooser = Chooser::new(0, i);
-        session.world.rng = chooser.next_u64();
+        session.world_mut().rng = chooser.next_u64();
         match session.playout(&mut chooser, 100_000) {
             Ok(p) => plies += p.plies,
             Err(e) => panic!("playout {i} failed: {}", e.error.message),
         }
     }
-    session.world = start;
+    *session.world_mut() = start;
     plies
 }
 

@@ -49,8 +49,11 @@ fn main() {
     }
 
     let game = session.game.clone();
-    let id = session.world.lookup(Symbol::intern("c")).expect("c exists");
-    let counter = session.world.entity(id).expect("c is alive");
+    let id = session
+        .world()
+        .lookup(Symbol::intern("c"))
+        .expect("c exists");
+    let counter = session.world().entity(id).expect("c is alive");
     let count = counter.property(&game, Symbol::intern("count"));
     println!(
         "count = {}",

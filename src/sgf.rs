@@ -304,8 +304,8 @@ impl Record {
 
 /// The stone on point `p` ("black", "white"), or `None`.
 fn stone(session: &Session, p: &str) -> Option<String> {
-    let id = session.world.lookup(Symbol::intern(p))?;
-    let e = session.world.entity(id)?;
+    let id = session.world().lookup(Symbol::intern(p))?;
+    let e = session.world().entity(id)?;
     match e.property(&session.game, Symbol::intern("stone")) {
         Some(Value::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
@@ -314,11 +314,11 @@ fn stone(session: &Session, p: &str) -> Option<String> {
 
 fn game_property(session: &Session, name: &str) -> Result<Value, String> {
     let id = session
-        .world
+        .world()
         .lookup(Symbol::intern("game"))
         .ok_or("the game has no entity named `game`")?;
     let e = session
-        .world
+        .world()
         .entity(id)
         .ok_or("the game has no entity named `game`")?;
     e.property(&session.game, Symbol::intern(name))
@@ -412,12 +412,12 @@ pub fn replay(
     }
     if let Some(first) = record.first_to_move() {
         let id = session
-            .world
+            .world()
             .lookup(Symbol::intern("game"))
             .ok_or("the game has no entity named `game`")?;
         let game = session.game.clone();
         if let Some(v) = session
-            .world
+            .world_mut()
             .entity_mut(id)
             .and_then(|e| e.property_mut(&game, Symbol::intern("toMove")))
         {

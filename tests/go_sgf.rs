@@ -37,7 +37,7 @@ fn start(game: &Arc<Game>, params: Vec<(String, Value)>) -> Session {
 /// Every point's stone, the player to move and the outcome.
 fn state(session: &Session) -> String {
     let mut out = String::new();
-    for (_, e) in session.world.iter() {
+    for (_, e) in session.world().iter() {
         let stone = e.property(&session.game, flexrules::symbol::Symbol::intern("stone"));
         if let Some(v) = stone {
             out.push_str(&format!("{}={v} ", e.name));

@@ -276,7 +276,7 @@ fn run(text: &str, seed: u64) -> Result<(), TestCaseError> {
     };
     for send in SENDS {
         let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
-        let before = session.world.clone();
+        let before = session.world().clone();
         let tx = session.deliver(to, msg);
         if tx.steps > LIMITS.max_steps {
             prop_assert!(
@@ -299,7 +299,7 @@ fn run(text: &str, seed: u64) -> Result<(), TestCaseError> {
         );
         if matches!(tx.status, Status::Failed(_) | Status::Vetoed { .. }) {
             prop_assert!(
-                session.world.same_as(&before),
+                session.world().same_as(&before),
                 "{} changed the world",
                 tx.status.summary()
             );

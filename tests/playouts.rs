@@ -45,7 +45,7 @@ fn mixed_position() -> Session {
         }
         assert!(!legal.is_empty(), "the game ended before a mixed position");
         let pick = chooser.below(legal.len());
-        s.world = legal[pick].1.clone();
+        *s.world_mut() = legal[pick].1.clone();
     }
     panic!("no position with both legal and illegal candidates in 200 plies");
 }
@@ -53,17 +53,17 @@ fn mixed_position() -> Session {
 #[test]
 fn the_move_drawn_is_uniform_over_legal_moves() {
     let mut s = mixed_position();
-    let start = s.world.clone();
+    let start = s.world().clone();
     let legal = s.try_candidates().expect("legal moves").legal;
     let games = 600 * legal.len() as u64;
     let mut seen = vec![0u64; legal.len()];
     for i in 0..games {
-        s.world = start.clone();
+        *s.world_mut() = start.clone();
         let p = s.playout(&mut Chooser::new(11, i), 1).expect("playout");
         assert_eq!(p.plies, 1);
         let which = legal
             .iter()
-            .position(|(_, w)| w.same_as(&s.world))
+            .position(|(_, w)| w.same_as(s.world()))
             .unwrap_or_else(|| panic!("game {i} left a world no legal move leaves"));
         seen[which] += 1;
     }
@@ -85,12 +85,12 @@ fn playout_statistics_agree_with_the_full_legal_list() {
     let before = [169u64, 205, 26];
     let games = 400u64;
     let mut s = awele();
-    let start = s.world.clone();
+    let start = s.world().clone();
     let mut now = [0u64; 3];
     for i in 0..games {
-        s.world = start.clone();
+        *s.world_mut() = start.clone();
         let mut chooser = Chooser::new(7, i);
-        s.world.rng = chooser.next_u64();
+        s.world_mut().rng = chooser.next_u64();
         let p = s.playout(&mut chooser, 10_000).expect("playout");
         match p.ending {
             Ending::Winner(w) if w.to_text() == "0" => now[0] += 1,
@@ -116,20 +116,23 @@ fn playout_statistics_agree_with_the_full_legal_list() {
 #[test]
 fn trying_moves_leaves_no_trace() {
     let mut s = mixed_position();
-    let before = s.world.clone();
+    let before = s.world().clone();
     let legal = s.legal_actions().expect("legal actions");
-    assert!(s.world.same_as(&before), "legal_actions changed the world");
+    assert!(
+        s.world().same_as(&before),
+        "legal_actions changed the world"
+    );
     let moves = s.try_candidates().expect("legal moves").legal;
     assert_eq!(moves.len(), legal.len());
-    assert!(s.world.same_as(&before), "legal_moves changed the world");
+    assert!(s.world().same_as(&before), "legal_moves changed the world");
     let perft = s.perft(3);
     assert!(perft.failures.is_empty());
-    assert!(s.world.same_as(&before), "perft changed the world");
+    assert!(s.world().same_as(&before), "perft changed the world");
     // Every candidate, legal or not, tried on its own: the session's world is untouched.
     for a in s.candidates().expect("candidates") {
         let (tx, after) = s.try_deliver(a.recipient, (*a.message).clone());
         assert!(
-            s.world.same_as(&before),
+            s.world().same_as(&before),
             "trying {} changed the world",
             a.name
         );
@@ -140,7 +143,7 @@ fn trying_moves_leaves_no_trace() {
     // A one-ply playout changes only the world it is given, by one legal move.
     let p = s.playout(&mut Chooser::new(5, 0), 1).expect("playout");
     assert_eq!(p.plies, 1);
-    assert!(moves.iter().any(|(_, w)| w.same_as(&s.world)));
+    assert!(moves.iter().any(|(_, w)| w.same_as(s.world())));
 }
 
 /// Chess from a FEN: one where some candidates are refused (pinned pieces, king moves into
@@ -165,7 +168,7 @@ fn chess_before_mate() -> Session {
 #[test]
 fn a_trial_is_the_transaction_it_stands_for() {
     for mut s in [mixed_position(), chess_before_mate()] {
-        let before = s.world.clone();
+        let before = s.world().clone();
         let named: Vec<String> = s
             .candidates()
             .expect("candidates")
@@ -181,7 +184,7 @@ fn a_trial_is_the_transaction_it_stands_for() {
             assert_eq!(status, tx.status, "{}", c.name());
             assert!(world.same_as(&full), "{}: another world", c.name());
             assert!(
-                s.world.same_as(&before),
+                s.world().same_as(&before),
                 "trying {} changed the world",
                 c.name()
             );
@@ -207,9 +210,9 @@ fn full_perft(s: &mut Session, depth: usize) -> Perft {
         finished: vec![0; depth],
         failures: Vec::new(),
     };
-    let start = s.world.clone();
+    let start = s.world().clone();
     full_perft_from(s, 0, &mut Vec::new(), &mut result);
-    s.world = start;
+    *s.world_mut() = start;
     result
 }
 
@@ -235,7 +238,7 @@ fn full_perft_from(s: &mut Session, ply: usize, played: &mut Vec<String>, r: &mu
         Ok(c) => c,
         Err(e) => return fail(r, e, played, None),
     };
-    let start = s.world.clone();
+    let start = s.world().clone();
     let mut next = Vec::new();
     for a in candidates {
         let (tx, world) = s.try_deliver(a.recipient, (*a.message).clone());
@@ -252,12 +255,12 @@ fn full_perft_from(s: &mut Session, ply: usize, played: &mut Vec<String>, r: &mu
         }
     }
     for (name, world) in next {
-        s.world = world;
+        *s.world_mut() = world;
         played.push(name);
         full_perft_from(s, ply + 1, played, r);
         played.pop();
     }
-    s.world = start;
+    *s.world_mut() = start;
 }
 
 fn go9() -> Session {
@@ -300,11 +303,11 @@ fn perft_counts_what_full_transactions_count() {
         (go9(), 2),
         (after(go9(), 5, 40), 2),
     ] {
-        let before = s.world.clone();
+        let before = s.world().clone();
         let full = full_perft(&mut s, depth);
         let perft = s.perft(depth);
         assert_eq!(perft, full);
-        assert!(s.world.same_as(&before), "perft changed the world");
+        assert!(s.world().same_as(&before), "perft changed the world");
         let mut progress = Vec::new();
         let one = s.perft_with_progress(1, &mut |p| progress.push(p));
         let n = one.counts[0] as usize;
@@ -374,18 +377,18 @@ fn separate_copy(world: &World) -> World {
 /// transaction on a copy does, leaves the world that transaction leaves, and unmaking it
 /// (or not committing) gives back the world exactly as it was. Counts the statuses met.
 fn make_and_unmake_every_candidate(s: &mut Session, seen: &mut [usize; 4]) {
-    let before = separate_copy(&s.world);
+    let before = separate_copy(s.world());
     let mut log = MoveLog::default();
     for c in s.candidate_list().expect("candidates") {
         let mut copy = s.fork();
-        copy.world = separate_copy(&s.world);
+        *copy.world_mut() = separate_copy(s.world());
         let (tx, full) = copy.try_deliver(c.recipient, (*c.message).clone());
         let status = s.make(&c, &mut log);
         assert_eq!(status, tx.status, "{}", c.name());
         match status {
             Status::Committed(_) => {
                 seen[0] += 1;
-                assert!(s.world.same_as(&full), "{}: another world", c.name());
+                assert!(s.world().same_as(&full), "{}: another world", c.name());
                 assert_eq!(log.len(), 1);
                 assert!(s.unmake(&mut log), "{}: nothing to unmake", c.name());
             }
@@ -395,7 +398,7 @@ fn make_and_unmake_every_candidate(s: &mut Session, seen: &mut [usize; 4]) {
         }
         assert!(log.is_empty());
         assert!(
-            s.world.same_as(&before),
+            s.world().same_as(&before),
             "{} ({}) left a trace",
             c.name(),
             status.summary()
@@ -412,7 +415,7 @@ fn a_move_made_in_place_is_undone_exactly() {
     let mut watched =
         chess_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
     watched.watch().expect("chess is watched");
-    assert!(watched.world.canvas.active);
+    assert!(watched.world().canvas.active);
     let positions = [
         awele(),
         mixed_position(),
@@ -443,7 +446,7 @@ fn a_playout_plays_what_full_transactions_play() {
     for (s, seed) in [(awele(), 4), (go9(), 9), (chess_before_mate(), 3)] {
         let mut played = s;
         let mut full = played.fork();
-        full.world = played.world.clone();
+        *full.world_mut() = played.world().clone();
         let p = played
             .playout(&mut Chooser::new(seed, 0), 30)
             .expect("playout");
@@ -458,12 +461,12 @@ fn a_playout_plays_what_full_transactions_play() {
                 let c = &candidates[undrawn.swap_remove(chooser.below(undrawn.len()))];
                 let (tx, world) = full.try_deliver(c.recipient, (*c.message).clone());
                 if tx.status.committed() {
-                    full.world = world;
+                    *full.world_mut() = world;
                     break;
                 }
             }
             plies += 1;
         }
-        assert!(played.world.same_as(&full.world));
+        assert!(played.world().same_as(full.world()));
     }
 }

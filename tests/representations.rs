@@ -37,7 +37,7 @@ fn message(label: &str) -> Message {
 fn private_graphics_only_in_their_players_view() {
     let mut s = start("tests/inputs/repl/games/drawing");
     s.deliver(Symbol::intern("one"), message("hide"));
-    let canvas = &s.world.canvas;
+    let canvas = &s.world().canvas;
     let public = svg::render(canvas, &View::Public);
     let zero = svg::render(canvas, &View::parse("0"));
     let one = svg::render(canvas, &View::parse("1"));
@@ -57,18 +57,18 @@ fn private_graphics_only_in_their_players_view() {
 #[test]
 fn vetoed_rolled_back_and_failed_moves_leave_the_drawing() {
     let mut s = start("games/awele");
-    let before = s.world.clone();
+    let before = s.world().clone();
     // Player 1 may not move first: the law vetoes it.
     let tx = s.deliver(Symbol::intern("a"), message("startSeeding"));
     assert!(!tx.status.committed());
-    assert!(s.world.same_as(&before));
-    assert!(std::sync::Arc::ptr_eq(&s.world.canvas, &before.canvas));
+    assert!(s.world().same_as(&before));
+    assert!(std::sync::Arc::ptr_eq(&s.world().canvas, &before.canvas));
     let mut s = start("tests/inputs/repl/games/drawing");
-    let before = s.world.clone();
+    let before = s.world().clone();
     for label in ["bumpThenRollback", "fail"] {
         s.deliver(Symbol::intern("one"), message(label));
         assert!(
-            s.world.canvas.same_as(&before.canvas),
+            s.world().canvas.same_as(&before.canvas),
             "{label} changed the drawing"
         );
     }
@@ -89,10 +89,10 @@ fn trying_moves_draws_nothing() {
         assert!(!world.canvas.active && world.canvas.is_empty());
     }
     // Playing one for real redraws the board.
-    let c = s.world.clone();
+    let c = s.world().clone();
     s.deliver(Symbol::intern("C"), message("startSeeding"));
-    assert!(!s.world.canvas.same_as(&c.canvas));
-    assert!(text::render(&s.world.canvas, &View::Public).contains("( 0 )"));
+    assert!(!s.world().canvas.same_as(&c.canvas));
+    assert!(text::render(&s.world().canvas, &View::Public).contains("( 0 )"));
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn awele_svg() {
     s.deliver(Symbol::intern("C"), message("startSeeding"));
     insta::assert_snapshot!(
         "awele-after-C.svg",
-        svg::render(&s.world.canvas, &View::Public)
+        svg::render(&s.world().canvas, &View::Public)
     );
 }
 
@@ -125,7 +125,7 @@ fn go_svg() {
     for point in ["c3", "b2", "d2"] {
         s.deliver(Symbol::intern(point), message("placeStone"));
     }
-    insta::assert_snapshot!("go-5x5.svg", svg::render(&s.world.canvas, &View::Public));
+    insta::assert_snapshot!("go-5x5.svg", svg::render(&s.world().canvas, &View::Public));
 }
 
 #[test]
@@ -141,7 +141,7 @@ fn chess_svg() {
     }
     insta::assert_snapshot!(
         "chess-check.svg",
-        svg::render(&s.world.canvas, &View::Public)
+        svg::render(&s.world().canvas, &View::Public)
     );
 }
 
@@ -152,7 +152,7 @@ fn chess_svg() {
 fn representations_read_their_entitys_properties() {
     let mut s = start("tests/inputs/repl/games/drawing");
     let text_of = |s: &Session, owner: &str, id: &str| {
-        s.world
+        s.world()
             .canvas
             .find(Symbol::intern(owner), Symbol::intern(id))
             .and_then(|g| g.attr("text"))
@@ -169,7 +169,7 @@ fn representations_read_their_entitys_properties() {
     assert!(s.deliver(Symbol::intern("one"), spawn).status.committed());
     // The new counter's representation placed its box by its entity's "owner" (2).
     let x = s
-        .world
+        .world()
         .canvas
         .find(Symbol::intern("three"), Symbol::intern("box"))
         .and_then(|g| g.attr("x"))

@@ -173,7 +173,7 @@ fn indented(out: &mut String, text: &str, prefix: &str) {
 fn world(out: &mut String, session: &Session) {
     let game = &session.game;
     out.push_str("--- world\n");
-    for (_, e) in session.world.iter() {
+    for (_, e) in session.world().iter() {
         let props: Vec<String> = e
             .properties(game)
             .map(|(n, v)| format!("{n} {v}"))

@@ -131,10 +131,10 @@ fn one(
     index: u64,
     max_plies: usize,
 ) -> Result<Playout, Stopped> {
-    session.world = start.clone();
+    *session.world_mut() = start.clone();
     let mut chooser = Chooser::new(seed, index);
     // Game code that draws random numbers gets its own stream per playout too.
-    session.world.rng = chooser.next_u64();
+    session.world_mut().rng = chooser.next_u64();
     session.playout(&mut chooser, max_plies)
 }
 
@@ -146,7 +146,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     };
     let base = opened.session;
     let opened_sources = opened.sources;
-    let start = base.world.clone();
+    let start = base.world().clone();
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());

@@ -62,8 +62,8 @@ pub fn watch(session: &mut Session, sources: &crate::source::SourceMap) -> Resul
 /// The canvas of `session` in `view` as `format`.
 pub fn draw(session: &Session, view: &View, format: BoardFormat) -> String {
     match format {
-        BoardFormat::Svg => crate::repr::svg::render(&session.world.canvas, view),
-        BoardFormat::Text => crate::repr::text::render(&session.world.canvas, view),
+        BoardFormat::Svg => crate::repr::svg::render(&session.world().canvas, view),
+        BoardFormat::Text => crate::repr::text::render(&session.world().canvas, view),
     }
 }
 

@@ -127,7 +127,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let session = &mut opened.session;
     let board = |session: &Session| {
         view.as_ref()
-            .map(|v| crate::repr::text::render(&session.world.canvas, v))
+            .map(|v| crate::repr::text::render(&session.world().canvas, v))
     };
     let mut steps: Vec<Step> = Vec::new();
     if let Some(tx) = opened.setup.take()
@@ -319,7 +319,7 @@ fn to_json(session: &Session, steps: &[Step]) -> Option<serde_json::Value> {
     let game = &session.game;
     let mut budget = JSON_CAP;
     let mut entities = serde_json::Map::new();
-    for (_, e) in session.world.iter() {
+    for (_, e) in session.world().iter() {
         let mut props = serde_json::Map::new();
         for (n, v) in e.properties(game) {
             props.insert(n.as_str().to_string(), v.to_json_within(&mut budget)?);

@@ -24,7 +24,7 @@ impl Repl {
                 }
                 let world = match &self.pending {
                     Some(p) => &p.machine.world,
-                    None => &self.session.world,
+                    None => self.session.world(),
                 };
                 let text = crate::repr::text::render(&world.canvas, &View::parse(view));
                 if text.is_empty() {
@@ -38,8 +38,8 @@ impl Repl {
 
     /// The board after a committed move, when it is shown after each move.
     pub(super) fn board_after_move(&self) -> Option<String> {
-        (self.show_board && !self.session.world.canvas.is_empty())
-            .then(|| crate::repr::text::render(&self.session.world.canvas, &View::Public))
+        (self.show_board && !self.session.world().canvas.is_empty())
+            .then(|| crate::repr::text::render(&self.session.world().canvas, &View::Public))
     }
 
     /// `:click <entity> <graphic>`: what the graphic's click hook says: a message to the
@@ -83,7 +83,7 @@ impl Repl {
     fn session_clicked(&self, owner: &str, id: &str) -> Result<Clicked, String> {
         let world = match &self.pending {
             Some(p) => &p.machine.world,
-            None => &self.session.world,
+            None => self.session.world(),
         };
         let (o, i) = (
             crate::symbol::Symbol::intern(owner),

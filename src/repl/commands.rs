@@ -210,7 +210,7 @@ impl Repl {
             }
             "undo" => {
                 if self.history.undo() {
-                    self.session.world = self.history.current().clone();
+                    *self.session.world_mut() = self.history.current().clone();
                     format!("undone; at change {}", self.history.cursor())
                 } else {
                     "nothing to undo".into()
@@ -218,7 +218,7 @@ impl Repl {
             }
             "redo" => {
                 if self.history.redo() {
-                    self.session.world = self.history.current().clone();
+                    *self.session.world_mut() = self.history.current().clone();
                     format!("redone; at change {}", self.history.cursor())
                 } else {
                     "nothing to redo".into()
@@ -227,7 +227,7 @@ impl Repl {
             "history" => self.history_text(),
             "goto" => match rest.parse::<usize>() {
                 Ok(n) if self.history.goto(n) => {
-                    self.session.world = self.history.current().clone();
+                    *self.session.world_mut() = self.history.current().clone();
                     format!("at change {n}")
                 }
                 Ok(n) => format!(
@@ -291,7 +291,7 @@ impl Repl {
     pub(super) fn world(&self) -> &crate::runtime::world::World {
         match &self.pending {
             Some(p) => &p.machine.world,
-            None => &self.session.world,
+            None => self.session.world(),
         }
     }
 
@@ -467,7 +467,7 @@ impl Repl {
     ) -> Result<(String, String), String> {
         let in_force: Vec<String> = self
             .session
-            .world
+            .world()
             .advice
             .entries
             .iter()
@@ -487,11 +487,11 @@ impl Repl {
             .trim_end()
             .to_string();
         // A generated name takes the first free number.
-        let mut count = self.session.world.advice.entries.len() + 1;
+        let mut count = self.session.world().advice.entries.len() + 1;
         let advice_name = loop {
             let name = Symbol::intern(&crate::compile::check::advice_name(def, count));
             if def.name.is_some()
-                || self.session.world.advice.find(name).is_none()
+                || self.session.world().advice.find(name).is_none()
                 || def.replaces.map(|r| r.sym) == Some(name)
             {
                 break name;
@@ -500,8 +500,8 @@ impl Repl {
         };
         let replaces = def
             .replaces
-            .and_then(|r| self.session.world.advice.find(r.sym));
-        if self.session.world.advice.find(advice_name).is_some()
+            .and_then(|r| self.session.world().advice.find(r.sym));
+        if self.session.world().advice.find(advice_name).is_some()
             && def.replaces.map(|r| r.sym) != Some(advice_name)
         {
             return Err(format!(
@@ -515,7 +515,7 @@ impl Repl {
             AdviceKind::Law => "law",
             AdviceKind::SideEffect => "side-effect",
         };
-        let table = Arc::make_mut(&mut self.session.world.advice);
+        let table = Arc::make_mut(&mut self.session.world_mut().advice);
         let entry = AdviceEntry {
             advice: Arc::new(advice),
             enabled: true,
@@ -556,14 +556,14 @@ impl Repl {
                 .to_string();
         }
         // All or nothing: apply on a copy of the world, keep it only if every rule fits.
-        let before = self.session.world.clone();
+        let before = self.session.world().clone();
         let mut done = Vec::new();
         let mut warnings = render_diags(&self.sources, &loaded.diagnostics, self.options.color)
             .trim_end()
             .to_string();
         for item in &loaded.program.items {
             let Item::Advice(def) = item else {
-                self.session.world = before;
+                *self.session.world_mut() = before;
                 return "error: a rules file holds only #law and #sideeffect directives".into();
             };
             match self.apply_advice(def) {
@@ -577,13 +577,13 @@ impl Repl {
                     }
                 }
                 Err(e) => {
-                    self.session.world = before;
+                    *self.session.world_mut() = before;
                     return format!("{e}\nno rule of {path} was put in force");
                 }
             }
         }
         if done.is_empty() {
-            self.session.world = before;
+            *self.session.world_mut() = before;
             return format!("{path} holds no rule");
         }
         let done = self.record(line, done.join("; "));
@@ -597,10 +597,10 @@ impl Repl {
     fn switch(&mut self, verb: &str, name: &str, line: &str) -> String {
         let name = name.trim().trim_matches('"');
         let sym = Symbol::intern(name);
-        let Some(i) = self.session.world.advice.find(sym) else {
+        let Some(i) = self.session.world().advice.find(sym) else {
             let names: Vec<&str> = self
                 .session
-                .world
+                .world()
                 .advice
                 .entries
                 .iter()
@@ -613,7 +613,7 @@ impl Repl {
                 None => format!("error: no law or side-effect named \"{name}\" (:laws lists them)"),
             };
         };
-        let enabled = self.session.world.advice.entries[i].enabled;
+        let enabled = self.session.world().advice.entries[i].enabled;
         match (verb, enabled) {
             ("disable", false) => {
                 return format!("error: \"{name}\" is already disabled; nothing changed");
@@ -623,7 +623,7 @@ impl Repl {
             }
             _ => {}
         }
-        let table = Arc::make_mut(&mut self.session.world.advice);
+        let table = Arc::make_mut(&mut self.session.world_mut().advice);
         match verb {
             "disable" => table.entries[i].enabled = false,
             "enable" => table.entries[i].enabled = true,
@@ -640,7 +640,7 @@ impl Repl {
         self.history.push(Entry {
             lines: vec![format!(":{line}")],
             description: description.clone(),
-            world: self.session.world.clone(),
+            world: self.session.world().clone(),
         });
         format!("{description}; takes effect from the next transaction")
     }
@@ -841,7 +841,7 @@ impl Repl {
                 .map(|r| journal_paths::absolute(r))
                 .collect(),
             lines: self.history.lines().map(str::to_string).collect(),
-            digest: digest(self.game(), &self.session.world),
+            digest: digest(self.game(), self.session.world()),
         };
         match write_atomically(path.as_ref(), &journal.to_text()) {
             Ok(()) => format!("saved {} change(s) to {path}", self.history.cursor()),
@@ -912,7 +912,7 @@ impl Repl {
                 return format!("error: {path} does not replay: {e}\nthe session is unchanged");
             }
         };
-        let reached = digest(fresh.game(), &fresh.session.world);
+        let reached = digest(fresh.game(), fresh.session.world());
         if reached != journal.digest {
             return format!(
                 "error: {path} replays to a different world than the one saved (the game's files may have changed); the session is unchanged"
@@ -1048,8 +1048,8 @@ impl Repl {
                 );
             }
         };
-        let same =
-            digest(fresh.game(), &fresh.session.world) == digest(self.game(), &self.session.world);
+        let same = digest(fresh.game(), fresh.session.world())
+            == digest(self.game(), self.session.world());
         let n = fresh.history.cursor();
         let interrupt = self.session.interrupt.clone();
         let trace = self.trace;

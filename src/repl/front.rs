@@ -107,9 +107,9 @@ impl Repl {
     /// The value of `code` run on the session's world, which is left as it was (nothing is
     /// recorded).
     pub fn evaluate(&mut self, code: CodeId) -> Result<Value, String> {
-        let before = self.session.world.clone();
+        let before = self.session.world().clone();
         let tx = self.session.eval(code);
-        self.session.world = before;
+        *self.session.world_mut() = before;
         match tx.status {
             Status::Committed(v) => Ok(v),
             other => Err(other.summary()),

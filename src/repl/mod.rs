@@ -222,7 +222,7 @@ impl Repl {
         } = open(&options)?;
         Ok(Repl {
             warnings,
-            history: History::new(session.world.clone()),
+            history: History::new(session.world().clone()),
             random_state: options.seed ^ 0x5DEE_CE66_D1CE_4E5B,
             session,
             sources,
@@ -240,7 +240,7 @@ impl Repl {
 
     /// A line to show when the REPL opens.
     pub fn banner(&self) -> String {
-        let entities = self.session.world.iter().count();
+        let entities = self.session.world().iter().count();
         let actions = if self.session.game.actions.is_some() {
             ", :moves lists the legal moves"
         } else {
@@ -287,7 +287,7 @@ impl Repl {
         out.push("send".into());
         out.extend(
             self.session
-                .world
+                .world()
                 .iter()
                 .map(|(_, e)| e.name.as_str().to_string()),
         );
@@ -297,7 +297,7 @@ impl Repl {
         }
         out.extend(
             self.session
-                .world
+                .world()
                 .advice
                 .entries
                 .iter()
@@ -444,7 +444,7 @@ impl Repl {
                 Output::Print(t) => out.push_str(&format!("print: {t}\n")),
             }
         }
-        let changed = !self.session.world.same_as(self.history.current());
+        let changed = !self.session.world().same_as(self.history.current());
         let expression = lines.first().is_some_and(|l| l.starts_with('('));
         match &tx.status {
             // An expression that changed nothing only looked: its value is the answer.
@@ -463,7 +463,7 @@ impl Repl {
                     tx.status.summary()
                 ),
                 lines,
-                world: self.session.world.clone(),
+                world: self.session.world().clone(),
             });
             if let Some(outcome) = self.session.outcome() {
                 let parts: Vec<String> = outcome
@@ -535,7 +535,7 @@ impl Repl {
     fn send(&mut self, text: &str, stepping: bool) -> String {
         match crate::runtime::outside::parse_send(text) {
             Ok((to, msg)) => {
-                if self.session.world.lookup(to).is_none() {
+                if self.session.world().lookup(to).is_none() {
                     return format!("error: no entity named \"{to}\" (:entities lists them)");
                 }
                 let m = self.session.begin_deliver(to, msg, stepping);

@@ -242,7 +242,7 @@ impl Session {
             let mut log = MoveLog::default();
             let status = s.make_unwatched(c, &mut log);
             let world = status.committed().then(|| {
-                let world = s.world.clone();
+                let world = s.world().clone();
                 s.unmake(&mut log);
                 world
             });
@@ -273,7 +273,7 @@ impl Session {
         &mut self,
         mut trial: impl FnMut(&mut Session, &Candidate) -> (Status, Option<T>),
     ) -> Result<(Vec<(Action, T)>, Vec<(Action, RuntimeError)>), RuntimeError> {
-        let saved = self.world.clone();
+        let saved = self.world().clone();
         self.unwatch();
         let sorted = (|| {
             let candidates = self.candidate_list()?;
@@ -288,7 +288,7 @@ impl Session {
             }
             Ok((legal, failed))
         })();
-        self.world = saved;
+        *self.world_mut() = saved;
         sorted
     }
 
@@ -309,10 +309,10 @@ impl Session {
             Status::Vetoed { law } => Verdict::Vetoed {
                 law: *law,
                 source: self
-                    .world
+                    .world()
                     .advice
                     .find(*law)
-                    .map(|i| self.world.advice.entries[i].advice.source.to_string()),
+                    .map(|i| self.world().advice.entries[i].advice.source.to_string()),
                 notes: notes(),
             },
             Status::RolledBack { reason } => Verdict::RolledBack {

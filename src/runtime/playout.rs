@@ -155,7 +155,7 @@ impl Session {
                 Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
             )
         {
-            self.world.canvas = canvas;
+            self.world_mut().canvas = canvas;
         }
         played
     }
@@ -267,10 +267,10 @@ impl Session {
         };
         // The walk makes and unmakes moves in place on a copy of the world without its
         // canvas: a write copies only what the world shares, once.
-        let start = self.world.clone();
+        let start = self.world().clone();
         self.unwatch();
         self.perft_from(0, &mut walk);
-        self.world = start;
+        *self.world_mut() = start;
         walk.into_result()
     }
 
@@ -301,7 +301,7 @@ impl Session {
             match self.make_unwatched(&c, &mut walk.log) {
                 Status::Committed(_) => {
                     legal += 1;
-                    if self.world.outcome.is_some() {
+                    if self.world().outcome.is_some() {
                         walk.result.finished[ply] += 1;
                     }
                     if first {
@@ -311,7 +311,7 @@ impl Session {
                         self.perft_from(ply + 1, walk);
                         walk.leave();
                     }
-                    walk.log.unmake(&mut self.world);
+                    walk.log.unmake(self.world_mut());
                 }
                 Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
                 Status::Vetoed { .. } | Status::RolledBack { .. } => {}
@@ -331,7 +331,7 @@ impl Session {
                         walk.enter(i, c);
                         self.perft_from(ply + 1, walk);
                         walk.leave();
-                        walk.log.unmake(&mut self.world);
+                        walk.log.unmake(self.world_mut());
                     }
                     Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
                     Status::Vetoed { .. } | Status::RolledBack { .. } => {}

@@ -152,8 +152,6 @@ fn candidate_of(item: &Value) -> Option<Candidate> {
 pub struct Session {
     /// The compiled game.
     pub game: Arc<Game>,
-    /// The current world.
-    pub world: World,
     params: FxHashMap<Symbol, Value>,
     defaults: Vec<Vec<Value>>,
     cache: ChainCache,
@@ -165,10 +163,11 @@ pub struct Session {
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
     fixed: Arc<super::world::FixedNames>,
-    /// The machine of the last transaction run to its end by [`Session::deliver`] or
-    /// [`Session::eval`], kept with its buffers for the next one (it holds an empty
-    /// world between them).
-    kept: Option<Box<Machine>>,
+    /// The machine that holds the current world ([`Session::world`]) and runs the
+    /// transactions made on it in place ([`Session::deliver`], [`Session::eval`], moves
+    /// tried in place), keeping its buffers from one to the next. The world stays in it:
+    /// starting or ending a transaction moves no world.
+    home: Box<Machine>,
     /// The message [`Session::deliver`] delivered last, to reuse its allocation.
     kept_message: Option<Arc<Message>>,
 }
@@ -181,7 +180,7 @@ impl Session {
         options: &SessionOptions,
     ) -> Result<(Session, Option<Transaction>), StartError> {
         let mut s = Session {
-            world: World::new(&game, options.seed),
+            home: Box::new(Machine::holding(World::new(&game, options.seed))),
             game: game.clone(),
             params: FxHashMap::default(),
             defaults: Vec::new(),
@@ -190,7 +189,6 @@ impl Session {
             trace: options.trace,
             interrupt: None,
             fixed: Arc::default(),
-            kept: None,
             kept_message: None,
         };
         for (name, value) in &options.params {
@@ -247,9 +245,9 @@ impl Session {
                     }
                 }
             }
-            s.world.add(entity);
+            s.world_mut().add(entity);
         }
-        s.fixed = Arc::new(s.world.iter().map(|(id, e)| (e.name, id)).collect());
+        s.fixed = Arc::new(s.world().iter().map(|(id, e)| (e.name, id)).collect());
         let mut setup = None;
         for code in &game.setup {
             let tx = s.eval(*code);
@@ -342,7 +340,9 @@ impl Session {
 
     /// Evaluate a value-context body (a default, an instance property) on a scratch world.
     fn value(&mut self, code: CodeId) -> Result<Value, StartError> {
-        let tx = self.run_on(self.world.clone(), Start::Eval(code), false).0;
+        let tx = self
+            .run_on(self.world().clone(), Start::Eval(code), false)
+            .0;
         match tx.status {
             Status::Committed(v) => Ok(v),
             Status::Failed(e) => Err(StartError::Failed(e)),
@@ -355,12 +355,30 @@ impl Session {
         self.params.get(&name)
     }
 
-    fn context(&mut self) -> Context<'_> {
-        self.world_and_context().1
+    /// The current world.
+    #[inline]
+    pub fn world(&self) -> &World {
+        &self.home.world
     }
 
-    /// The session's world, and a context for a transaction on it.
-    fn world_and_context(&mut self) -> (&mut World, Context<'_>) {
+    /// The current world, to change it (a transaction's change belongs in a transaction;
+    /// this is for setting up, loading and undoing).
+    #[inline]
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.home.world
+    }
+
+    /// Replace the current world with `world`; returns the one it replaces.
+    pub fn replace_world(&mut self, world: World) -> World {
+        std::mem::replace(&mut self.home.world, world)
+    }
+
+    fn context(&mut self) -> Context<'_> {
+        self.home_and_context().1
+    }
+
+    /// The machine holding the session's world, and a context for a transaction on it.
+    fn home_and_context(&mut self) -> (&mut Machine, Context<'_>) {
         let cx = Context {
             game: &self.game,
             params: &self.params,
@@ -372,7 +390,7 @@ impl Session {
             interrupt: self.interrupt.as_deref(),
             fixed: &self.fixed,
         };
-        (&mut self.world, cx)
+        (&mut self.home, cx)
     }
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
@@ -409,7 +427,7 @@ impl Session {
     /// Start delivering `msg` to `to` without running it: drive it with [`Session::resume`]
     /// (stepping, signals) and end it with [`Session::conclude`].
     pub fn begin_deliver(&mut self, to: Symbol, msg: Message, stepping: bool) -> Machine {
-        let world = self.world.clone();
+        let world = self.world().clone();
         let mut cx = self.context();
         cx.trace = true;
         cx.stepping = stepping;
@@ -418,7 +436,7 @@ impl Session {
 
     /// Start delivering `msg` straight to entity (or representation) `id`.
     pub(super) fn begin_to(&mut self, id: super::world::EntityId, msg: Message) -> Machine {
-        let world = self.world.clone();
+        let world = self.world().clone();
         let mut cx = self.context();
         cx.trace = true;
         Machine::deliver_to(world, &mut cx, id, msg)
@@ -434,7 +452,7 @@ impl Session {
 
     /// Start running `code` as the user without running it (see [`Session::begin_deliver`]).
     pub fn begin_eval(&mut self, code: CodeId) -> Machine {
-        let world = self.world.clone();
+        let world = self.world().clone();
         let mut cx = self.context();
         Machine::eval(world, &mut cx, code)
     }
@@ -452,7 +470,7 @@ impl Session {
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
-        self.world = m.world;
+        self.home.world = m.world;
         Transaction {
             status,
             output,
@@ -468,24 +486,27 @@ impl Session {
 
     /// Deliver `msg` to the entity named `to`, as one transaction, and keep its result.
     ///
-    /// The transaction owns the session's world while it runs (an empty world stands in
-    /// for it): its writes change entities that nothing else holds in place, with an undo
-    /// log for a veto or a failure, instead of copying them because a snapshot shares
-    /// them. Copies of the world kept elsewhere (undo history, checkpoints) still share
+    /// The transaction runs on the session's world where it is, in the machine that holds
+    /// it: its writes change entities that nothing else holds in place, with an undo log
+    /// for a veto or a failure, instead of copying them because a snapshot shares them. Copies of the world kept elsewhere (undo history, checkpoints) still share
     /// it, and a write copies what they share, as always.
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
         // The last message delivered is kept: when nothing took it (into a property, a
         // list), this one goes in its place instead of a new allocation.
-        let msg = match self.kept_message.take() {
-            Some(mut kept) => match Arc::get_mut(&mut kept) {
-                Some(slot) => {
-                    *slot = msg;
-                    kept
-                }
-                None => Arc::new(msg),
-            },
-            None => Arc::new(msg),
-        };
+        if let Some(kept) = &mut self.kept_message
+            && let Some(slot) = Arc::get_mut(kept)
+        {
+            // The commonest message has no attributes: when neither has any, the label is
+            // all there is to replace (no copy of the inline attribute space).
+            if slot.attrs.is_empty() && msg.attrs.is_empty() {
+                slot.label = msg.label;
+            } else {
+                *slot = msg;
+            }
+            let msg = kept.clone();
+            return self.run_kept(Start::Deliver(to, msg));
+        }
+        let msg = Arc::new(msg);
         self.kept_message = Some(msg.clone());
         self.run_kept(Start::Deliver(to, msg))
     }
@@ -496,31 +517,25 @@ impl Session {
         self.run_kept(Start::Eval(code))
     }
 
-    /// Run a transaction on the session's world to its end on the kept machine, which
-    /// owns the world meanwhile (the machine's empty world stands in for it), and make
-    /// the world it leaves the session's.
+    /// Run a transaction on the session's world to its end on the machine holding it,
+    /// in place; the world it leaves is the session's.
+    #[inline(always)]
     fn run_kept(&mut self, start: Start) -> Transaction {
-        let mut m = self
-            .kept
-            .take()
-            .unwrap_or_else(|| Box::new(Machine::idle()));
-        let (world, mut cx) = self.world_and_context();
+        let (m, mut cx) = self.home_and_context();
         match start {
-            Start::Deliver(to, msg) => m.restart_deliver(world, &mut cx, to, msg),
-            Start::Eval(code) => m.restart_eval(world, &mut cx, code),
+            Start::Deliver(to, msg) => m.restart_deliver(&mut cx, to, msg),
+            Start::Eval(code) => m.restart_eval(&mut cx, code),
         }
-        let status = m.run_out(&mut cx);
-        let output = std::mem::take(&mut m.output);
-        let trace = std::mem::take(&mut m.trace);
-        let steps = m.steps();
-        m.give_back(world);
-        self.kept = Some(m);
-        // Built last, in place: the transaction is large to move.
+        // Built in place, the status included: the transaction is large to move.
         Transaction {
-            status,
-            output,
-            trace,
-            steps,
+            status: {
+                let status = m.run_out(&mut cx);
+                m.settle();
+                status
+            },
+            output: std::mem::take(&mut m.output),
+            trace: std::mem::take(&mut m.trace),
+            steps: m.steps(),
         }
     }
 
@@ -554,7 +569,7 @@ impl Session {
             if status.committed() {
                 log.keep_canvas(canvas);
             } else {
-                self.world.canvas = canvas;
+                self.world_mut().canvas = canvas;
             }
         }
         status
@@ -563,7 +578,7 @@ impl Session {
     /// Undo the last move [`Session::make`] made with `log`: the world is exactly as it
     /// was before it. False when `log` holds no move.
     pub fn unmake(&mut self, log: &mut MoveLog) -> bool {
-        log.unmake(&mut self.world)
+        log.unmake(self.world_mut())
     }
 
     /// [`Session::make`] on a world without an active canvas.
@@ -572,40 +587,39 @@ impl Session {
         self.trial_in_place(start, TrialEnd::Log(log))
     }
 
-    /// Try a move in place on the session's world, which is not watched, on the kept
-    /// machine (see `vm/undo.rs`): its status. A move that does not commit leaves the
+    /// Try a move in place on the session's world, which is not watched, on the machine
+    /// holding it (see `vm/undo.rs`): its status. A move that does not commit leaves the
     /// world as it was; one that commits is kept, undone or logged as `then` says.
     pub(super) fn trial_in_place(&mut self, start: Start, then: TrialEnd<'_>) -> Status {
-        let mut m = self
-            .kept
-            .take()
-            .unwrap_or_else(|| Box::new(Machine::idle()));
-        let (world, mut cx) = self.world_and_context();
-        debug_assert!(!world.canvas.active, "a trial in place on a watched world");
+        let (m, mut cx) = self.home_and_context();
+        debug_assert!(
+            !m.world.canvas.active,
+            "a trial in place on a watched world"
+        );
         cx.trace = false;
         match start {
-            Start::Deliver(to, msg) => m.restart_trial(world, &mut cx, to, msg),
-            Start::Eval(code) => m.restart_trial_eval(world, &mut cx, code),
+            Start::Deliver(to, msg) => m.restart_trial(&mut cx, to, msg),
+            Start::Eval(code) => m.restart_trial_eval(&mut cx, code),
         }
         let status = m.run_out(&mut cx);
-        m.end_trial(world, status.committed(), then);
-        self.kept = Some(m);
+        m.end_trial(status.committed(), then);
         status
     }
 
     /// Take the canvas off the session's world if it is watched: trying moves does not
     /// draw. The canvas taken, if any.
     pub(super) fn unwatch(&mut self) -> Option<Arc<super::canvas::Canvas>> {
-        self.world
+        let world = self.world_mut();
+        world
             .canvas
             .active
-            .then(|| std::mem::take(&mut self.world.canvas))
+            .then(|| std::mem::take(&mut world.canvas))
     }
 
     /// The world without its canvas: trying moves (legal-move lists, playouts, perft) does
     /// not draw.
     fn unwatched(&self) -> World {
-        let mut world = self.world.clone();
+        let mut world = self.world().clone();
         if world.canvas.active {
             world.canvas = Arc::default();
         }
@@ -635,7 +649,7 @@ impl Session {
         };
         // `#actions` runs in place and what it changed, if anything, is undone; on a
         // watched world, it runs on a copy without the canvas.
-        let status = if self.world.canvas.active {
+        let status = if self.world().canvas.active {
             self.run_quiet(self.unwatched(), Start::Eval(code)).0
         } else {
             self.trial_in_place(Start::Eval(code), TrialEnd::Undo)
@@ -695,7 +709,7 @@ impl Session {
     pub fn fork(&self) -> Session {
         Session {
             game: self.game.clone(),
-            world: self.unwatched(),
+            home: Box::new(Machine::holding(self.unwatched())),
             params: self.params.clone(),
             defaults: self.defaults.clone(),
             cache: ChainCache::default(),
@@ -703,14 +717,13 @@ impl Session {
             trace: false,
             interrupt: None,
             fixed: self.fixed.clone(),
-            kept: None,
             kept_message: None,
         }
     }
 
     /// The outcome recorded by `(finish with ...)`, if any.
     pub fn outcome(&self) -> Option<&super::value::Dict> {
-        self.world.outcome.as_ref()
+        self.world().outcome.as_ref()
     }
 }
 

@@ -424,6 +424,26 @@ pub struct Machine {
     fixed: Arc<FixedNames>,
 }
 
+/// How a transaction ended, as far as cleaning up after it goes ([`Machine::end`]).
+#[derive(Clone, Copy)]
+enum Ending {
+    Committed,
+    RolledBack,
+    /// Vetoed or failed.
+    Refused,
+}
+
+impl Ending {
+    #[inline(always)]
+    fn of(status: &Status) -> Ending {
+        match status {
+            Status::Committed(_) => Ending::Committed,
+            Status::RolledBack { .. } => Ending::RolledBack,
+            Status::Vetoed { .. } | Status::Failed(_) => Ending::Refused,
+        }
+    }
+}
+
 /// What a form did.
 enum Flow {
     /// Produced a value.
@@ -470,6 +490,15 @@ impl Buffers {
 /// Buffers larger than this (in elements) are not kept: a deep transaction does not pin
 /// its memory for the rest of the thread's life.
 const KEEP_BUFFERS_UP_TO: usize = 4096;
+
+/// Empty `v`, if it holds anything (emptying an empty vector of values that need dropping
+/// still walks them: the check is cheaper).
+#[inline(always)]
+fn clear<T>(v: &mut Vec<T>) {
+    if !v.is_empty() {
+        v.clear();
+    }
+}
 
 /// Free an emptied buffer grown past what is kept between transactions.
 fn let_go_if_large<T>(v: &mut Vec<T>) {
@@ -561,62 +590,51 @@ impl Machine {
         m
     }
 
-    /// A machine running nothing, holding an empty world: one to start transactions on
-    /// again and again ([`Machine::restart_deliver`]), keeping its buffers between them.
-    pub fn idle() -> Machine {
+    /// A machine running nothing, holding `world`: one to run transactions on that world
+    /// in place again and again ([`Machine::restart_deliver`]), keeping its buffers
+    /// between them. The world stays in the machine (its `world`), which is where its
+    /// owner reads and changes it between transactions: starting or ending one moves no
+    /// world.
+    pub fn holding(world: World) -> Machine {
         let fixed = Arc::default();
-        Machine::assemble(
-            World::empty(),
-            None,
-            Buffers::fresh(),
-            Limits::default(),
-            fixed,
-        )
+        Machine::assemble(world, None, Buffers::fresh(), Limits::default(), fixed)
     }
 
     /// Start a transaction delivering `msg` to `to` on this finished (or idle) machine,
-    /// on the world in `world`, which the machine takes, leaving the world it held there.
-    /// The machine owns that world and keeps no copy of it: it writes in place with an
-    /// undo log (see [`Machine::start`]), so a write copies no entity that nothing else
-    /// holds. A veto or a failure still leaves the world as it was. End the transaction
-    /// with [`Machine::give_back`].
-    pub fn restart_deliver(
-        &mut self,
-        world: &mut World,
-        cx: &mut Context<'_>,
-        to: Symbol,
-        msg: Arc<Message>,
-    ) {
-        self.restart(world, cx);
-        if let Err(e) = self.send_from_outside(cx, to, msg) {
+    /// on the world it holds. The machine keeps no copy of that world: it writes in place
+    /// with an undo log (see [`Machine::start`]), so a write copies no entity that
+    /// nothing else holds. A veto or a failure still leaves the world as it was. End the
+    /// transaction with [`Machine::settle`].
+    pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
+        self.restart(cx);
+        if let Err(e) = self.send_from_outside_here(cx, to, msg) {
             self.done = Some(Status::Failed(e));
         }
     }
 
     /// [`Machine::restart_deliver`] running `code` as the user (as [`Machine::eval`]).
-    pub fn restart_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
-        self.restart(world, cx);
+    pub fn restart_eval(&mut self, cx: &mut Context<'_>, code: CodeId) {
+        self.restart(cx);
         self.push_frame(cx, code, Kind::Top, NO_JP);
     }
 
-    /// Take the world in `world` for a new transaction and make the machine as new. The
-    /// machine is idle or was given back ([`Machine::give_back`]), which leaves its
-    /// stacks and log empty and no start kept: only what a transaction's end does not
-    /// reset is reset here.
-    fn restart(&mut self, world: &mut World, cx: &Context<'_>) {
+    /// Make the machine as new for a transaction on the world it holds. The machine is
+    /// idle or was settled ([`Machine::settle`]), which leaves its stacks and log empty
+    /// and no start kept: only what a transaction's end does not reset is reset here.
+    #[inline(always)]
+    fn restart(&mut self, cx: &Context<'_>) {
         debug_assert!(
             self.is_emptied(),
-            "a machine restarted before it was given back"
+            "a machine restarted before it was settled"
         );
-        std::mem::swap(&mut self.world, world);
         if self.world.canvas.active {
             self.start = Some(self.world.clone());
         }
         self.start_rng = self.world.rng;
         self.trial = false;
         self.meter = Meter::new(cx.limits);
-        self.output.clear();
-        self.trace.clear();
+        clear(&mut self.output);
+        clear(&mut self.trace);
         self.waiting = None;
         self.paused = false;
         self.pause_later = false;
@@ -627,22 +645,22 @@ impl Machine {
     }
 
     /// End a transaction begun with [`Machine::restart_deliver`] or
-    /// [`Machine::restart_eval`] and run to its end: put the world it leaves (the world
-    /// it began with if it still waits for a signal) in `world`, taking back the world
-    /// that stood there. The machine then holds nothing of the transaction but its
-    /// output and trace (for the caller to take) and its emptied buffers.
-    pub fn give_back(&mut self, world: &mut World) {
+    /// [`Machine::restart_eval`] and run to its end: the machine holds the world it
+    /// leaves (the world it began with if it still waits for a signal), and nothing else
+    /// of the transaction but its output and trace (for the caller to take) and its
+    /// emptied buffers.
+    pub fn settle(&mut self) {
         if self.waiting.take().is_some() {
+            // An abandoned wait: the transaction did not finish, so its stacks are as it
+            // left them.
             self.restore_start();
-        }
-        std::mem::swap(&mut self.world, world);
-        self.start = None;
-        // A kept trial leaves its log here.
-        self.undo.clear();
-        // A finished transaction emptied its stacks (`finish`); an abandoned wait has not.
-        if !self.is_emptied() {
             self.empty();
         }
+        self.start = None;
+        // A kept trial leaves its log here.
+        clear(&mut self.undo);
+        // A finished transaction emptied its stacks (`end`).
+        debug_assert!(self.is_emptied(), "a machine settled before it finished");
         // A deep transaction does not pin its memory until the next one.
         let_go_if_large(&mut self.stack);
         let_go_if_large(&mut self.frames);
@@ -651,7 +669,7 @@ impl Machine {
     }
 
     /// Whether the stacks, the undo log and the checkpoints are empty and no start is
-    /// kept, as [`Machine::give_back`] leaves them.
+    /// kept, as [`Machine::settle`] leaves them.
     #[inline(always)]
     fn is_emptied(&self) -> bool {
         self.start.is_none()
@@ -816,56 +834,55 @@ impl Machine {
     /// the machine left waiting. As [`Machine::run`] called until it finishes, without
     /// moving the status through [`Run`] at every level.
     pub fn run_out(&mut self, cx: &mut Context<'_>) -> Status {
-        loop {
-            if let Some(status) = self.done.take() {
-                self.end(&status);
-                return status;
-            }
-            if let Some(signal) = self.waiting {
-                return unanswered(signal);
-            }
-            match self.exec(cx) {
-                Ok(Flow::End(status)) => {
-                    self.end(&status);
-                    return status;
-                }
-                Ok(Flow::Wait(signal)) => {
-                    self.waiting = Some(signal);
+        // One status, ended and returned in one place: it is large to move. (Only the
+        // start of a transaction sets `done`.)
+        let status = if self.done.is_some()
+            && let Some(status) = self.done.take()
+        {
+            status
+        } else {
+            loop {
+                if let Some(signal) = self.waiting {
                     return unanswered(signal);
                 }
-                Ok(_) => {}
-                Err(e) => {
-                    let status = Status::Failed(e);
-                    self.end(&status);
-                    return status;
+                match self.exec(cx) {
+                    Ok(Flow::End(status)) => break status,
+                    Ok(Flow::Wait(signal)) => {
+                        self.waiting = Some(signal);
+                        return unanswered(signal);
+                    }
+                    Ok(_) => {}
+                    Err(e) => break Status::Failed(e),
                 }
             }
-        }
+        };
+        // `end` reads only how it ended: the status is not borrowed across the call and
+        // goes from `exec`'s result to the caller's without a stop on this frame.
+        self.end(Ending::of(&status));
+        status
     }
 
     fn finish(&mut self, status: Status) -> Run {
-        self.end(&status);
+        self.end(Ending::of(&status));
         Run::Finished(status)
     }
 
-    /// Clean up after a transaction ended with `status`: a failure, a veto or a
+    /// Clean up after a transaction ended as `ending` says: a failure, a veto or a
     /// rollback puts back the start (a kept rollback the checkpoint's world), and the
     /// stacks are emptied.
-    fn end(&mut self, status: &Status) {
-        match status {
+    fn end(&mut self, ending: Ending) {
+        match ending {
             // A trial's caller keeps, logs or undoes what it did.
-            Status::Committed(_) if self.trial => {}
-            Status::Committed(_) => self.undo.clear(),
-            Status::RolledBack { .. } if !self.trial => self.undo.clear(),
-            Status::RolledBack { .. } | Status::Vetoed { .. } | Status::Failed(_) => {
-                self.restore_start()
-            }
+            Ending::Committed if self.trial => {}
+            Ending::Committed => clear(&mut self.undo),
+            Ending::RolledBack if !self.trial => clear(&mut self.undo),
+            Ending::RolledBack | Ending::Refused => self.restore_start(),
         }
         self.frames.clear();
-        self.jps.clear();
-        self.befores.clear();
-        self.stack.clear();
-        self.checkpoints.clear();
+        clear(&mut self.jps);
+        clear(&mut self.befores);
+        clear(&mut self.stack);
+        clear(&mut self.checkpoints);
     }
 
     /// Record step `e` when tracing and pause after it when stepping. Inlined: a
@@ -896,6 +913,13 @@ impl Machine {
     }
 
     fn push_frame(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
+        self.push_frame_here(cx, code, kind, jp)
+    }
+
+    /// [`Machine::push_frame`] inlined, for the join point a send starts at its behaviour
+    /// (`send_to`): one call less on every such send.
+    #[inline(always)]
+    fn push_frame_here(&mut self, cx: &Context<'_>, code: CodeId, kind: Kind, jp: u32) {
         let c = cx.game.code(code);
         let base = self.stack.len() as u32;
         push_nils(&mut self.stack, c.locals as usize);
@@ -1937,8 +1961,9 @@ impl Machine {
                         && !(cx.trace || cx.stepping)
                     {
                         // No side-effect to run and nothing to record: the join point
-                        // ends with the behaviour's value, as `advance` would end it.
-                        self.jps.pop();
+                        // ends with the behaviour's value, as `advance` would end it
+                        // (dropped where it lies: popping it would move it first).
+                        self.jps.truncate(self.jps.len() - 1);
                         if self.jps.is_empty() && self.frames.is_empty() {
                             return Some(Status::Committed(value));
                         }
@@ -2082,6 +2107,18 @@ impl Machine {
         to: Symbol,
         msg: Arc<Message>,
     ) -> Result<Flow, RuntimeError> {
+        self.send_from_outside_here(cx, to, msg)
+    }
+
+    /// [`Machine::send_from_outside`] inlined, for [`Machine::restart_deliver`] (called
+    /// once per transaction from outside the machine: one call less).
+    #[inline(always)]
+    fn send_from_outside_here(
+        &mut self,
+        cx: &mut Context<'_>,
+        to: Symbol,
+        msg: Arc<Message>,
+    ) -> Result<Flow, RuntimeError> {
         debug_assert!(self.frames.is_empty() && self.jps.is_empty());
         let entity = match self.fixed_entity_of(to) {
             Some((id, _)) => id,
@@ -2182,7 +2219,7 @@ impl Machine {
                 then,
                 before,
             });
-            self.push_frame(cx, code, Kind::Behaviour, (depth - 1) as u32);
+            self.push_frame_here(cx, code, Kind::Behaviour, (depth - 1) as u32);
             return Ok(Flow::Enter);
         }
         self.jps.push(JoinPoint {

@@ -47,12 +47,12 @@ impl Session {
     /// game has no representation or is watched already. On failure the world is as it
     /// was.
     pub fn watch(&mut self) -> Result<Vec<Output>, RuntimeError> {
-        if self.world.canvas.active || !self.has_representations() {
+        if self.world().canvas.active || !self.has_representations() {
             return Ok(Vec::new());
         }
-        let before = self.world.clone();
+        let before = self.world().clone();
         let game = self.game.clone();
-        let mut canvas = (*self.world.canvas).clone();
+        let mut canvas = (*self.world().canvas).clone();
         canvas.active = true;
         let mut represented = Vec::new();
         for (id, e) in before.iter() {
@@ -70,7 +70,7 @@ impl Session {
                 represented.push(id);
             }
         }
-        self.world.canvas = Arc::new(canvas);
+        self.world_mut().canvas = Arc::new(canvas);
         let mut output = Vec::new();
         for id in represented {
             let msg = Message {
@@ -81,7 +81,7 @@ impl Session {
             match self.run_to_end(m) {
                 Ok(mut out) => output.append(&mut out),
                 Err(e) => {
-                    self.world = before;
+                    *self.world_mut() = before;
                     return Err(e);
                 }
             }
@@ -92,7 +92,7 @@ impl Session {
     /// What clicking graphic `id` of the entity named `owner` does.
     pub fn clicked(&self, owner: &str, id: &str) -> Result<Clicked, String> {
         let (owner, id) = (Symbol::intern(owner), Symbol::intern(id));
-        let Some(g) = self.world.canvas.find(owner, id) else {
+        let Some(g) = self.world().canvas.find(owner, id) else {
             return Err(format!("{owner} has no graphic \"{id}\""));
         };
         match &g.click {
@@ -111,10 +111,10 @@ impl Session {
     /// Start the transaction a click notifies: `message` delivered to the representation
     /// of `owner`. Drive it with [`Session::resume`].
     pub fn begin_click(&mut self, owner: Symbol, message: &Message) -> Result<Machine, String> {
-        let Some(id) = self.world.lookup(owner) else {
+        let Some(id) = self.world().lookup(owner) else {
             return Err(format!("no entity named \"{owner}\""));
         };
-        if self.world.canvas.representation(id).is_none() {
+        if self.world().canvas.representation(id).is_none() {
             return Err(format!("{owner} has no representation"));
         }
         Ok(self.begin_to(id.representation(), message.clone()))

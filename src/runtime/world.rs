@@ -328,19 +328,6 @@ impl World {
         }
     }
 
-    /// A world with nothing in it (no entities, no advice), standing in for one that is
-    /// elsewhere for a while.
-    pub fn empty() -> World {
-        World {
-            entities: Default::default(),
-            names: NameMap::default(),
-            outcome: None,
-            advice: Arc::default(),
-            rng: 0,
-            canvas: Arc::default(),
-        }
-    }
-
     /// The id of the entity named `name`.
     pub fn lookup(&self, name: Symbol) -> Option<EntityId> {
         self.names.get(&name).copied()

@@ -42,10 +42,10 @@ pub fn sym(s: &str) -> Symbol {
 /// Property `name` of the entity named `entity`.
 pub fn property(session: &Session, entity: &str, name: &str) -> Value {
     let id = session
-        .world
+        .world()
         .lookup(sym(entity))
         .unwrap_or_else(|| panic!("no entity {entity}"));
-    let e = session.world.entity(id).expect("alive");
+    let e = session.world().entity(id).expect("alive");
     e.property(&session.game, sym(name))
         .unwrap_or_else(|| panic!("{entity} has no property {name}"))
         .clone()

@@ -150,30 +150,24 @@ pub enum TrialEnd<'a> {
 }
 
 impl Machine {
-    /// Start trying `msg` delivered to `to` in place, on the world in `world`, which the
-    /// machine takes (as [`Machine::restart_deliver`]). End it with [`Machine::end_trial`].
-    pub fn restart_trial(
-        &mut self,
-        world: &mut World,
-        cx: &mut Context<'_>,
-        to: Symbol,
-        msg: Arc<Message>,
-    ) {
+    /// Start trying `msg` delivered to `to` in place, on the world the machine holds (as
+    /// [`Machine::restart_deliver`]). End it with [`Machine::end_trial`].
+    pub fn restart_trial(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
         // Only `finish` and `end_trial` read the mark, long after the send is set up.
-        self.restart_deliver(world, cx, to, msg);
+        self.restart_deliver(cx, to, msg);
         self.trial = true;
     }
 
     /// [`Machine::restart_trial`] running `code` as the user (`#actions`).
-    pub fn restart_trial_eval(&mut self, world: &mut World, cx: &mut Context<'_>, code: CodeId) {
-        self.restart_eval(world, cx, code);
+    pub fn restart_trial_eval(&mut self, cx: &mut Context<'_>, code: CodeId) {
+        self.restart_eval(cx, code);
         self.trial = true;
     }
 
-    /// End a trial run to its end, which `committed` or not, putting the world it
-    /// leaves in `world` as [`Machine::give_back`] does: unchanged unless it committed,
-    /// and then as `then` says.
-    pub fn end_trial(&mut self, world: &mut World, committed: bool, then: TrialEnd<'_>) {
+    /// End a trial run to its end, which `committed` or not, as [`Machine::settle`] does:
+    /// the world the machine holds is unchanged unless the trial committed, and then as
+    /// `then` says.
+    pub fn end_trial(&mut self, committed: bool, then: TrialEnd<'_>) {
         if committed && self.waiting.is_none() {
             match then {
                 TrialEnd::Keep => {}
@@ -191,6 +185,6 @@ impl Machine {
             }
         }
         self.trial = false;
-        self.give_back(world);
+        self.settle();
     }
 }
