@@ -259,7 +259,8 @@ fn push_nils(stack: &mut Vec<Value>, n: usize) {
 /// common instructions use).
 #[inline(never)]
 fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
-    push_nils(stack, n);
+    // One capacity check, then a store per nil (no length update or check per push).
+    stack.resize_with(stack.len() + n, || Value::Nil);
 }
 
 /// The step count at which the machine next stops to check: the first multiple of 65,536
@@ -1283,7 +1284,7 @@ impl Machine {
                         if len > base + 1 {
                             let first = self.stack.swap_remove(base);
                             self.stack.truncate(base + 1);
-                            discard(first);
+                            Value::release(first);
                         } else if len <= base {
                             // The body left nothing above its locals (no body does).
                             self.stack.truncate(base);
@@ -1632,10 +1633,10 @@ impl Machine {
         } else {
             while self.stack.len() > at + 1 {
                 if let Some(v) = self.stack.pop() {
-                    discard(v);
+                    Value::release(v);
                 }
             }
-            overwrite(&mut self.stack[at], result);
+            Value::release(std::mem::replace(&mut self.stack[at], result));
         }
     }
 

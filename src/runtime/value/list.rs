@@ -322,11 +322,10 @@ impl List {
             && items.len() + other.len() <= FLAT_MAX
         {
             match Arc::try_unwrap(other) {
-                Ok(List {
-                    items: Items::Flat(more),
-                    ..
-                }) => items.extend(more),
-                Ok(more) => items.extend(more.iter().cloned()),
+                Ok(mut more) => match &mut more.items {
+                    Items::Flat(more) => items.append(more),
+                    Items::Tree(_) => items.extend(more.iter().cloned()),
+                },
                 Err(shared) => items.extend(shared.iter().cloned()),
             }
             return;
@@ -336,6 +335,18 @@ impl List {
             match &other.items {
                 Items::Tree(more) => t.append(Tree::clone(more)),
                 Items::Flat(more) => t.extend(more.iter().cloned()),
+            }
+        }
+    }
+}
+
+impl Drop for List {
+    /// Most elements of a short list own nothing (numbers, names): they are let go
+    /// without the general drop, which runs only for the others.
+    fn drop(&mut self) {
+        if let Items::Flat(items) = &mut self.items {
+            for v in std::mem::take(items) {
+                Value::release(v);
             }
         }
     }
