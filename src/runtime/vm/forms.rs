@@ -607,11 +607,27 @@ impl Machine {
     ) -> Result<Flow, RuntimeError> {
         let game = cx.game;
         if !new && !self.world.canvas.active {
-            // The common case: a property of the type's layout, and nobody watching.
-            if let Some(slot) = self.world.entity(id).and_then(|e| {
+            if !id.is_representation() && !cx.trace && !cx.stepping {
+                // The commonest case: a property of the layout of an entity of the game,
+                // nobody watching, no event: found and written with one look at the world.
+                let logging = self.logging();
+                if let Some(e) = self.world.entity_mut(id)
+                    && let Some(slot) = game.slot(e.ty, name)
+                    && let Some(place) = e.props.get_mut(slot as usize)
+                {
+                    let old = std::mem::replace(place, value);
+                    if logging {
+                        self.log_slot(id, slot, old);
+                    } else {
+                        Value::release(old);
+                    }
+                    return Ok(Flow::Value(Value::Nil));
+                }
+            } else if let Some(slot) = self.world.entity(id).and_then(|e| {
                 game.slot(e.ty, name)
                     .filter(|&s| (s as usize) < e.props.len())
             }) {
+                // A property of the layout, and nobody watching.
                 self.store_slot(cx, id, name, slot, value);
                 return Ok(Flow::Value(Value::Nil));
             }
