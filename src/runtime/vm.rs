@@ -2243,13 +2243,15 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            GameFn::Ray => Value::list(
+            // A list of cell names: scalars, one deep.
+            GameFn::Ray => Value::list(List::with_depth(
                 board
                     .ray(c, dir(&args[1])?)
                     .into_iter()
                     .map(|c| Value::sym(board.cell_name(c)))
                     .collect(),
-            ),
+                1,
+            )),
             _ => Value::list(
                 board
                     .directions(c)

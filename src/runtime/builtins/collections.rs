@@ -437,8 +437,18 @@ pub(crate) fn text_of(
     what: &str,
 ) -> Result<String, BuiltinError> {
     let max = m.limits.max_length;
+    // Strings only (a move's name made of its squares): the text's exact size is known,
+    // so it is written into one allocation that the string value keeps as it is.
+    let room = args
+        .iter()
+        .try_fold(sep.len() * args.len().saturating_sub(1), |n, v| match v {
+            Value::Str(s) => Some(n.saturating_add(s.as_str().len())),
+            _ => None,
+        })
+        .unwrap_or(0)
+        .min(max);
     let mut out = BoundedText {
-        text: String::new(),
+        text: String::with_capacity(room),
         max,
     };
     for (i, v) in args.iter().enumerate() {
@@ -960,6 +970,20 @@ mod tests {
         assert_eq!(
             joined,
             Value::sym(Symbol::intern("score: 3 2.0niltrue(\"x\" 1)"))
+        );
+        // Strings only: names, strings made at run time, empty ones.
+        let made = Value::str("str-test-made-");
+        assert_eq!(
+            ok("str", vec![s("e2"), made.clone(), s(""), s("e4")]),
+            s("e2str-test-made-e4")
+        );
+        assert_eq!(ok("str", vec![s(""), s("")]), s(""));
+        // Strings only, past the length limit: refused as any other text is.
+        let max = crate::runtime::budget::Limits::default().max_length;
+        let long = Value::str(&"x".repeat(max / 2 + 1));
+        assert_eq!(
+            err("str", vec![long.clone(), long.clone()]),
+            err("str", vec![long.clone(), i(1), long])
         );
     }
 }
