@@ -25,7 +25,7 @@ pub use dict::{
 pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
 
 /// A value.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub enum Value {
     /// Nothing; false.
     #[default]
@@ -162,6 +162,21 @@ impl Text {
             Repr::Sym(s) => s,
             Repr::Owned(t) => Symbol::intern(t),
         }
+    }
+
+    /// Whether this is a symbol's text (a word with nothing to count or free).
+    #[inline(always)]
+    pub fn is_symbol(&self) -> bool {
+        self.ptr.as_ptr().addr() & 1 == 1
+    }
+
+    /// The byte of a one-character ASCII text held as its symbol (those symbols are
+    /// numbered by their byte), without reading the text; `None` for any other text.
+    #[inline]
+    pub fn ascii_byte(&self) -> Option<u8> {
+        self.as_symbol()
+            .and_then(|s| u8::try_from(s.id()).ok())
+            .filter(u8::is_ascii)
     }
 
     /// Whether this is the text of `sym`.
@@ -343,7 +358,61 @@ impl Message {
     }
 }
 
+impl Clone for Value {
+    /// A value that holds nothing (see [`Value::holds_nothing`]) is copied as it is; the
+    /// others take a reference count.
+    #[inline(always)]
+    fn clone(&self) -> Value {
+        if self.holds_nothing() {
+            // SAFETY: nil, a boolean, a number or a symbol's text owns nothing and counts
+            // no reference: its bits are the whole value, and both copies may be dropped
+            // (dropping either frees nothing).
+            unsafe { std::ptr::read(self) }
+        } else {
+            self.clone_counted()
+        }
+    }
+}
+
 impl Value {
+    /// [`Clone::clone`] of a value that holds a reference count.
+    #[inline(never)]
+    fn clone_counted(&self) -> Value {
+        match self {
+            Value::Nil => Value::Nil,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(i) => Value::Int(*i),
+            Value::Float(x) => Value::Float(*x),
+            Value::Str(t) => Value::Str(t.clone()),
+            Value::List(l) => Value::List(Arc::clone(l)),
+            Value::Dict(d) => Value::Dict(Arc::clone(d)),
+            Value::Message(m) => Value::Message(Arc::clone(m)),
+        }
+    }
+
+    /// Whether the value holds nothing to count or free: nil, a boolean, a number or a
+    /// string held as its symbol. Copying one is a copy of its bits; dropping one frees
+    /// nothing.
+    #[inline(always)]
+    pub fn holds_nothing(&self) -> bool {
+        match self {
+            Value::Nil | Value::Bool(_) | Value::Int(_) | Value::Float(_) => true,
+            Value::Str(t) => t.is_symbol(),
+            Value::List(_) | Value::Dict(_) | Value::Message(_) => false,
+        }
+    }
+
+    /// Drop `v`, without calling the general drop when it holds nothing (the common case
+    /// of a value popped from the stack or taken out of a list).
+    #[inline(always)]
+    pub fn release(v: Value) {
+        if v.holds_nothing() {
+            std::mem::forget(v);
+        } else {
+            drop(v);
+        }
+    }
+
     /// A string value made at run time (see [`Text::new`]: never adds to the symbol table).
     pub fn str(text: &str) -> Value {
         Value::Str(Text::new(text))
@@ -693,6 +762,58 @@ mod tests {
     #[test]
     fn value_is_two_words() {
         assert_eq!(std::mem::size_of::<Value>(), 16);
+    }
+
+    #[test]
+    fn values_that_hold_nothing_are_copied_and_the_others_counted() {
+        let made = Value::str("value-test-counted-text");
+        let list = Value::list(List::from_vec(vec![Value::Int(1), made.clone()]));
+        let plain = [
+            Value::Nil,
+            Value::Bool(true),
+            Value::Int(-7),
+            Value::Float(2.5),
+            Value::sym(Symbol::intern("value-test-plain")),
+            Value::sym(Symbol::intern("k")),
+        ];
+        for v in &plain {
+            assert!(v.holds_nothing(), "{v}");
+            let copy = v.clone();
+            assert!(copy == *v, "{v}");
+            assert_eq!(copy.to_string(), v.to_string());
+            Value::release(copy);
+        }
+        for v in [&made, &list] {
+            assert!(!v.holds_nothing(), "{v}");
+        }
+        let Value::Str(t) = &made else { unreachable!() };
+        assert!(!t.is_symbol());
+        // Copies of a counted value share it; releasing them gives their counts back.
+        let Value::List(l) = &list else {
+            unreachable!()
+        };
+        let before = Arc::strong_count(l);
+        let copies: Vec<Value> = (0..3).map(|_| list.clone()).collect();
+        assert_eq!(Arc::strong_count(l), before + 3);
+        for c in copies {
+            Value::release(c);
+        }
+        assert_eq!(Arc::strong_count(l), before);
+        let text = made.clone();
+        Value::release(text);
+        assert_eq!(made.to_string(), "\"value-test-counted-text\"");
+        // A list's elements that hold something are freed with it, the others let go.
+        drop(list);
+        assert_eq!(made.to_string(), "\"value-test-counted-text\"");
+    }
+
+    #[test]
+    fn one_character_ascii_texts_know_their_byte() {
+        assert_eq!(Text::new("K").ascii_byte(), Some(b'K'));
+        assert_eq!(Text::sym(Symbol::intern("~")).ascii_byte(), Some(b'~'));
+        assert_eq!(Text::new("KQ").ascii_byte(), None);
+        assert_eq!(Text::new("é").ascii_byte(), None);
+        assert_eq!(Text::new("").ascii_byte(), None);
     }
 
     #[test]

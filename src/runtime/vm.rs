@@ -259,7 +259,8 @@ fn push_nils(stack: &mut Vec<Value>, n: usize) {
 /// common instructions use).
 #[inline(never)]
 fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
-    push_nils(stack, n);
+    // One capacity check, then a store per nil (no length update or check per push).
+    stack.resize_with(stack.len() + n, || Value::Nil);
 }
 
 /// The step count at which the machine next stops to check: the first multiple of 65,536
@@ -1319,7 +1320,7 @@ impl Machine {
                         if len > base + 1 {
                             let first = self.stack.swap_remove(base);
                             self.stack.truncate(base + 1);
-                            discard(first);
+                            Value::release(first);
                         } else if len <= base {
                             // The body left nothing above its locals (no body does).
                             self.stack.truncate(base);
@@ -1781,10 +1782,10 @@ impl Machine {
         } else {
             while self.stack.len() > at + 1 {
                 if let Some(v) = self.stack.pop() {
-                    discard(v);
+                    Value::release(v);
                 }
             }
-            overwrite(&mut self.stack[at], result);
+            Value::release(std::mem::replace(&mut self.stack[at], result));
         }
     }
 
@@ -2420,13 +2421,15 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            GameFn::Ray => Value::list(
+            // A list of cell names: scalars, one deep.
+            GameFn::Ray => Value::list(List::with_depth(
                 board
                     .ray(c, dir(&args[1])?)
                     .into_iter()
                     .map(|c| Value::sym(board.cell_name(c)))
                     .collect(),
-            ),
+                1,
+            )),
             _ => Value::list(
                 board
                     .directions(c)

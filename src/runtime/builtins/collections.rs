@@ -143,8 +143,14 @@ pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
         Value::Dict(d) => d.contains_key(&key_arg(&args[1], "contains")?),
         Value::Str(s) => match &args[1] {
             Value::Str(needle) => {
-                m.work(s.as_str().len())?;
-                s.as_str().contains(needle.as_str())
+                let hay = s.as_str();
+                m.work(hay.len())?;
+                match needle.ascii_byte() {
+                    // One ASCII character (a piece letter in "KQRBNP"): a byte search,
+                    // without setting up a substring searcher.
+                    Some(b) => hay.as_bytes().contains(&b),
+                    None => hay.contains(needle.as_str()),
+                }
             }
             other => {
                 return Err(type_error(
@@ -174,6 +180,13 @@ fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, Bu
     }
     // A scalar equals no collection: nothing nested to compare or count, one pass.
     if let Some(items) = l.as_slice() {
+        if let Value::Str(t) = needle {
+            // A string equals only a string of the same text: one word compare per
+            // element when both are symbols, the texts otherwise.
+            return Ok(items
+                .iter()
+                .position(|v| matches!(v, Value::Str(u) if u == t)));
+        }
         return Ok(items.iter().position(|v| scalar_eq(v, needle)));
     }
     Ok(l.iter().position(|v| scalar_eq(v, needle)))
@@ -424,8 +437,18 @@ pub(crate) fn text_of(
     what: &str,
 ) -> Result<String, BuiltinError> {
     let max = m.limits.max_length;
+    // Strings only (a move's name made of its squares): the text's exact size is known,
+    // so it is written into one allocation that the string value keeps as it is.
+    let room = args
+        .iter()
+        .try_fold(sep.len() * args.len().saturating_sub(1), |n, v| match v {
+            Value::Str(s) => Some(n.saturating_add(s.as_str().len())),
+            _ => None,
+        })
+        .unwrap_or(0)
+        .min(max);
     let mut out = BoundedText {
-        text: String::new(),
+        text: String::with_capacity(room),
         max,
     };
     for (i, v) in args.iter().enumerate() {
@@ -614,6 +637,34 @@ mod tests {
         assert_eq!(ok("contains", vec![dict.clone(), i(1)]), F);
         assert_eq!(ok("contains", vec![s("hello"), s("ell")]), T);
         assert_eq!(ok("contains", vec![s("hello"), s("x")]), F);
+        // One ASCII character (a byte search), in names and in strings made at run time.
+        assert_eq!(ok("contains", vec![s("KQRBNP"), s("N")]), T);
+        assert_eq!(ok("contains", vec![s("KQRBNP"), s("n")]), F);
+        assert_eq!(ok("contains", vec![s("KQRBNP"), s("")]), T);
+        let made = Value::str("contains-test-made-at-run-time");
+        assert_eq!(ok("contains", vec![made.clone(), s("-")]), T);
+        assert_eq!(ok("contains", vec![made.clone(), s("!")]), F);
+        assert_eq!(ok("contains", vec![s("é-b"), s("b")]), T);
+        assert_eq!(ok("contains", vec![s("aéb"), s("é")]), T);
+        // A string in a list: by text, whether held as a symbol or made at run time.
+        let names = l(vec![i(1), s("w"), made.clone(), NIL]);
+        assert_eq!(ok("contains", vec![names.clone(), s("w")]), T);
+        assert_eq!(ok("contains", vec![names.clone(), s("b")]), F);
+        assert_eq!(
+            ok(
+                "contains",
+                vec![names.clone(), Value::str("contains-test-made-at-run-time")]
+            ),
+            T
+        );
+        assert_eq!(
+            ok(
+                "contains",
+                vec![l(vec![s("contains-test-made-at-run-time")]), made]
+            ),
+            T
+        );
+        assert_eq!(ok("contains", vec![names, s("1")]), F);
         assert_eq!(
             err("contains", vec![s("hello"), i(1)]),
             "`contains` expects a string to look for in a string, got integer 1"
@@ -919,6 +970,20 @@ mod tests {
         assert_eq!(
             joined,
             Value::sym(Symbol::intern("score: 3 2.0niltrue(\"x\" 1)"))
+        );
+        // Strings only: names, strings made at run time, empty ones.
+        let made = Value::str("str-test-made-");
+        assert_eq!(
+            ok("str", vec![s("e2"), made.clone(), s(""), s("e4")]),
+            s("e2str-test-made-e4")
+        );
+        assert_eq!(ok("str", vec![s(""), s("")]), s(""));
+        // Strings only, past the length limit: refused as any other text is.
+        let max = crate::runtime::budget::Limits::default().max_length;
+        let long = Value::str(&"x".repeat(max / 2 + 1));
+        assert_eq!(
+            err("str", vec![long.clone(), long.clone()]),
+            err("str", vec![long.clone(), i(1), long])
         );
     }
 }

@@ -194,7 +194,18 @@ impl List {
         let items = match &self.items {
             Items::Flat(v) => {
                 let mut copy = Vec::with_capacity(v.len() + extra);
-                copy.extend_from_slice(v);
+                if v.iter().all(Value::holds_nothing) {
+                    // A list of numbers and names (a board): copied as one block.
+                    // SAFETY: `copy` has room for `v.len()` values, and a value that
+                    // holds nothing is its bits (see `Value::holds_nothing`): the copies
+                    // are values in their own right, the originals keep theirs.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(v.as_ptr(), copy.as_mut_ptr(), v.len());
+                        copy.set_len(v.len());
+                    }
+                } else {
+                    copy.extend_from_slice(v);
+                }
                 Items::Flat(copy)
             }
             Items::Tree(t) => Items::Tree(t.clone()),
@@ -322,11 +333,10 @@ impl List {
             && items.len() + other.len() <= FLAT_MAX
         {
             match Arc::try_unwrap(other) {
-                Ok(List {
-                    items: Items::Flat(more),
-                    ..
-                }) => items.extend(more),
-                Ok(more) => items.extend(more.iter().cloned()),
+                Ok(mut more) => match &mut more.items {
+                    Items::Flat(more) => items.append(more),
+                    Items::Tree(_) => items.extend(more.iter().cloned()),
+                },
                 Err(shared) => items.extend(shared.iter().cloned()),
             }
             return;
@@ -336,6 +346,25 @@ impl List {
             match &other.items {
                 Items::Tree(more) => t.append(Tree::clone(more)),
                 Items::Flat(more) => t.extend(more.iter().cloned()),
+            }
+        }
+    }
+}
+
+impl Drop for List {
+    /// Most elements of a short list own nothing (numbers, names): they are let go
+    /// without the general drop (all at once when none owns anything), which runs only
+    /// for the others.
+    fn drop(&mut self) {
+        if let Items::Flat(items) = &mut self.items {
+            if items.iter().all(Value::holds_nothing) {
+                // SAFETY: none of the elements owns anything, so forgetting them frees
+                // nothing; the vector then frees its buffer.
+                unsafe { items.set_len(0) };
+            } else {
+                for v in std::mem::take(items) {
+                    Value::release(v);
+                }
             }
         }
     }
@@ -453,6 +482,42 @@ mod tests {
 
     fn ints(r: std::ops::Range<i64>) -> List {
         r.map(Value::Int).collect()
+    }
+
+    #[test]
+    fn a_shared_list_is_copied_before_a_change_and_its_elements_counted() {
+        use crate::symbol::Symbol;
+        let made = Value::str("list-test-counted-text");
+        assert!(!made.holds_nothing());
+        let inner = Arc::new(ints(0..3));
+        let plain: Vec<Value> = (0..64)
+            .map(|i| match i % 4 {
+                0 => Value::Nil,
+                1 => Value::Int(i),
+                2 => Value::sym(Symbol::intern("k")),
+                _ => Value::Float(0.5),
+            })
+            .collect();
+        let mut mixed = plain.clone();
+        mixed[10] = made.clone();
+        mixed[20] = Value::List(inner.clone());
+        for items in [plain, mixed] {
+            let mut shared = Arc::new(List::from_vec(items.clone()));
+            let other = shared.clone();
+            List::make_mut(&mut shared, 1).set(5, Value::Int(-1), 0);
+            assert!(!Arc::ptr_eq(&shared, &other));
+            assert_eq!(other.as_slice(), Some(items.as_slice()));
+            let mut expected = items.clone();
+            expected[5] = Value::Int(-1);
+            assert_eq!(shared.as_slice(), Some(expected.as_slice()));
+            drop(other);
+            drop(shared);
+        }
+        // Every copy of the counted elements was given back.
+        assert_eq!(Arc::strong_count(&inner), 1);
+        let copy = made.clone();
+        drop(made);
+        assert_eq!(copy.to_string(), "\"list-test-counted-text\"");
     }
 
     #[test]

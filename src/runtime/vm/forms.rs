@@ -34,7 +34,7 @@ impl Machine {
             self.pop_message_attrs(nattrs, span, &mut m.attrs)?;
             let to = (op == SendNew).then(|| self.stack.pop().unwrap_or_default());
             let label = self.pop_one();
-            m.label = self.symbol(&label, "a message label", span)?;
+            m.label = self.take_symbol(label, "a message label", span)?;
             return match to {
                 None => Ok(Flow::Value(Value::Message(msg))),
                 Some(to) => self.send(cx, &to, msg, span),
@@ -49,7 +49,7 @@ impl Machine {
         match op {
             Property => {
                 let name = self.pop_one();
-                let name = self.symbol(&name, "a property name", span)?;
+                let name = self.take_symbol(name, "a property name", span)?;
                 let Some((id, _)) = self.me() else {
                     return Err(self.no_entity(span, "(property <name> of <entity>)"));
                 };
@@ -57,13 +57,14 @@ impl Machine {
             }
             PropertyOf => {
                 let (name, entity) = self.pop_two();
-                let name = self.symbol(&name, "a property name", span)?;
+                let name = self.take_symbol(name, "a property name", span)?;
                 let id = self.entity_named(&entity, span)?;
+                Value::release(entity);
                 self.read_property(cx, id, name, span).map(Flow::Value)
             }
             UpdateProperty | NewProperty => {
                 let (name, value) = self.pop_two();
-                let name = self.symbol(&name, "a property name", span)?;
+                let name = self.take_symbol(name, "a property name", span)?;
                 let Some((id, _)) = self.me() else {
                     return Err(
                         self.no_entity(span, "(update property <name> of <entity> to <value>)")
@@ -96,7 +97,7 @@ impl Machine {
             }
             ChangeState => {
                 let state = self.pop_one();
-                let state = self.symbol(&state, "a state", span)?;
+                let state = self.take_symbol(state, "a state", span)?;
                 let Some((id, name)) = self.me() else {
                     return Err(self.no_entity(span, "a message to the entity"));
                 };
@@ -172,7 +173,7 @@ impl Machine {
             }
             Attribute => {
                 let key = self.pop_one();
-                let key = self.key(&key, span)?;
+                let key = self.take_key(key, span)?;
                 match self.current_jp() {
                     Some(jp) => Ok(Flow::Value(
                         jp.msg.attrs.get(&key).cloned().unwrap_or_default(),
@@ -192,7 +193,7 @@ impl Machine {
             }
             UpdateAttribute => {
                 let (key, value) = self.pop_two();
-                let key = self.key(&key, span)?;
+                let key = self.take_key(key, span)?;
                 if let Err(e) = self.meter.nest(&value) {
                     return Err(self.builtin_error(span, e));
                 }
@@ -395,8 +396,36 @@ impl Machine {
             };
             Ok((key, std::mem::take(&mut self.stack[v])))
         })?;
-        self.stack.truncate(at);
+        // The keys were copied and the values taken (nil in their places): most let go
+        // without the general drop.
+        while self.stack.len() > at {
+            if let Some(v) = self.stack.pop() {
+                Value::release(v);
+            }
+        }
         Ok(())
+    }
+
+    /// The symbol of a name operand taken off the stack (see [`Machine::symbol`]), the
+    /// operand let go.
+    #[inline(always)]
+    fn take_symbol(
+        &self,
+        v: Value,
+        what: &str,
+        span: Span,
+    ) -> Result<crate::symbol::Symbol, RuntimeError> {
+        let r = self.symbol(&v, what, span);
+        Value::release(v);
+        r
+    }
+
+    /// The key of a key operand taken off the stack, the operand let go.
+    #[inline(always)]
+    fn take_key(&self, v: Value, span: Span) -> Result<Key, RuntimeError> {
+        let r = self.key(&v, span);
+        Value::release(v);
+        r
     }
 
     fn key(&self, v: &Value, span: Span) -> Result<Key, RuntimeError> {
@@ -607,11 +636,27 @@ impl Machine {
     ) -> Result<Flow, RuntimeError> {
         let game = cx.game;
         if !new && !self.world.canvas.active {
-            // The common case: a property of the type's layout, and nobody watching.
-            if let Some(slot) = self.world.entity(id).and_then(|e| {
+            if !id.is_representation() && !cx.trace && !cx.stepping {
+                // The commonest case: a property of the layout of an entity of the game,
+                // nobody watching, no event: found and written with one look at the world.
+                let logging = self.logging();
+                if let Some(e) = self.world.entity_mut(id)
+                    && let Some(slot) = game.slot(e.ty, name)
+                    && let Some(place) = e.props.get_mut(slot as usize)
+                {
+                    let old = std::mem::replace(place, value);
+                    if logging {
+                        self.log_slot(id, slot, old);
+                    } else {
+                        Value::release(old);
+                    }
+                    return Ok(Flow::Value(Value::Nil));
+                }
+            } else if let Some(slot) = self.world.entity(id).and_then(|e| {
                 game.slot(e.ty, name)
                     .filter(|&s| (s as usize) < e.props.len())
             }) {
+                // A property of the layout, and nobody watching.
                 self.store_slot(cx, id, name, slot, value);
                 return Ok(Flow::Value(Value::Nil));
             }
