@@ -117,12 +117,18 @@ impl Clone for Entity {
 
 impl Entity {
     /// The value of property `name`, if it has one.
-    #[inline]
+    #[inline(always)]
     pub fn property(&self, game: &Game, name: Symbol) -> Option<&Value> {
         match game.slot(self.ty, name) {
             Some(slot) => self.props.get(slot as usize),
-            None => self.extra.get(&Key::sym(name)),
+            None => self.extra_property(name),
         }
+    }
+
+    /// The value of property `name` made at run time, if it has one.
+    #[inline(never)]
+    fn extra_property(&self, name: Symbol) -> Option<&Value> {
+        self.extra.get(&Key::sym(name))
     }
 
     /// A mutable reference to property `name`, if it has one.
@@ -339,6 +345,14 @@ impl World {
         if id.is_representation() {
             return self.canvas.representation(id);
         }
+        self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
+    }
+
+    /// The entity `id` of the game (an id the world gave, never a representation's),
+    /// unless deleted.
+    #[inline(always)]
+    pub fn game_entity(&self, id: EntityId) -> Option<&Entity> {
+        debug_assert!(!id.is_representation());
         self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
     }
 

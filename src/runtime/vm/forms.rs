@@ -522,7 +522,9 @@ impl Machine {
         name: crate::symbol::Symbol,
     ) -> Option<(super::EntityId, &Entity)> {
         let id = self.fixed.get(name)?;
-        let e = self.world.entity(id)?;
+        // The fixed table holds the ids the world gave its entities, never a
+        // representation's.
+        let e = self.world.game_entity(id)?;
         (e.name == name).then_some((id, e))
     }
 
