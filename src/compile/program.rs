@@ -224,16 +224,29 @@ impl Game {
     /// then the type's slot in that column, two array reads.
     #[inline(always)]
     pub fn slot(&self, ty: TypeId, name: Symbol) -> Option<u16> {
+        match self.slot_entry(ty, name) {
+            Some(slot) => (slot != NO_SLOT).then_some(slot),
+            None => self.slot_unindexed(ty, name),
+        }
+    }
+
+    /// [`Game::slot`] when the table has it (the commonest case, with no call out of
+    /// line); `None` may also mean that the table does not cover it.
+    #[inline(always)]
+    pub fn indexed_slot(&self, ty: TypeId, name: Symbol) -> Option<u16> {
+        self.slot_entry(ty, name).filter(|&slot| slot != NO_SLOT)
+    }
+
+    /// The table's entry for `name` in type `ty` ([`NO_SLOT`] where the type has no such
+    /// property), if the table covers both.
+    #[inline(always)]
+    fn slot_entry(&self, ty: TypeId, name: Symbol) -> Option<u16> {
         // A name no type has as a property has the column `NO_COLUMN`, far past the end
         // of the table; so is every column of a type laid out after the table was made.
-        if let Some(&column) = self.property_columns.get(name.index())
-            && let Some(&slot) = self
-                .slot_table
-                .get((ty.0 as usize) * self.slot_stride + column as usize)
-        {
-            return (slot != NO_SLOT).then_some(slot);
-        }
-        self.slot_unindexed(ty, name)
+        let column = *self.property_columns.get(name.index())?;
+        self.slot_table
+            .get((ty.0 as usize) * self.slot_stride + column as usize)
+            .copied()
     }
 
     /// [`Game::slot`] for a name no type had as a property when the table was made, or a

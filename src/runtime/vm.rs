@@ -1227,7 +1227,10 @@ impl Machine {
                     Op::Property(name) => {
                         let span = code.spans[ip - 1];
                         let v = match self.me() {
-                            Some((id, _)) => out!(self.own_property(cx, id, name, span))?,
+                            Some((id, _)) => match self.own_layout_property(game, id, name) {
+                                Some(v) => v.clone(),
+                                None => out!(self.own_property(cx, id, name, span))?,
+                            },
                             None => {
                                 self.meter.steps = steps;
                                 return Err(self.no_entity(span, "(property <name> of <entity>)"));
@@ -1237,7 +1240,10 @@ impl Machine {
                     }
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
-                        let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
+                        let v = match self.fixed_property(game, &entity, name) {
+                            Some(v) => v.clone(),
+                            None => out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?,
+                        };
                         self.stack.push(v);
                     }
                     Op::Attribute(key) => {
@@ -1529,12 +1535,11 @@ impl Machine {
                     Op::LocalPropertyOf { a, name } => {
                         if room!(1) {
                             steps += 1;
-                            let v = out!(self.property_of(
-                                cx,
-                                &self.stack[base + a as usize],
-                                name,
-                                code.spans[ip]
-                            ))?;
+                            let entity = &self.stack[base + a as usize];
+                            let v = match self.fixed_property(game, entity, name) {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(cx, entity, name, code.spans[ip]))?,
+                            };
                             self.stack.push(v);
                             ip += 1;
                         } else {
@@ -1544,12 +1549,18 @@ impl Machine {
                     Op::NamedPropertyOf { entity, name } => {
                         if room!(1) {
                             steps += 1;
-                            let v = out!(self.property_of(
-                                cx,
-                                &Value::sym(entity),
-                                name,
-                                code.spans[ip]
-                            ))?;
+                            let fast = self
+                                .fixed_entity_of(entity)
+                                .and_then(|(_, e)| e.layout_property(game, name));
+                            let v = match fast {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(
+                                    cx,
+                                    &Value::sym(entity),
+                                    name,
+                                    code.spans[ip]
+                                ))?,
+                            };
                             self.stack.push(v);
                             ip += 1;
                         } else {

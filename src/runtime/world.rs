@@ -125,6 +125,14 @@ impl Entity {
         }
     }
 
+    /// The value of property `name` when it is in the layout and the game's slot table
+    /// has it (every property of the game's types): no call out of line. `None` when
+    /// [`Entity::property`] must be asked.
+    #[inline(always)]
+    pub fn layout_property(&self, game: &Game, name: Symbol) -> Option<&Value> {
+        self.props.get(game.indexed_slot(self.ty, name)? as usize)
+    }
+
     /// The value of property `name` made at run time, if it has one.
     #[inline(never)]
     fn extra_property(&self, name: Symbol) -> Option<&Value> {

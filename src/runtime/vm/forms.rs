@@ -490,6 +490,32 @@ impl Machine {
         self.property_of_slowly(cx, entity, name, span)
     }
 
+    /// `(property name of entity)` in its commonest case, with no call out of line: an
+    /// entity the game started with and a property of its layout. `None` when
+    /// [`Machine::property_of`] must be asked.
+    #[inline(always)]
+    pub(super) fn fixed_property(
+        &self,
+        game: &crate::compile::program::Game,
+        entity: &Value,
+        name: crate::symbol::Symbol,
+    ) -> Option<&Value> {
+        self.fixed_entity(entity)?.1.layout_property(game, name)
+    }
+
+    /// `(property name)` of the running entity `id` in its commonest case, with no call
+    /// out of line (see [`Machine::fixed_property`]). `None` when
+    /// [`Machine::own_property`] must be asked.
+    #[inline(always)]
+    pub(super) fn own_layout_property(
+        &self,
+        game: &crate::compile::program::Game,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+    ) -> Option<&Value> {
+        self.world.entity(id)?.layout_property(game, name)
+    }
+
     /// [`Machine::property_of`] for an entity made at run time, or an error.
     #[cold]
     #[inline(never)]
