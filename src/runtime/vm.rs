@@ -1227,10 +1227,7 @@ impl Machine {
                     Op::Property(name) => {
                         let span = code.spans[ip - 1];
                         let v = match self.me() {
-                            Some((id, _)) => match self.own_layout_property(game, id, name) {
-                                Some(v) => v.clone(),
-                                None => out!(self.own_property(cx, id, name, span))?,
-                            },
+                            Some((id, _)) => out!(self.own_property(cx, id, name, span))?,
                             None => {
                                 self.meter.steps = steps;
                                 return Err(self.no_entity(span, "(property <name> of <entity>)"));
@@ -1240,10 +1237,7 @@ impl Machine {
                     }
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
-                        let v = match self.fixed_property(game, &entity, name) {
-                            Some(v) => v.clone(),
-                            None => out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?,
-                        };
+                        let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
                         self.stack.push(v);
                     }
                     Op::Attribute(key) => {

@@ -503,19 +503,6 @@ impl Machine {
         self.fixed_entity(entity)?.1.layout_property(game, name)
     }
 
-    /// `(property name)` of the running entity `id` in its commonest case, with no call
-    /// out of line (see [`Machine::fixed_property`]). `None` when
-    /// [`Machine::own_property`] must be asked.
-    #[inline(always)]
-    pub(super) fn own_layout_property(
-        &self,
-        game: &crate::compile::program::Game,
-        id: super::EntityId,
-        name: crate::symbol::Symbol,
-    ) -> Option<&Value> {
-        self.world.entity(id)?.layout_property(game, name)
-    }
-
     /// [`Machine::property_of`] for an entity made at run time, or an error.
     #[cold]
     #[inline(never)]
