@@ -364,6 +364,17 @@ impl World {
         self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
     }
 
+    /// A writable entity `id` of the game (never a representation's), copied first if a
+    /// snapshot shares it.
+    #[inline(always)]
+    pub fn game_entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
+        debug_assert!(!id.is_representation());
+        self.entities
+            .get_mut(id.0 as usize)
+            .and_then(|e| e.as_mut())
+            .map(Arc::make_mut)
+    }
+
     /// A writable entity `id` (copied first if a snapshot shares it).
     pub fn entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
         if id.is_representation() {

@@ -21,6 +21,9 @@ impl Machine {
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         use FormOp::*;
+        if op == UpdateProperty && nattrs == 0 && self.update_own_property_here(cx) {
+            return Ok(Flow::Value(Value::Nil));
+        }
         if matches!(op, NewMessage | SendNew) {
             // A message's attributes go straight into its inline record, in the
             // allocation it is shared by.
@@ -636,6 +639,56 @@ impl Machine {
             },
         );
         err
+    }
+
+    /// `(update property name to value)` in its commonest case, done in one pass: a
+    /// property of the layout of the running entity (not a representation), written as a
+    /// name in the game, with nobody watching, no event to record and no step to pause
+    /// at. Whether it applied: when it did not, the operands are still on the stack and
+    /// nothing changed that anyone can see, for the general path to take over.
+    #[inline(always)]
+    fn update_own_property_here(&mut self, cx: &Context<'_>) -> bool {
+        if self.world.canvas.active || cx.trace || cx.stepping {
+            return false;
+        }
+        let n = self.stack.len();
+        let name = match self.stack.get(n.wrapping_sub(2)) {
+            Some(Value::Str(s)) => match s.as_symbol() {
+                Some(name) => name,
+                None => return false,
+            },
+            _ => return false,
+        };
+        let Some((id, _)) = self.me() else {
+            return false;
+        };
+        if id.is_representation() {
+            return false;
+        }
+        let logging = self.logging();
+        // A write to an entity a snapshot shares copies it first; if it then turns out to
+        // have no such slot, the copy equals the original and the general path goes on.
+        let Some(e) = self.world.game_entity_mut(id) else {
+            return false;
+        };
+        let Some(slot) = cx.game.slot(e.ty, name) else {
+            return false;
+        };
+        let Some(place) = e.props.get_mut(slot as usize) else {
+            return false;
+        };
+        // The operands: the name under the value.
+        let (Some(value), Some(name)) = (self.stack.pop(), self.stack.pop()) else {
+            return false;
+        };
+        let old = std::mem::replace(place, value);
+        Value::release(name);
+        if logging {
+            self.log_slot(id, slot, old);
+        } else {
+            Value::release(old);
+        }
+        true
     }
 
     /// Change (or make) property `name` of entity `id`, after telling the representation
