@@ -15,6 +15,7 @@ use crate::compile::program::{Advice, AdviceTarget, Game, TypeId};
 use crate::symbol::Symbol;
 use crate::syntax::ast::AdviceKind;
 
+use super::entities::unshared;
 use super::value::{Dict, Key, Value};
 
 /// Index of an entity in the world. Never reused after deletion.
@@ -372,7 +373,7 @@ impl World {
         self.entities
             .get_mut(id.0 as usize)
             .and_then(|e| e.as_mut())
-            .map(Arc::make_mut)
+            .and_then(unshared)
     }
 
     /// A writable entity `id` (copied first if a snapshot shares it).
@@ -383,7 +384,7 @@ impl World {
         self.entities
             .get_mut(id.0 as usize)
             .and_then(|e| e.as_mut())
-            .map(Arc::make_mut)
+            .and_then(unshared)
     }
 
     /// Add an entity; the caller has checked the name is free.
