@@ -13,6 +13,9 @@ use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
 impl Machine {
+    /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. The
+    /// commonest write is tried here, in the caller, before the general dispatch.
+    #[inline(always)]
     pub(super) fn form(
         &mut self,
         cx: &mut Context<'_>,
@@ -20,10 +23,21 @@ impl Machine {
         nattrs: u8,
         span: Span,
     ) -> Result<Flow, RuntimeError> {
-        use FormOp::*;
-        if op == UpdateProperty && nattrs == 0 && self.update_own_property_here(cx) {
+        if op == FormOp::UpdateProperty && nattrs == 0 && self.update_own_property_here(cx) {
             return Ok(Flow::Value(Value::Nil));
         }
+        self.any_form(cx, op, nattrs, span)
+    }
+
+    #[inline(never)]
+    fn any_form(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: FormOp,
+        nattrs: u8,
+        span: Span,
+    ) -> Result<Flow, RuntimeError> {
+        use FormOp::*;
         if matches!(op, NewMessage | SendNew) {
             // A message's attributes go straight into its inline record, in the
             // allocation it is shared by.
