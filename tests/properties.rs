@@ -924,3 +924,123 @@ fn delivered_messages_do_not_mix_and_an_abandoned_wait_leaves_nothing() {
     assert!(tx.status.committed(), "{:?}", tx.status);
     assert_eq!(read(&session, "count"), Value::Int(count + 1));
 }
+
+/// Property reads and writes take shortcuts when nothing traces, steps or watches: a read
+/// of a layout property of an entity the game started with, named by a local or by a
+/// name written in the game, answers in the instruction loop, and `update property` of a
+/// layout property of the running entity writes in one pass. Each ends exactly as the
+/// traced run, which takes the general way, does (status, error and span, steps, world),
+/// next to the cases the shortcuts must hand on: a name made at run time, a property
+/// added at run time, a missing property, an entity deleted and made again under the same
+/// name (a new id), a failed transaction after a shortcut write. Writes copy what a
+/// snapshot or a forked session shares, and leave those as they were.
+#[test]
+fn property_shortcuts_end_as_the_general_way_does() {
+    let text = r#"
+#entity cell
+  #property v 1
+  #property w 2
+  #state default
+    #onMessage grow
+      (update property "v" to (+ (property "v") 1))
+      (property "v")
+    #onMessage extra
+      (new property "added" as 5)
+      (update property "added" to (+ (property "added") 1))
+      (property "added")
+#entity reader
+  #property total 0
+  #state default
+    #onMessage look
+      (var e "c1")
+      (var sum (+ (property "v" of e) (property "v" of "c2")))
+      (var sum (+ sum (property "w" of (if (> (property "total") -1) "c1" else "c2"))))
+      (var sum (+ sum (property "v" of (str "c" 2))))
+      (update property "total" to (+ (property "total") sum))
+      (property "total")
+    #onMessage added
+      (var e "c1")
+      (+ (property "added" of e) (property "added" of "c1"))
+    #onMessage missing
+      (var e "c1")
+      (property "nope" of e)
+    #onMessage missinglit
+      (property "nope" of "c2")
+    #onMessage renew
+      (delete entity "c2")
+      (new entity "c2" of "cell" with "v" 40)
+      (property "v" of "c2")
+    #onMessage fail
+      (update property "total" to 1000)
+      (property "nope")
+#instance c1 of cell
+#instance c2 of cell
+#instance r of reader
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, std::path::Path::new("game.fr"))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    let (mut quiet, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
+    let mut traced = quiet.fork();
+    traced.trace = true;
+    let start = quiet.world().clone();
+    let forked = quiet.fork();
+    let rounds: [(&str, &str, Option<i64>); 11] = [
+        ("c1", "grow", Some(2)),
+        ("r", "look", Some(6)),
+        ("c1", "extra", Some(6)),
+        ("r", "added", Some(12)),
+        ("r", "missing", None),
+        ("r", "missinglit", None),
+        ("r", "renew", Some(40)),
+        ("r", "look", Some(90)),
+        ("c2", "grow", Some(41)),
+        ("r", "look", Some(176)),
+        ("r", "fail", None),
+    ];
+    for (round, (to, label, expected)) in rounds.into_iter().enumerate() {
+        let before = quiet.world().clone();
+        let m = || Message {
+            label: Symbol::intern(label),
+            attrs: Attrs::new(),
+        };
+        let q = quiet.deliver(Symbol::intern(to), m());
+        let t = traced.deliver(Symbol::intern(to), m());
+        assert_eq!(
+            format!("{:?}", q.status),
+            format!("{:?}", t.status),
+            "round {round}"
+        );
+        assert_eq!(q.steps, t.steps, "round {round}");
+        assert!(q.trace.is_empty() && !t.trace.is_empty(), "round {round}");
+        assert!(quiet.world().same_as(traced.world()), "round {round}");
+        match expected {
+            Some(n) => assert!(
+                matches!(&q.status, Status::Committed(Value::Int(v)) if *v == n),
+                "round {round}: {:?}",
+                q.status
+            ),
+            None => {
+                assert!(
+                    matches!(q.status, Status::Failed(_)),
+                    "round {round}: {:?}",
+                    q.status
+                );
+                assert!(quiet.world().same_as(&before), "round {round}");
+            }
+        }
+    }
+    // The snapshot and the fork taken at the start saw none of it.
+    assert!(forked.world().same_as(&start));
+    let c1 = start.lookup(Symbol::intern("c1")).unwrap();
+    let game = quiet.game.clone();
+    let v = |w: &World| {
+        w.entity(c1)
+            .unwrap()
+            .property(&game, Symbol::intern("v"))
+            .cloned()
+    };
+    assert_eq!(v(&start), Some(Value::Int(1)));
+    assert_eq!(v(quiet.world()), Some(Value::Int(2)));
+}

@@ -174,6 +174,11 @@ pub struct Game {
     /// has as a property gets one column); indexed by [`Symbol::index`] up to the largest
     /// property name, so finding a property's slot is two array reads, not a hash lookup.
     pub property_columns: std::sync::Arc<[u32]>,
+    /// Every type's [`EntityType::columns`] end to end (type `t`'s column `c` at
+    /// `t * slot_stride + c`), so that finding a slot reads one array after the column.
+    pub slot_table: std::sync::Arc<[u16]>,
+    /// The number of columns (the length of each type's row in `slot_table`).
+    pub slot_stride: usize,
 }
 
 impl Game {
@@ -202,28 +207,59 @@ impl Game {
         for (c, n) in names.iter().enumerate() {
             columns[n.index()] = c as u32;
         }
+        let mut table = Vec::with_capacity(self.types.len() * names.len());
         for t in &mut self.types {
             t.columns = vec![NO_SLOT; names.len()];
             for (slot, (n, _)) in t.properties.iter().enumerate() {
                 t.columns[columns[n.index()] as usize] = slot as u16;
             }
+            table.extend_from_slice(&t.columns);
         }
         self.property_columns = columns.into();
+        self.slot_table = table.into();
+        self.slot_stride = names.len();
     }
 
-    /// The slot of property `name` in type `ty`'s layout, if it has one.
-    #[inline]
+    /// The slot of property `name` in type `ty`'s layout, if it has one: the name's column,
+    /// then the type's slot in that column, two array reads.
+    #[inline(always)]
     pub fn slot(&self, ty: TypeId, name: Symbol) -> Option<u16> {
+        match self.slot_entry(ty, name) {
+            Some(slot) => (slot != NO_SLOT).then_some(slot),
+            None => self.slot_unindexed(ty, name),
+        }
+    }
+
+    /// [`Game::slot`] when the table has it (the commonest case, with no call out of
+    /// line); `None` may also mean that the table does not cover it.
+    #[inline(always)]
+    pub fn indexed_slot(&self, ty: TypeId, name: Symbol) -> Option<u16> {
+        self.slot_entry(ty, name).filter(|&slot| slot != NO_SLOT)
+    }
+
+    /// The table's entry for `name` in type `ty` ([`NO_SLOT`] where the type has no such
+    /// property), if the table covers both.
+    #[inline(always)]
+    fn slot_entry(&self, ty: TypeId, name: Symbol) -> Option<u16> {
+        // A name no type has as a property has the column `NO_COLUMN`, far past the end
+        // of the table; so is every column of a type laid out after the table was made.
+        let column = *self.property_columns.get(name.index())?;
+        self.slot_table
+            .get((ty.0 as usize) * self.slot_stride + column as usize)
+            .copied()
+    }
+
+    /// [`Game::slot`] for a name no type had as a property when the table was made, or a
+    /// type laid out since (or a game never indexed).
+    #[cold]
+    #[inline(never)]
+    fn slot_unindexed(&self, ty: TypeId, name: Symbol) -> Option<u16> {
         let t = self.ty(ty);
         if t.columns.is_empty() {
             // Not indexed (or no property at all).
             return t.slots.get(&name).copied();
         }
-        let column = *self.property_columns.get(name.index())?;
-        match t.columns.get(column as usize) {
-            Some(&slot) if slot != NO_SLOT => Some(slot),
-            _ => None,
-        }
+        None
     }
 
     /// Add `advice` after the others, or in the place of the advice named `replaces`.

@@ -34,6 +34,24 @@ impl Node {
     }
 }
 
+/// What `a` points to, to change: [`Arc::make_mut`] with the test that nothing else
+/// holds it (the common case) made here, two plain reads, and the copy out of line.
+/// Always `Some`.
+#[inline(always)]
+pub(super) fn unshared<T: Clone>(a: &mut Arc<T>) -> Option<&mut T> {
+    if Arc::strong_count(a) != 1 || Arc::weak_count(a) != 0 {
+        unshare(a);
+    }
+    Arc::get_mut(a)
+}
+
+/// Make `a` the only holder of its value (a copy if another holds it).
+#[cold]
+#[inline(never)]
+fn unshare<T: Clone>(a: &mut Arc<T>) {
+    Arc::make_mut(a);
+}
+
 /// Entities by id; `None` where one was deleted.
 #[derive(Clone)]
 pub struct Entities {
@@ -94,12 +112,12 @@ impl Entities {
         if i >= self.len {
             return None;
         }
-        let mut node: &mut Node = Arc::make_mut(&mut self.root);
+        let mut node: &mut Node = unshared(&mut self.root)?;
         let mut shift = self.depth * BITS;
         loop {
             match node {
                 Node::Branch(children) => {
-                    node = Arc::make_mut(children[(i >> shift) & MASK].as_mut()?);
+                    node = unshared(children[(i >> shift) & MASK].as_mut()?)?;
                     shift -= BITS;
                 }
                 Node::Leaf(slots) => return Some(&mut slots[i & MASK]),

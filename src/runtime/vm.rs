@@ -1529,12 +1529,11 @@ impl Machine {
                     Op::LocalPropertyOf { a, name } => {
                         if room!(1) {
                             steps += 1;
-                            let v = out!(self.property_of(
-                                cx,
-                                &self.stack[base + a as usize],
-                                name,
-                                code.spans[ip]
-                            ))?;
+                            let entity = &self.stack[base + a as usize];
+                            let v = match self.fixed_property(game, entity, name) {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(cx, entity, name, code.spans[ip]))?,
+                            };
                             self.stack.push(v);
                             ip += 1;
                         } else {
@@ -1544,12 +1543,18 @@ impl Machine {
                     Op::NamedPropertyOf { entity, name } => {
                         if room!(1) {
                             steps += 1;
-                            let v = out!(self.property_of(
-                                cx,
-                                &Value::sym(entity),
-                                name,
-                                code.spans[ip]
-                            ))?;
+                            let fast = self
+                                .fixed_entity_of(entity)
+                                .and_then(|(_, e)| e.layout_property(game, name));
+                            let v = match fast {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(
+                                    cx,
+                                    &Value::sym(entity),
+                                    name,
+                                    code.spans[ip]
+                                ))?,
+                            };
                             self.stack.push(v);
                             ip += 1;
                         } else {

@@ -15,6 +15,7 @@ use crate::compile::program::{Advice, AdviceTarget, Game, TypeId};
 use crate::symbol::Symbol;
 use crate::syntax::ast::AdviceKind;
 
+use super::entities::unshared;
 use super::value::{Dict, Key, Value};
 
 /// Index of an entity in the world. Never reused after deletion.
@@ -117,12 +118,26 @@ impl Clone for Entity {
 
 impl Entity {
     /// The value of property `name`, if it has one.
-    #[inline]
+    #[inline(always)]
     pub fn property(&self, game: &Game, name: Symbol) -> Option<&Value> {
         match game.slot(self.ty, name) {
             Some(slot) => self.props.get(slot as usize),
-            None => self.extra.get(&Key::sym(name)),
+            None => self.extra_property(name),
         }
+    }
+
+    /// The value of property `name` when it is in the layout and the game's slot table
+    /// has it (every property of the game's types): no call out of line. `None` when
+    /// [`Entity::property`] must be asked.
+    #[inline(always)]
+    pub fn layout_property(&self, game: &Game, name: Symbol) -> Option<&Value> {
+        self.props.get(game.indexed_slot(self.ty, name)? as usize)
+    }
+
+    /// The value of property `name` made at run time, if it has one.
+    #[inline(never)]
+    fn extra_property(&self, name: Symbol) -> Option<&Value> {
+        self.extra.get(&Key::sym(name))
     }
 
     /// A mutable reference to property `name`, if it has one.
@@ -342,6 +357,25 @@ impl World {
         self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
     }
 
+    /// The entity `id` of the game (an id the world gave, never a representation's),
+    /// unless deleted.
+    #[inline(always)]
+    pub fn game_entity(&self, id: EntityId) -> Option<&Entity> {
+        debug_assert!(!id.is_representation());
+        self.entities.get(id.0 as usize).and_then(|e| e.as_deref())
+    }
+
+    /// A writable entity `id` of the game (never a representation's), copied first if a
+    /// snapshot shares it.
+    #[inline(always)]
+    pub fn game_entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
+        debug_assert!(!id.is_representation());
+        self.entities
+            .get_mut(id.0 as usize)
+            .and_then(|e| e.as_mut())
+            .and_then(unshared)
+    }
+
     /// A writable entity `id` (copied first if a snapshot shares it).
     pub fn entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
         if id.is_representation() {
@@ -350,7 +384,7 @@ impl World {
         self.entities
             .get_mut(id.0 as usize)
             .and_then(|e| e.as_mut())
-            .map(Arc::make_mut)
+            .and_then(unshared)
     }
 
     /// Add an entity; the caller has checked the name is free.

@@ -13,7 +13,24 @@ use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
 impl Machine {
+    /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. The
+    /// commonest write is tried here, in the caller, before the general dispatch.
+    #[inline(always)]
     pub(super) fn form(
+        &mut self,
+        cx: &mut Context<'_>,
+        op: FormOp,
+        nattrs: u8,
+        span: Span,
+    ) -> Result<Flow, RuntimeError> {
+        if op == FormOp::UpdateProperty && nattrs == 0 && self.update_own_property_here(cx) {
+            return Ok(Flow::Value(Value::Nil));
+        }
+        self.any_form(cx, op, nattrs, span)
+    }
+
+    #[inline(never)]
+    fn any_form(
         &mut self,
         cx: &mut Context<'_>,
         op: FormOp,
@@ -490,6 +507,19 @@ impl Machine {
         self.property_of_slowly(cx, entity, name, span)
     }
 
+    /// `(property name of entity)` in its commonest case, with no call out of line: an
+    /// entity the game started with and a property of its layout. `None` when
+    /// [`Machine::property_of`] must be asked.
+    #[inline(always)]
+    pub(super) fn fixed_property(
+        &self,
+        game: &crate::compile::program::Game,
+        entity: &Value,
+        name: crate::symbol::Symbol,
+    ) -> Option<&Value> {
+        self.fixed_entity(entity)?.1.layout_property(game, name)
+    }
+
     /// [`Machine::property_of`] for an entity made at run time, or an error.
     #[cold]
     #[inline(never)]
@@ -522,7 +552,9 @@ impl Machine {
         name: crate::symbol::Symbol,
     ) -> Option<(super::EntityId, &Entity)> {
         let id = self.fixed.get(name)?;
-        let e = self.world.entity(id)?;
+        // The fixed table holds the ids the world gave its entities, never a
+        // representation's.
+        let e = self.world.game_entity(id)?;
         (e.name == name).then_some((id, e))
     }
 
@@ -621,6 +653,56 @@ impl Machine {
             },
         );
         err
+    }
+
+    /// `(update property name to value)` in its commonest case, done in one pass: a
+    /// property of the layout of the running entity (not a representation), written as a
+    /// name in the game, with nobody watching, no event to record and no step to pause
+    /// at. Whether it applied: when it did not, the operands are still on the stack and
+    /// nothing changed that anyone can see, for the general path to take over.
+    #[inline(always)]
+    fn update_own_property_here(&mut self, cx: &Context<'_>) -> bool {
+        if self.world.canvas.active || cx.trace || cx.stepping {
+            return false;
+        }
+        let n = self.stack.len();
+        let name = match self.stack.get(n.wrapping_sub(2)) {
+            Some(Value::Str(s)) => match s.as_symbol() {
+                Some(name) => name,
+                None => return false,
+            },
+            _ => return false,
+        };
+        let Some((id, _)) = self.me() else {
+            return false;
+        };
+        if id.is_representation() {
+            return false;
+        }
+        let logging = self.logging();
+        // A write to an entity a snapshot shares copies it first; if it then turns out to
+        // have no such slot, the copy equals the original and the general path goes on.
+        let Some(e) = self.world.game_entity_mut(id) else {
+            return false;
+        };
+        let Some(slot) = cx.game.slot(e.ty, name) else {
+            return false;
+        };
+        let Some(place) = e.props.get_mut(slot as usize) else {
+            return false;
+        };
+        // The operands: the name under the value.
+        let (Some(value), Some(name)) = (self.stack.pop(), self.stack.pop()) else {
+            return false;
+        };
+        let old = std::mem::replace(place, value);
+        Value::release(name);
+        if logging {
+            self.log_slot(id, slot, old);
+        } else {
+            Value::release(old);
+        }
+        true
     }
 
     /// Change (or make) property `name` of entity `id`, after telling the representation
