@@ -193,8 +193,16 @@ impl List {
     fn copy_with_room(&self, extra: usize) -> List {
         let items = match &self.items {
             Items::Flat(v) => {
+                if !v.iter().all(Value::holds_nothing) {
+                    // Lists among the elements (groups of cells, pairs): each copied
+                    // inline, without a call per element.
+                    return List {
+                        items: Items::Flat(Value::copy_all(v, extra)),
+                        depth: AtomicU32::new(self.depth()),
+                    };
+                }
                 let mut copy = Vec::with_capacity(v.len() + extra);
-                if v.iter().all(Value::holds_nothing) {
+                {
                     // A list of numbers and names (a board): copied as one block.
                     // SAFETY: `copy` has room for `v.len()` values, and a value that
                     // holds nothing is its bits (see `Value::holds_nothing`): the copies
@@ -203,8 +211,6 @@ impl List {
                         std::ptr::copy_nonoverlapping(v.as_ptr(), copy.as_mut_ptr(), v.len());
                         copy.set_len(v.len());
                     }
-                } else {
-                    copy.extend_from_slice(v);
                 }
                 Items::Flat(copy)
             }
@@ -357,13 +363,19 @@ impl Drop for List {
     /// for the others.
     fn drop(&mut self) {
         if let Items::Flat(items) = &mut self.items {
-            if items.iter().all(Value::holds_nothing) {
-                // SAFETY: none of the elements owns anything, so forgetting them frees
-                // nothing; the vector then frees its buffer.
-                unsafe { items.set_len(0) };
-            } else {
-                for v in std::mem::take(items) {
-                    Value::release(v);
+            let len = items.len();
+            // SAFETY: the vector is emptied first, so each element is dropped here once
+            // (or, should a drop panic, the rest are leaked, never dropped twice); an
+            // element that owns nothing is let go as it is (see `Value::holds_nothing`).
+            // The vector then frees its buffer.
+            unsafe {
+                items.set_len(0);
+                let first = items.as_mut_ptr();
+                for i in 0..len {
+                    let v = first.add(i);
+                    if !(*v).holds_nothing() {
+                        std::ptr::drop_in_place(v);
+                    }
                 }
             }
         }
