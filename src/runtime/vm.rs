@@ -1681,7 +1681,9 @@ impl Machine {
                 if place.is_new() && !add_entry(&mut self.meter, dict.len()) {
                     return false;
                 }
-                Dict::insert_in(dict, place, key, std::mem::take(value));
+                if let Some(old) = Dict::insert_in(dict, place, key, std::mem::take(value)) {
+                    Value::release(old);
+                }
             }
             (Some(Value::List(list)), Value::Int(i)) => {
                 let Some(u) = usize::try_from(*i).ok().filter(|&u| u < list.len()) else {
@@ -1693,9 +1695,12 @@ impl Machine {
         }
         // The hole (nil), the key and the value (moved out): nothing to drop but a string
         // key.
-        let key = std::mem::take(&mut self.stack[n - 2]);
-        Value::release(key);
-        self.stack.truncate(n - 3);
+        for v in &mut self.stack[n - 3..] {
+            Value::release(std::mem::take(v));
+        }
+        // SAFETY: the last three values are nil (taken above): letting them go frees
+        // nothing.
+        unsafe { self.stack.set_len(n - 3) };
         true
     }
 
@@ -1725,7 +1730,9 @@ impl Machine {
         if place.is_new() && !add_entry(&mut self.meter, dict.len()) {
             return false;
         }
-        Dict::insert_in(dict, place, key, Value::Int(sum));
+        if let Some(old) = Dict::insert_in(dict, place, key, Value::Int(sum)) {
+            Value::release(old);
+        }
         true
     }
 

@@ -264,7 +264,7 @@ impl List {
         match &mut self.items {
             Items::Flat(items) => {
                 if let Some(slot) = items.get_mut(index) {
-                    *slot = v;
+                    Value::release(std::mem::replace(slot, v));
                 }
             }
             Items::Tree(t) => {
