@@ -927,6 +927,61 @@ mod tests {
         }
     }
 
+    #[test]
+    fn copied_chunks_count_the_values_they_share() {
+        let inner = Arc::new(super::super::List::from_vec(vec![
+            Value::Int(1),
+            Value::Int(2),
+        ]));
+        let text = Value::str("dict-test-shared-text");
+        for n in [3, CHUNK_MAX + 1, 300] {
+            let original: Dict = (0..n as i64)
+                .map(|i| {
+                    let v = match i % 3 {
+                        0 => Value::List(inner.clone()),
+                        1 => text.clone(),
+                        _ => Value::Int(i),
+                    };
+                    (Key::Int(i), v)
+                })
+                .collect();
+            let model: BTreeMap<Key, Value> = original
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let first = Arc::new(original);
+            // A large one is chunked from here on: each update below copies one chunk.
+            let mut held = first.clone();
+            Dict::make_mut(&mut held, 0);
+            drop(first);
+            assert_eq!(held.is_flat(), n <= CHUNK_MAX);
+            for step in 0..3i64 {
+                let mut copy = held.clone();
+                let place = copy.search(&Key::Int(0));
+                Dict::insert_in(&mut copy, place, Key::Int(0), Value::Int(-1));
+                let place = copy.search(&Key::Int(n as i64 + step));
+                Dict::insert_in(&mut copy, place, Key::Int(n as i64 + step), text.clone());
+                let place = copy.search(&Key::Int(1));
+                Dict::remove_in(&mut copy, place, &Key::Int(1));
+                assert_eq!(copy.get(&Key::Int(0)), Some(&Value::Int(-1)));
+                if let Some(v) = Dict::make_mut(&mut copy, 0).get_mut(&Key::Int(n as i64 - 1)) {
+                    *v = Value::List(inner.clone());
+                }
+                same(&held, &model);
+                assert_eq!(
+                    copy.get(&Key::Int(n as i64 - 1)),
+                    Some(&Value::List(inner.clone()))
+                );
+                assert_eq!(copy.get(&Key::Int(1)), None);
+                assert_eq!(copy.len(), n + 1 - 1);
+            }
+            drop(held);
+        }
+        // Every copy of the counted values was given back.
+        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(text.to_string(), "\"dict-test-shared-text\"");
+    }
+
     proptest::proptest! {
         /// Any sequence of puts, removals, bulk insertions (past the largest vector) and
         /// copies kept (so that the next update copies) leaves the same entries, in the same

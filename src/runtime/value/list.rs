@@ -533,6 +533,31 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_list_of_lists_is_copied_and_dropped_with_its_counts() {
+        let inner = Arc::new(ints(0..3));
+        let text = Value::str("list-test-group-text");
+        // Lists only (groups of cells), and lists after values that hold nothing.
+        let groups: Vec<Value> = (0..20).map(|_| Value::List(inner.clone())).collect();
+        let mut late = vec![Value::Int(7); 10];
+        late.push(Value::List(inner.clone()));
+        late.push(text.clone());
+        for items in [groups, late] {
+            let mut shared = Arc::new(List::from_vec(items.clone()));
+            let other = shared.clone();
+            List::make_mut(&mut shared, 2).push_back(text.clone(), 0);
+            List::make_mut(&mut shared, 0).set(0, Value::Int(-1), 0);
+            assert_eq!(other.as_slice(), Some(items.as_slice()));
+            let mut expected = items.clone();
+            expected[0] = Value::Int(-1);
+            expected.push(text.clone());
+            assert_eq!(shared.as_slice(), Some(expected.as_slice()));
+            drop((other, shared, expected, items));
+        }
+        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(text.to_string(), "\"list-test-group-text\"");
+    }
+
+    #[test]
     fn short_lists_are_flat_and_long_ones_trees_with_the_same_behaviour() {
         for n in [0, 1, 3, FLAT_MAX - 1, FLAT_MAX, FLAT_MAX + 1, 200] {
             let n = n as i64;
