@@ -461,6 +461,9 @@ enum Flow {
 enum Next {
     /// Go on with the next instruction.
     Go,
+    /// Go on past this many more instructions (the rest of a fused instruction's
+    /// sequence, whose steps are counted).
+    Skip(usize),
     /// The top frame changed: pick it up.
     Frames,
     /// Return from `exec` (boxed, as is the error below: `Next` stays two words, returned
@@ -1614,6 +1617,7 @@ impl Machine {
                     }
                     _ => match out!(self.exec_other(cx, op, code, base, ip)) {
                         Next::Go => {}
+                        Next::Skip(extra) => ip += extra,
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
                         Next::Fail(e) => return Err(*e),
@@ -1629,22 +1633,18 @@ impl Machine {
     /// before the next step check, a step pending), nothing has changed and the plain
     /// instructions run.
     ///
-    /// The instruction loop leaves these instructions to [`Machine::exec_other`]: when the
-    /// fast case applies, the sequence's steps are counted here and the running frame's
-    /// instruction is set past it, for the loop to pick up (so the loop, which keeps the
-    /// common instructions in registers, has no more code). The instruction is the one
-    /// before `ip`. It checks steps at [`next_check`] of the count it last checked
-    /// at, which is [`next_check`] of any count short of it: the sequence's steps must
-    /// stay short of that (the loop's `room!`). A step pending is taken where frames
-    /// switch: not here.
+    /// The instruction loop leaves these instructions to [`Machine::exec_other`] (so the
+    /// loop, which keeps the common instructions in registers, has no more code): when the
+    /// fast case applies, the sequence's steps are counted here and the loop goes on past
+    /// the rest of the sequence ([`Next::Skip`]), in the same frame. The loop checks steps
+    /// at [`next_check`] of the count it last checked at, which is [`next_check`] of any
+    /// count short of it: the sequence's steps must stay short of that (the loop's
+    /// `room!`).
     #[inline(never)]
-    fn fused_update(&mut self, op: Op, base: usize, ip: usize) -> bool {
+    fn fused_update(&mut self, op: Op, base: usize) -> bool {
         let steps = self.meter.steps;
         let extra = op.weight() - 1;
-        if steps + extra >= next_check(steps, self.meter.limits.max_steps)
-            || self.paused
-            || self.pause_later
-        {
+        if steps + extra >= next_check(steps, self.meter.limits.max_steps) {
             return false;
         }
         let done = match op {
@@ -1656,9 +1656,6 @@ impl Machine {
         };
         if done {
             self.meter.steps += extra;
-            if let Some(f) = self.frames.last_mut() {
-                f.ip = (ip as u64 + extra) as u32;
-            }
         }
         done
     }
@@ -1680,14 +1677,18 @@ impl Machine {
         }
         match (locals.get_mut(at), &*key) {
             (Some(Value::Dict(dict)), Value::Int(_) | Value::Str(_)) => {
-                let Some(key) = key.as_key() else {
-                    return false;
+                let key = match &*key {
+                    Value::Int(i) => Key::Int(*i),
+                    Value::Str(s) => Key::Str(s.clone()),
+                    _ => return false,
                 };
                 let place = dict.search(&key);
                 if place.is_new() && !add_entry(&mut self.meter, dict.len()) {
                     return false;
                 }
-                Dict::insert_in(dict, place, key, std::mem::take(value));
+                if let Some(old) = Dict::insert_in(dict, place, key, std::mem::take(value)) {
+                    Value::release(old);
+                }
             }
             (Some(Value::List(list)), Value::Int(i)) => {
                 let Some(u) = usize::try_from(*i).ok().filter(|&u| u < list.len()) else {
@@ -1697,12 +1698,14 @@ impl Machine {
             }
             _ => return false,
         }
-        // The hole (nil), the key and the value (moved): nothing to drop but a string key.
-        for _ in 0..3 {
-            if let Some(v) = self.stack.pop() {
-                discard(v);
-            }
+        // The hole (nil), the key and the value (moved out): nothing to drop but a string
+        // key.
+        for v in &mut self.stack[n - 3..] {
+            Value::release(std::mem::take(v));
         }
+        // SAFETY: the last three values are nil (taken above): letting them go frees
+        // nothing.
+        unsafe { self.stack.set_len(n - 3) };
         true
     }
 
@@ -1732,7 +1735,9 @@ impl Machine {
         if place.is_new() && !add_entry(&mut self.meter, dict.len()) {
             return false;
         }
-        Dict::insert_in(dict, place, key, Value::Int(sum));
+        if let Some(old) = Dict::insert_in(dict, place, key, Value::Int(sum)) {
+            Value::release(old);
+        }
         true
     }
 
@@ -1823,8 +1828,8 @@ impl Machine {
         ip: usize,
     ) -> Result<Next, RuntimeError> {
         match op {
-            Op::PutLocal { .. } | Op::PutAdd { .. } if self.fused_update(op, base, ip) => {
-                return Ok(Next::Frames);
+            Op::PutLocal { .. } | Op::PutAdd { .. } if self.fused_update(op, base) => {
+                return Ok(Next::Skip((op.weight() - 1) as usize));
             }
             Op::Message => {
                 let v = match self.current_jp() {

@@ -408,7 +408,7 @@ pub(super) fn values(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
     let d = dict_ref(args, 0, "values")?;
     m.work(d.len())?;
     m.alloc(ELEMENT_BYTES * d.len() as u64)?;
-    Ok(Value::list(d.values().cloned().collect()))
+    Ok(Value::list(d.values().map(Value::clone_inline).collect()))
 }
 
 pub(super) fn remove_key(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {

@@ -170,6 +170,25 @@ fn int_chunk_of(chunks: &[Chunk], k: i64) -> usize {
 }
 
 /// `entries` (sorted, no two keys equal) cut into chunks [`CHUNK_FILL`] full.
+/// Copies of `entries`, in order, with room for `extra` more; each value copied inline
+/// (see [`Value::clone_inline`]).
+#[inline]
+fn copy_entries(entries: &[Entry], extra: usize) -> Vec<Entry> {
+    let mut copy = Vec::with_capacity(entries.len() + extra);
+    copy.extend(entries.iter().map(|(k, v)| (k.clone(), v.clone_inline())));
+    copy
+}
+
+/// The entries of the chunk in `slot`, to update: in place when nobody else holds the
+/// chunk, otherwise a copy (with room for `extra` more entries) that replaces it in `slot`.
+#[inline]
+fn chunk_mut(slot: &mut Chunk, extra: usize) -> &mut Vec<Entry> {
+    if Arc::get_mut(slot).is_none() {
+        *slot = Arc::new(copy_entries(slot, extra));
+    }
+    Arc::make_mut(slot)
+}
+
 fn chunked(entries: Vec<Entry>) -> Vec<Chunk> {
     let mut chunks = Vec::with_capacity(entries.len().div_ceil(CHUNK_FILL));
     let mut rest = entries.into_iter().peekable();
@@ -240,7 +259,7 @@ impl Dict {
             Entries::Chunks(chunks, _) => {
                 let c = chunk_of(chunks, key);
                 let i = flat_search(chunks.get(c)?, key).ok()?;
-                Arc::make_mut(&mut chunks[c]).get_mut(i).map(|(_, v)| v)
+                chunk_mut(&mut chunks[c], 0).get_mut(i).map(|(_, v)| v)
             }
         }
     }
@@ -353,7 +372,7 @@ impl Dict {
             *len += 1;
             return None;
         };
-        let chunk = Arc::make_mut(slot);
+        let chunk = chunk_mut(slot, 1);
         let at = match place.at {
             Ok(i) if chunk.get(i).is_some_and(|(k, _)| *k == key) => Ok(i),
             Err(i) if i <= chunk.len() => Err(i),
@@ -413,7 +432,7 @@ impl Dict {
                     Some((k, _)) if k == key => at,
                     _ => flat_search(slot, key).ok()?,
                 };
-                let chunk = Arc::make_mut(slot);
+                let chunk = chunk_mut(slot, 0);
                 let (_, old) = chunk.remove(i);
                 *len -= 1;
                 let left = chunk.len();
@@ -478,12 +497,10 @@ impl Dict {
             // A large vector that someone else holds, copied to be updated, is copied into
             // chunks: the next copies (the dictionary is likely to be shared again, held
             // in a property the undo history keeps) copy one chunk, not every entry.
-            Entries::Flat(v) if v.len() > CHUNK_MAX => Entries::Chunks(chunked(v.clone()), v.len()),
-            Entries::Flat(v) => {
-                let mut copy = Vec::with_capacity(v.len() + extra);
-                copy.extend_from_slice(v);
-                Entries::Flat(copy)
+            Entries::Flat(v) if v.len() > CHUNK_MAX => {
+                Entries::Chunks(chunked(copy_entries(v, 0)), v.len())
             }
+            Entries::Flat(v) => Entries::Flat(copy_entries(v, extra)),
             Entries::Chunks(chunks, len) => {
                 let mut copy = Vec::with_capacity(chunks.len() + extra.min(1));
                 copy.extend_from_slice(chunks);
@@ -588,7 +605,8 @@ fn merge_small(chunks: &mut Vec<Chunk>, c: usize) {
     };
     if let Some(a) = pair {
         let b = chunks.remove(a + 1);
-        Arc::make_mut(&mut chunks[a]).extend(Arc::unwrap_or_clone(b));
+        let more = b.len();
+        chunk_mut(&mut chunks[a], more).extend(Arc::unwrap_or_clone(b));
     }
 }
 
@@ -907,6 +925,61 @@ mod tests {
             assert_eq!(copy.get(&Key::Int(1)), Some(&Value::Nil));
             assert_eq!(copy.len(), n + 1 - 1);
         }
+    }
+
+    #[test]
+    fn copied_chunks_count_the_values_they_share() {
+        let inner = Arc::new(super::super::List::from_vec(vec![
+            Value::Int(1),
+            Value::Int(2),
+        ]));
+        let text = Value::str("dict-test-shared-text");
+        for n in [3, CHUNK_MAX + 1, 300] {
+            let original: Dict = (0..n as i64)
+                .map(|i| {
+                    let v = match i % 3 {
+                        0 => Value::List(inner.clone()),
+                        1 => text.clone(),
+                        _ => Value::Int(i),
+                    };
+                    (Key::Int(i), v)
+                })
+                .collect();
+            let model: BTreeMap<Key, Value> = original
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let first = Arc::new(original);
+            // A large one is chunked from here on: each update below copies one chunk.
+            let mut held = first.clone();
+            Dict::make_mut(&mut held, 0);
+            drop(first);
+            assert_eq!(held.is_flat(), n <= CHUNK_MAX);
+            for step in 0..3i64 {
+                let mut copy = held.clone();
+                let place = copy.search(&Key::Int(0));
+                Dict::insert_in(&mut copy, place, Key::Int(0), Value::Int(-1));
+                let place = copy.search(&Key::Int(n as i64 + step));
+                Dict::insert_in(&mut copy, place, Key::Int(n as i64 + step), text.clone());
+                let place = copy.search(&Key::Int(1));
+                Dict::remove_in(&mut copy, place, &Key::Int(1));
+                assert_eq!(copy.get(&Key::Int(0)), Some(&Value::Int(-1)));
+                if let Some(v) = Dict::make_mut(&mut copy, 0).get_mut(&Key::Int(n as i64 - 1)) {
+                    *v = Value::List(inner.clone());
+                }
+                same(&held, &model);
+                assert_eq!(
+                    copy.get(&Key::Int(n as i64 - 1)),
+                    Some(&Value::List(inner.clone()))
+                );
+                assert_eq!(copy.get(&Key::Int(1)), None);
+                assert_eq!(copy.len(), n + 1 - 1);
+            }
+            drop(held);
+        }
+        // Every copy of the counted values was given back.
+        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(text.to_string(), "\"dict-test-shared-text\"");
     }
 
     proptest::proptest! {

@@ -193,8 +193,16 @@ impl List {
     fn copy_with_room(&self, extra: usize) -> List {
         let items = match &self.items {
             Items::Flat(v) => {
+                if !v.iter().all(Value::holds_nothing) {
+                    // Lists among the elements (groups of cells, pairs): each copied
+                    // inline, without a call per element.
+                    return List {
+                        items: Items::Flat(Value::copy_all(v, extra)),
+                        depth: AtomicU32::new(self.depth()),
+                    };
+                }
                 let mut copy = Vec::with_capacity(v.len() + extra);
-                if v.iter().all(Value::holds_nothing) {
+                {
                     // A list of numbers and names (a board): copied as one block.
                     // SAFETY: `copy` has room for `v.len()` values, and a value that
                     // holds nothing is its bits (see `Value::holds_nothing`): the copies
@@ -203,8 +211,6 @@ impl List {
                         std::ptr::copy_nonoverlapping(v.as_ptr(), copy.as_mut_ptr(), v.len());
                         copy.set_len(v.len());
                     }
-                } else {
-                    copy.extend_from_slice(v);
                 }
                 Items::Flat(copy)
             }
@@ -258,7 +264,7 @@ impl List {
         match &mut self.items {
             Items::Flat(items) => {
                 if let Some(slot) = items.get_mut(index) {
-                    *slot = v;
+                    Value::release(std::mem::replace(slot, v));
                 }
             }
             Items::Tree(t) => {
@@ -357,13 +363,19 @@ impl Drop for List {
     /// for the others.
     fn drop(&mut self) {
         if let Items::Flat(items) = &mut self.items {
-            if items.iter().all(Value::holds_nothing) {
-                // SAFETY: none of the elements owns anything, so forgetting them frees
-                // nothing; the vector then frees its buffer.
-                unsafe { items.set_len(0) };
-            } else {
-                for v in std::mem::take(items) {
-                    Value::release(v);
+            let len = items.len();
+            // SAFETY: the vector is emptied first, so each element is dropped here once
+            // (or, should a drop panic, the rest are leaked, never dropped twice); an
+            // element that owns nothing is let go as it is (see `Value::holds_nothing`).
+            // The vector then frees its buffer.
+            unsafe {
+                items.set_len(0);
+                let first = items.as_mut_ptr();
+                for i in 0..len {
+                    let v = first.add(i);
+                    if !(*v).holds_nothing() {
+                        std::ptr::drop_in_place(v);
+                    }
                 }
             }
         }
@@ -518,6 +530,31 @@ mod tests {
         let copy = made.clone();
         drop(made);
         assert_eq!(copy.to_string(), "\"list-test-counted-text\"");
+    }
+
+    #[test]
+    fn a_shared_list_of_lists_is_copied_and_dropped_with_its_counts() {
+        let inner = Arc::new(ints(0..3));
+        let text = Value::str("list-test-group-text");
+        // Lists only (groups of cells), and lists after values that hold nothing.
+        let groups: Vec<Value> = (0..20).map(|_| Value::List(inner.clone())).collect();
+        let mut late = vec![Value::Int(7); 10];
+        late.push(Value::List(inner.clone()));
+        late.push(text.clone());
+        for items in [groups, late] {
+            let mut shared = Arc::new(List::from_vec(items.clone()));
+            let other = shared.clone();
+            List::make_mut(&mut shared, 2).push_back(text.clone(), 0);
+            List::make_mut(&mut shared, 0).set(0, Value::Int(-1), 0);
+            assert_eq!(other.as_slice(), Some(items.as_slice()));
+            let mut expected = items.clone();
+            expected[0] = Value::Int(-1);
+            expected.push(text.clone());
+            assert_eq!(shared.as_slice(), Some(expected.as_slice()));
+            drop((other, shared, expected, items));
+        }
+        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(text.to_string(), "\"list-test-group-text\"");
     }
 
     #[test]
