@@ -541,11 +541,22 @@ fn equality_tests_jump_as_the_plain_code_does() {
             "no fused test of {op:?}"
         );
     }
+    fused_and_plain_under_every_budget(text, built.game, |s| matches!(s, Status::Committed(_)));
+}
+
+/// Send `go` to `e0` once to learn how many steps the transaction takes (its status must
+/// pass `expected`), then run `text` fused and plain under every step budget up to one
+/// past that: both must end each run alike.
+fn fused_and_plain_under_every_budget(
+    text: &str,
+    game: Arc<Game>,
+    expected: impl Fn(&Status) -> bool,
+) {
     let steps = {
-        let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+        let (mut s, _) = Session::start(game, &SessionOptions::default()).expect("starts");
         let (to, msg) = parse_send("go to e0").expect("a send");
         let tx = s.deliver(to, msg);
-        assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+        assert!(expected(&tx.status), "{:?}", tx.status);
         tx.steps
     };
     for max_steps in 1..=steps + 1 {
@@ -611,23 +622,9 @@ fn dictionary_counts_update_as_the_plain_code_does() {
         ops().any(|o| matches!(o, Op::PutLocal { .. })),
         "no fused put"
     );
-    let steps = {
-        let (mut s, _) =
-            Session::start(built.game.clone(), &SessionOptions::default()).expect("starts");
-        let (to, msg) = parse_send("go to e0").expect("a send");
-        let tx = s.deliver(to, msg);
-        assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
-        tx.steps
-    };
-    for max_steps in 1..=steps + 1 {
-        let limits = Limits {
-            max_steps,
-            ..LIMITS
-        };
-        if let Err(e) = run_fused_and_plain_within(text, 0, limits, &["go to e0"]) {
-            panic!("with {max_steps} steps: {e}");
-        }
-    }
+    fused_and_plain_under_every_budget(text, built.game.clone(), |s| {
+        matches!(s, Status::Failed(_))
+    });
 }
 
 /// `not`, which the instruction loop answers itself, gives what the builtin function

@@ -800,13 +800,7 @@ fn join_points_without_laws_run_as_traced_ones_do() {
 #law "veto" on guarded to b in * is (if (> (property "n") 30) (return))
 #sideeffect "count" on bump to b in * is (update property "n" to (+ (property "n") 10))
 "#;
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text);
-    let built = build_game(&fs, std::path::Path::new("game.fr"))
-        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
-    let (mut quiet, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
-    let mut traced = quiet.fork();
-    traced.trace = true;
+    let (mut quiet, mut traced) = quiet_and_traced(text);
     let go = || Message {
         label: Symbol::intern("go"),
         attrs: Attrs::new(),
@@ -977,13 +971,7 @@ fn property_shortcuts_end_as_the_general_way_does() {
 #instance c2 of cell
 #instance r of reader
 "#;
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text);
-    let built = build_game(&fs, std::path::Path::new("game.fr"))
-        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
-    let (mut quiet, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
-    let mut traced = quiet.fork();
-    traced.trace = true;
+    let (mut quiet, mut traced) = quiet_and_traced(text);
     let start = quiet.world().clone();
     let forked = quiet.fork();
     let rounds: [(&str, &str, Option<i64>); 11] = [
@@ -1043,4 +1031,16 @@ fn property_shortcuts_end_as_the_general_way_does() {
     };
     assert_eq!(v(&start), Some(Value::Int(1)));
     assert_eq!(v(quiet.world()), Some(Value::Int(2)));
+}
+
+/// Two sessions of the game `text` at its start: one untraced, one traced.
+fn quiet_and_traced(text: &str) -> (Session, Session) {
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, std::path::Path::new("game.fr"))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    let (quiet, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
+    let mut traced = quiet.fork();
+    traced.trace = true;
+    (quiet, traced)
 }

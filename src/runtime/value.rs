@@ -378,16 +378,7 @@ impl Value {
     /// [`Clone::clone`] of a value that holds a reference count.
     #[inline(never)]
     fn clone_counted(&self) -> Value {
-        match self {
-            Value::Nil => Value::Nil,
-            Value::Bool(b) => Value::Bool(*b),
-            Value::Int(i) => Value::Int(*i),
-            Value::Float(x) => Value::Float(*x),
-            Value::Str(t) => Value::Str(t.clone()),
-            Value::List(l) => Value::List(Arc::clone(l)),
-            Value::Dict(d) => Value::Dict(Arc::clone(d)),
-            Value::Message(m) => Value::Message(Arc::clone(m)),
-        }
+        self.clone_inline()
     }
 
     /// [`Clone::clone`] with every case inline, for the loops that copy many values at
