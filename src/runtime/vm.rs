@@ -1875,6 +1875,13 @@ impl Machine {
                 self.stack.push(Value::Int(0));
             }
             Op::Form(form, nattrs) => {
+                // The commonest write, done in place: its nil is already on the stack.
+                if matches!(form, crate::syntax::ast::FormOp::UpdateProperty)
+                    && nattrs == 0
+                    && self.update_own_property_here(cx)
+                {
+                    return Ok(Next::Go);
+                }
                 if let Some(f) = self.frames.last_mut() {
                     f.ip = ip as u32;
                 }
@@ -1886,7 +1893,7 @@ impl Machine {
             }
             Op::Return | Op::End => {
                 let value = self.stack.pop().unwrap_or_default();
-                match self.leave(cx, value, op == Op::Return) {
+                match self.leave(cx, value, matches!(op, Op::Return)) {
                     // The commonest end: with no frame left and no step pending, the
                     // outer loop ends the transaction with the value on the stack, so
                     // nothing is boxed.
