@@ -471,12 +471,7 @@ enum Next {
     Done(Box<Flow>),
     /// Fail with this error.
     Fail(Box<RuntimeError>),
-    /// The transaction committed with this value (no frame left, no step pending).
-    Commit(Value),
 }
-
-// `Next` stays two words: the value's tag has room for the other variants'.
-const _: () = assert!(std::mem::size_of::<Next>() == 16);
 
 /// The emptied stack, frame and join-point vectors of a finished transaction, kept for the
 /// next one on the same thread so that trying a move does not allocate them anew.
@@ -1626,9 +1621,6 @@ impl Machine {
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
                         Next::Fail(e) => return Err(*e),
-                        Next::Commit(value) => {
-                            return Ok(Flow::End(Status::Committed(value)));
-                        }
                     },
                 }
             }
@@ -1903,10 +1895,11 @@ impl Machine {
                 let value = self.stack.pop().unwrap_or_default();
                 match self.leave(cx, value, matches!(op, Op::Return)) {
                     // The commonest end: with no frame left and no step pending, the
-                    // transaction ends with the value, which is neither boxed nor put
-                    // back on the stack for the outer loop to take.
+                    // outer loop ends the transaction with the value on the stack, so
+                    // nothing is boxed.
                     Some(Status::Committed(value)) if !self.paused && !self.pause_later => {
-                        return Ok(Next::Commit(value));
+                        self.stack.push(value);
+                        return Ok(Next::Frames);
                     }
                     Some(status) => return Ok(Next::Done(Box::new(Flow::End(status)))),
                     None => {}
