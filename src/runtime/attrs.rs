@@ -32,6 +32,13 @@ impl Attrs {
         Attrs(SmallVec::with_capacity(n))
     }
 
+    /// Whether they live in a heap allocation of their own (more than [`INLINE`] of them
+    /// at some time).
+    #[inline(always)]
+    pub fn spilled(&self) -> bool {
+        self.0.spilled()
+    }
+
     /// How many attributes.
     pub fn len(&self) -> usize {
         self.0.len()

@@ -493,6 +493,9 @@ impl Session {
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
         // The last message delivered is kept: when nothing took it (into a property, a
         // list), this one goes in its place instead of a new allocation.
+        // Dropped by hand: a message with no attributes held inline has nothing to drop,
+        // and its label is all that is used of it (no call to drop the attributes).
+        let msg = std::mem::ManuallyDrop::new(msg);
         if let Some(kept) = &mut self.kept_message
             && let Some(slot) = Arc::get_mut(kept)
         {
@@ -500,13 +503,16 @@ impl Session {
             // all there is to replace (no copy of the inline attribute space).
             if slot.attrs.is_empty() && msg.attrs.is_empty() {
                 slot.label = msg.label;
+                if msg.attrs.spilled() {
+                    drop(std::mem::ManuallyDrop::into_inner(msg));
+                }
             } else {
-                *slot = msg;
+                *slot = std::mem::ManuallyDrop::into_inner(msg);
             }
             let msg = kept.clone();
             return self.run_kept(Start::Deliver(to, msg));
         }
-        let msg = Arc::new(msg);
+        let msg = Arc::new(std::mem::ManuallyDrop::into_inner(msg));
         self.kept_message = Some(msg.clone());
         self.run_kept(Start::Deliver(to, msg))
     }

@@ -13,24 +13,11 @@ use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
 impl Machine {
-    /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. The
-    /// commonest write is tried here, in the caller, before the general dispatch.
-    #[inline(always)]
-    pub(super) fn form(
-        &mut self,
-        cx: &mut Context<'_>,
-        op: FormOp,
-        nattrs: u8,
-        span: Span,
-    ) -> Result<Flow, RuntimeError> {
-        if op == FormOp::UpdateProperty && nattrs == 0 && self.update_own_property_here(cx) {
-            return Ok(Flow::Value(Value::Nil));
-        }
-        self.any_form(cx, op, nattrs, span)
-    }
-
+    /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. Out of
+    /// line: the commonest write is tried in the caller first (`exec_other`'s `Op::Form`,
+    /// [`Machine::update_own_property_here`]).
     #[inline(never)]
-    fn any_form(
+    pub(super) fn form(
         &mut self,
         cx: &mut Context<'_>,
         op: FormOp,
@@ -658,10 +645,11 @@ impl Machine {
     /// `(update property name to value)` in its commonest case, done in one pass: a
     /// property of the layout of the running entity (not a representation), written as a
     /// name in the game, with nobody watching, no event to record and no step to pause
-    /// at. Whether it applied: when it did not, the operands are still on the stack and
+    /// at. Whether it applied: when it did, the operands were replaced on the stack by the
+    /// form's value, nil; when it did not, the operands are still on the stack and
     /// nothing changed that anyone can see, for the general path to take over.
     #[inline(always)]
-    fn update_own_property_here(&mut self, cx: &Context<'_>) -> bool {
+    pub(super) fn update_own_property_here(&mut self, cx: &Context<'_>) -> bool {
         if self.world.canvas.active || cx.trace || cx.stepping {
             return false;
         }
@@ -691,10 +679,12 @@ impl Machine {
         let Some(place) = e.props.get_mut(slot as usize) else {
             return false;
         };
-        // The operands: the name under the value.
-        let (Some(value), Some(name)) = (self.stack.pop(), self.stack.pop()) else {
+        // The operands: the name under the value. The form's value, nil, takes the name's
+        // place on the stack (no pop and push).
+        let Some(value) = self.stack.pop() else {
             return false;
         };
+        let name = std::mem::take(&mut self.stack[n - 2]);
         let old = std::mem::replace(place, value);
         Value::release(name);
         if logging {
