@@ -207,6 +207,9 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
     // the variant's own start.
     let from = (g.variant == "chess960").then(|| g.plies[0].fen.as_str());
     let (mut session, fen) = start(game, from);
+    // The round trips set positions up in copies of the game as it started (a finished
+    // game refuses another position).
+    let unplayed = session.fork();
     let last = g.moves.len();
     for k in 0..=last {
         let theirs = &g.plies[k];
@@ -231,7 +234,7 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
         // FEN round trip, every eighth ply: python-chess's FEN set up in a copy gives the
         // same FEN back.
         if k % 8 == 0 {
-            let back = round_trip(&session, &theirs.fen);
+            let back = round_trip(&unplayed, &theirs.fen);
             if back != theirs.fen {
                 return Err(report(format!("(set-position) then (fen) gives {back}")));
             }
@@ -616,4 +619,148 @@ fn chess960_perft_agrees_with_python_chess() {
 #[test]
 fn live_chess960_games_agree_with_python_chess() {
     live("chess960");
+}
+
+// ---------------------------------------------------------------------------------------
+// Positions set up already finished (or not): `setup.txt`, made by `setup.py` (both in
+// tests/inputs/chess-reference/) with python-chess.
+
+/// A line of `setup.txt`: `setup <variant> <result> <reason> moves <n> <fen>`.
+#[derive(Clone, Debug, PartialEq)]
+struct SetupLine {
+    variant: String,
+    /// (`white`/`black`/`draw`, reason), or `None` when the game is not over.
+    outcome: Option<(String, String)>,
+    moves: usize,
+    fen: String,
+}
+
+fn setup_lines(text: &str) -> Vec<SetupLine> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            assert!(w.len() > 6 && w[0] == "setup" && w[4] == "moves", "{line}");
+            SetupLine {
+                variant: w[1].to_string(),
+                outcome: (w[2] != "unfinished").then(|| (w[2].to_string(), w[3].replace('-', " "))),
+                moves: w[5].parse().expect("a count of moves"),
+                fen: w[6..].join(" "),
+            }
+        })
+        .collect()
+}
+
+/// Whether flexrules, with the position of `line` set up, ends the game as python-chess
+/// does (winner and reason) and has as many legal moves (none, and a perft of 0 without
+/// an error, when it is over); set up both ways: by the `fen` parameter and by
+/// `(set-position ...)` in a game already started.
+fn setup_agrees(game: &Arc<Game>, line: &SetupLine) -> Result<(), String> {
+    let check = |how: &str, session: &mut Session| -> Result<(), String> {
+        let outcome = our_outcome(session);
+        let legal = session
+            .legal_actions()
+            .map_err(|e| format!("#actions failed: {}", e.message))?
+            .len();
+        let perft = session.perft(1);
+        let report = |what: String| format!("{} {} ({how}): {what}", line.variant, line.fen);
+        if !perft.failures.is_empty() {
+            return Err(report(format!("perft 1 met errors: {:?}", perft.failures)));
+        }
+        if outcome != line.outcome {
+            return Err(report(format!(
+                "python-chess ends the game {:?}, flexrules {outcome:?}",
+                line.outcome
+            )));
+        }
+        if legal != line.moves || perft.counts != [line.moves as u64] {
+            return Err(report(format!(
+                "python-chess has {} legal moves, flexrules {legal} (perft {:?})",
+                line.moves, perft.counts
+            )));
+        }
+        Ok(())
+    };
+    let (mut session, _) = start(game, Some(&line.fen));
+    check("the fen parameter", &mut session)?;
+    let (started, _) = start(game, None);
+    let mut session = started.fork();
+    let mut sources = SourceMap::default();
+    let text = format!("(set-position \"{}\")", line.fen);
+    let (_, body, diags) = parse_text_statements(&mut sources, "<set-position>", &text);
+    assert!(diags.is_empty(), "{diags:?}");
+    let span = body[0].span;
+    let code = compile_body(session.game_mut(), &body, "<set-position>".into(), span)
+        .expect("set-position");
+    match session.eval(code).status {
+        Status::Committed(_) => {}
+        other => return Err(format!("{}: (set-position) gave {other:?}", line.fen)),
+    }
+    check("set-position", &mut session)
+}
+
+/// Every position of `setup.txt`, each variant's: finished ones (checkmate, stalemate,
+/// insufficient material, fifty moves, and each variant's own ending) are over as soon as
+/// they are set up.
+#[test]
+fn positions_set_up_finished_agree_with_python_chess() {
+    let text = std::fs::read_to_string(fixtures().join("setup.txt")).expect("setup.txt");
+    let lines = setup_lines(&text);
+    let mut built: Vec<(String, Arc<Game>)> = Vec::new();
+    let mut failures = Vec::new();
+    for line in &lines {
+        let game = match built.iter().find(|(v, _)| *v == line.variant) {
+            Some((_, game)) => game.clone(),
+            None => {
+                let game = chess(&line.variant);
+                built.push((line.variant.clone(), game.clone()));
+                game
+            }
+        };
+        if let Err(report) = setup_agrees(&game, line) {
+            failures.push(report);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} positions set up disagree with python-chess:\n{}",
+        failures.len(),
+        lines.len(),
+        failures.join("\n")
+    );
+    let finished = lines.iter().filter(|l| l.outcome.is_some()).count();
+    assert!(
+        finished * 2 > lines.len(),
+        "most positions are finished ones"
+    );
+    eprintln!(
+        "{} positions set up ({finished} finished) agree with python-chess",
+        lines.len()
+    );
+}
+
+/// The recorded `setup.txt` is what python-chess says now (when it is installed).
+#[test]
+fn live_positions_set_up_agree_with_python_chess() {
+    if !python_has("chess") {
+        eprintln!("NOTE: live check of setup.txt skipped: python-chess is not installed");
+        return;
+    }
+    let file = fixtures().join("setup.txt");
+    let run = std::process::Command::new("python3")
+        .arg(fixtures().join("setup.py"))
+        .arg(&file)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        run.status.success(),
+        "setup.py failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let theirs = setup_lines(&String::from_utf8(run.stdout).expect("UTF-8"));
+    let ours = setup_lines(&std::fs::read_to_string(&file).expect("setup.txt"));
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert_eq!(a, b, "setup.txt differs from python-chess today");
+    }
 }
