@@ -1154,7 +1154,7 @@ impl Machine {
                             Some(v) => {
                                 // Both were integers: nothing to drop.
                                 if let Some(b) = self.stack.pop() {
-                                    discard(b);
+                                    std::mem::forget(b);
                                 }
                                 std::mem::forget(std::mem::replace(&mut self.stack[n - 2], v));
                             }
@@ -1264,7 +1264,7 @@ impl Machine {
                     // Calling a #define function and returning from one switch frames
                     // here, without going round the outer loop, unless a step is pending:
                     // neither can end the transaction.
-                    Op::Call(func, argc) => {
+                    Op::Call(callee_id, argc) => {
                         // Frames are only ever pushed under a running frame, so there is
                         // always a caller here: it keeps where to come back to.
                         let jp = match self.frames.last_mut() {
@@ -1278,7 +1278,6 @@ impl Machine {
                             self.meter.steps = steps;
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
-                        let callee_id = game.functions[func.0 as usize].code;
                         let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
                         // The parameters are the arguments: only the other locals start nil.
@@ -1293,7 +1292,7 @@ impl Machine {
                             kind: Kind::Function,
                             jp,
                         });
-                        if self.paused || self.pause_later {
+                        if self.paused | self.pause_later {
                             // A step is pending (from a form before the call): it is
                             // taken where the frames switch, as for any other frame.
                             self.meter.steps = steps;
@@ -1331,7 +1330,7 @@ impl Machine {
                             self.stack.truncate(base);
                             self.stack.push(Value::Nil);
                         }
-                        if self.paused || self.pause_later {
+                        if self.paused | self.pause_later {
                             self.meter.steps = steps;
                             continue 'frames;
                         }
