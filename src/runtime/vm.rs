@@ -259,8 +259,9 @@ fn push_nils(stack: &mut Vec<Value>, n: usize) {
 /// common instructions use).
 #[inline(never)]
 fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
-    // One capacity check, then a store per nil (no length update or check per push).
-    stack.resize_with(stack.len() + n, || Value::Nil);
+    // One capacity check, then a store per nil (no length update or check per push), all
+    // inline (`resize_with` is a call of its own).
+    stack.extend((0..n).map(|_| Value::Nil));
 }
 
 /// The step count at which the machine next stops to check: the first multiple of 65,536
@@ -2439,15 +2440,20 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            // A list of cell names: scalars, one deep.
-            GameFn::Ray => Value::list(List::with_depth(
-                board
-                    .ray(c, dir(&args[1])?)
-                    .into_iter()
-                    .map(|c| Value::sym(board.cell_name(c)))
-                    .collect(),
-                1,
-            )),
+            // A list of cell names: scalars, one deep; the same list each time (kept).
+            GameFn::Ray => {
+                let d = dir(&args[1])?;
+                game.rays.get_or_make(&game.boards, b as usize, c, d, || {
+                    Value::list(List::with_depth(
+                        board
+                            .ray(c, d)
+                            .into_iter()
+                            .map(|c| Value::sym(board.cell_name(c)))
+                            .collect(),
+                        1,
+                    ))
+                })
+            }
             _ => Value::list(
                 board
                     .directions(c)
