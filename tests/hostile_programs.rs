@@ -673,6 +673,115 @@ fn the_loops_not_is_the_builtins() {
     }
 }
 
+/// `lower` of a one-character name, which the instruction loop answers itself, gives what
+/// the builtin function gives, on every printable ASCII character and on other strings.
+#[test]
+fn the_loops_lower_is_the_builtins() {
+    let mut texts: Vec<String> = (32u8..127)
+        .filter(|b| *b != b'"' && *b != b'\\')
+        .map(|b| char::from(b).to_string())
+        .collect();
+    texts.extend(["", "Ab", "\u{c9}", "\u{e9}"].map(String::from));
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
+        texts
+            .iter()
+            .map(|t| format!("      (print (list (lower \"{t}\")))"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    assert!(
+        built
+            .game
+            .codes
+            .iter()
+            .any(|c| c.ops.iter().any(
+                |op| matches!(op, Op::Builtin(i, 1) if BUILTINS[*i as usize].name == "lower")
+            )),
+        "the game calls lower"
+    );
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let lower = BUILTINS
+        .iter()
+        .position(|b| b.name == "lower")
+        .expect("lower");
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), texts.len());
+    for (line, text) in tx.output.iter().zip(&texts) {
+        let builtin = call_pure(lower, &mut [Value::str(text)], &mut meter)
+            .expect("pure")
+            .expect("no error");
+        let shown = Value::list([builtin].into_iter().collect()).to_string();
+        assert_eq!(line, &Output::Print(shown), "(lower {text:?})");
+    }
+}
+
+/// `lower` of one-character names (answered in the loop) counts its steps and memory as
+/// `upper` (the builtin function, called) counts them on the mirrored letters: under every
+/// step budget and every memory budget, the two transactions end alike.
+#[test]
+fn the_loops_lower_counts_as_the_builtin_does() {
+    let body = |f: &str, letters: [&str; 4]| {
+        format!(
+            "#entity node\n  #state default\n    #onMessage go\n      (var a ({f} \"{}\"))\n      \
+             (var b ({f} \"{}\"))\n      (var c ({f} \"{}\"))\n      (var d ({f} \"{}\"))\n      \
+             (if (= (length (list a b c d)) 4) nil else 0)\n#instance e0 of node\n",
+            letters[0], letters[1], letters[2], letters[3]
+        )
+    };
+    let lower = body("lower", ["A", "b", "C", "7"]);
+    let upper = body("upper", ["a", "B", "c", "7"]);
+    let run = |text: &str, limits: Limits| {
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", text);
+        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+        let options = SessionOptions {
+            seed: 0,
+            params: vec![],
+            limits,
+            trace: true,
+        };
+        let (mut s, _) = Session::start(built.game, &options).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let tx = s.deliver(to, msg);
+        (tx.status, tx.steps, tx.trace)
+    };
+    let (status, steps, _) = run(&lower, LIMITS);
+    assert!(
+        matches!(status, Status::Committed(Value::Nil)),
+        "{status:?}"
+    );
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        assert_eq!(
+            run(&lower, limits),
+            run(&upper, limits),
+            "{max_steps} steps"
+        );
+    }
+    // Budgets from none to more than the transaction needs: some fail, on a letter's byte.
+    let mut ends = std::collections::BTreeSet::new();
+    for max_memory in 0..=256 {
+        let limits = Limits {
+            max_memory,
+            ..LIMITS
+        };
+        let (a, b) = (run(&lower, limits), run(&upper, limits));
+        ends.insert(matches!(a.0, Status::Committed(_)));
+        assert_eq!(a, b, "{max_memory} bytes");
+    }
+    assert_eq!(ends.len(), 2, "some memory budgets fail, some do not");
+}
+
 /// `self`, which `call_builtin` answers before any other builtin, names the entity whose
 /// code runs: in a behaviour, a law, a side-effect and a function called from them.
 #[test]

@@ -17,7 +17,7 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, PureFn, pure_fn, read_fast, same_text, text_of};
+use super::builtins::{BuiltinError, PureFn, ascii_name, pure_fn, read_fast, same_text, text_of};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -172,6 +172,10 @@ const fn builtin_index(name: &str) -> u16 {
 
 /// The index of `not` (the instruction loop answers it itself).
 const NOT: u16 = builtin_index("not");
+
+/// The index of `lower` (the instruction loop answers it itself for a one-character
+/// name).
+const LOWER: u16 = builtin_index("lower");
 
 /// The index of `self` (`call_builtin` answers it first).
 const SELF: u16 = builtin_index("self");
@@ -1194,6 +1198,27 @@ impl Machine {
                         if let Some(top) = self.stack.last_mut() {
                             let r = Value::Bool(!top.truthy());
                             overwrite(top, r);
+                        }
+                    }
+                    Op::Builtin(LOWER, 1)
+                        if room!(1)
+                            && self.stack.last().and_then(ascii_name).is_some_and(|b| {
+                                !b.is_ascii_uppercase()
+                                    || self.meter.memory < self.meter.limits.max_memory
+                            }) =>
+                    {
+                        // `lower` of a one-character name (a piece letter): what the
+                        // builtin answers, counted as it counts (one step of work, short of
+                        // the next check, and a byte of memory when the case changes, which
+                        // the guard saw fit), without the call.
+                        steps += 1;
+                        if let Some(top) = self.stack.last_mut()
+                            && let Some(b) = ascii_name(top)
+                            && b.is_ascii_uppercase()
+                        {
+                            self.meter.memory += 1;
+                            let lower = Symbol::from_id(u32::from(b.to_ascii_lowercase()));
+                            overwrite(top, Value::sym(lower));
                         }
                     }
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
@@ -2558,6 +2583,7 @@ mod tests {
             assert_eq!(*op, IntOp::of_builtin(index as u16), "builtin {index}");
         }
         assert_eq!(BUILTINS[NOT as usize].name, "not");
+        assert_eq!(BUILTINS[LOWER as usize].name, "lower");
         assert_eq!(BUILTINS[SELF as usize].name, "self");
         assert_eq!(GAME_FNS[SELF as usize], Some(GameFn::SelfName));
     }

@@ -10,6 +10,7 @@
 mod collections;
 pub use collections::read_fast;
 pub(crate) use collections::text_of;
+pub use strings::ascii_name;
 mod numbers;
 mod strings;
 
