@@ -190,7 +190,10 @@ pub struct Game {
 /// boards there are when the first ray is asked for; a board added later (a copy of the
 /// game with its late boards) has its rays made each time instead.
 #[derive(Clone, Default)]
-pub struct RayCache(std::sync::OnceLock<Box<[Box<[std::sync::OnceLock<Value>]>]>>);
+pub struct RayCache(std::sync::OnceLock<Box<[BoardRays]>>);
+
+/// The rays of one board, by `cell * directions + direction`.
+type BoardRays = Box<[std::sync::OnceLock<Value>]>;
 
 impl std::fmt::Debug for RayCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
