@@ -782,6 +782,112 @@ fn the_loops_lower_counts_as_the_builtin_does() {
     assert_eq!(ends.len(), 2, "some memory budgets fail, some do not");
 }
 
+/// `contains` of a one-character name in a string, which the instruction loop answers
+/// itself, gives what the builtin function gives.
+#[test]
+fn the_loops_contains_is_the_builtins() {
+    let hays = ["", "KQRBNP", "kqrbnp", "a", "\u{e9}t\u{e9}", "x y", "QQ"];
+    let needles = ["K", "k", "P", "Q", "a", " ", "t", "y", "\u{e9}", "QQ", ""];
+    let mut pairs = Vec::new();
+    for h in hays {
+        for n in needles {
+            pairs.push((h, n));
+        }
+    }
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
+        pairs
+            .iter()
+            .map(|(h, n)| format!("      (print (contains \"{h}\" \"{n}\"))"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let contains = BUILTINS
+        .iter()
+        .position(|b| b.name == "contains")
+        .expect("contains");
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), pairs.len());
+    for (line, (h, n)) in tx.output.iter().zip(&pairs) {
+        let builtin = call_pure(contains, &mut [Value::str(h), Value::str(n)], &mut meter)
+            .expect("pure")
+            .expect("no error");
+        assert_eq!(
+            line,
+            &Output::Print(builtin.to_string()),
+            "(contains {h:?} {n:?})"
+        );
+    }
+}
+
+/// Whether two games, each sending `go` to `e0`, end alike (status, steps, trace; an
+/// error's place aside, as their texts may differ in length) under every step budget up
+/// to one past what the first takes, and every memory budget up to `memory`.
+fn end_alike_under_every_budget(a: &str, b: &str, memory: u64) {
+    let run = |text: &str, limits: Limits| {
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", text);
+        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+        let options = SessionOptions {
+            seed: 0,
+            params: vec![],
+            limits,
+            trace: true,
+        };
+        let (mut s, _) = Session::start(built.game, &options).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let mut tx = s.deliver(to, msg);
+        if let Status::Failed(e) = &mut tx.status {
+            e.span = None;
+        }
+        (tx.status, tx.steps, tx.trace)
+    };
+    let (status, steps, _) = run(a, LIMITS);
+    assert!(
+        matches!(status, Status::Committed(Value::Nil)),
+        "{status:?}"
+    );
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        assert_eq!(run(a, limits), run(b, limits), "{max_steps} steps");
+    }
+    for max_memory in 0..=memory {
+        let limits = Limits {
+            max_memory,
+            ..LIMITS
+        };
+        assert_eq!(run(a, limits), run(b, limits), "{max_memory} bytes");
+    }
+}
+
+/// `contains` of one-character names (answered in the loop) counts its work as the
+/// builtin function (called for two characters) counts it on the same strings, with the
+/// same answers: under every step budget, the two transactions end alike.
+#[test]
+fn the_loops_contains_counts_as_the_builtin_does() {
+    let body = |needles: [&str; 3]| {
+        format!(
+            "#entity node\n  #state default\n    #onMessage go\n      \
+             (var a (contains \"KRBNPKRBNPKRBNP\" \"{}\"))\n      \
+             (var b (contains \"KQQRB\" \"{}\"))\n      \
+             (var c (contains \"\" \"{}\"))\n      \
+             (if (= (list a b c) (list false true false)) nil else 0)\n#instance e0 of node\n",
+            needles[0], needles[1], needles[2]
+        )
+    };
+    end_alike_under_every_budget(&body(["Q", "Q", "Q"]), &body(["QQ", "QQ", "QQ"]), 0);
+}
+
 /// `self`, which `call_builtin` answers before any other builtin, names the entity whose
 /// code runs: in a behaviour, a law, a side-effect and a function called from them.
 #[test]

@@ -17,7 +17,9 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, PureFn, ascii_name, pure_fn, read_fast, same_text, text_of};
+use super::builtins::{
+    BuiltinError, PureFn, ascii_name, contains_letter, pure_fn, read_fast, same_text, text_of,
+};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -176,6 +178,10 @@ const NOT: u16 = builtin_index("not");
 /// The index of `lower` (the instruction loop answers it itself for a one-character
 /// name).
 const LOWER: u16 = builtin_index("lower");
+
+/// The index of `contains` (the instruction loop answers it itself for a one-character
+/// name in a string).
+const CONTAINS: u16 = builtin_index("contains");
 
 /// The index of `self` (`call_builtin` answers it first).
 const SELF: u16 = builtin_index("self");
@@ -1219,6 +1225,32 @@ impl Machine {
                             self.meter.memory += 1;
                             let lower = Symbol::from_id(u32::from(b.to_ascii_lowercase()));
                             overwrite(top, Value::sym(lower));
+                        }
+                    }
+                    Op::Builtin(CONTAINS, 2) => {
+                        // A one-character name in a string (a piece letter in "KQRBNP"):
+                        // what the builtin answers, its work (the string's length) counted
+                        // when it stays short of the next check, without the call; anything
+                        // else calls the builtin.
+                        let n = self.stack.len();
+                        match contains_letter(&self.stack[n - 2], &self.stack[n - 1])
+                            .filter(|&(len, _)| room!(len as u64))
+                        {
+                            Some((len, found)) => {
+                                steps += len as u64;
+                                if let Some(v) = self.stack.pop() {
+                                    discard(v);
+                                }
+                                overwrite(&mut self.stack[n - 2], Value::Bool(found));
+                            }
+                            None => {
+                                if let Some(f) = pure_fn(CONTAINS as usize)
+                                    && let Err(e) = out!(self.call_pure(f, 2))
+                                {
+                                    self.meter.steps = steps;
+                                    return Err(self.builtin_error(code.spans[ip - 1], e));
+                                }
+                            }
                         }
                     }
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
@@ -2584,6 +2616,7 @@ mod tests {
         }
         assert_eq!(BUILTINS[NOT as usize].name, "not");
         assert_eq!(BUILTINS[LOWER as usize].name, "lower");
+        assert_eq!(BUILTINS[CONTAINS as usize].name, "contains");
         assert_eq!(BUILTINS[SELF as usize].name, "self");
         assert_eq!(GAME_FNS[SELF as usize], Some(GameFn::SelfName));
     }
