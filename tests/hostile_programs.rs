@@ -888,6 +888,84 @@ fn the_loops_contains_counts_as_the_builtin_does() {
     end_alike_under_every_budget(&body(["Q", "Q", "Q"]), &body(["QQ", "QQ", "QQ"]), 0);
 }
 
+/// `first` and `last` of a list, which the instruction loop answers itself, give what the
+/// builtin functions give; on anything else the builtin reports its error.
+#[test]
+fn the_loops_first_and_last_are_the_builtins() {
+    let values: Vec<(&str, Value)> = vec![
+        ("(list)", Value::list(List::new())),
+        (
+            "(list 1)",
+            Value::list([Value::Int(1)].into_iter().collect()),
+        ),
+        (
+            "(list \"a\" nil (list 2) 3.5)",
+            Value::list(
+                [
+                    Value::sym(Symbol::intern("a")),
+                    Value::Nil,
+                    Value::list([Value::Int(2)].into_iter().collect()),
+                    Value::Float(3.5),
+                ]
+                .into_iter()
+                .collect(),
+            ),
+        ),
+        (
+            "(range 0 40)",
+            Value::list((0..40).map(Value::Int).collect()),
+        ),
+    ];
+    let lines: Vec<String> = values
+        .iter()
+        .map(|(v, _)| format!("      (print (list (first {v}) (last {v})))"))
+        .collect();
+    let run = |body: &str| {
+        let text = format!(
+            "#entity node\n  #state default\n    #onMessage go\n{body}\n#instance e0 of node\n"
+        );
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", &text);
+        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+        let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        s.deliver(to, msg)
+    };
+    let tx = run(&lines.join("\n"));
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let index = |name: &str| BUILTINS.iter().position(|b| b.name == name).expect(name);
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), values.len());
+    for (line, (text, value)) in tx.output.iter().zip(values) {
+        let ends: Vec<Value> = ["first", "last"]
+            .map(|f| {
+                call_pure(index(f), &mut [value.clone()], &mut meter)
+                    .expect("pure")
+                    .expect("no error")
+            })
+            .into_iter()
+            .collect();
+        let shown = Value::list(ends.into_iter().collect()).to_string();
+        assert_eq!(line, &Output::Print(shown), "{text}");
+    }
+    for f in ["first", "last"] {
+        for (text, value) in [
+            ("3", Value::Int(3)),
+            ("nil", Value::Nil),
+            ("\"ab\"", Value::str("ab")),
+        ] {
+            let tx = run(&format!("      ({f} {text})"));
+            let expected = call_pure(index(f), &mut [value], &mut meter)
+                .expect("pure")
+                .expect_err("an error");
+            let Status::Failed(e) = &tx.status else {
+                panic!("({f} {text}): {:?}", tx.status);
+            };
+            assert_eq!(e.message, expected.message, "({f} {text})");
+        }
+    }
+}
+
 /// `self`, which `call_builtin` answers before any other builtin, names the entity whose
 /// code runs: in a behaviour, a law, a side-effect and a function called from them.
 #[test]

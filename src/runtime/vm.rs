@@ -183,6 +183,11 @@ const LOWER: u16 = builtin_index("lower");
 /// name in a string).
 const CONTAINS: u16 = builtin_index("contains");
 
+/// The indices of `first` and `last` (the instruction loop answers them itself for a
+/// list).
+const FIRST: u16 = builtin_index("first");
+const LAST: u16 = builtin_index("last");
+
 /// The index of `self` (`call_builtin` answers it first).
 const SELF: u16 = builtin_index("self");
 
@@ -1204,6 +1209,20 @@ impl Machine {
                         if let Some(top) = self.stack.last_mut() {
                             let r = Value::Bool(!top.truthy());
                             overwrite(top, r);
+                        }
+                    }
+                    Op::Builtin(index @ (FIRST | LAST), 1)
+                        if matches!(self.stack.last(), Some(Value::List(_))) =>
+                    {
+                        // The first or last element of a list (nil when it is empty): what
+                        // the builtin answers (it counts nothing), without the call.
+                        if let Some(top) = self.stack.last_mut() {
+                            let v = match &*top {
+                                Value::List(l) if index == FIRST => l.front().cloned(),
+                                Value::List(l) => l.back().cloned(),
+                                _ => None,
+                            };
+                            overwrite(top, v.unwrap_or_default());
                         }
                     }
                     Op::Builtin(LOWER, 1)
@@ -2617,6 +2636,8 @@ mod tests {
         assert_eq!(BUILTINS[NOT as usize].name, "not");
         assert_eq!(BUILTINS[LOWER as usize].name, "lower");
         assert_eq!(BUILTINS[CONTAINS as usize].name, "contains");
+        assert_eq!(BUILTINS[FIRST as usize].name, "first");
+        assert_eq!(BUILTINS[LAST as usize].name, "last");
         assert_eq!(BUILTINS[SELF as usize].name, "self");
         assert_eq!(GAME_FNS[SELF as usize], Some(GameFn::SelfName));
     }
