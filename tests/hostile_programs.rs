@@ -673,6 +673,299 @@ fn the_loops_not_is_the_builtins() {
     }
 }
 
+/// `lower` of a one-character name, which the instruction loop answers itself, gives what
+/// the builtin function gives, on every printable ASCII character and on other strings.
+#[test]
+fn the_loops_lower_is_the_builtins() {
+    let mut texts: Vec<String> = (32u8..127)
+        .filter(|b| *b != b'"' && *b != b'\\')
+        .map(|b| char::from(b).to_string())
+        .collect();
+    texts.extend(["", "Ab", "\u{c9}", "\u{e9}"].map(String::from));
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
+        texts
+            .iter()
+            .map(|t| format!("      (print (list (lower \"{t}\")))"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    assert!(
+        built
+            .game
+            .codes
+            .iter()
+            .any(|c| c.ops.iter().any(
+                |op| matches!(op, Op::Builtin(i, 1) if BUILTINS[*i as usize].name == "lower")
+            )),
+        "the game calls lower"
+    );
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let lower = BUILTINS
+        .iter()
+        .position(|b| b.name == "lower")
+        .expect("lower");
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), texts.len());
+    for (line, text) in tx.output.iter().zip(&texts) {
+        let builtin = call_pure(lower, &mut [Value::str(text)], &mut meter)
+            .expect("pure")
+            .expect("no error");
+        let shown = Value::list([builtin].into_iter().collect()).to_string();
+        assert_eq!(line, &Output::Print(shown), "(lower {text:?})");
+    }
+}
+
+/// `lower` of one-character names (answered in the loop) counts its steps and memory as
+/// `upper` (the builtin function, called) counts them on the mirrored letters: under every
+/// step budget and every memory budget, the two transactions end alike.
+#[test]
+fn the_loops_lower_counts_as_the_builtin_does() {
+    let body = |f: &str, letters: [&str; 4]| {
+        format!(
+            "#entity node\n  #state default\n    #onMessage go\n      (var a ({f} \"{}\"))\n      \
+             (var b ({f} \"{}\"))\n      (var c ({f} \"{}\"))\n      (var d ({f} \"{}\"))\n      \
+             (if (= (length (list a b c d)) 4) nil else 0)\n#instance e0 of node\n",
+            letters[0], letters[1], letters[2], letters[3]
+        )
+    };
+    let lower = body("lower", ["A", "b", "C", "7"]);
+    let upper = body("upper", ["a", "B", "c", "7"]);
+    let run = |text: &str, limits: Limits| {
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", text);
+        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+        let options = SessionOptions {
+            seed: 0,
+            params: vec![],
+            limits,
+            trace: true,
+        };
+        let (mut s, _) = Session::start(built.game, &options).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let tx = s.deliver(to, msg);
+        (tx.status, tx.steps, tx.trace)
+    };
+    let (status, steps, _) = run(&lower, LIMITS);
+    assert!(
+        matches!(status, Status::Committed(Value::Nil)),
+        "{status:?}"
+    );
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        assert_eq!(
+            run(&lower, limits),
+            run(&upper, limits),
+            "{max_steps} steps"
+        );
+    }
+    // Budgets from none to more than the transaction needs: some fail, on a letter's byte.
+    let mut ends = std::collections::BTreeSet::new();
+    for max_memory in 0..=256 {
+        let limits = Limits {
+            max_memory,
+            ..LIMITS
+        };
+        let (a, b) = (run(&lower, limits), run(&upper, limits));
+        ends.insert(matches!(a.0, Status::Committed(_)));
+        assert_eq!(a, b, "{max_memory} bytes");
+    }
+    assert_eq!(ends.len(), 2, "some memory budgets fail, some do not");
+}
+
+/// `contains` of a one-character name in a string, which the instruction loop answers
+/// itself, gives what the builtin function gives.
+#[test]
+fn the_loops_contains_is_the_builtins() {
+    let hays = ["", "KQRBNP", "kqrbnp", "a", "\u{e9}t\u{e9}", "x y", "QQ"];
+    let needles = ["K", "k", "P", "Q", "a", " ", "t", "y", "\u{e9}", "QQ", ""];
+    let mut pairs = Vec::new();
+    for h in hays {
+        for n in needles {
+            pairs.push((h, n));
+        }
+    }
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
+        pairs
+            .iter()
+            .map(|(h, n)| format!("      (print (contains \"{h}\" \"{n}\"))"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg);
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let contains = BUILTINS
+        .iter()
+        .position(|b| b.name == "contains")
+        .expect("contains");
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), pairs.len());
+    for (line, (h, n)) in tx.output.iter().zip(&pairs) {
+        let builtin = call_pure(contains, &mut [Value::str(h), Value::str(n)], &mut meter)
+            .expect("pure")
+            .expect("no error");
+        assert_eq!(
+            line,
+            &Output::Print(builtin.to_string()),
+            "(contains {h:?} {n:?})"
+        );
+    }
+}
+
+/// Whether two games, each sending `go` to `e0`, end alike (status, steps, trace; an
+/// error's place aside, as their texts may differ in length) under every step budget up
+/// to one past what the first takes, and every memory budget up to `memory`.
+fn end_alike_under_every_budget(a: &str, b: &str, memory: u64) {
+    let run = |text: &str, limits: Limits| {
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", text);
+        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+        let options = SessionOptions {
+            seed: 0,
+            params: vec![],
+            limits,
+            trace: true,
+        };
+        let (mut s, _) = Session::start(built.game, &options).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        let mut tx = s.deliver(to, msg);
+        if let Status::Failed(e) = &mut tx.status {
+            e.span = None;
+        }
+        (tx.status, tx.steps, tx.trace)
+    };
+    let (status, steps, _) = run(a, LIMITS);
+    assert!(
+        matches!(status, Status::Committed(Value::Nil)),
+        "{status:?}"
+    );
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        assert_eq!(run(a, limits), run(b, limits), "{max_steps} steps");
+    }
+    for max_memory in 0..=memory {
+        let limits = Limits {
+            max_memory,
+            ..LIMITS
+        };
+        assert_eq!(run(a, limits), run(b, limits), "{max_memory} bytes");
+    }
+}
+
+/// `contains` of one-character names (answered in the loop) counts its work as the
+/// builtin function (called for two characters) counts it on the same strings, with the
+/// same answers: under every step budget, the two transactions end alike.
+#[test]
+fn the_loops_contains_counts_as_the_builtin_does() {
+    let body = |needles: [&str; 3]| {
+        format!(
+            "#entity node\n  #state default\n    #onMessage go\n      \
+             (var a (contains \"KRBNPKRBNPKRBNP\" \"{}\"))\n      \
+             (var b (contains \"KQQRB\" \"{}\"))\n      \
+             (var c (contains \"\" \"{}\"))\n      \
+             (if (= (list a b c) (list false true false)) nil else 0)\n#instance e0 of node\n",
+            needles[0], needles[1], needles[2]
+        )
+    };
+    end_alike_under_every_budget(&body(["Q", "Q", "Q"]), &body(["QQ", "QQ", "QQ"]), 0);
+}
+
+/// `first` and `last` of a list, which the instruction loop answers itself, give what the
+/// builtin functions give; on anything else the builtin reports its error.
+#[test]
+fn the_loops_first_and_last_are_the_builtins() {
+    let values: Vec<(&str, Value)> = vec![
+        ("(list)", Value::list(List::new())),
+        (
+            "(list 1)",
+            Value::list([Value::Int(1)].into_iter().collect()),
+        ),
+        (
+            "(list \"a\" nil (list 2) 3.5)",
+            Value::list(
+                [
+                    Value::sym(Symbol::intern("a")),
+                    Value::Nil,
+                    Value::list([Value::Int(2)].into_iter().collect()),
+                    Value::Float(3.5),
+                ]
+                .into_iter()
+                .collect(),
+            ),
+        ),
+        (
+            "(range 0 40)",
+            Value::list((0..40).map(Value::Int).collect()),
+        ),
+    ];
+    let lines: Vec<String> = values
+        .iter()
+        .map(|(v, _)| format!("      (print (list (first {v}) (last {v})))"))
+        .collect();
+    let run = |body: &str| {
+        let text = format!(
+            "#entity node\n  #state default\n    #onMessage go\n{body}\n#instance e0 of node\n"
+        );
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", &text);
+        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+        let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        s.deliver(to, msg)
+    };
+    let tx = run(&lines.join("\n"));
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let index = |name: &str| BUILTINS.iter().position(|b| b.name == name).expect(name);
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), values.len());
+    for (line, (text, value)) in tx.output.iter().zip(values) {
+        let ends: Vec<Value> = ["first", "last"]
+            .map(|f| {
+                call_pure(index(f), &mut [value.clone()], &mut meter)
+                    .expect("pure")
+                    .expect("no error")
+            })
+            .into_iter()
+            .collect();
+        let shown = Value::list(ends.into_iter().collect()).to_string();
+        assert_eq!(line, &Output::Print(shown), "{text}");
+    }
+    for f in ["first", "last"] {
+        for (text, value) in [
+            ("3", Value::Int(3)),
+            ("nil", Value::Nil),
+            ("\"ab\"", Value::str("ab")),
+        ] {
+            let tx = run(&format!("      ({f} {text})"));
+            let expected = call_pure(index(f), &mut [value], &mut meter)
+                .expect("pure")
+                .expect_err("an error");
+            let Status::Failed(e) = &tx.status else {
+                panic!("({f} {text}): {:?}", tx.status);
+            };
+            assert_eq!(e.message, expected.message, "({f} {text})");
+        }
+    }
+}
+
 /// `self`, which `call_builtin` answers before any other builtin, names the entity whose
 /// code runs: in a behaviour, a law, a side-effect and a function called from them.
 #[test]

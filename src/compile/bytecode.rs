@@ -189,8 +189,8 @@ pub enum Op {
     /// Compare the two top values for equality, pop the second, push the result
     /// (`switch`: keeps the switched value below).
     CaseEq,
-    /// Call a defined function with `argc` arguments on the stack.
-    Call(FuncId, u8),
+    /// Call a defined function, named by its body, with `argc` arguments on the stack.
+    Call(CodeId, u8),
     /// Call builtin `n` of the builtin table with `argc` arguments.
     Builtin(u16, u8),
     /// Turn the top value into a list to iterate (a dictionary gives its keys) and push

@@ -195,17 +195,21 @@ impl Compiler {
             .collect();
     }
 
-    /// Give every function its id first, so any code may call any function.
+    /// Give every function its id and the place of its body first, so any code may call
+    /// any function, and a call names the body it runs (`Op::Call`).
     fn register_functions(&mut self, items: &[Item]) {
         for item in items {
             if let Item::Function(f) = item
                 && !self.game.function_ids.contains_key(&f.name.sym)
             {
                 let id = FuncId(self.game.functions.len() as u32);
+                let code = CodeId(self.game.codes.len() as u32);
+                // Filled in by `functions`.
+                self.game.codes.push(Code::default());
                 self.game.function_ids.insert(f.name.sym, id);
                 self.game.functions.push(Function {
                     name: f.name.sym,
-                    code: CodeId(u32::MAX),
+                    code,
                 });
             }
         }
@@ -215,9 +219,15 @@ impl Compiler {
         for item in items {
             if let Item::Function(f) = item {
                 let params: Vec<Symbol> = f.params.iter().map(|p| p.sym).collect();
-                let code = self.body(&f.body, &params, format!("function {}", f.name.sym), f.span);
-                if let Some(id) = self.game.function_ids.get(&f.name.sym) {
-                    self.game.functions[id.0 as usize].code = code;
+                let compiled =
+                    self.body(&f.body, &params, format!("function {}", f.name.sym), f.span);
+                // `body` puts the new code last: it moves to the place kept for it.
+                debug_assert_eq!(compiled.0 as usize + 1, self.game.codes.len());
+                if let Some(id) = self.game.function_ids.get(&f.name.sym)
+                    && let Some(code) = self.game.codes.pop()
+                {
+                    let place = self.game.functions[id.0 as usize].code;
+                    self.game.codes[place.0 as usize] = code;
                 }
             }
         }
@@ -611,7 +621,8 @@ impl Emitter<'_> {
                 if let Some(i) = BUILTINS.iter().position(|b| b.name == name) {
                     self.emit(Op::Builtin(i as u16, argc), span);
                 } else if let Some(&id) = self.game.function_ids.get(&func.sym) {
-                    self.emit(Op::Call(id, argc), span);
+                    let code = self.game.functions[id.0 as usize].code;
+                    self.emit(Op::Call(code, argc), span);
                 } else {
                     self.errors
                         .push(internal(span, format!("unknown function `{name}`")));

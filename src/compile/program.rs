@@ -6,6 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::runtime::value::Value;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::AdviceKind;
@@ -179,6 +180,60 @@ pub struct Game {
     pub slot_table: std::sync::Arc<[u16]>,
     /// The number of columns (the length of each type's row in `slot_table`).
     pub slot_stride: usize,
+    /// The lists `ray` gives, made at first use.
+    pub rays: RayCache,
+}
+
+/// The list of cell names `ray` gives from each cell of each board in each direction,
+/// made the first time it is asked for and shared after: a ray depends on the board alone,
+/// so building it again each time would give the same list. The table is sized from the
+/// boards there are when the first ray is asked for; a board added later (a copy of the
+/// game with its late boards) has its rays made each time instead.
+#[derive(Clone, Default)]
+pub struct RayCache(std::sync::OnceLock<Box<[BoardRays]>>);
+
+/// The rays of one board, by `cell * directions + direction`.
+type BoardRays = Box<[std::sync::OnceLock<Value>]>;
+
+impl std::fmt::Debug for RayCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RayCache")
+    }
+}
+
+impl RayCache {
+    /// The ray of board `b` (of `boards`) from cell `c` in direction `d`: the list kept,
+    /// or `make`'s, kept for next time.
+    pub fn get_or_make(
+        &self,
+        boards: &[std::sync::Arc<crate::board::Board>],
+        b: usize,
+        c: crate::board::CellId,
+        d: crate::board::DirId,
+        make: impl FnOnce() -> Value,
+    ) -> Value {
+        let table = self.0.get_or_init(|| {
+            boards
+                .iter()
+                .map(|board| {
+                    (0..board.cell_count() * board.direction_count())
+                        .map(|_| std::sync::OnceLock::new())
+                        .collect()
+                })
+                .collect()
+        });
+        let slot = boards.get(b).zip(table.get(b)).and_then(|(board, rays)| {
+            let dirs = board.direction_count();
+            let d = usize::from(d.0);
+            (d < dirs)
+                .then(|| rays.get(c.0 as usize * dirs + d))
+                .flatten()
+        });
+        match slot {
+            Some(slot) => slot.get_or_init(make).clone(),
+            None => make(),
+        }
+    }
 }
 
 impl Game {

@@ -17,7 +17,9 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection};
-use super::builtins::{BuiltinError, PureFn, pure_fn, read_fast, same_text, text_of};
+use super::builtins::{
+    BuiltinError, PureFn, ascii_name, contains_letter, pure_fn, read_fast, same_text, text_of,
+};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -173,6 +175,19 @@ const fn builtin_index(name: &str) -> u16 {
 /// The index of `not` (the instruction loop answers it itself).
 const NOT: u16 = builtin_index("not");
 
+/// The index of `lower` (the instruction loop answers it itself for a one-character
+/// name).
+const LOWER: u16 = builtin_index("lower");
+
+/// The index of `contains` (the instruction loop answers it itself for a one-character
+/// name in a string).
+const CONTAINS: u16 = builtin_index("contains");
+
+/// The indices of `first` and `last` (the instruction loop answers them itself for a
+/// list).
+const FIRST: u16 = builtin_index("first");
+const LAST: u16 = builtin_index("last");
+
 /// The index of `self` (`call_builtin` answers it first).
 const SELF: u16 = builtin_index("self");
 
@@ -259,8 +274,9 @@ fn push_nils(stack: &mut Vec<Value>, n: usize) {
 /// common instructions use).
 #[inline(never)]
 fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
-    // One capacity check, then a store per nil (no length update or check per push).
-    stack.resize_with(stack.len() + n, || Value::Nil);
+    // One capacity check, then a store per nil (no length update or check per push), all
+    // inline (`resize_with` is a call of its own).
+    stack.extend((0..n).map(|_| Value::Nil));
 }
 
 /// The step count at which the machine next stops to check: the first multiple of 65,536
@@ -1154,7 +1170,7 @@ impl Machine {
                             Some(v) => {
                                 // Both were integers: nothing to drop.
                                 if let Some(b) = self.stack.pop() {
-                                    discard(b);
+                                    std::mem::forget(b);
                                 }
                                 std::mem::forget(std::mem::replace(&mut self.stack[n - 2], v));
                             }
@@ -1193,6 +1209,67 @@ impl Machine {
                         if let Some(top) = self.stack.last_mut() {
                             let r = Value::Bool(!top.truthy());
                             overwrite(top, r);
+                        }
+                    }
+                    Op::Builtin(index @ (FIRST | LAST), 1)
+                        if matches!(self.stack.last(), Some(Value::List(_))) =>
+                    {
+                        // The first or last element of a list (nil when it is empty): what
+                        // the builtin answers (it counts nothing), without the call.
+                        if let Some(top) = self.stack.last_mut() {
+                            let v = match &*top {
+                                Value::List(l) if index == FIRST => l.front().cloned(),
+                                Value::List(l) => l.back().cloned(),
+                                _ => None,
+                            };
+                            overwrite(top, v.unwrap_or_default());
+                        }
+                    }
+                    Op::Builtin(LOWER, 1)
+                        if room!(1)
+                            && self.stack.last().and_then(ascii_name).is_some_and(|b| {
+                                !b.is_ascii_uppercase()
+                                    || self.meter.memory < self.meter.limits.max_memory
+                            }) =>
+                    {
+                        // `lower` of a one-character name (a piece letter): what the
+                        // builtin answers, counted as it counts (one step of work, short of
+                        // the next check, and a byte of memory when the case changes, which
+                        // the guard saw fit), without the call.
+                        steps += 1;
+                        if let Some(top) = self.stack.last_mut()
+                            && let Some(b) = ascii_name(top)
+                            && b.is_ascii_uppercase()
+                        {
+                            self.meter.memory += 1;
+                            let lower = Symbol::from_id(u32::from(b.to_ascii_lowercase()));
+                            overwrite(top, Value::sym(lower));
+                        }
+                    }
+                    Op::Builtin(CONTAINS, 2) => {
+                        // A one-character name in a string (a piece letter in "KQRBNP"):
+                        // what the builtin answers, its work (the string's length) counted
+                        // when it stays short of the next check, without the call; anything
+                        // else calls the builtin.
+                        let n = self.stack.len();
+                        match contains_letter(&self.stack[n - 2], &self.stack[n - 1])
+                            .filter(|&(len, _)| room!(len as u64))
+                        {
+                            Some((len, found)) => {
+                                steps += len as u64;
+                                if let Some(v) = self.stack.pop() {
+                                    discard(v);
+                                }
+                                overwrite(&mut self.stack[n - 2], Value::Bool(found));
+                            }
+                            None => {
+                                if let Some(f) = pure_fn(CONTAINS as usize)
+                                    && let Err(e) = out!(self.call_pure(f, 2))
+                                {
+                                    self.meter.steps = steps;
+                                    return Err(self.builtin_error(code.spans[ip - 1], e));
+                                }
+                            }
                         }
                     }
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
@@ -1264,7 +1341,7 @@ impl Machine {
                     // Calling a #define function and returning from one switch frames
                     // here, without going round the outer loop, unless a step is pending:
                     // neither can end the transaction.
-                    Op::Call(func, argc) => {
+                    Op::Call(callee_id, argc) => {
                         // Frames are only ever pushed under a running frame, so there is
                         // always a caller here: it keeps where to come back to.
                         let jp = match self.frames.last_mut() {
@@ -1278,7 +1355,6 @@ impl Machine {
                             self.meter.steps = steps;
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
-                        let callee_id = game.functions[func.0 as usize].code;
                         let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
                         // The parameters are the arguments: only the other locals start nil.
@@ -1293,7 +1369,7 @@ impl Machine {
                             kind: Kind::Function,
                             jp,
                         });
-                        if self.paused || self.pause_later {
+                        if self.paused | self.pause_later {
                             // A step is pending (from a form before the call): it is
                             // taken where the frames switch, as for any other frame.
                             self.meter.steps = steps;
@@ -1331,7 +1407,7 @@ impl Machine {
                             self.stack.truncate(base);
                             self.stack.push(Value::Nil);
                         }
-                        if self.paused || self.pause_later {
+                        if self.paused | self.pause_later {
                             self.meter.steps = steps;
                             continue 'frames;
                         }
@@ -2440,15 +2516,20 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            // A list of cell names: scalars, one deep.
-            GameFn::Ray => Value::list(List::with_depth(
-                board
-                    .ray(c, dir(&args[1])?)
-                    .into_iter()
-                    .map(|c| Value::sym(board.cell_name(c)))
-                    .collect(),
-                1,
-            )),
+            // A list of cell names: scalars, one deep; the same list each time (kept).
+            GameFn::Ray => {
+                let d = dir(&args[1])?;
+                game.rays.get_or_make(&game.boards, b as usize, c, d, || {
+                    Value::list(List::with_depth(
+                        board
+                            .ray(c, d)
+                            .into_iter()
+                            .map(|c| Value::sym(board.cell_name(c)))
+                            .collect(),
+                        1,
+                    ))
+                })
+            }
             _ => Value::list(
                 board
                     .directions(c)
@@ -2553,6 +2634,10 @@ mod tests {
             assert_eq!(*op, IntOp::of_builtin(index as u16), "builtin {index}");
         }
         assert_eq!(BUILTINS[NOT as usize].name, "not");
+        assert_eq!(BUILTINS[LOWER as usize].name, "lower");
+        assert_eq!(BUILTINS[CONTAINS as usize].name, "contains");
+        assert_eq!(BUILTINS[FIRST as usize].name, "first");
+        assert_eq!(BUILTINS[LAST as usize].name, "last");
         assert_eq!(BUILTINS[SELF as usize].name, "self");
         assert_eq!(GAME_FNS[SELF as usize], Some(GameFn::SelfName));
     }

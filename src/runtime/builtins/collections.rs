@@ -171,6 +171,19 @@ pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
     Ok(Value::Bool(found))
 }
 
+/// `contains` of a one-character name (a piece letter) in a string, as the builtin answers
+/// it: the string's length in bytes (the work it counts) and whether the character is in
+/// it; `None` for any other arguments. The instruction loop answers such a call itself.
+#[inline(always)]
+pub fn contains_letter(hay: &Value, needle: &Value) -> Option<(usize, bool)> {
+    let (Value::Str(hay), Value::Str(needle)) = (hay, needle) else {
+        return None;
+    };
+    let b = needle.ascii_byte()?;
+    let hay = hay.as_str();
+    Some((hay.len(), hay.as_bytes().contains(&b)))
+}
+
 /// Where `needle` first is in `l`, counting the comparisons.
 fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, BuiltinError> {
     // One step per element up front; comparing nested collections counts more.

@@ -8,8 +8,9 @@
 //! slice, so a collection the caller held uniquely is updated in place (`Arc::make_mut`).
 
 mod collections;
-pub use collections::read_fast;
 pub(crate) use collections::text_of;
+pub use collections::{contains_letter, read_fast};
+pub use strings::ascii_name;
 mod numbers;
 mod strings;
 

@@ -83,11 +83,7 @@ fn change_case(
 ) -> Result<Value, BuiltinError> {
     // A one-character ASCII string (a piece letter) is the symbol numbered by its byte:
     // its case is changed without reading its text, counted as the general way counts it.
-    if let Value::Str(t) = &args[0]
-        && let Some(sym) = t.as_symbol()
-        && let Ok(b) = u8::try_from(sym.id())
-        && b.is_ascii()
-    {
+    if let Some(b) = ascii_name(&args[0]) {
         m.work(1)?;
         if !changes(&b) {
             return Ok(std::mem::take(&mut args[0]));
@@ -96,6 +92,23 @@ fn change_case(
         return Ok(Value::sym(Symbol::from_id(u32::from(map(&b)))));
     }
     change_case_of_text(args, m, name, changes, map, unicode)
+}
+
+/// The byte of a one-character ASCII string, which is the symbol numbered by that byte:
+/// `upper` and `lower` change its case without reading its text (one step of work, and a
+/// byte of memory when the case changes, as for any text), here and in the instruction
+/// loop, which answers `lower` of such a string itself.
+#[inline(always)]
+pub fn ascii_name(v: &Value) -> Option<u8> {
+    if let Value::Str(t) = v
+        && let Some(sym) = t.as_symbol()
+        && let Ok(b) = u8::try_from(sym.id())
+        && b.is_ascii()
+    {
+        Some(b)
+    } else {
+        None
+    }
 }
 
 /// [`change_case`] of any string, by its text.
