@@ -189,11 +189,31 @@ pub struct Game {
 /// so building it again each time would give the same list. The table is sized from the
 /// boards there are when the first ray is asked for; a board added later (a copy of the
 /// game with its late boards) has its rays made each time instead.
-#[derive(Clone, Default)]
-pub struct RayCache(std::sync::OnceLock<Box<[BoardRays]>>);
+///
+/// What is kept is bounded, so a game on a huge board cannot fill memory with rays it
+/// asked for once: a board with more than [`RayCache::MAX_SLOTS`] cell-direction pairs
+/// gets no table, and once [`RayCache::MAX_CELLS`] cell names are kept in all, further
+/// rays are made each time.
+#[derive(Default)]
+pub struct RayCache {
+    table: std::sync::OnceLock<Box<[BoardRays]>>,
+    /// The cell names kept so far, in all rays.
+    kept: std::sync::atomic::AtomicUsize,
+}
 
-/// The rays of one board, by `cell * directions + direction`.
+/// The rays of one board, by `cell * directions + direction` (empty: not kept).
 type BoardRays = Box<[std::sync::OnceLock<Value>]>;
+
+impl Clone for RayCache {
+    fn clone(&self) -> Self {
+        RayCache {
+            table: self.table.clone(),
+            kept: std::sync::atomic::AtomicUsize::new(
+                self.kept.load(std::sync::atomic::Ordering::Relaxed),
+            ),
+        }
+    }
+}
 
 impl std::fmt::Debug for RayCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -202,8 +222,14 @@ impl std::fmt::Debug for RayCache {
 }
 
 impl RayCache {
+    /// The most cell-direction pairs a board may have for its rays to be kept (a 64 by 64
+    /// board with eight directions; the table costs a few bytes a pair).
+    pub const MAX_SLOTS: usize = 64 * 64 * 8;
+    /// The most cell names kept in all rays together (16 bytes each).
+    pub const MAX_CELLS: usize = 1 << 20;
+
     /// The ray of board `b` (of `boards`) from cell `c` in direction `d`: the list kept,
-    /// or `make`'s, kept for next time.
+    /// or `make`'s, kept for next time while there is room.
     pub fn get_or_make(
         &self,
         boards: &[std::sync::Arc<crate::board::Board>],
@@ -212,13 +238,16 @@ impl RayCache {
         d: crate::board::DirId,
         make: impl FnOnce() -> Value,
     ) -> Value {
-        let table = self.0.get_or_init(|| {
+        use std::sync::atomic::Ordering::Relaxed;
+        let table = self.table.get_or_init(|| {
             boards
                 .iter()
                 .map(|board| {
-                    (0..board.cell_count() * board.direction_count())
-                        .map(|_| std::sync::OnceLock::new())
-                        .collect()
+                    let pairs = board.cell_count() * board.direction_count();
+                    if pairs > Self::MAX_SLOTS {
+                        return Box::default();
+                    }
+                    (0..pairs).map(|_| std::sync::OnceLock::new()).collect()
                 })
                 .collect()
         });
@@ -229,10 +258,28 @@ impl RayCache {
                 .then(|| rays.get(c.0 as usize * dirs + d))
                 .flatten()
         });
-        match slot {
-            Some(slot) => slot.get_or_init(make).clone(),
-            None => make(),
+        let Some(slot) = slot else { return make() };
+        if let Some(ray) = slot.get() {
+            return ray.clone();
         }
+        let ray = make();
+        let cells = match &ray {
+            Value::List(l) => l.len(),
+            _ => 0,
+        };
+        // Room is taken before the ray is kept; two threads racing for the last room
+        // may leave a little unused, never more than the bound kept.
+        let room = self
+            .kept
+            .fetch_update(Relaxed, Relaxed, |k| {
+                (k + cells <= Self::MAX_CELLS).then_some(k + cells)
+            })
+            .is_ok();
+        if room && slot.set(ray.clone()).is_err() {
+            // Another thread kept the same ray first: give its room back.
+            self.kept.fetch_sub(cells, Relaxed);
+        }
+        ray
     }
 }
 
@@ -333,5 +380,72 @@ impl Game {
     /// Whether `ty` is `ancestor` or one of its subtypes.
     pub fn is_a(&self, ty: TypeId, ancestor: TypeId) -> bool {
         self.ty(ty).ancestors.contains(&ancestor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RayCache;
+    use crate::board::grid::from_identification;
+    use crate::board::{CellId, DirId};
+    use crate::runtime::value::{List, Value};
+    use std::sync::Arc;
+
+    fn ray_of(board: &crate::board::Board, c: CellId, d: DirId) -> Value {
+        Value::list(
+            board
+                .ray(c, d)
+                .into_iter()
+                .map(|c| Value::sym(board.cell_name(c)))
+                .collect::<List>(),
+        )
+    }
+
+    #[test]
+    fn rays_are_kept_within_bounds_and_always_right() {
+        // A small board (kept) and one with more cell-direction pairs than a table holds.
+        let boards = vec![
+            Arc::new(from_identification("8x8").expect("8x8")),
+            Arc::new(from_identification("100x100").expect("100x100")),
+        ];
+        let cache = RayCache::default();
+        for (b, board) in boards.iter().enumerate() {
+            for c in board.cells().step_by(7) {
+                for d in board.all_directions() {
+                    let want = ray_of(board, c, d);
+                    let made = std::cell::Cell::new(0);
+                    let get = || {
+                        cache.get_or_make(&boards, b, c, d, || {
+                            made.set(made.get() + 1);
+                            ray_of(board, c, d)
+                        })
+                    };
+                    assert_eq!(get(), want);
+                    assert_eq!(get(), want);
+                    // The small board's rays are made once, the big board's each time.
+                    assert_eq!(made.get(), if b == 0 { 1 } else { 2 });
+                }
+            }
+        }
+        let kept = cache.kept.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(kept > 0 && kept <= RayCache::MAX_CELLS);
+        // Past the bound on cell names kept, rays are still given, made each time.
+        cache
+            .kept
+            .store(RayCache::MAX_CELLS, std::sync::atomic::Ordering::Relaxed);
+        // A ray kept before stays kept (cell 0 was asked for above); a new one is made
+        // each time.
+        for (c, times) in [(CellId(0), 0), (CellId(1), 2)] {
+            let d = DirId(0);
+            let made = std::cell::Cell::new(0);
+            for _ in 0..2 {
+                let r = cache.get_or_make(&boards, 0, c, d, || {
+                    made.set(made.get() + 1);
+                    ray_of(&boards[0], c, d)
+                });
+                assert_eq!(r, ray_of(&boards[0], c, d));
+            }
+            assert_eq!(made.get(), times);
+        }
     }
 }
