@@ -613,8 +613,11 @@ impl Machine {
     #[inline(always)]
     pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
         self.restart(cx);
-        if let Err(e) = self.send_from_outside_here(cx, to, msg) {
-            self.done = Some(Status::Failed(e));
+        match self.send_from_outside_here(cx, to, msg) {
+            // The commonest start: nothing to drop.
+            Ok(Flow::Enter) => {}
+            Ok(other) => drop(other),
+            Err(e) => self.done = Some(Status::Failed(e)),
         }
     }
 
@@ -840,32 +843,36 @@ impl Machine {
     /// the machine left waiting. As [`Machine::run`] called until it finishes, without
     /// moving the status through [`Run`] at every level.
     pub fn run_out(&mut self, cx: &mut Context<'_>) -> Status {
-        // One status, ended and returned in one place: it is large to move. (Only the
-        // start of a transaction sets `done`.)
-        let status = if self.done.is_some()
+        // (Only the start of a transaction sets `done`.)
+        if self.done.is_some()
             && let Some(status) = self.done.take()
         {
-            status
-        } else {
-            loop {
-                if let Some(signal) = self.waiting {
+            self.end(Ending::of(&status));
+            return status;
+        }
+        loop {
+            if let Some(signal) = self.waiting {
+                return unanswered(signal);
+            }
+            // The transaction is ended while `exec`'s result stays where `exec` left it
+            // (`end` reads only how it ended), then the status moves once, to the
+            // caller: it is large to move.
+            let r = self.exec(cx);
+            match &r {
+                Ok(Flow::End(status)) => self.end(Ending::of(status)),
+                Err(_) => self.end(Ending::Refused),
+                Ok(_) => {}
+            }
+            match r {
+                Ok(Flow::End(status)) => return status,
+                Err(e) => return Status::Failed(e),
+                Ok(Flow::Wait(signal)) => {
+                    self.waiting = Some(signal);
                     return unanswered(signal);
                 }
-                match self.exec(cx) {
-                    Ok(Flow::End(status)) => break status,
-                    Ok(Flow::Wait(signal)) => {
-                        self.waiting = Some(signal);
-                        return unanswered(signal);
-                    }
-                    Ok(_) => {}
-                    Err(e) => break Status::Failed(e),
-                }
+                Ok(_) => {}
             }
-        };
-        // `end` reads only how it ended: the status is not borrowed across the call and
-        // goes from `exec`'s result to the caller's without a stop on this frame.
-        self.end(Ending::of(&status));
-        status
+        }
     }
 
     fn finish(&mut self, status: Status) -> Run {
@@ -2155,7 +2162,12 @@ impl Machine {
         msg: Arc<Message>,
         span: Span,
     ) -> Result<Flow, RuntimeError> {
-        let entity = self.entity_named(to, span)?;
+        // An entity the game started with is found in line (`entity_named`, out of line,
+        // looks there first too).
+        let entity = match self.fixed_entity(to) {
+            Some((id, _)) => id,
+            None => self.entity_named(to, span)?,
+        };
         if let Some((me, my_name)) = self.me()
             && me.is_representation()
             && me.represented() != entity

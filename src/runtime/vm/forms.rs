@@ -71,12 +71,14 @@ impl Machine {
                 };
                 self.read_property(cx, id, name, span).map(Flow::Value)
             }
+            // A name computed at run time (a literal one has an instruction of its own):
+            // read as that instruction reads, an entity the game started with first.
             PropertyOf => {
                 let (name, entity) = self.pop_two();
                 let name = self.take_symbol(name, "a property name", span)?;
-                let id = self.entity_named(&entity, span)?;
+                let v = self.property_of(cx, &entity, name, span);
                 Value::release(entity);
-                self.read_property(cx, id, name, span).map(Flow::Value)
+                v.map(Flow::Value)
             }
             UpdateProperty | NewProperty => {
                 let (name, value) = self.pop_two();
@@ -610,7 +612,7 @@ impl Machine {
 
     /// The entity the game started with that a name value designates, if it still exists.
     #[inline(always)]
-    fn fixed_entity(&self, v: &Value) -> Option<(super::EntityId, &Entity)> {
+    pub(super) fn fixed_entity(&self, v: &Value) -> Option<(super::EntityId, &Entity)> {
         let Value::Str(n) = v else {
             return None;
         };
