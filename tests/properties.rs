@@ -1159,3 +1159,48 @@ proptest! {
         prop_assert_eq!(twice.steps, made.steps + 4);
     }
 }
+
+/// A message's allocation is kept for the next message when its join point ends holding
+/// the only reference to it; a message the game still holds then (kept in a property,
+/// given back as the value of the send, inside another message) is left alone, and the
+/// messages made after it do not change it.
+#[test]
+fn messages_kept_by_the_game_are_not_reused() {
+    let text = r#"
+#entity t
+  #property kept nil
+  #state default
+    #onMessage go
+      (send new message "keep" to "b" with "v" 1 "w" (list 1))
+      (var echoed (send new message "echo" to "b" with "v" 2))
+      (var inner (new message "inner" with "v" 3))
+      (var outer (send new message "echo" to "b" with "m" inner))
+      (send new message "plain" to "b" with "v" 4 "w" 5)
+      (send new message "plain" to "b" with "a" 6 "b" 7 "c" 8 "d" 9 "e" 10)
+      (send new message "plain" to "b" with "v" 11)
+      (str (property "kept" of "b") " " echoed " " outer " " inner)
+    #onMessage keep
+      (update property "kept" to message)
+    #onMessage echo
+      message
+    #onMessage plain
+      (attribute "v")
+#instance a of t
+#instance b of t
+"#;
+    let (mut quiet, _) = quiet_and_traced(text);
+    let go = || Message {
+        label: Symbol::intern("go"),
+        attrs: Attrs::new(),
+    };
+    for round in 0..3 {
+        let tx = quiet.deliver(Symbol::intern("a"), go());
+        let expected =
+            r#"<keep "v" 1, "w" (1)> <echo "v" 2> <echo "m" <inner "v" 3>> <inner "v" 3>"#;
+        assert!(
+            matches!(&tx.status, Status::Committed(v) if *v == Value::str(expected)),
+            "round {round}: {:?}",
+            tx.status
+        );
+    }
+}

@@ -45,6 +45,16 @@ impl Attrs {
         self.0.len()
     }
 
+    /// How many attributes they have room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    /// Remove every attribute, keeping the room they took.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

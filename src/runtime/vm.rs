@@ -326,11 +326,11 @@ enum Phase {
     SideEffects(usize),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct JoinPoint {
     entity: EntityId,
     name: Symbol,
-    msg: Arc<Message>,
+    msg: Handled,
     sender: Option<Symbol>,
     state: Symbol,
     chain: Arc<Chain>,
@@ -344,6 +344,82 @@ struct JoinPoint {
     /// vetoed message did nothing at any depth. Kept apart, as few join points have
     /// one: the join point stays small to push and pop.
     before: bool,
+}
+
+/// The message a join point handles, read through it as the `Arc` it is. When the join
+/// point goes holding the only reference (a message made by `send new message`, most
+/// often), the allocation is kept, emptied, for the next message a form makes on this
+/// thread ([`spare_message`]) instead of being freed and allocated again.
+struct Handled(std::mem::ManuallyDrop<Arc<Message>>);
+
+impl Handled {
+    #[inline(always)]
+    fn new(msg: Arc<Message>) -> Handled {
+        Handled(std::mem::ManuallyDrop::new(msg))
+    }
+}
+
+impl std::ops::Deref for Handled {
+    type Target = Arc<Message>;
+    #[inline(always)]
+    fn deref(&self) -> &Arc<Message> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Handled {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Arc<Message> {
+        &mut self.0
+    }
+}
+
+impl std::fmt::Debug for Handled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Drop for Handled {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: the message is taken once, here, as the join point goes; nothing reads
+        // this field again.
+        let msg = unsafe { std::mem::ManuallyDrop::take(&mut self.0) };
+        // A message someone else holds (a delivered or tried one, most often) is only
+        // counted down, in line.
+        if Arc::strong_count(&msg) == 1 {
+            keep_message(msg);
+        }
+    }
+}
+
+thread_local! {
+    /// A message allocation kept for the next message made on this thread (see
+    /// [`Handled`]).
+    static SPARE_MESSAGE: std::cell::Cell<Option<Arc<Message>>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Let `msg` go, keeping its allocation, emptied, for the next message made on this
+/// thread when nothing else holds it and its attributes have room for few (a message
+/// that had many gives back their memory).
+#[inline(never)]
+fn keep_message(mut msg: Arc<Message>) {
+    if let Some(m) = Arc::get_mut(&mut msg)
+        && m.attrs.capacity() <= super::attrs::ORDER_UP_TO
+    {
+        m.attrs.clear();
+        // At the thread's end the slot may be gone: the message is then let go.
+        let _ = SPARE_MESSAGE.try_with(|s| s.set(Some(msg)));
+    }
+}
+
+/// A message allocation nothing else holds, its attributes empty, kept when a join point
+/// went (see [`Handled`]), if there is one.
+#[inline(always)]
+pub(super) fn spare_message() -> Option<Arc<Message>> {
+    SPARE_MESSAGE.try_with(|s| s.take()).ok().flatten()
 }
 
 /// What happens when a join point is over, besides giving its value to the sender.
@@ -2241,7 +2317,7 @@ impl Machine {
             self.jps.push(JoinPoint {
                 entity,
                 name,
-                msg,
+                msg: Handled::new(msg),
                 sender,
                 state,
                 chain,
@@ -2257,7 +2333,7 @@ impl Machine {
         self.jps.push(JoinPoint {
             entity,
             name,
-            msg,
+            msg: Handled::new(msg),
             sender,
             state,
             chain,

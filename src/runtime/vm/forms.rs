@@ -428,11 +428,18 @@ impl Machine {
             }
         }
         let order = key_order(&names[..n])?;
-        let mut msg = Arc::new(Message {
-            label,
-            attrs: Attrs::new(),
-        });
-        let attrs = &mut Arc::get_mut(&mut msg)?.attrs;
+        // The allocation of a message whose join point went, or a new one.
+        let mut msg = match super::spare_message() {
+            Some(msg) => msg,
+            None => Arc::new(Message {
+                label,
+                attrs: Attrs::new(),
+            }),
+        };
+        let m = Arc::get_mut(&mut msg)?;
+        debug_assert!(m.attrs.is_empty());
+        m.label = label;
+        let attrs = &mut m.attrs;
         if n > INLINE {
             attrs.reserve(n);
         }
