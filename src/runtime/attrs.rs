@@ -88,39 +88,24 @@ impl Attrs {
 
     /// Set attribute `key` to `value`, returning the value it replaces.
     ///
-    /// A few attributes are looked at from the last one back, in one pass that finds the
-    /// key or the place of a new one (a key added to a message most often goes last or
-    /// near it); more are searched in key order.
+    /// One binary search finds the key or the place of a new one (a few key compares:
+    /// two symbols compare by their remembered order), in line.
     #[inline]
     pub fn insert(&mut self, key: Key, value: Value) -> Option<Value> {
-        let len = self.0.len();
-        if len > SCAN_UP_TO {
-            return self.insert_in_order(key, value);
-        }
-        let mut at = len;
-        while at > 0 {
-            match self.0[at - 1].0.cmp(&key) {
-                std::cmp::Ordering::Less => break,
+        let pairs: &mut [(Key, Value)] = &mut self.0;
+        let (mut lo, mut hi) = (0, pairs.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match pairs[mid].0.cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => {
-                    return Some(std::mem::replace(&mut self.0[at - 1].1, value));
+                    return Some(std::mem::replace(&mut pairs[mid].1, value));
                 }
-                std::cmp::Ordering::Greater => at -= 1,
             }
         }
-        self.0.insert(at, (key, value));
+        self.0.insert(lo, (key, value));
         None
-    }
-
-    /// [`Attrs::insert`] among many attributes: a binary search.
-    #[inline(never)]
-    fn insert_in_order(&mut self, key: Key, value: Value) -> Option<Value> {
-        match self.0.binary_search_by(|(k, _)| k.cmp(&key)) {
-            Ok(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
-            Err(at) => {
-                self.0.insert(at, (key, value));
-                None
-            }
-        }
     }
 
     /// Replace the attributes with the `n` pairs `pair(0)`, `pair(1)`, ... (stopping at
