@@ -13,6 +13,9 @@ use super::super::value::{Attrs, Key, Message, Value};
 use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
+/// A message made by a form, and the recipient operand when the form sends it.
+type MadeMessage = (Arc<Message>, Option<Value>);
+
 impl Machine {
     /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. Out of
     /// line: the commonest write is tried in the caller first (`exec_other`'s `Op::Form`,
@@ -398,7 +401,7 @@ impl Machine {
         send: bool,
         n: u8,
         span: Span,
-    ) -> Option<Result<(Arc<Message>, Option<Value>), RuntimeError>> {
+    ) -> Option<Result<MadeMessage, RuntimeError>> {
         let n = usize::from(n);
         if n > ORDER_UP_TO {
             return None;
