@@ -2242,7 +2242,7 @@ impl Machine {
             Some((id, _)) => id,
             None => self.entity_named(&Value::sym(to), OUTSIDE)?,
         };
-        self.send_to(cx, entity, msg, OUTSIDE, Then::Give)
+        self.send_to_here(cx, entity, msg, OUTSIDE, Then::Give)
     }
 
     /// Deliver `msg` to the entity named by `to`, as the running code (or the user).
@@ -2275,11 +2275,27 @@ impl Machine {
             ));
             return Err(e);
         }
-        self.send_to(cx, entity, msg, span, Then::Give)
+        self.send_to_here(cx, entity, msg, span, Then::Give)
     }
 
     /// Deliver `msg` to entity (or representation) `entity`.
+    #[inline(never)]
     fn send_to(
+        &mut self,
+        cx: &mut Context<'_>,
+        entity: EntityId,
+        msg: Arc<Message>,
+        span: Span,
+        then: Then,
+    ) -> Result<Flow, RuntimeError> {
+        self.send_to_here(cx, entity, msg, span, then)
+    }
+
+    /// [`Machine::send_to`] inlined, for the sends of running code (`send`) and of the
+    /// user (`send_from_outside_here`): no call, and the join point's `Then::Give` is
+    /// not passed through memory.
+    #[inline(always)]
+    fn send_to_here(
         &mut self,
         cx: &mut Context<'_>,
         entity: EntityId,
