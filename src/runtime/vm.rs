@@ -395,23 +395,29 @@ impl Drop for Handled {
 }
 
 thread_local! {
-    /// A message allocation kept for the next message made on this thread (see
-    /// [`Handled`]).
-    static SPARE_MESSAGE: std::cell::Cell<Option<Arc<Message>>> =
-        const { std::cell::Cell::new(None) };
+    /// Message allocations kept for the next messages made on this thread (see
+    /// [`Handled`]): two, as a message's behaviour often sends one that ends before it.
+    static SPARE_MESSAGES: std::cell::Cell<[Option<Arc<Message>>; 2]> =
+        const { std::cell::Cell::new([None, None]) };
 }
 
 /// Let `msg` go, keeping its allocation, emptied, for the next message made on this
-/// thread when nothing else holds it and its attributes have room for few (a message
-/// that had many gives back their memory).
+/// thread when nothing else holds it, its attributes have room for few (a message that
+/// had many gives back their memory) and a spare place is free.
 #[inline(never)]
 fn keep_message(mut msg: Arc<Message>) {
     if let Some(m) = Arc::get_mut(&mut msg)
         && m.attrs.capacity() <= super::attrs::ORDER_UP_TO
     {
         m.attrs.clear();
-        // At the thread's end the slot may be gone: the message is then let go.
-        let _ = SPARE_MESSAGE.try_with(|s| s.set(Some(msg)));
+        // At the thread's end the places may be gone: the message is then let go.
+        let _ = SPARE_MESSAGES.try_with(|s| {
+            let mut spares = s.take();
+            if let Some(free) = spares.iter_mut().find(|p| p.is_none()) {
+                *free = Some(msg);
+            }
+            s.set(spares);
+        });
     }
 }
 
@@ -419,7 +425,18 @@ fn keep_message(mut msg: Arc<Message>) {
 /// went (see [`Handled`]), if there is one.
 #[inline(always)]
 pub(super) fn spare_message() -> Option<Arc<Message>> {
-    SPARE_MESSAGE.try_with(|s| s.take()).ok().flatten()
+    SPARE_MESSAGES
+        .try_with(|s| {
+            let mut spares = s.take();
+            let msg = match spares[1].take() {
+                Some(msg) => Some(msg),
+                None => spares[0].take(),
+            };
+            s.set(spares);
+            msg
+        })
+        .ok()
+        .flatten()
 }
 
 /// What happens when a join point is over, besides giving its value to the sender.
