@@ -1044,3 +1044,163 @@ fn quiet_and_traced(text: &str) -> (Session, Session) {
     traced.trace = true;
     (quiet, traced)
 }
+
+/// The keys and values the message test draws from: names of the game (a few whose
+/// symbol numbers do not follow their text order), integers, and values of each kind.
+const MESSAGE_KEYS: [&str; 11] = [
+    "to", "name", "piece", "b", "a", "zz", "captured", "from", "x2", "3", "-1",
+];
+
+/// The value of kind `kind` made from `i`: its text in the game and the value itself.
+fn message_value(kind: usize, i: i64) -> (String, Value) {
+    match kind {
+        0 => (i.to_string(), Value::Int(i)),
+        1 => (
+            format!("\"s{i}\""),
+            Value::sym(Symbol::intern(&format!("s{i}"))),
+        ),
+        2 => ("nil".into(), Value::Nil),
+        3 => (
+            format!("(list {i})"),
+            Value::list([Value::Int(i)].into_iter().collect()),
+        ),
+        4 => (
+            format!("(dict \"k\" {i})"),
+            Value::dict(
+                [(Key::sym(Symbol::intern("k")), Value::Int(i))]
+                    .into_iter()
+                    .collect(),
+            ),
+        ),
+        _ => (
+            format!("(new message \"inner\" with \"v\" {i})"),
+            Value::Message(Arc::new(Message {
+                label: Symbol::intern("inner"),
+                attrs: [(Key::sym(Symbol::intern("v")), Value::Int(i))]
+                    .into_iter()
+                    .collect(),
+            })),
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// `new message` and `send new message` make their attributes the short way (at most
+    /// eight names of the game, none given twice, values whose nesting needs no walk:
+    /// scalars and lists) or the general way (a name given twice, an integer key, a
+    /// dictionary or a message as a value, more than eight pairs); either way the message
+    /// is the one inserting the pairs one by one into a dictionary gives (keys in order,
+    /// the last value of a key given twice winning), sent or not, and the steps taken do
+    /// not depend on the way (the same pairs after a name given twice, which sends them
+    /// the general way, count the steps of the two pairs more and no other).
+    #[test]
+    fn messages_are_made_as_dictionaries_are(
+        pairs in proptest::collection::vec((0usize..11, 0usize..6, -3i64..4), 0..11),
+    ) {
+        let mut text = String::new();
+        let mut attrs = Attrs::new();
+        for &(k, kind, i) in &pairs {
+            let key = MESSAGE_KEYS[k];
+            let (code, value) = message_value(kind, i);
+            match key.parse::<i64>() {
+                Ok(n) => {
+                    text.push_str(&format!(" {n} {code}"));
+                    attrs.insert(Key::Int(n), value);
+                }
+                Err(_) => {
+                    text.push_str(&format!(" \"{key}\" {code}"));
+                    attrs.insert(Key::sym(Symbol::intern(key)), value);
+                }
+            }
+        }
+        let game = format!(
+            r#"
+#entity t
+  #state default
+    #onMessage make
+      (new message "m" with{text})
+    #onMessage twice
+      (new message "m" with "zz" 0 "zz" 0{text})
+    #onMessage sent
+      (send new message "echo" to "b" with{text})
+    #onMessage echo
+      message
+#instance a of t
+#instance b of t
+"#
+        );
+        let (mut session, _) = quiet_and_traced(&game);
+        let a = Symbol::intern("a");
+        let deliver = |session: &mut Session, label: &str| {
+            session.deliver(a, Message { label: Symbol::intern(label), attrs: Attrs::new() })
+        };
+        let made = deliver(&mut session, "make");
+        let expected = Value::Message(Arc::new(Message { label: Symbol::intern("m"), attrs: attrs.clone() }));
+        prop_assert!(matches!(&made.status, Status::Committed(v) if *v == expected), "{:?}", made.status);
+        let sent = deliver(&mut session, "sent");
+        let echoed = Value::Message(Arc::new(Message { label: Symbol::intern("echo"), attrs: attrs.clone() }));
+        prop_assert!(matches!(&sent.status, Status::Committed(v) if *v == echoed), "{:?}", sent.status);
+        // A name given twice sends the same pairs the general way: two pairs more to
+        // push, the same steps otherwise.
+        let twice = deliver(&mut session, "twice");
+        let mut with_zz = Attrs::new();
+        with_zz.insert(Key::sym(Symbol::intern("zz")), Value::Int(0));
+        for (k, v) in attrs.iter() {
+            with_zz.insert(k.clone(), v.clone());
+        }
+        let expected = Value::Message(Arc::new(Message { label: Symbol::intern("m"), attrs: with_zz }));
+        prop_assert!(matches!(&twice.status, Status::Committed(v) if *v == expected), "{:?}", twice.status);
+        prop_assert_eq!(twice.steps, made.steps + 4);
+    }
+}
+
+/// A message's allocation is kept for the next message when its join point ends holding
+/// the only reference to it; a message the game still holds then (kept in a property,
+/// given back as the value of the send, inside another message) is left alone, and the
+/// messages made after it do not change it.
+#[test]
+fn messages_kept_by_the_game_are_not_reused() {
+    let text = r#"
+#entity t
+  #property kept nil
+  #state default
+    #onMessage go
+      (send new message "keep" to "b" with "v" 1 "w" (list 1))
+      (var echoed (send new message "echo" to "b" with "v" 2))
+      (var inner (new message "inner" with "v" 3))
+      (var outer (send new message "echo" to "b" with "m" inner))
+      (send new message "plain" to "b" with "v" 4 "w" 5)
+      (send new message "plain" to "b" with "a" 6 "b" 7 "c" 8 "d" 9 "e" 10)
+      (send new message "plain" to "b" with "v" 11)
+      (str (property "kept" of "b") " " echoed " " outer " " inner)
+    #onMessage keep
+      (update property "kept" to message)
+    #onMessage echo
+      message
+    #onMessage plain
+      (attribute "v")
+#instance a of t
+#instance b of t
+"#;
+    let (mut quiet, _) = quiet_and_traced(text);
+    let go = || Message {
+        label: Symbol::intern("go"),
+        attrs: Attrs::new(),
+    };
+    for round in 0..3 {
+        let tx = quiet.deliver(Symbol::intern("a"), go());
+        let expected =
+            r#"<keep "v" 1, "w" (1)> <echo "v" 2> <echo "m" <inner "v" 3>> <inner "v" 3>"#;
+        assert!(
+            matches!(&tx.status, Status::Committed(v) if *v == Value::str(expected)),
+            "round {round}: {:?}",
+            tx.status
+        );
+    }
+}

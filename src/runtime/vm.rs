@@ -342,11 +342,11 @@ enum Phase {
     SideEffects(usize),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct JoinPoint {
     entity: EntityId,
     name: Symbol,
-    msg: Arc<Message>,
+    msg: Handled,
     sender: Option<Symbol>,
     state: Symbol,
     chain: Arc<Chain>,
@@ -360,6 +360,99 @@ struct JoinPoint {
     /// vetoed message did nothing at any depth. Kept apart, as few join points have
     /// one: the join point stays small to push and pop.
     before: bool,
+}
+
+/// The message a join point handles, read through it as the `Arc` it is. When the join
+/// point goes holding the only reference (a message made by `send new message`, most
+/// often), the allocation is kept, emptied, for the next message a form makes on this
+/// thread ([`spare_message`]) instead of being freed and allocated again.
+struct Handled(std::mem::ManuallyDrop<Arc<Message>>);
+
+impl Handled {
+    #[inline(always)]
+    fn new(msg: Arc<Message>) -> Handled {
+        Handled(std::mem::ManuallyDrop::new(msg))
+    }
+}
+
+impl std::ops::Deref for Handled {
+    type Target = Arc<Message>;
+    #[inline(always)]
+    fn deref(&self) -> &Arc<Message> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Handled {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Arc<Message> {
+        &mut self.0
+    }
+}
+
+impl std::fmt::Debug for Handled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Drop for Handled {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: the message is taken once, here, as the join point goes; nothing reads
+        // this field again.
+        let msg = unsafe { std::mem::ManuallyDrop::take(&mut self.0) };
+        // A message someone else holds (a delivered or tried one, most often) is only
+        // counted down, in line.
+        if Arc::strong_count(&msg) == 1 {
+            keep_message(msg);
+        }
+    }
+}
+
+thread_local! {
+    /// Message allocations kept for the next messages made on this thread (see
+    /// [`Handled`]): two, as a message's behaviour often sends one that ends before it.
+    static SPARE_MESSAGES: std::cell::Cell<[Option<Arc<Message>>; 2]> =
+        const { std::cell::Cell::new([None, None]) };
+}
+
+/// Let `msg` go, keeping its allocation, emptied, for the next message made on this
+/// thread when nothing else holds it, its attributes have room for few (a message that
+/// had many gives back their memory) and a spare place is free.
+#[inline(never)]
+fn keep_message(mut msg: Arc<Message>) {
+    if let Some(m) = Arc::get_mut(&mut msg)
+        && m.attrs.capacity() <= super::attrs::ORDER_UP_TO
+    {
+        m.attrs.clear();
+        // At the thread's end the places may be gone: the message is then let go.
+        let _ = SPARE_MESSAGES.try_with(|s| {
+            let mut spares = s.take();
+            if let Some(free) = spares.iter_mut().find(|p| p.is_none()) {
+                *free = Some(msg);
+            }
+            s.set(spares);
+        });
+    }
+}
+
+/// A message allocation nothing else holds, its attributes empty, kept when a join point
+/// went (see [`Handled`]), if there is one.
+#[inline(always)]
+pub(super) fn spare_message() -> Option<Arc<Message>> {
+    SPARE_MESSAGES
+        .try_with(|s| {
+            let mut spares = s.take();
+            let msg = match spares[1].take() {
+                Some(msg) => Some(msg),
+                None => spares[0].take(),
+            };
+            s.set(spares);
+            msg
+        })
+        .ok()
+        .flatten()
 }
 
 /// What happens when a join point is over, besides giving its value to the sender.
@@ -629,8 +722,11 @@ impl Machine {
     #[inline(always)]
     pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
         self.restart(cx);
-        if let Err(e) = self.send_from_outside_here(cx, to, msg) {
-            self.done = Some(Status::Failed(e));
+        match self.send_from_outside_here(cx, to, msg) {
+            // The commonest start: nothing to drop.
+            Ok(Flow::Enter) => {}
+            Ok(other) => drop(other),
+            Err(e) => self.done = Some(Status::Failed(e)),
         }
     }
 
@@ -856,32 +952,36 @@ impl Machine {
     /// the machine left waiting. As [`Machine::run`] called until it finishes, without
     /// moving the status through [`Run`] at every level.
     pub fn run_out(&mut self, cx: &mut Context<'_>) -> Status {
-        // One status, ended and returned in one place: it is large to move. (Only the
-        // start of a transaction sets `done`.)
-        let status = if self.done.is_some()
+        // (Only the start of a transaction sets `done`.)
+        if self.done.is_some()
             && let Some(status) = self.done.take()
         {
-            status
-        } else {
-            loop {
-                if let Some(signal) = self.waiting {
+            self.end(Ending::of(&status));
+            return status;
+        }
+        loop {
+            if let Some(signal) = self.waiting {
+                return unanswered(signal);
+            }
+            // The transaction is ended while `exec`'s result stays where `exec` left it
+            // (`end` reads only how it ended), then the status moves once, to the
+            // caller: it is large to move.
+            let r = self.exec(cx);
+            match &r {
+                Ok(Flow::End(status)) => self.end(Ending::of(status)),
+                Err(_) => self.end(Ending::Refused),
+                Ok(_) => {}
+            }
+            match r {
+                Ok(Flow::End(status)) => return status,
+                Err(e) => return Status::Failed(e),
+                Ok(Flow::Wait(signal)) => {
+                    self.waiting = Some(signal);
                     return unanswered(signal);
                 }
-                match self.exec(cx) {
-                    Ok(Flow::End(status)) => break status,
-                    Ok(Flow::Wait(signal)) => {
-                        self.waiting = Some(signal);
-                        return unanswered(signal);
-                    }
-                    Ok(_) => {}
-                    Err(e) => break Status::Failed(e),
-                }
+                Ok(_) => {}
             }
-        };
-        // `end` reads only how it ended: the status is not borrowed across the call and
-        // goes from `exec`'s result to the caller's without a stop on this frame.
-        self.end(Ending::of(&status));
-        status
+        }
     }
 
     fn finish(&mut self, status: Status) -> Run {
@@ -913,6 +1013,21 @@ impl Machine {
     fn event(&mut self, cx: &Context<'_>, e: TraceEvent) {
         if cx.trace || cx.stepping {
             self.record(cx, e);
+        } else if matches!(
+            e,
+            TraceEvent::Law { .. }
+                | TraceEvent::Vetoed { .. }
+                | TraceEvent::NoBehaviour { .. }
+                | TraceEvent::SideEffect { .. }
+                | TraceEvent::StateChange { .. }
+                | TraceEvent::Created { .. }
+                | TraceEvent::Deleted { .. }
+                | TraceEvent::Checkpoint { .. }
+        ) {
+            // An event of names and numbers, whose kind is known where it is made: let
+            // go without a call to the general drop (which the compiler does not see
+            // through).
+            std::mem::forget(e);
         }
     }
 
@@ -2220,7 +2335,7 @@ impl Machine {
             Some((id, _)) => id,
             None => self.entity_named(&Value::sym(to), OUTSIDE)?,
         };
-        self.send_to(cx, entity, msg, OUTSIDE, Then::Give)
+        self.send_to_here(cx, entity, msg, OUTSIDE, Then::Give)
     }
 
     /// Deliver `msg` to the entity named by `to`, as the running code (or the user).
@@ -2231,7 +2346,12 @@ impl Machine {
         msg: Arc<Message>,
         span: Span,
     ) -> Result<Flow, RuntimeError> {
-        let entity = self.entity_named(to, span)?;
+        // An entity the game started with is found in line (`entity_named`, out of line,
+        // looks there first too).
+        let entity = match self.fixed_entity(to) {
+            Some((id, _)) => id,
+            None => self.entity_named(to, span)?,
+        };
         if let Some((me, my_name)) = self.me()
             && me.is_representation()
             && me.represented() != entity
@@ -2248,11 +2368,27 @@ impl Machine {
             ));
             return Err(e);
         }
-        self.send_to(cx, entity, msg, span, Then::Give)
+        self.send_to_here(cx, entity, msg, span, Then::Give)
     }
 
     /// Deliver `msg` to entity (or representation) `entity`.
+    #[inline(never)]
     fn send_to(
+        &mut self,
+        cx: &mut Context<'_>,
+        entity: EntityId,
+        msg: Arc<Message>,
+        span: Span,
+        then: Then,
+    ) -> Result<Flow, RuntimeError> {
+        self.send_to_here(cx, entity, msg, span, then)
+    }
+
+    /// [`Machine::send_to`] inlined, for the sends of running code (`send`) and of the
+    /// user (`send_from_outside_here`): no call, and the join point's `Then::Give` is
+    /// not passed through memory.
+    #[inline(always)]
+    fn send_to_here(
         &mut self,
         cx: &mut Context<'_>,
         entity: EntityId,
@@ -2305,7 +2441,7 @@ impl Machine {
             self.jps.push(JoinPoint {
                 entity,
                 name,
-                msg,
+                msg: Handled::new(msg),
                 sender,
                 state,
                 chain,
@@ -2321,7 +2457,7 @@ impl Machine {
         self.jps.push(JoinPoint {
             entity,
             name,
-            msg,
+            msg: Handled::new(msg),
             sender,
             state,
             chain,
