@@ -24,7 +24,7 @@ use flexrules::runtime::budget::Meter;
 use flexrules::runtime::builtins::call_pure;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
-use flexrules::runtime::trace::{Output, Status};
+use flexrules::runtime::trace::{Output, Status, Transaction};
 use flexrules::runtime::value::{List, Value};
 use flexrules::runtime::vm::Limits;
 use flexrules::symbol::Symbol;
@@ -627,6 +627,29 @@ fn dictionary_counts_update_as_the_plain_code_does() {
     });
 }
 
+/// The game whose entity `e0` runs `lines` (each indented as a behaviour's statement)
+/// on `go`.
+fn go_game(lines: &str) -> flexrules::compile::Built {
+    let text = format!(
+        "#entity node\n  #state default\n    #onMessage go\n{lines}\n#instance e0 of node\n"
+    );
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    build_game(&fs, Path::new("game.fr")).expect("the game builds")
+}
+
+/// What `go` sent to `e0` of `built` does.
+fn run_go(built: flexrules::compile::Built) -> Transaction {
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    s.deliver(to, msg)
+}
+
+/// The index of the builtin `name`.
+fn builtin_index(name: &str) -> usize {
+    BUILTINS.iter().position(|b| b.name == name).expect(name)
+}
+
 /// `not`, which the instruction loop answers itself, gives what the builtin function
 /// gives, on values of every kind.
 #[test]
@@ -647,22 +670,13 @@ fn the_loops_not_is_the_builtins() {
             Value::list([Value::Nil].into_iter().collect()),
         ),
     ];
-    let text = format!(
-        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
-        values
-            .iter()
-            .map(|(v, _)| format!("      (print (not {v}))"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", &text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
-    let (to, msg) = parse_send("go to e0").expect("a send");
-    let tx = s.deliver(to, msg);
+    let lines: Vec<String> = values
+        .iter()
+        .map(|(v, _)| format!("      (print (not {v}))"))
+        .collect();
+    let tx = run_go(go_game(&lines.join("\n")));
     assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let not = BUILTINS.iter().position(|b| b.name == "not").expect("not");
+    let not = builtin_index("not");
     let mut meter = Meter::new(Limits::default());
     assert_eq!(tx.output.len(), values.len());
     for (line, (text, value)) in tx.output.iter().zip(values) {
@@ -682,17 +696,11 @@ fn the_loops_lower_is_the_builtins() {
         .map(|b| char::from(b).to_string())
         .collect();
     texts.extend(["", "Ab", "\u{c9}", "\u{e9}"].map(String::from));
-    let text = format!(
-        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
-        texts
-            .iter()
-            .map(|t| format!("      (print (list (lower \"{t}\")))"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", &text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let lines: Vec<String> = texts
+        .iter()
+        .map(|t| format!("      (print (list (lower \"{t}\")))"))
+        .collect();
+    let built = go_game(&lines.join("\n"));
     assert!(
         built
             .game
@@ -703,14 +711,9 @@ fn the_loops_lower_is_the_builtins() {
             )),
         "the game calls lower"
     );
-    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
-    let (to, msg) = parse_send("go to e0").expect("a send");
-    let tx = s.deliver(to, msg);
+    let tx = run_go(built);
     assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let lower = BUILTINS
-        .iter()
-        .position(|b| b.name == "lower")
-        .expect("lower");
+    let lower = builtin_index("lower");
     let mut meter = Meter::new(Limits::default());
     assert_eq!(tx.output.len(), texts.len());
     for (line, text) in tx.output.iter().zip(&texts) {
@@ -794,25 +797,13 @@ fn the_loops_contains_is_the_builtins() {
             pairs.push((h, n));
         }
     }
-    let text = format!(
-        "#entity node\n  #state default\n    #onMessage go\n{}\n#instance e0 of node\n",
-        pairs
-            .iter()
-            .map(|(h, n)| format!("      (print (contains \"{h}\" \"{n}\"))"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", &text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
-    let (to, msg) = parse_send("go to e0").expect("a send");
-    let tx = s.deliver(to, msg);
-    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let contains = BUILTINS
+    let lines: Vec<String> = pairs
         .iter()
-        .position(|b| b.name == "contains")
-        .expect("contains");
+        .map(|(h, n)| format!("      (print (contains \"{h}\" \"{n}\"))"))
+        .collect();
+    let tx = run_go(go_game(&lines.join("\n")));
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let contains = builtin_index("contains");
     let mut meter = Meter::new(Limits::default());
     assert_eq!(tx.output.len(), pairs.len());
     for (line, (h, n)) in tx.output.iter().zip(&pairs) {
@@ -920,26 +911,15 @@ fn the_loops_first_and_last_are_the_builtins() {
         .iter()
         .map(|(v, _)| format!("      (print (list (first {v}) (last {v})))"))
         .collect();
-    let run = |body: &str| {
-        let text = format!(
-            "#entity node\n  #state default\n    #onMessage go\n{body}\n#instance e0 of node\n"
-        );
-        let mut fs = MemoryFs::new();
-        fs.insert("game.fr", &text);
-        let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-        let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
-        let (to, msg) = parse_send("go to e0").expect("a send");
-        s.deliver(to, msg)
-    };
+    let run = |body: &str| run_go(go_game(body));
     let tx = run(&lines.join("\n"));
     assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let index = |name: &str| BUILTINS.iter().position(|b| b.name == name).expect(name);
     let mut meter = Meter::new(Limits::default());
     assert_eq!(tx.output.len(), values.len());
     for (line, (text, value)) in tx.output.iter().zip(values) {
         let ends: Vec<Value> = ["first", "last"]
             .map(|f| {
-                call_pure(index(f), &mut [value.clone()], &mut meter)
+                call_pure(builtin_index(f), &mut [value.clone()], &mut meter)
                     .expect("pure")
                     .expect("no error")
             })
@@ -955,7 +935,7 @@ fn the_loops_first_and_last_are_the_builtins() {
             ("\"ab\"", Value::str("ab")),
         ] {
             let tx = run(&format!("      ({f} {text})"));
-            let expected = call_pure(index(f), &mut [value], &mut meter)
+            let expected = call_pure(builtin_index(f), &mut [value], &mut meter)
                 .expect("pure")
                 .expect_err("an error");
             let Status::Failed(e) = &tx.status else {
