@@ -266,17 +266,34 @@ fn overwrite(slot: &mut Value, v: Value) {
 /// out of line).
 #[inline(always)]
 fn push_nils(stack: &mut Vec<Value>, n: usize) {
-    stack.extend((0..n).map(|_| Value::Nil));
+    stack.reserve(n);
+    let len = stack.len();
+    for slot in &mut stack.spare_capacity_mut()[..n] {
+        slot.write(Value::Nil);
+    }
+    // SAFETY: the `n` values past `len` were written just above.
+    unsafe { stack.set_len(len + n) };
 }
 
 /// Drop the values of `stack` above its first `len` (a frame's locals and what its body
-/// left), each one that holds nothing without the general drop (`truncate` calls it for
-/// every value, most often a nil or a number).
+/// left), as `truncate` does, but calling the general drop only for the values that hold
+/// something (`truncate` calls it for every value, most often a nil or a number).
 #[inline(always)]
 fn truncate_releasing(stack: &mut Vec<Value>, len: usize) {
-    while stack.len() > len {
-        if let Some(v) = stack.pop() {
-            Value::release(v);
+    let n = stack.len();
+    if len >= n {
+        return;
+    }
+    // SAFETY: as in `Vec::truncate`: the length is lowered first, so the values past it,
+    // initialised and now out of the vector, are each dropped once, here (a panicking
+    // drop leaks the rest, never drops one twice).
+    unsafe {
+        let tail = std::ptr::slice_from_raw_parts_mut(stack.as_mut_ptr().add(len), n - len);
+        stack.set_len(len);
+        for v in &mut *tail {
+            if !v.holds_nothing() {
+                std::ptr::drop_in_place(v);
+            }
         }
     }
 }
