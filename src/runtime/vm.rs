@@ -260,13 +260,41 @@ fn overwrite(slot: &mut Value, v: Value) {
     discard(std::mem::replace(slot, v));
 }
 
-/// Push `n` nils (a frame's locals): one capacity check, then plain stores, where
-/// extending with a repeated nil clones it through the general `clone` out of line.
+/// Push `n` nils (a frame's locals): one capacity check, then a store of each nil's tag
+/// and one of the length (a `push` per nil stores the length each time and checks the
+/// capacity again; extending with a repeated nil clones it through the general `clone`
+/// out of line).
 #[inline(always)]
 fn push_nils(stack: &mut Vec<Value>, n: usize) {
     stack.reserve(n);
-    for _ in 0..n {
-        stack.push(Value::Nil);
+    let len = stack.len();
+    for slot in &mut stack.spare_capacity_mut()[..n] {
+        slot.write(Value::Nil);
+    }
+    // SAFETY: the `n` values past `len` were written just above.
+    unsafe { stack.set_len(len + n) };
+}
+
+/// Drop the values of `stack` above its first `len` (a frame's locals and what its body
+/// left), as `truncate` does, but calling the general drop only for the values that hold
+/// something (`truncate` calls it for every value, most often a nil or a number).
+#[inline(always)]
+fn truncate_releasing(stack: &mut Vec<Value>, len: usize) {
+    let n = stack.len();
+    if len >= n {
+        return;
+    }
+    // SAFETY: as in `Vec::truncate`: the length is lowered first, so the values past it,
+    // initialised and now out of the vector, are each dropped once, here (a panicking
+    // drop leaks the rest, never drops one twice).
+    unsafe {
+        let tail = std::ptr::slice_from_raw_parts_mut(stack.as_mut_ptr().add(len), n - len);
+        stack.set_len(len);
+        for v in &mut *tail {
+            if !v.holds_nothing() {
+                std::ptr::drop_in_place(v);
+            }
+        }
     }
 }
 
@@ -2149,7 +2177,7 @@ impl Machine {
     /// is over.
     fn leave(&mut self, cx: &mut Context<'_>, value: Value, explicit: bool) -> Option<Status> {
         let frame = self.frames.pop()?;
-        self.stack.truncate(frame.base as usize);
+        truncate_releasing(&mut self.stack, frame.base as usize);
         match frame.kind {
             Kind::Function => {
                 self.stack.push(value);
@@ -2163,8 +2191,16 @@ impl Machine {
                     None
                 }
             }
-            Kind::Law if explicit => self.veto(cx),
-            Kind::Law | Kind::SideEffect => self.advance(cx),
+            Kind::Law if explicit => {
+                Value::release(value);
+                self.veto(cx)
+            }
+            Kind::Law | Kind::SideEffect => {
+                // A law or side-effect's value goes unread (most often nil, from its
+                // last `if`).
+                Value::release(value);
+                self.advance(cx)
+            }
             Kind::Behaviour => {
                 if let Some(jp) = self.jps.last_mut() {
                     if jp.chain.side_effects.is_empty()
@@ -2216,7 +2252,9 @@ impl Machine {
     /// Run the next step of the top join point: its next law, its behaviour, its next
     /// side-effect, or finish it.
     fn advance(&mut self, cx: &mut Context<'_>) -> Option<Status> {
-        loop {
+        // The frame to start (a law, the behaviour or a side-effect), pushed in one place
+        // below, in line.
+        let (code, kind, jp_index) = loop {
             let depth = self.jps.len();
             let jp_index = (depth - 1) as u32;
             let jp = self.jps.last_mut()?;
@@ -2225,8 +2263,7 @@ impl Machine {
                     jp.phase = Phase::Laws(i + 1);
                     let (name, code) = (jp.chain.laws[i].name, jp.chain.laws[i].code);
                     self.event(cx, TraceEvent::Law { depth, name });
-                    self.push_frame(cx, code, Kind::Law, jp_index);
-                    return None;
+                    break (code, Kind::Law, jp_index);
                 }
                 Phase::Laws(_) => {
                     // Every law let the message through: nothing can veto it now, and
@@ -2245,8 +2282,7 @@ impl Machine {
                                 let name = cx.game.code(code).name.clone();
                                 self.event(cx, TraceEvent::Behaviour { depth, name });
                             }
-                            self.push_frame(cx, code, Kind::Behaviour, jp_index);
-                            return None;
+                            break (code, Kind::Behaviour, jp_index);
                         }
                         None => {
                             let e = TraceEvent::NoBehaviour {
@@ -2264,8 +2300,7 @@ impl Machine {
                     let se = &jp.chain.side_effects[i];
                     let (name, code) = (se.name, se.code);
                     self.event(cx, TraceEvent::SideEffect { depth, name });
-                    self.push_frame(cx, code, Kind::SideEffect, jp_index);
-                    return None;
+                    break (code, Kind::SideEffect, jp_index);
                 }
                 Phase::SideEffects(_) => {
                     let jp = self.jps.pop()?;
@@ -2304,7 +2339,9 @@ impl Machine {
                     return None;
                 }
             }
-        }
+        };
+        self.push_frame_here(cx, code, kind, jp_index);
+        None
     }
 
     /// Deliver `msg` from the user to the entity named `to`, as [`Machine::send`] does
