@@ -318,6 +318,18 @@ fn perft_counts_what_full_transactions_count() {
         let mut progress = Vec::new();
         s.perft_with_progress(2, &mut |p| progress.push(p));
         assert_eq!(progress, expected);
+        // Spread over threads: the same counts, the same progress, the world untouched.
+        for jobs in [2, 3] {
+            let mut progress = Vec::new();
+            let spread = s.perft_on_threads(depth, jobs, &mut |p| progress.push(p));
+            assert_eq!(spread, full, "perft on {jobs} threads");
+            assert_eq!(progress.len(), n);
+            assert_eq!(progress.last(), expected.last());
+            assert!(
+                s.world().same_as(&before),
+                "perft on threads changed the world"
+            );
+        }
     }
     // The fool's mate is among Black's moves.
     let perft = chess_before_mate().perft(1);
@@ -360,6 +372,15 @@ fn perft_reports_failures_in_the_order_of_the_full_walk() {
     assert_eq!(full.failures[0].action.as_deref(), Some("c3"));
     assert_eq!(full.failures[1].played.len(), 2);
     assert_eq!(s.perft(4), full);
+    // On threads, each thread's walk meets the failures below its first moves: they are
+    // merged as the one walk would have met them.
+    for jobs in [2, 4, 9] {
+        assert_eq!(
+            s.perft_on_threads(4, jobs, &mut |_| {}),
+            full,
+            "{jobs} threads"
+        );
+    }
 }
 
 /// A copy of `world` sharing none of its entities (or the nodes that hold them), so a move

@@ -44,6 +44,11 @@ pub struct PerftArgs {
     /// Actions to play first, by name: --play C,c.
     #[arg(long, value_delimiter = ',')]
     pub play: Vec<String>,
+    /// Threads to spread the first moves' subtrees over, at least 1 (the counts do not
+    /// depend on it).
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub jobs: usize,
 }
 
 /// What many playouts add up to.
@@ -309,7 +314,7 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
         }
         bar.set_position(p.done as u64);
     };
-    let result = session.perft_with_progress(args.depth, &mut progress);
+    let result = session.perft_on_threads(args.depth, args.jobs, &mut progress);
     bar.finish_and_clear();
     println!("depth  sequences  finished");
     for (d, (c, f)) in result.counts.iter().zip(&result.finished).enumerate() {

@@ -16,7 +16,8 @@
 //! failures it meets are put back in the order of a walk that tries all the candidates
 //! of a position first (that order is what perft reports), and the first ply, whose
 //! progress needs the number of legal first moves, is tried whole first and its legal
-//! moves made again to go down from them.
+//! moves made again to go down from them. The subtrees of the first moves can be counted
+//! on several threads, each on its own copy of the session, and added up.
 
 use super::moves::same_error;
 use super::session::{Candidate, CandidateItems, Session, Start};
@@ -253,32 +254,163 @@ impl Session {
         depth: usize,
         progress: &mut dyn FnMut(PerftProgress),
     ) -> Perft {
-        let mut walk = PerftWalk {
-            result: Perft {
-                counts: vec![0; depth],
-                finished: vec![0; depth],
-                failures: Vec::new(),
-            },
-            path: Vec::with_capacity(depth),
-            at: Vec::with_capacity(depth),
-            first_met: Vec::new(),
-            log: MoveLog::default(),
-            progress,
-        };
+        self.perft_on_threads(depth, 1, progress)
+    }
+
+    /// [`Session::perft_with_progress`], the subtrees of the legal first moves counted on
+    /// `jobs` threads, each with its own copy of the session (`jobs` of 1 or less: on
+    /// this thread). The result does not depend on `jobs`: counts add up, and each
+    /// distinct failure is reported as the walk on one thread would first meet it.
+    /// `progress` is called on this thread, once per first move, as subtrees are done.
+    /// The copies do not watch [`Session::interrupt`].
+    pub fn perft_on_threads(
+        &mut self,
+        depth: usize,
+        jobs: usize,
+        progress: &mut dyn FnMut(PerftProgress),
+    ) -> Perft {
+        let mut walk = PerftWalk::new(depth);
         // The walk makes and unmakes moves in place on a copy of the world without its
         // canvas: a write copies only what the world shares, once.
         let start = self.world().clone();
         self.unwatch();
-        self.perft_from(0, &mut walk);
+        if let Some((candidates, first_moves)) = self.perft_first_ply(&mut walk) {
+            let total = first_moves.len();
+            let spread = jobs > 1
+                && depth > 1
+                && total > 1
+                && self.perft_spread(jobs, &candidates, &first_moves, &mut walk, progress);
+            if !spread {
+                for (done, &i) in first_moves.iter().enumerate() {
+                    if depth > 1
+                        && let Some(c) = candidates.get(i)
+                    {
+                        self.perft_down(i, c, &mut walk);
+                    }
+                    progress(PerftProgress {
+                        done: done + 1,
+                        total,
+                    });
+                }
+            }
+        }
         *self.world_mut() = start;
         walk.into_result()
     }
 
-    /// Count the moves from the current world (at `ply`), and below them. The moves are
-    /// made in place, each unmade once its subtree is counted; the first ply tries every
-    /// candidate first (its progress needs the number of legal first moves) and makes the
-    /// legal ones again to go on from them.
-    fn perft_from(&mut self, ply: usize, walk: &mut PerftWalk<'_>) {
+    /// Try every candidate of the first ply (its progress needs the number of legal
+    /// first moves): the candidates, and the numbers of the legal ones.
+    fn perft_first_ply(&mut self, walk: &mut PerftWalk) -> Option<(CandidateItems, Vec<usize>)> {
+        if walk.result.counts.is_empty() || self.ending().is_some() {
+            return None;
+        }
+        let candidates = match self.candidate_items() {
+            Ok(c) => c,
+            Err(e) => {
+                walk.failed(e, None, 0);
+                return None;
+            }
+        };
+        let mut first_moves = Vec::new();
+        for i in 0..candidates.len() {
+            let Some(c) = candidates.get(i) else {
+                continue;
+            };
+            match self.make_unwatched(&c, &mut walk.log) {
+                Status::Committed(_) => {
+                    if self.world().outcome.is_some() {
+                        walk.result.finished[0] += 1;
+                    }
+                    first_moves.push(i);
+                    walk.log.unmake(self.world_mut());
+                }
+                Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
+                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+            }
+        }
+        walk.result.counts[0] += first_moves.len() as u64;
+        Some((candidates, first_moves))
+    }
+
+    /// Make the legal first move `c` (candidate number `i`) again and count below it.
+    fn perft_down(&mut self, i: usize, c: Candidate, walk: &mut PerftWalk) {
+        // The same move on the same world commits again (transactions are
+        // deterministic); an interruption may still stop it.
+        match self.make_unwatched(&c, &mut walk.log) {
+            Status::Committed(_) => {
+                walk.enter(i, c);
+                self.perft_from(1, walk);
+                walk.leave();
+                walk.log.unmake(self.world_mut());
+            }
+            Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
+            Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+        }
+    }
+
+    /// Count below the legal first moves on `jobs` threads: each thread takes the next
+    /// first move not yet taken, counts its subtree on its own copy of the session and
+    /// hands the count back here, where the counts are added up in whatever order they
+    /// come (the sum, and the failures' order, do not depend on it). False, with nothing
+    /// counted, when no thread could be started.
+    fn perft_spread(
+        &mut self,
+        jobs: usize,
+        candidates: &CandidateItems,
+        first_moves: &[usize],
+        walk: &mut PerftWalk,
+        progress: &mut dyn FnMut(PerftProgress),
+    ) -> bool {
+        let moves: Vec<(usize, Candidate)> = first_moves
+            .iter()
+            .filter_map(|&i| candidates.get(i).map(|c| (i, c)))
+            .collect();
+        let total = first_moves.len();
+        let depth = walk.result.counts.len();
+        let root = self.world().clone();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (moves, root, next) = (&moves, &root, &next);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let mut started = 0;
+            for _ in 0..jobs.min(moves.len()) {
+                let tx = tx.clone();
+                let mut session = self.fork();
+                let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((i, c)) = moves.get(k) else {
+                            break;
+                        };
+                        *session.world_mut() = root.clone();
+                        let mut sub = PerftWalk::new(depth);
+                        session.perft_down(*i, c.clone(), &mut sub);
+                        if tx.send(sub).is_err() {
+                            break;
+                        }
+                    }
+                });
+                // Threads that did start take every first move between them.
+                match thread {
+                    Ok(_) => started += 1,
+                    Err(_) => break,
+                }
+            }
+            drop(tx);
+            for (done, sub) in rx.into_iter().enumerate() {
+                walk.absorb(sub);
+                progress(PerftProgress {
+                    done: done + 1,
+                    total,
+                });
+            }
+            started > 0
+        })
+    }
+
+    /// Count the moves from the current world (at `ply`, below the first), and below
+    /// them. The moves are made in place, each unmade once its subtree is counted.
+    fn perft_from(&mut self, ply: usize, walk: &mut PerftWalk) {
         let depth = walk.result.counts.len();
         if ply == depth || self.ending().is_some() {
             return;
@@ -291,9 +423,7 @@ impl Session {
             }
         };
         let deeper = ply + 1 < depth;
-        let first = ply == 0;
         let mut legal = 0;
-        let mut first_moves = Vec::new();
         for i in 0..candidates.len() {
             let Some(c) = candidates.get(i) else {
                 continue;
@@ -304,9 +434,7 @@ impl Session {
                     if self.world().outcome.is_some() {
                         walk.result.finished[ply] += 1;
                     }
-                    if first {
-                        first_moves.push(i);
-                    } else if deeper {
+                    if deeper {
                         walk.enter(i, c);
                         self.perft_from(ply + 1, walk);
                         walk.leave();
@@ -318,30 +446,6 @@ impl Session {
             }
         }
         walk.result.counts[ply] += legal;
-        if !first {
-            return;
-        }
-        let total = first_moves.len();
-        for (done, i) in first_moves.into_iter().enumerate() {
-            if deeper && let Some(c) = candidates.get(i) {
-                // The same move on the same world commits again (transactions are
-                // deterministic); an interruption may still stop it.
-                match self.make_unwatched(&c, &mut walk.log) {
-                    Status::Committed(_) => {
-                        walk.enter(i, c);
-                        self.perft_from(ply + 1, walk);
-                        walk.leave();
-                        walk.log.unmake(self.world_mut());
-                    }
-                    Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
-                    Status::Vetoed { .. } | Status::RolledBack { .. } => {}
-                }
-            }
-            (walk.progress)(PerftProgress {
-                done: done + 1,
-                total,
-            });
-        }
     }
 }
 
@@ -356,7 +460,7 @@ type Place = Vec<u64>;
 const GONE_DOWN: u64 = 1 << 32;
 
 /// The state of one perft walk.
-struct PerftWalk<'a> {
+struct PerftWalk {
     result: Perft,
     /// The moves leading to the position being counted.
     path: Vec<Candidate>,
@@ -368,10 +472,24 @@ struct PerftWalk<'a> {
     first_met: Vec<Place>,
     /// What undoes the moves made on the way to the position.
     log: MoveLog,
-    progress: &'a mut dyn FnMut(PerftProgress),
 }
 
-impl PerftWalk<'_> {
+impl PerftWalk {
+    /// A walk counting `depth` plies.
+    fn new(depth: usize) -> PerftWalk {
+        PerftWalk {
+            result: Perft {
+                counts: vec![0; depth],
+                finished: vec![0; depth],
+                failures: Vec::new(),
+            },
+            path: Vec::with_capacity(depth),
+            at: Vec::with_capacity(depth),
+            first_met: Vec::new(),
+            log: MoveLog::default(),
+        }
+    }
+
     /// Go down by candidate number `i`, `c`.
     fn enter(&mut self, i: usize, c: Candidate) {
         self.path.push(c);
@@ -387,31 +505,52 @@ impl PerftWalk<'_> {
     /// Record `error`, met at trial number `trial` of the position (0: `#actions`, else
     /// the candidate `action`, number `trial - 1`).
     fn failed(&mut self, error: RuntimeError, action: Option<&Candidate>, trial: u64) {
-        let here = || self.at.iter().copied().chain(std::iter::once(trial));
-        if let Some(k) = self
-            .result
-            .failures
+        let place = self
+            .at
             .iter()
-            .position(|f| same_error(&f.error, &error))
-        {
-            self.result.failures[k].count += 1;
-            if here().lt(self.first_met[k].iter().copied()) {
-                // Met earlier in the order of the walk it stands for.
-                let f = &mut self.result.failures[k];
-                f.error = error;
-                f.played = self.path.iter().map(Candidate::name).collect();
-                f.action = action.map(Candidate::name);
-                self.first_met[k] = here().collect();
-            }
-            return;
-        }
-        self.first_met.push(here().collect());
-        self.result.failures.push(PerftFailure {
+            .copied()
+            .chain(std::iter::once(trial))
+            .collect();
+        let failure = PerftFailure {
             error,
             played: self.path.iter().map(Candidate::name).collect(),
             action: action.map(Candidate::name),
             count: 1,
-        });
+        };
+        self.note(place, failure);
+    }
+
+    /// Add `failure` (met `failure.count` times, first at `place`): to the same error met
+    /// before, which keeps the earlier place in the order of the walk it stands for, or
+    /// as a new one.
+    fn note(&mut self, place: Place, failure: PerftFailure) {
+        let Some(k) = self
+            .result
+            .failures
+            .iter()
+            .position(|f| same_error(&f.error, &failure.error))
+        else {
+            self.first_met.push(place);
+            self.result.failures.push(failure);
+            return;
+        };
+        let f = &mut self.result.failures[k];
+        let count = f.count + failure.count;
+        if place < self.first_met[k] {
+            *f = failure;
+            self.first_met[k] = place;
+        }
+        f.count = count;
+    }
+
+    /// Add up what another walk, from the same position, counted.
+    fn absorb(&mut self, other: PerftWalk) {
+        let sum = |a: &mut Vec<u64>, b: Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        sum(&mut self.result.counts, other.result.counts);
+        sum(&mut self.result.finished, other.result.finished);
+        for (place, failure) in other.first_met.into_iter().zip(other.result.failures) {
+            self.note(place, failure);
+        }
     }
 
     /// What the walk counted, the failures in the order they were first met.
