@@ -327,6 +327,8 @@ pub(super) fn dict(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
 /// nil) when there is none.
 pub(super) fn get(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let found = match &args[0] {
+        // A name as the key (a square, a side): looked for without making a key of it.
+        Value::Dict(d) if let Value::Str(t) = &args[1] => d.get_text(t).cloned(),
         Value::Dict(d) => d.get(&key_arg(&args[1], "get")?).cloned(),
         Value::List(l) => {
             let k = int_arg(&args[1], "get", "an integer index into a list")?;
