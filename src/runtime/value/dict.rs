@@ -152,16 +152,32 @@ fn scan_text<'a>(entries: &'a [Entry], t: &Text) -> Option<&'a Value> {
     };
     if t.is_symbol() {
         let word = t.ptr.as_ptr().addr();
+        // The word a string key is held as (an integer key, which is never among
+        // `strings`, gives its bits: read the same way, no branch on the kind).
+        let key_word = |k: &Key| match k {
+            Key::Str(e) => e.ptr.as_ptr().addr(),
+            Key::Int(i) => *i as usize,
+        };
+        // A key made at run time has its low bit clear.
         let mut symbols_only = 1;
-        for (k, v) in strings {
-            let w = match k {
-                Key::Str(e) => e.ptr.as_ptr().addr(),
-                Key::Int(_) => 0,
-            };
+        // Four keys a round: a compare and a branch each, one loop test.
+        let (fours, rest) = strings.as_chunks::<4>();
+        for four in fours {
+            let mut all = 1;
+            for (k, v) in four {
+                let w = key_word(k);
+                if w == word {
+                    return Some(v);
+                }
+                all &= w;
+            }
+            symbols_only &= all;
+        }
+        for (k, v) in rest {
+            let w = key_word(k);
             if w == word {
                 return Some(v);
             }
-            // A key made at run time has its low bit clear.
             symbols_only &= w;
         }
         if symbols_only & 1 == 1 {
