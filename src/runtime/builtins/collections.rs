@@ -1022,7 +1022,7 @@ mod tests {
                             max_memory,
                             ..Limits::default()
                         };
-                        let mut fast = Meter::new(limits.clone());
+                        let mut fast = Meter::new(limits);
                         let got = super::str(&mut args.clone(), &mut fast);
                         let mut slow = Meter::new(limits);
                         let want = super::text_of(&args, "", &mut slow, "`str`: the string")
