@@ -31,14 +31,14 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
 
 pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut deepest = 0;
-    let mut items = Vec::with_capacity(args.len());
-    for v in args.iter_mut() {
+    for v in args.iter() {
         if is_collection(v) {
             deepest = deepest.max(m.nest_depth(v)?);
         }
-        items.push(std::mem::take(v));
     }
     m.alloc(ELEMENT_BYTES * args.len() as u64)?;
+    // Moved out in one pass of known length: no capacity check per element.
+    let items = args.iter_mut().map(std::mem::take).collect();
     Ok(Value::list(List::with_depth(items, deepest + 1)))
 }
 
@@ -327,6 +327,8 @@ pub(super) fn dict(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
 /// nil) when there is none.
 pub(super) fn get(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let found = match &args[0] {
+        // A name as the key (a square, a side): looked for without making a key of it.
+        Value::Dict(d) if let Value::Str(t) = &args[1] => d.get_text(t).cloned(),
         Value::Dict(d) => d.get(&key_arg(&args[1], "get")?).cloned(),
         Value::List(l) => {
             let k = int_arg(&args[1], "get", "an integer index into a list")?;
@@ -437,8 +439,40 @@ pub(super) fn str(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
     if let [v @ Value::Str(_)] = args {
         return Ok(std::mem::take(v));
     }
+    if let Some(text) = join_short_strings(args, m)? {
+        return Ok(Value::Str(Text::from_string(text)));
+    }
     let text = text_of(args, "", m, "`str`: the string")?;
     Ok(Value::Str(Text::from_string(text)))
+}
+
+/// [`text_of`] with no separator for two to four strings within the length limit (a
+/// move's name made of its squares), each text read once; `None` for any other
+/// arguments, which `text_of` then joins (and refuses when too long).
+#[inline]
+fn join_short_strings(args: &[Value], m: &mut Meter) -> Result<Option<String>, BuiltinError> {
+    let mut parts = [""; 4];
+    if args.len() > parts.len() {
+        return Ok(None);
+    }
+    for (part, v) in parts.iter_mut().zip(args) {
+        let Value::Str(s) = v else {
+            return Ok(None);
+        };
+        *part = s.as_str();
+    }
+    let parts = &parts[..args.len()];
+    let len = parts.iter().map(|p| p.len()).sum::<usize>();
+    if len > m.limits.max_length {
+        return Ok(None);
+    }
+    let mut text = String::with_capacity(len);
+    for p in parts {
+        text.push_str(p);
+    }
+    m.work(len)?;
+    m.alloc(ELEMENT_BYTES + len as u64)?;
+    Ok(Some(text))
 }
 
 /// The text forms of `args` (strings without quotes) joined by `sep`, within the length
@@ -961,6 +995,44 @@ mod tests {
         err("values", vec![NIL]);
         err("remove-key", vec![ints(&[]), i(0)]);
         err("remove-key", vec![dict, Value::Bool(true)]);
+    }
+
+    /// `str` of a few strings (joined without `text_of`) answers, counts steps and memory,
+    /// and fails exactly as `text_of` does, under every limit.
+    #[test]
+    fn str_of_short_strings_counts_as_text_of() {
+        use crate::runtime::budget::{Limits, Meter};
+        let made = Value::str("str-short-made");
+        let cases: Vec<Vec<Value>> = vec![
+            vec![],
+            vec![s("e2"), s("e4")],
+            vec![s("e7"), s("e8"), s("q")],
+            vec![s("P"), s("@"), made.clone(), s("")],
+            vec![s("a"), s("b"), s("c"), s("d"), s("e")],
+            vec![made.clone(), made.clone()],
+            vec![s("ab"), i(3)],
+        ];
+        for args in cases {
+            for max_length in [0, 3, 4, 14, 28, 100] {
+                for max_steps in [0, 3, 4, 100] {
+                    for max_memory in [0, 16, 20, 100] {
+                        let limits = Limits {
+                            max_length,
+                            max_steps,
+                            max_memory,
+                            ..Limits::default()
+                        };
+                        let mut fast = Meter::new(limits);
+                        let got = super::str(&mut args.clone(), &mut fast);
+                        let mut slow = Meter::new(limits);
+                        let want = super::text_of(&args, "", &mut slow, "`str`: the string")
+                            .map(|t| Value::Str(super::Text::from_string(t)));
+                        assert_eq!(got, want, "{args:?} {max_length} {max_steps} {max_memory}");
+                        assert_eq!((fast.steps, fast.memory), (slow.steps, slow.memory));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::fmt;
 use std::iter::FusedIterator;
 use std::sync::Arc;
 
-use super::{Key, Value};
+use super::{Key, Text, Value};
 
 /// The most entries kept as one vector; larger dictionaries are split into chunks.
 pub const FLAT_MAX: usize = 1024;
@@ -140,6 +140,57 @@ fn str_search(entries: &[Entry], key: &Key) -> Result<usize, usize> {
     entries.binary_search_by(|(e, _)| e.cmp(key))
 }
 
+/// The value at the string key `t` in the short `entries`, found by equality. When `t`
+/// is a symbol, one word compare per string key finds it, and only a key made at run time
+/// (rare) has its text compared.
+#[inline(always)]
+fn scan_text<'a>(entries: &'a [Entry], t: &Text) -> Option<&'a Value> {
+    // The string keys come after the integer ones.
+    let strings = match entries.first() {
+        Some((Key::Str(_), _)) => entries,
+        _ => &entries[entries.partition_point(|(k, _)| matches!(k, Key::Int(_)))..],
+    };
+    if t.is_symbol() {
+        let word = t.ptr.as_ptr().addr();
+        // The word a string key is held as (an integer key, which is never among
+        // `strings`, gives its bits: read the same way, no branch on the kind).
+        let key_word = |k: &Key| match k {
+            Key::Str(e) => e.ptr.as_ptr().addr(),
+            Key::Int(i) => *i as usize,
+        };
+        // A key made at run time has its low bit clear.
+        let mut symbols_only = 1;
+        // Four keys a round: a compare and a branch each, one loop test.
+        let (fours, rest) = strings.as_chunks::<4>();
+        for four in fours {
+            let mut all = 1;
+            for (k, v) in four {
+                let w = key_word(k);
+                if w == word {
+                    return Some(v);
+                }
+                all &= w;
+            }
+            symbols_only &= all;
+        }
+        for (k, v) in rest {
+            let w = key_word(k);
+            if w == word {
+                return Some(v);
+            }
+            symbols_only &= w;
+        }
+        if symbols_only & 1 == 1 {
+            // Two different symbols are two different texts.
+            return None;
+        }
+    }
+    strings
+        .iter()
+        .find(|(k, _)| matches!(k, Key::Str(e) if e == t))
+        .map(|(_, v)| v)
+}
+
 /// Which of `chunks` holds `key` or would take it: the last whose first key is not after
 /// it (the first chunk for a key before every other).
 #[inline]
@@ -245,10 +296,17 @@ impl Dict {
             Entries::Chunks(chunks, _) => chunks.get(chunk_of(chunks, key))?,
         };
         match key {
-            Key::Str(_) if v.len() <= SCAN_UP_TO => {
-                v.iter().find(|(e, _)| e == key).map(|(_, value)| value)
-            }
+            Key::Str(t) if v.len() <= SCAN_UP_TO => scan_text(v, t),
             _ => flat_search(v, key).ok().map(|i| &v[i].1),
+        }
+    }
+
+    /// [`Dict::get`] of the string key `t`, without making a key of it.
+    #[inline(never)]
+    pub fn get_text(&self, t: &Text) -> Option<&Value> {
+        match &self.entries {
+            Entries::Flat(v) if v.len() <= SCAN_UP_TO => scan_text(v, t),
+            _ => self.get_other(&Key::Str(t.clone())),
         }
     }
 
@@ -763,6 +821,47 @@ mod tests {
 
     use super::*;
     use crate::symbol::Symbol;
+
+    /// A string key is found the same way whether the key or the entry is a symbol or a
+    /// string made at run time, among integer keys or not, in a short dictionary (one word
+    /// compare per key) or a long one.
+    #[test]
+    fn string_keys_are_found_as_symbols_or_texts() {
+        let sym = |t: &str| Text::sym(Symbol::intern(t));
+        let made = |t: &str| Text::new(t);
+        for size in [0, 1, 5, SCAN_UP_TO, SCAN_UP_TO + 1, 100] {
+            for with_ints in [false, true] {
+                for made_every in [0, 1, 3] {
+                    let mut d = Dict::new();
+                    if with_ints {
+                        d.insert(Key::Int(-4), Value::Int(0));
+                        d.insert(Key::Int(7), Value::Int(1));
+                    }
+                    for i in 0..size {
+                        let name = format!("dict-scan-key-{i}");
+                        let text = if made_every > 0 && i % made_every == 0 {
+                            made(&name)
+                        } else {
+                            sym(&name)
+                        };
+                        d.insert(Key::Str(text), Value::Int(i as i64));
+                    }
+                    for i in 0..size + 2 {
+                        let name = format!("dict-scan-key-{i}");
+                        let want = (i < size).then_some(Value::Int(i as i64));
+                        for key in [sym(&name), made(&name)] {
+                            assert_eq!(d.get_text(&key).cloned(), want, "{size} {name}");
+                            assert_eq!(d.get(&Key::Str(key.clone())).cloned(), want);
+                        }
+                    }
+                    for absent in ["", "dict-scan-key", "z"] {
+                        assert_eq!(d.get_text(&sym(absent)), None);
+                        assert_eq!(d.get_text(&made(absent)), None);
+                    }
+                }
+            }
+        }
+    }
 
     /// A small deterministic generator (xorshift).
     struct Rng(u64);

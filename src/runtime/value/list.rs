@@ -17,7 +17,7 @@
 use std::fmt;
 use std::iter::FusedIterator;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering as Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering as Relaxed};
 
 use super::Value;
 
@@ -42,6 +42,12 @@ pub struct List {
     /// so a walk that finds the exact depth can lower it through a shared reference; the
     /// list's elements cannot change while it is shared.
     depth: AtomicU32,
+    /// Whether every element is known to hold nothing (see [`Value::holds_nothing`]):
+    /// then copying the list is one block copy and dropping it drops no element. `false`
+    /// says nothing (not known, or an element holds something). Every change that adds an
+    /// element clears it unless the element holds nothing; a copy that finds the list
+    /// plain sets it on the copy.
+    plain: AtomicBool,
 }
 
 #[derive(Clone)]
@@ -86,6 +92,7 @@ impl List {
         List {
             items,
             depth: AtomicU32::new(depth.max(1)),
+            plain: AtomicBool::new(false),
         }
     }
 
@@ -106,11 +113,15 @@ impl List {
         self.depth.fetch_min(depth.max(1), Relaxed::Relaxed);
     }
 
-    /// Raise the bound for an element of depth `d` added.
+    /// Raise the bound for an element `v` of depth `d` added; the list is no longer known
+    /// to be plain unless `v` holds nothing.
     #[inline]
-    fn holds(&mut self, d: u32) {
+    fn holds(&mut self, v: &Value, d: u32) {
         let depth = self.depth.get_mut();
         *depth = (*depth).max(above(d));
+        if !v.holds_nothing() {
+            *self.plain.get_mut() = false;
+        }
     }
 
     /// How many elements.
@@ -152,6 +163,12 @@ impl List {
         }
     }
 
+    /// Whether every element is known to hold nothing.
+    #[inline]
+    fn is_plain(&self) -> bool {
+        self.plain.load(Relaxed::Relaxed)
+    }
+
     /// The elements in order.
     #[inline]
     pub fn iter(&self) -> Iter<'_> {
@@ -189,20 +206,20 @@ impl List {
         Arc::make_mut(this)
     }
 
-    #[inline(never)]
+    #[inline]
     fn copy_with_room(&self, extra: usize) -> List {
+        let mut plain = self.is_plain();
         let items = match &self.items {
             Items::Flat(v) => {
-                if !v.iter().all(Value::holds_nothing) {
+                // Known plain (a board copied to be changed by names and nils, then
+                // copied again), or found so by a walk: the copy is known plain too.
+                plain = plain || v.iter().all(Value::holds_nothing);
+                if !plain {
                     // Lists among the elements (groups of cells, pairs): each copied
                     // inline, without a call per element.
-                    return List {
-                        items: Items::Flat(Value::copy_all(v, extra)),
-                        depth: AtomicU32::new(self.depth()),
-                    };
-                }
-                let mut copy = Vec::with_capacity(v.len() + extra);
-                {
+                    Items::Flat(Value::copy_all(v, extra))
+                } else {
+                    let mut copy = Vec::with_capacity(v.len() + extra);
                     // A list of numbers and names (a board): copied as one block.
                     // SAFETY: `copy` has room for `v.len()` values, and a value that
                     // holds nothing is its bits (see `Value::holds_nothing`): the copies
@@ -211,21 +228,22 @@ impl List {
                         std::ptr::copy_nonoverlapping(v.as_ptr(), copy.as_mut_ptr(), v.len());
                         copy.set_len(v.len());
                     }
+                    Items::Flat(copy)
                 }
-                Items::Flat(copy)
             }
             Items::Tree(t) => Items::Tree(t.clone()),
         };
         List {
             items,
             depth: AtomicU32::new(self.depth()),
+            plain: AtomicBool::new(plain),
         }
     }
 
     /// Add `v`, which nests `d` deep, at the end.
     #[inline]
     pub fn push_back(&mut self, v: Value, d: u32) {
-        self.holds(d);
+        self.holds(&v, d);
         match &mut self.items {
             Items::Flat(items) if items.len() < FLAT_MAX => items.push(v),
             Items::Flat(_) => {
@@ -238,7 +256,7 @@ impl List {
 
     /// Add `v`, which nests `d` deep, at the front.
     pub fn push_front(&mut self, v: Value, d: u32) {
-        self.holds(d);
+        self.holds(&v, d);
         match &mut self.items {
             Items::Flat(items) if items.len() < FLAT_MAX => items.insert(0, v),
             Items::Flat(_) => {
@@ -260,7 +278,7 @@ impl List {
 
     /// Replace the element at `index` (which must exist) by `v`, which nests `d` deep.
     pub fn set(&mut self, index: usize, v: Value, d: u32) {
-        self.holds(d);
+        self.holds(&v, d);
         match &mut self.items {
             Items::Flat(items) => {
                 if let Some(slot) = items.get_mut(index) {
@@ -335,6 +353,9 @@ impl List {
         let d = other.depth();
         let depth = self.depth.get_mut();
         *depth = (*depth).max(d);
+        if !other.is_plain() {
+            *self.plain.get_mut() = false;
+        }
         if let Items::Flat(items) = &mut self.items
             && items.len() + other.len() <= FLAT_MAX
         {
@@ -363,6 +384,12 @@ impl Drop for List {
     /// for the others.
     fn drop(&mut self) {
         if let Items::Flat(items) = &mut self.items {
+            if *self.plain.get_mut() {
+                // SAFETY: no element holds anything (the flag's invariant): letting them
+                // go without a drop frees nothing; the vector then frees its buffer.
+                unsafe { items.set_len(0) };
+                return;
+            }
             let len = items.len();
             // SAFETY: the vector is emptied first, so each element is dropped here once
             // (or, should a drop panic, the rest are leaked, never dropped twice); an
@@ -393,6 +420,7 @@ impl Clone for List {
         List {
             items: self.items.clone(),
             depth: AtomicU32::new(self.depth()),
+            plain: AtomicBool::new(self.is_plain()),
         }
     }
 }
@@ -555,6 +583,50 @@ mod tests {
         }
         assert_eq!(Arc::strong_count(&inner), 1);
         assert_eq!(text.to_string(), "\"list-test-group-text\"");
+    }
+
+    /// A list known to hold nothing to count is copied as a block; whatever adds an element
+    /// that holds something (push, set, append) makes copies count it again, so every
+    /// count taken is given back.
+    #[test]
+    fn a_plain_list_stays_plain_only_while_its_elements_hold_nothing() {
+        use crate::symbol::Symbol;
+        let inner = Arc::new(ints(0..3));
+        let counted = || Value::List(inner.clone());
+        let name = Value::sym(Symbol::intern("list-test-plain"));
+        type Change = fn(&mut List, Value);
+        let changes: [Change; 4] = [
+            |l, v| l.push_back(v, 1),
+            |l, v| l.push_front(v, 1),
+            |l, v| l.set(1, v, 1),
+            |l, v| l.append(Arc::new(List::from_vec(vec![Value::Int(0), v]))),
+        ];
+        for change in changes {
+            // Built from nothing by names, copied (known plain), then changed.
+            let mut board = Arc::new(List::new());
+            for _ in 0..8 {
+                List::make_mut(&mut board, 1).push_back(name.clone(), 0);
+            }
+            let before = board.clone();
+            let mut copy = board.clone();
+            change(List::make_mut(&mut copy, 1), counted());
+            let mut again = copy.clone();
+            List::make_mut(&mut again, 0).set(2, Value::Nil, 0);
+            assert_eq!(Arc::strong_count(&inner), 3);
+            drop((copy, again));
+            assert_eq!(Arc::strong_count(&inner), 1);
+            assert_eq!(*before, *board);
+        }
+        // Copies of a plain list changed by names only stay plain and equal.
+        let mut a = Arc::new(List::from_vec(vec![name.clone(); 64]));
+        let held = a.clone();
+        List::make_mut(&mut a, 0).set(3, Value::Int(5), 0);
+        let held2 = a.clone();
+        List::make_mut(&mut a, 0).set(4, Value::Nil, 0);
+        assert_eq!(held.len(), 64);
+        assert_eq!(held2[3], Value::Int(5));
+        assert_eq!(a[4], Value::Nil);
+        assert_eq!(a[3], Value::Int(5));
     }
 
     #[test]
