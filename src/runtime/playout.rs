@@ -505,12 +505,19 @@ impl PerftWalk {
     /// Record `error`, met at trial number `trial` of the position (0: `#actions`, else
     /// the candidate `action`, number `trial - 1`).
     fn failed(&mut self, error: RuntimeError, action: Option<&Candidate>, trial: u64) {
-        let place = self
-            .at
+        let here = || self.at.iter().copied().chain(std::iter::once(trial));
+        if let Some(k) = self
+            .result
+            .failures
             .iter()
-            .copied()
-            .chain(std::iter::once(trial))
-            .collect();
+            .position(|f| same_error(&f.error, &error))
+            && !here().lt(self.first_met[k].iter().copied())
+        {
+            // Met again, not earlier: only counted (nothing is built).
+            self.result.failures[k].count += 1;
+            return;
+        }
+        let place = here().collect();
         let failure = PerftFailure {
             error,
             played: self.path.iter().map(Candidate::name).collect(),
