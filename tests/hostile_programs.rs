@@ -650,6 +650,28 @@ fn builtin_index(name: &str) -> usize {
     BUILTINS.iter().position(|b| b.name == name).expect(name)
 }
 
+/// A game that prints `(list (<name> <args>))` for each case (its arguments as source
+/// text, and as values) prints what the builtin function gives on the values: what the
+/// instruction loop answers itself is what the builtin answers.
+fn each_prints_what_the_builtin_gives(name: &str, cases: Vec<(String, Vec<Value>)>) {
+    let lines: Vec<String> = cases
+        .iter()
+        .map(|(args, _)| format!("      (print (list ({name} {args})))"))
+        .collect();
+    let tx = run_go(go_game(&lines.join("\n")));
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let f = builtin_index(name);
+    let mut meter = Meter::new(Limits::default());
+    assert_eq!(tx.output.len(), cases.len());
+    for (line, (args, mut values)) in tx.output.iter().zip(cases) {
+        let builtin = call_pure(f, &mut values, &mut meter)
+            .expect("pure")
+            .expect("no error");
+        let shown = Value::list([builtin].into_iter().collect()).to_string();
+        assert_eq!(line, &Output::Print(shown), "({name} {args})");
+    }
+}
+
 /// `not`, which the instruction loop answers itself, gives what the builtin function
 /// gives, on values of every kind.
 #[test]
@@ -670,21 +692,13 @@ fn the_loops_not_is_the_builtins() {
             Value::list([Value::Nil].into_iter().collect()),
         ),
     ];
-    let lines: Vec<String> = values
-        .iter()
-        .map(|(v, _)| format!("      (print (not {v}))"))
-        .collect();
-    let tx = run_go(go_game(&lines.join("\n")));
-    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let not = builtin_index("not");
-    let mut meter = Meter::new(Limits::default());
-    assert_eq!(tx.output.len(), values.len());
-    for (line, (text, value)) in tx.output.iter().zip(values) {
-        let builtin = call_pure(not, &mut [value], &mut meter)
-            .expect("pure")
-            .expect("no error");
-        assert_eq!(line, &Output::Print(builtin.to_string()), "(not {text})");
-    }
+    each_prints_what_the_builtin_gives(
+        "not",
+        values
+            .into_iter()
+            .map(|(text, value)| (text.to_string(), vec![value]))
+            .collect(),
+    );
 }
 
 /// `lower` of a one-character name, which the instruction loop answers itself, gives what
@@ -696,11 +710,7 @@ fn the_loops_lower_is_the_builtins() {
         .map(|b| char::from(b).to_string())
         .collect();
     texts.extend(["", "Ab", "\u{c9}", "\u{e9}"].map(String::from));
-    let lines: Vec<String> = texts
-        .iter()
-        .map(|t| format!("      (print (list (lower \"{t}\")))"))
-        .collect();
-    let built = go_game(&lines.join("\n"));
+    let built = go_game("      (print (lower \"A\"))");
     assert!(
         built
             .game
@@ -711,18 +721,13 @@ fn the_loops_lower_is_the_builtins() {
             )),
         "the game calls lower"
     );
-    let tx = run_go(built);
-    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let lower = builtin_index("lower");
-    let mut meter = Meter::new(Limits::default());
-    assert_eq!(tx.output.len(), texts.len());
-    for (line, text) in tx.output.iter().zip(&texts) {
-        let builtin = call_pure(lower, &mut [Value::str(text)], &mut meter)
-            .expect("pure")
-            .expect("no error");
-        let shown = Value::list([builtin].into_iter().collect()).to_string();
-        assert_eq!(line, &Output::Print(shown), "(lower {text:?})");
-    }
+    each_prints_what_the_builtin_gives(
+        "lower",
+        texts
+            .into_iter()
+            .map(|t| (format!("\"{t}\""), vec![Value::str(&t)]))
+            .collect(),
+    );
 }
 
 /// `lower` of one-character names (answered in the loop) counts its steps and memory as
@@ -754,31 +759,14 @@ fn the_loops_lower_counts_as_the_builtin_does() {
 fn the_loops_contains_is_the_builtins() {
     let hays = ["", "KQRBNP", "kqrbnp", "a", "\u{e9}t\u{e9}", "x y", "QQ"];
     let needles = ["K", "k", "P", "Q", "a", " ", "t", "y", "\u{e9}", "QQ", ""];
-    let mut pairs = Vec::new();
+    let mut cases = Vec::new();
     for h in hays {
         for n in needles {
-            pairs.push((h, n));
+            let args = format!("\"{h}\" \"{n}\"");
+            cases.push((args, vec![Value::str(h), Value::str(n)]));
         }
     }
-    let lines: Vec<String> = pairs
-        .iter()
-        .map(|(h, n)| format!("      (print (contains \"{h}\" \"{n}\"))"))
-        .collect();
-    let tx = run_go(go_game(&lines.join("\n")));
-    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
-    let contains = builtin_index("contains");
-    let mut meter = Meter::new(Limits::default());
-    assert_eq!(tx.output.len(), pairs.len());
-    for (line, (h, n)) in tx.output.iter().zip(&pairs) {
-        let builtin = call_pure(contains, &mut [Value::str(h), Value::str(n)], &mut meter)
-            .expect("pure")
-            .expect("no error");
-        assert_eq!(
-            line,
-            &Output::Print(builtin.to_string()),
-            "(contains {h:?} {n:?})"
-        );
-    }
+    each_prints_what_the_builtin_gives("contains", cases);
 }
 
 /// Whether two games, each sending `go` to `e0`, end alike (status, steps, trace; an
