@@ -253,7 +253,7 @@ impl Record {
             let value = if k.fract() == 0.0 && k.abs() < 1e15 {
                 Value::Int(k as i64)
             } else {
-                Value::Float(k)
+                Value::float(k)
             };
             params.push(("komi".to_string(), value));
         }
@@ -482,7 +482,7 @@ pub fn write(session: &Session) -> Result<String, String> {
         .ok_or("the board size is not from 2 to 25")?;
     let komi = match session.param(Symbol::intern("komi")) {
         Some(Value::Int(i)) => *i as f64,
-        Some(Value::Float(f)) => *f,
+        Some(Value::Float(f)) => f.get(),
         Some(other) => return Err(format!("parameter `komi` is {other}, not a number")),
         None => return Err("the game has no parameter `komi`".into()),
     };

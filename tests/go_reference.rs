@@ -337,7 +337,7 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
             let score = session
                 .outcome()
                 .and_then(|o| o.get(&Key::sym(sym("score"))).cloned());
-            if score != Some(Value::Float(margin)) {
+            if score != Some(Value::float(margin)) {
                 return Err(report(
                     &format!("flexrules' score is {score:?}, the board's area margin is {margin}"),
                     &ours,

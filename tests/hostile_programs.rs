@@ -678,12 +678,12 @@ fn each_prints_what_the_builtin_gives(name: &str, cases: Vec<(String, Vec<Value>
 fn the_loops_not_is_the_builtins() {
     let values: Vec<(&str, Value)> = vec![
         ("nil", Value::Nil),
-        ("false", Value::Bool(false)),
-        ("true", Value::Bool(true)),
+        ("false", Value::bool(false)),
+        ("true", Value::bool(true)),
         ("0", Value::Int(0)),
         ("3", Value::Int(3)),
-        ("0.0", Value::Float(0.0)),
-        ("2.5", Value::Float(2.5)),
+        ("0.0", Value::float(0.0)),
+        ("2.5", Value::float(2.5)),
         ("\"\"", Value::sym(Symbol::intern(""))),
         ("\"a\"", Value::sym(Symbol::intern("a"))),
         ("(list)", Value::list(List::new())),
@@ -852,7 +852,7 @@ fn the_loops_first_and_last_are_the_builtins() {
                     Value::sym(Symbol::intern("a")),
                     Value::Nil,
                     Value::list([Value::Int(2)].into_iter().collect()),
-                    Value::Float(3.5),
+                    Value::float(3.5),
                 ]
                 .into_iter()
                 .collect(),

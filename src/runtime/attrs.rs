@@ -298,8 +298,8 @@ mod tests {
         }
         a.insert(Key::Int(7), Value::Nil);
         d.insert(Key::Int(7), Value::Nil);
-        a.insert(Key::Int(-2), Value::Bool(true));
-        d.insert(Key::Int(-2), Value::Bool(true));
+        a.insert(Key::Int(-2), Value::bool(true));
+        d.insert(Key::Int(-2), Value::bool(true));
         let from_dict: Vec<String> = d
             .iter()
             .map(|(k, v)| format!("{} {v}", k.to_value()))

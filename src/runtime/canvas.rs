@@ -119,7 +119,7 @@ impl std::fmt::Display for View {
 pub fn number(v: &Value) -> Option<f64> {
     match v {
         Value::Int(i) => Some(*i as f64),
-        Value::Float(x) => Some(*x),
+        Value::Float(x) => Some(x.get()),
         _ => None,
     }
 }

@@ -15,11 +15,11 @@ pub fn parse_literal(text: &str) -> Value {
     if t.contains('.')
         && let Ok(x) = t.parse::<f64>()
     {
-        return Value::Float(x);
+        return Value::float(x);
     }
     match t {
-        "true" => Value::Bool(true),
-        "false" => Value::Bool(false),
+        "true" => Value::bool(true),
+        "false" => Value::bool(false),
         "nil" => Value::Nil,
         _ if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') => {
             Value::str(&crate::syntax::token::unescape(&t[1..t.len() - 1]))
@@ -149,7 +149,7 @@ mod tests {
     #[test]
     fn literals() {
         assert_eq!(parse_literal("3"), Value::Int(3));
-        assert_eq!(parse_literal("2.5"), Value::Float(2.5));
+        assert_eq!(parse_literal("2.5"), Value::float(2.5));
         assert_eq!(parse_literal("x"), Value::str("x"));
         assert_eq!(parse_literal("\"x y\""), Value::str("x y"));
     }

@@ -25,17 +25,23 @@ pub use dict::{
 pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
 
 /// A value.
+///
+/// Every variant keeps its payload in one 64-bit word (a boolean as a [`Truth`], a float
+/// as its bits in a [`Float`]), so a value is a pair of scalars, its tag and that word:
+/// it is passed and returned in two registers, and copied or pushed as two stores that
+/// a later read of either finds at once, never as a 16-byte block read back from a
+/// temporary written by narrower stores.
 #[derive(Default)]
 pub enum Value {
     /// Nothing; false.
     #[default]
     Nil,
     /// `true` or `false`.
-    Bool(bool),
+    Bool(Truth),
     /// A 64-bit integer.
     Int(i64),
     /// A 64-bit float.
-    Float(f64),
+    Float(Float),
     /// A string.
     Str(Text),
     /// A persistent list.
@@ -44,6 +50,68 @@ pub enum Value {
     Dict(Arc<Dict>),
     /// A message: a label and attributes.
     Message(Arc<Message>),
+}
+
+/// A boolean in a 64-bit word (see [`Value`]).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+#[repr(u64)]
+pub enum Truth {
+    /// `false`.
+    False = 0,
+    /// `true`.
+    True = 1,
+}
+
+impl Truth {
+    /// The boolean.
+    #[inline(always)]
+    pub fn get(self) -> bool {
+        matches!(self, Truth::True)
+    }
+}
+
+/// A float held as its bits in a 64-bit integer (see [`Value`]).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub struct Float(u64);
+
+impl Float {
+    /// The float.
+    #[inline(always)]
+    pub fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+}
+
+impl std::ops::Deref for Float {
+    type Target = f64;
+
+    #[inline(always)]
+    fn deref(&self) -> &f64 {
+        // SAFETY: `Float` is a `u64` (`repr(transparent)`), of the size and alignment of
+        // an `f64`, and every bit pattern is an `f64`.
+        unsafe { &*(self as *const Float).cast::<f64>() }
+    }
+}
+
+impl PartialEq for Float {
+    /// As floats compare (so NaN is unequal to itself).
+    #[inline(always)]
+    fn eq(&self, other: &Float) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl fmt::Debug for Float {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.get(), f)
+    }
+}
+
+impl fmt::Display for Float {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.get(), f)
+    }
 }
 
 /// The text of a string value.
@@ -430,6 +498,18 @@ impl Value {
         }
     }
 
+    /// The value of boolean `b`.
+    #[inline(always)]
+    pub const fn bool(b: bool) -> Value {
+        Value::Bool(if b { Truth::True } else { Truth::False })
+    }
+
+    /// The value of float `x`.
+    #[inline(always)]
+    pub const fn float(x: f64) -> Value {
+        Value::Float(Float(x.to_bits()))
+    }
+
     /// A string value made at run time (see [`Text::new`]: never adds to the symbol table).
     pub fn str(text: &str) -> Value {
         Value::Str(Text::new(text))
@@ -453,7 +533,7 @@ impl Value {
 
     /// `nil` and `false` are false; everything else is true.
     pub fn truthy(&self) -> bool {
-        !matches!(self, Value::Nil | Value::Bool(false))
+        !matches!(self, Value::Nil | Value::Bool(Truth::False))
     }
 
     /// The name of this value's type, for error messages.
@@ -475,7 +555,9 @@ impl Value {
         match self {
             Value::Int(i) => Some(Key::Int(*i)),
             Value::Str(s) => Some(Key::Str(s.clone())),
-            Value::Float(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => Some(Key::Int(*x as i64)),
+            Value::Float(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => {
+                Some(Key::Int(x.get() as i64))
+            }
             _ => None,
         }
     }
@@ -535,9 +617,9 @@ impl Value {
         use serde_json::Value as J;
         match self {
             Value::Nil => J::Null,
-            Value::Bool(b) => J::Bool(*b),
+            Value::Bool(b) => J::Bool(b.get()),
             Value::Int(i) => J::from(*i),
-            Value::Float(x) => serde_json::Number::from_f64(*x).map_or(J::Null, J::Number),
+            Value::Float(x) => serde_json::Number::from_f64(x.get()).map_or(J::Null, J::Number),
             Value::Str(s) => J::String(s.as_str().to_string()),
             Value::List(l) => J::Array(l.iter().map(Value::to_json).collect()),
             Value::Dict(d) => dict_json(d),
@@ -575,7 +657,7 @@ impl PartialEq for Value {
             (Value::Int(a), Value::Int(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::Int(a), Value::Float(b)) | (Value::Float(b), Value::Int(a)) => {
-                (*a as f64) == *b && b.fract() == 0.0 && (*b as i64) == *a
+                (*a as f64) == b.get() && b.fract() == 0.0 && (b.get() as i64) == *a
             }
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::List(a), Value::List(b)) => Arc::ptr_eq(a, b) || a == b,
@@ -604,7 +686,7 @@ impl Value {
     pub fn write_text(&self, out: &mut dyn fmt::Write, left_out: &mut u64) -> fmt::Result {
         match self {
             Value::Nil => out.write_str("nil"),
-            Value::Bool(b) => out.write_str(if *b { "true" } else { "false" }),
+            Value::Bool(b) => out.write_str(if b.get() { "true" } else { "false" }),
             Value::Int(i) => write!(out, "{i}"),
             Value::Float(x) => {
                 if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
@@ -779,6 +861,23 @@ mod tests {
     #[test]
     fn value_is_two_words() {
         assert_eq!(std::mem::size_of::<Value>(), 16);
+        // Every payload is one 64-bit word of integer or pointer kind, so the value is a
+        // pair of scalars (passed in registers): a boolean or a float takes a word too.
+        assert_eq!(std::mem::size_of::<Truth>(), 8);
+        assert_eq!(std::mem::size_of::<Float>(), 8);
+        assert_eq!(std::mem::size_of::<Option<Value>>(), 16);
+        assert!(Value::bool(true).truthy() && !Value::bool(false).truthy());
+        for x in [0.0, -0.0, 1.5, f64::INFINITY, f64::MIN_POSITIVE] {
+            let Value::Float(f) = Value::float(x) else {
+                panic!("a float")
+            };
+            assert_eq!(f.get().to_bits(), x.to_bits());
+            assert_eq!(*f, x);
+        }
+        let Value::Float(nan) = Value::float(f64::NAN) else {
+            panic!("a float")
+        };
+        assert!(nan.is_nan() && nan != nan, "NaN stays unequal to itself");
     }
 
     #[test]
@@ -787,9 +886,9 @@ mod tests {
         let list = Value::list(List::from_vec(vec![Value::Int(1), made.clone()]));
         let plain = [
             Value::Nil,
-            Value::Bool(true),
+            Value::bool(true),
             Value::Int(-7),
-            Value::Float(2.5),
+            Value::float(2.5),
             Value::sym(Symbol::intern("value-test-plain")),
             Value::sym(Symbol::intern("k")),
         ];
@@ -884,8 +983,8 @@ mod tests {
 
     #[test]
     fn integers_equal_floats_of_the_same_value() {
-        assert_eq!(Value::Int(1), Value::Float(1.0));
-        assert_ne!(Value::Int(1), Value::Float(1.5));
+        assert_eq!(Value::Int(1), Value::float(1.0));
+        assert_ne!(Value::Int(1), Value::float(1.5));
         assert_ne!(Value::Int(1), Value::str("1"));
     }
 
@@ -907,7 +1006,7 @@ mod tests {
         let l = Value::list(List::from_vec(vec![
             Value::Int(1),
             Value::str("x"),
-            Value::Float(2.0),
+            Value::float(2.0),
         ]));
         assert_eq!(l.to_string(), "(1 \"x\" 2.0)");
         assert_eq!(Value::str("x").to_text(), "x");

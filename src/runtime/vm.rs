@@ -331,7 +331,7 @@ fn add_entry(m: &mut Meter, len: usize) -> bool {
 fn int_value(r: IntValue) -> Value {
     match r {
         IntValue::Int(i) => Value::Int(i),
-        IntValue::Bool(b) => Value::Bool(b),
+        IntValue::Bool(b) => Value::bool(b),
     }
 }
 
@@ -1243,9 +1243,9 @@ impl Machine {
                 }
                 match op {
                     Op::Nil => self.stack.push(Value::Nil),
-                    Op::Bool(b) => self.stack.push(Value::Bool(b)),
+                    Op::Bool(b) => self.stack.push(Value::bool(b)),
                     Op::Int(i) => self.stack.push(Value::Int(i)),
-                    Op::Float(x) => self.stack.push(Value::Float(x)),
+                    Op::Float(x) => self.stack.push(Value::float(x)),
                     Op::Str(s) => self.stack.push(Value::sym(s)),
                     Op::Load(slot) => {
                         let v = self.stack[base + slot as usize].clone();
@@ -1345,12 +1345,12 @@ impl Machine {
                         let same = self.stack[n - 1] == b;
                         let r = same == matches!(FAST_OPS[index as usize], Some(IntOp::Eq));
                         discard(b);
-                        overwrite(&mut self.stack[n - 1], Value::Bool(r));
+                        overwrite(&mut self.stack[n - 1], Value::bool(r));
                     }
                     Op::Builtin(NOT, 1) => {
                         // `not`: what the builtin answers, in place.
                         if let Some(top) = self.stack.last_mut() {
-                            let r = Value::Bool(!top.truthy());
+                            let r = Value::bool(!top.truthy());
                             overwrite(top, r);
                         }
                     }
@@ -1403,7 +1403,7 @@ impl Machine {
                                 if let Some(v) = self.stack.pop() {
                                     discard(v);
                                 }
-                                overwrite(&mut self.stack[n - 2], Value::Bool(found));
+                                overwrite(&mut self.stack[n - 2], Value::bool(found));
                             }
                             None => {
                                 if let Some(f) = pure_fn(CONTAINS as usize)
@@ -1715,7 +1715,7 @@ impl Machine {
                         {
                             steps += 1;
                             let r = (*top == Value::sym(s)) == eq;
-                            overwrite(top, Value::Bool(r));
+                            overwrite(top, Value::bool(r));
                             ip += 1;
                         } else {
                             self.stack.push(Value::sym(s));
@@ -1830,7 +1830,7 @@ impl Machine {
                                 steps += 1;
                                 ip = if t { ip + 1 } else { to as usize };
                             } else {
-                                self.stack.push(Value::Bool(t));
+                                self.stack.push(Value::bool(t));
                             }
                         } else {
                             out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
@@ -2068,7 +2068,7 @@ impl Machine {
                         .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?,
                     None => false,
                 };
-                self.stack.push(Value::Bool(eq));
+                self.stack.push(Value::bool(eq));
             }
             Op::IterStart => {
                 let v = self.stack.pop().unwrap_or_default();

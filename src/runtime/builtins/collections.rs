@@ -168,7 +168,7 @@ pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, Built
             ));
         }
     };
-    Ok(Value::Bool(found))
+    Ok(Value::bool(found))
 }
 
 /// `contains` of a one-character name (a piece letter) in a string, as the builtin answers
@@ -406,7 +406,7 @@ pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
 
 pub(super) fn has(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let d = dict_ref(args, 0, "has")?;
-    Ok(Value::Bool(d.contains_key(&key_arg(&args[1], "has")?)))
+    Ok(Value::bool(d.contains_key(&key_arg(&args[1], "has")?)))
 }
 
 pub(super) fn keys(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
@@ -545,8 +545,8 @@ mod tests {
         Value::dict(m)
     }
 
-    const T: Value = Value::Bool(true);
-    const F: Value = Value::Bool(false);
+    const T: Value = Value::bool(true);
+    const F: Value = Value::bool(false);
     const NIL: Value = Value::Nil;
 
     #[test]
@@ -855,7 +855,7 @@ mod tests {
         ]);
         let collections = [
             NIL,
-            Value::Bool(true),
+            Value::bool(true),
             i(3),
             f(1.0),
             s("abc"),
@@ -882,7 +882,7 @@ mod tests {
             f(2.0),
             f(0.5),
             NIL,
-            Value::Bool(false),
+            Value::bool(false),
             ints(&[1]),
         ];
         let mut fast = 0;
@@ -994,7 +994,7 @@ mod tests {
         err("keys", vec![ints(&[])]);
         err("values", vec![NIL]);
         err("remove-key", vec![ints(&[]), i(0)]);
-        err("remove-key", vec![dict, Value::Bool(true)]);
+        err("remove-key", vec![dict, Value::bool(true)]);
     }
 
     /// `str` of a few strings (joined without `text_of`) answers, counts steps and memory,
@@ -1047,7 +1047,7 @@ mod tests {
                 s(" "),
                 f(2.0),
                 NIL,
-                Value::Bool(true),
+                Value::bool(true),
                 l(vec![s("x"), i(1)]),
             ],
         );

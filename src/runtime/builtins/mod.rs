@@ -314,7 +314,7 @@ pub(crate) mod test_support {
         Value::Int(n)
     }
     pub fn f(x: f64) -> Value {
-        Value::Float(x)
+        Value::float(x)
     }
     pub fn s(t: &str) -> Value {
         Value::str(t)

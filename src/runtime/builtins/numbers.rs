@@ -52,7 +52,7 @@ fn int(v: &Value) -> i64 {
 fn float(v: &Value) -> f64 {
     match v {
         Value::Int(i) => *i as f64,
-        Value::Float(x) => *x,
+        Value::Float(x) => x.get(),
         _ => unreachable!("checked by any_float"),
     }
 }
@@ -68,7 +68,7 @@ fn fold(
         let acc = args[1..]
             .iter()
             .fold(float(&args[0]), |a, v| float_op(a, float(v)));
-        Ok(Value::Float(acc))
+        Ok(Value::float(acc))
     } else {
         let mut acc = int(&args[0]);
         for v in &args[1..] {
@@ -95,7 +95,7 @@ pub(super) fn sub(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
             .map(Value::Int)
             .ok_or_else(|| overflow("-")),
         [Value::Int(a)] => a.checked_neg().map(Value::Int).ok_or_else(|| overflow("-")),
-        [Value::Float(x)] => Ok(Value::Float(-*x)),
+        [Value::Float(x)] => Ok(Value::float(-x.get())),
         [other] => Err(not_a_number("-", other)),
         _ => fold(args, "-", i64::checked_sub, |a, b| a - b),
     }
@@ -131,7 +131,7 @@ pub(super) fn div(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
             }
             acc /= d;
         }
-        Ok(Value::Float(acc))
+        Ok(Value::float(acc))
     } else {
         let mut acc = int(&args[0]);
         for v in &args[1..] {
@@ -154,7 +154,7 @@ pub(super) fn rem(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
             return Err(division_by_zero("%"));
         }
         let r = a % b;
-        Ok(Value::Float(if r != 0.0 && (r < 0.0) != (b < 0.0) {
+        Ok(Value::float(if r != 0.0 && (r < 0.0) != (b < 0.0) {
             r + b
         } else {
             r
@@ -177,16 +177,16 @@ pub(super) fn rem(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
 pub(super) fn eq(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     if !is_collection(&args[0]) {
         // Within the step of the instruction.
-        return Ok(Value::Bool(args[0] == args[1]));
+        return Ok(Value::bool(args[0] == args[1]));
     }
-    collections_equal(args, m).map(Value::Bool)
+    collections_equal(args, m).map(Value::bool)
 }
 
 pub(super) fn ne(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     if !is_collection(&args[0]) {
-        return Ok(Value::Bool(args[0] != args[1]));
+        return Ok(Value::bool(args[0] != args[1]));
     }
-    collections_equal(args, m).map(|same| Value::Bool(!same))
+    collections_equal(args, m).map(|same| Value::bool(!same))
 }
 
 /// `=` of two arguments the first of which is a collection, counting the walk.
@@ -219,8 +219,8 @@ fn order(name: &str, a: &Value, b: &Value) -> Result<Option<Ordering>, BuiltinEr
     Ok(match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
-        (Value::Int(x), Value::Float(y)) => int_float_cmp(*x, *y),
-        (Value::Float(x), Value::Int(y)) => int_float_cmp(*y, *x).map(Ordering::reverse),
+        (Value::Int(x), Value::Float(y)) => int_float_cmp(*x, y.get()),
+        (Value::Float(x), Value::Int(y)) => int_float_cmp(*y, x.get()).map(Ordering::reverse),
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
         _ => {
             return Err(BuiltinError::new(format!(
@@ -233,20 +233,20 @@ fn order(name: &str, a: &Value, b: &Value) -> Result<Option<Ordering>, BuiltinEr
 }
 
 pub(super) fn lt(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(
+    Ok(Value::bool(
         order("<", &args[0], &args[1])? == Some(Ordering::Less),
     ))
 }
 
 pub(super) fn gt(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(
+    Ok(Value::bool(
         order(">", &args[0], &args[1])? == Some(Ordering::Greater),
     ))
 }
 
 pub(super) fn le(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let o = order("<=", &args[0], &args[1])?;
-    Ok(Value::Bool(matches!(
+    Ok(Value::bool(matches!(
         o,
         Some(Ordering::Less | Ordering::Equal)
     )))
@@ -254,14 +254,14 @@ pub(super) fn le(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErro
 
 pub(super) fn ge(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
     let o = order(">=", &args[0], &args[1])?;
-    Ok(Value::Bool(matches!(
+    Ok(Value::bool(matches!(
         o,
         Some(Ordering::Greater | Ordering::Equal)
     )))
 }
 
 pub(super) fn not(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
-    Ok(Value::Bool(!args[0].truthy()))
+    Ok(Value::bool(!args[0].truthy()))
 }
 
 pub(super) fn abs(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
@@ -270,7 +270,7 @@ pub(super) fn abs(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
             .checked_abs()
             .map(Value::Int)
             .ok_or_else(|| overflow("abs")),
-        Value::Float(x) => Ok(Value::Float(x.abs())),
+        Value::Float(x) => Ok(Value::float(x.abs())),
         other => Err(type_error("abs", "a number", other)),
     }
 }
@@ -293,7 +293,7 @@ pub(super) fn sum(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
         }
     }
     if floats {
-        Ok(Value::Float(list.iter().map(float).sum()))
+        Ok(Value::float(list.iter().map(float).sum()))
     } else {
         let mut acc: i64 = 0;
         for v in list {
@@ -351,7 +351,7 @@ mod tests {
     fn arithmetic_on_integers_and_floats() {
         assert_eq!(ok("+", vec![i(1), i(2), i(3)]), i(6));
         assert_eq!(ok("+", vec![i(4)]), i(4));
-        assert!(matches!(ok("+", vec![i(1), f(0.5)]), Value::Float(x) if x == 1.5));
+        assert!(matches!(ok("+", vec![i(1), f(0.5)]), Value::Float(x) if x.get() == 1.5));
         assert!(matches!(ok("+", vec![i(1), f(1.0)]), Value::Float(_)));
         assert_eq!(ok("-", vec![i(10), i(3), i(2)]), i(5));
         assert_eq!(ok("-", vec![i(3)]), i(-3));
@@ -458,7 +458,7 @@ mod tests {
         assert!(e.hint.unwrap().contains("`concat`"));
         assert_eq!(err("-", vec![Value::Nil]), "`-` expects numbers, got nil");
         assert_eq!(
-            err("-", vec![i(1), Value::Bool(true)]),
+            err("-", vec![i(1), Value::bool(true)]),
             "`-` expects numbers, got boolean true"
         );
         assert_eq!(
@@ -481,21 +481,21 @@ mod tests {
 
     #[test]
     fn equality_is_structural() {
-        assert_eq!(ok("=", vec![i(1), f(1.0)]), Value::Bool(true));
+        assert_eq!(ok("=", vec![i(1), f(1.0)]), Value::bool(true));
         assert_eq!(
             ok("==", vec![ints(&[1, 2]), l(vec![f(1.0), i(2)])]),
-            Value::Bool(true)
+            Value::bool(true)
         );
-        assert_eq!(ok("=", vec![i(1), s("1")]), Value::Bool(false));
-        assert_eq!(ok("=", vec![Value::Nil, Value::Nil]), Value::Bool(true));
-        assert_eq!(ok("!=", vec![i(1), i(2)]), Value::Bool(true));
-        assert_eq!(ok("!=", vec![s("a"), s("a")]), Value::Bool(false));
+        assert_eq!(ok("=", vec![i(1), s("1")]), Value::bool(false));
+        assert_eq!(ok("=", vec![Value::Nil, Value::Nil]), Value::bool(true));
+        assert_eq!(ok("!=", vec![i(1), i(2)]), Value::bool(true));
+        assert_eq!(ok("!=", vec![s("a"), s("a")]), Value::bool(false));
     }
 
     #[test]
     fn ordering_of_numbers_and_strings() {
-        let t = Value::Bool(true);
-        let no = Value::Bool(false);
+        let t = Value::bool(true);
+        let no = Value::bool(false);
         assert_eq!(ok("<", vec![i(1), i(2)]), t);
         assert_eq!(ok("<", vec![i(2), i(2)]), no);
         assert_eq!(ok(">", vec![f(2.5), i(2)]), t);
@@ -524,15 +524,15 @@ mod tests {
             err(">=", vec![ints(&[1]), Value::Nil]),
             "`>=` compares two numbers or two strings, got list (1) and nil"
         );
-        err(">", vec![Value::Bool(true), Value::Bool(false)]);
+        err(">", vec![Value::bool(true), Value::bool(false)]);
         err("<=", vec![s("a"), i(1)]);
     }
 
     #[test]
     fn not_and_abs() {
-        assert_eq!(ok("not", vec![Value::Nil]), Value::Bool(true));
-        assert_eq!(ok("not", vec![Value::Bool(false)]), Value::Bool(true));
-        assert_eq!(ok("not", vec![i(0)]), Value::Bool(false));
+        assert_eq!(ok("not", vec![Value::Nil]), Value::bool(true));
+        assert_eq!(ok("not", vec![Value::bool(false)]), Value::bool(true));
+        assert_eq!(ok("not", vec![i(0)]), Value::bool(false));
         assert_eq!(ok("abs", vec![i(-4)]), i(4));
         assert_eq!(ok("abs", vec![f(-0.5)]), f(0.5));
     }
@@ -541,7 +541,9 @@ mod tests {
     fn sum_keeps_integers_integers() {
         assert_eq!(ok("sum", vec![ints(&[1, 2, 3])]), i(6));
         assert!(matches!(ok("sum", vec![ints(&[])]), Value::Int(0)));
-        assert!(matches!(ok("sum", vec![l(vec![i(1), f(0.5)])]), Value::Float(x) if x == 1.5));
+        assert!(
+            matches!(ok("sum", vec![l(vec![i(1), f(0.5)])]), Value::Float(x) if x.get() == 1.5)
+        );
         assert_eq!(
             err("sum", vec![l(vec![i(1), s("a")])]),
             "`sum` expects a list of numbers, got string \"a\" at index 1"

@@ -535,7 +535,7 @@ mod tests {
                 0 => Value::Nil,
                 1 => Value::Int(i),
                 2 => Value::sym(Symbol::intern("k")),
-                _ => Value::Float(0.5),
+                _ => Value::float(0.5),
             })
             .collect();
         let mut mixed = plain.clone();
