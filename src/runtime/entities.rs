@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use super::value::sole_mut;
 use super::world::Entity;
 
 const BITS: u32 = 5;
@@ -39,10 +40,10 @@ impl Node {
 /// Always `Some`.
 #[inline(always)]
 pub(super) fn unshared<T: Clone>(a: &mut Arc<T>) -> Option<&mut T> {
-    if Arc::strong_count(a) != 1 || Arc::weak_count(a) != 0 {
+    if sole_mut(a).is_none() {
         unshare(a);
     }
-    Arc::get_mut(a)
+    sole_mut(a)
 }
 
 /// Make `a` the only holder of its value (a copy if another holds it).

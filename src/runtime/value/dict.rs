@@ -234,10 +234,7 @@ fn copy_entries(entries: &[Entry], extra: usize) -> Vec<Entry> {
 /// chunk, otherwise a copy (with room for `extra` more entries) that replaces it in `slot`.
 #[inline]
 fn chunk_mut(slot: &mut Chunk, extra: usize) -> &mut Vec<Entry> {
-    if Arc::get_mut(slot).is_none() {
-        *slot = Arc::new(copy_entries(slot, extra));
-    }
-    Arc::make_mut(slot)
+    super::sole_or_copy(slot, |c| copy_entries(c, extra))
 }
 
 fn chunked(entries: Vec<Entry>) -> Vec<Chunk> {
@@ -394,7 +391,7 @@ impl Dict {
         if let (Entries::Chunks(chunks, _), Ok(i)) = (&mut self.entries, place.at)
             && let Some((k, v)) = chunks
                 .get_mut(place.chunk)
-                .and_then(Arc::get_mut)
+                .and_then(super::sole_mut)
                 .and_then(|c| c.get_mut(i))
             && *k == key
         {
@@ -515,7 +512,7 @@ impl Dict {
     /// in a copy that replaces it in `this`. Gives the value replaced.
     #[inline]
     pub fn insert_in(this: &mut Arc<Dict>, place: Place, key: Key, value: Value) -> Option<Value> {
-        if let Some(d) = Arc::get_mut(this) {
+        if let Some(d) = super::sole_mut(this) {
             return d.insert_at(place, key, value);
         }
         // The copy may be held differently (a large vector is copied into chunks): search it.
@@ -531,7 +528,7 @@ impl Dict {
         if place.is_new() {
             return None;
         }
-        if let Some(d) = Arc::get_mut(this) {
+        if let Some(d) = super::sole_mut(this) {
             return d.remove_at(place, key);
         }
         Dict::make_mut(this, 0).remove(key)
@@ -543,10 +540,7 @@ impl Dict {
     /// vector is copied into chunks, so a [`Place`] found before is not one of the copy.
     #[inline]
     pub fn make_mut(this: &mut Arc<Dict>, extra: usize) -> &mut Dict {
-        if Arc::get_mut(this).is_none() {
-            *this = Arc::new(this.copy_with_room(extra));
-        }
-        Arc::make_mut(this)
+        super::sole_or_copy(this, |d| d.copy_with_room(extra))
     }
 
     #[inline(never)]
