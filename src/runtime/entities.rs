@@ -40,10 +40,23 @@ impl Node {
 /// Always `Some`.
 #[inline(always)]
 pub(super) fn unshared<T: Clone>(a: &mut Arc<T>) -> Option<&mut T> {
-    if sole_mut(a).is_none() {
+    if Arc::strong_count(a) != 1 || Arc::weak_count(a) != 0 {
         unshare(a);
     }
-    sole_mut(a)
+    Arc::get_mut(a)
+}
+
+/// A node of the tree, to change: [`unshared`] without the compare-and-swap of
+/// [`Arc::get_mut`] (see [`sole_mut`]).
+#[inline(always)]
+fn unshared_node(a: &mut Arc<Node>) -> Option<&mut Node> {
+    // SAFETY: nodes are held only by the tree's private fields: nobody makes a `Weak`
+    // of one.
+    if unsafe { sole_mut(a) }.is_none() {
+        unshare(a);
+    }
+    // SAFETY: as above.
+    unsafe { sole_mut(a) }
 }
 
 /// Make `a` the only holder of its value (a copy if another holds it).
@@ -113,12 +126,12 @@ impl Entities {
         if i >= self.len {
             return None;
         }
-        let mut node: &mut Node = unshared(&mut self.root)?;
+        let mut node: &mut Node = unshared_node(&mut self.root)?;
         let mut shift = self.depth * BITS;
         loop {
             match node {
                 Node::Branch(children) => {
-                    node = unshared(children[(i >> shift) & MASK].as_mut()?)?;
+                    node = unshared_node(children[(i >> shift) & MASK].as_mut()?)?;
                     shift -= BITS;
                 }
                 Node::Leaf(slots) => return Some(&mut slots[i & MASK]),

@@ -304,32 +304,43 @@ impl PartialEq for Text {
 /// The value `a` holds, to change, when `a` is its only holder: [`Arc::get_mut`] with
 /// the test made by two plain reads of the counts. (`Arc::get_mut` locks the weak count
 /// with a compare-and-swap first, about twenty cycles, because another thread could be
-/// turning a `Weak` into an `Arc` meanwhile; with no other `Arc` and no `Weak`, nothing
-/// can make one while `a` is borrowed mutably.)
+/// turning a `Weak` into an `Arc` meanwhile.)
+///
+/// # Safety
+///
+/// No `Weak` of `a`'s value may ever exist: `a` is kept in a private field, and neither
+/// it nor a copy of it is ever handed out of the crate. (With a `Weak` about, another
+/// thread could make and drop holders between the two reads.)
 #[inline(always)]
-pub(crate) fn sole_mut<T>(a: &mut Arc<T>) -> Option<&mut T> {
+pub(crate) unsafe fn sole_mut<T>(a: &mut Arc<T>) -> Option<&mut T> {
     if Arc::strong_count(a) == 1 && Arc::weak_count(a) == 0 {
         // What the last other holder did before letting its count go (a release) is
         // seen before the value is changed.
         std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-        // SAFETY: `a` is the only `Arc` of its value and there is no `Weak` to make
-        // another; `a` is borrowed mutably for as long as the result lives.
+        // SAFETY: `a` is the only `Arc` of its value and, by the caller's promise, there
+        // is no `Weak` to make another; `a` stays borrowed mutably while the result lives.
         Some(unsafe { &mut *Arc::as_ptr(a).cast_mut() })
     } else {
         None
     }
 }
 
-/// The value `a` holds, to change: in place when `a` is its only holder, otherwise in a
-/// copy made by `copy` that replaces it in `a`.
+/// The value `a` holds, to change: in place when `a` is its only holder (one
+/// [`Arc::get_mut`]), otherwise in a copy made by `copy` that replaces it in `a`.
 #[inline(always)]
-pub(crate) fn sole_or_copy<T>(a: &mut Arc<T>, copy: impl FnOnce(&T) -> T) -> &mut T {
-    if sole_mut(a).is_none() {
-        *a = Arc::new(copy(a));
+pub(crate) fn unique_or_copy<T>(a: &mut Arc<T>, copy: impl FnOnce(&T) -> T) -> &mut T {
+    if let Some(v) = Arc::get_mut(a) {
+        let v: *mut T = v;
+        // SAFETY: `v` is the value `a` alone holds, borrowed from `a` for as long as the
+        // result lives (returning the borrow itself is refused only by the current
+        // borrow checker's handling of a borrow returned from one branch).
+        return unsafe { &mut *v };
     }
-    // SAFETY: `a` is the only holder of its value now (a new `Arc` if it was not), and
-    // stays borrowed mutably for as long as the result lives.
-    unsafe { &mut *Arc::as_ptr(a).cast_mut() }
+    *a = Arc::new(copy(a));
+    match Arc::get_mut(a) {
+        Some(v) => v,
+        None => unreachable!("a new Arc has one holder"),
+    }
 }
 
 /// The order of two texts, one of them made at run time (kept out of line, as
@@ -892,27 +903,31 @@ mod tests {
     #[test]
     fn sole_holders_change_in_place_and_shared_values_are_copied() {
         let mut a = Arc::new(vec![1, 2]);
-        sole_mut(&mut a).expect("the only holder").push(3);
+        // SAFETY (here and below): no `Weak` of `a` or `b` is made while `sole_mut` runs.
+        unsafe { sole_mut(&mut a) }
+            .expect("the only holder")
+            .push(3);
         let b = a.clone();
-        assert!(sole_mut(&mut a).is_none(), "another holds it");
-        sole_or_copy(&mut a, |v| v.clone()).push(4);
-        assert_eq!(
-            (&*a, &*b),
-            (&vec![1, 2, 3, 4], &vec![1, 2, 3]),
-            "the other copy is untouched"
+        assert!(unsafe { sole_mut(&mut a) }.is_none(), "another holds it");
+        unique_or_copy(&mut a, |v| v.clone()).push(4);
+        let (seen_a, seen_b): (&[i32], &[i32]) = (&a, &b);
+        assert_eq!((seen_a, seen_b), (&[1, 2, 3, 4][..], &[1, 2, 3][..]));
+        assert!(
+            !Arc::ptr_eq(&a, &b),
+            "the other holder's value is untouched"
         );
-        assert!(!Arc::ptr_eq(&a, &b));
         let mut b = b;
         let before = Arc::as_ptr(&b);
-        sole_or_copy(&mut b, |_| unreachable!("b is its only holder now")).push(5);
-        assert_eq!((Arc::as_ptr(&b), &*b), (before, &vec![1, 2, 3, 5]));
+        unique_or_copy(&mut b, |_| unreachable!("b is its only holder now")).push(5);
+        assert_eq!(Arc::as_ptr(&b), before, "changed in place");
+        assert!(unsafe { sole_mut(&mut b) }.is_some());
         let weak = Arc::downgrade(&b);
+        unique_or_copy(&mut b, |v| v.clone()).push(6);
         assert!(
-            sole_mut(&mut b).is_none(),
+            !std::ptr::eq(Arc::as_ptr(&b), before),
             "a Weak could make another holder"
         );
-        drop(weak);
-        assert!(sole_mut(&mut b).is_some());
+        assert_eq!(weak.upgrade().map(|v| v.len()), None, "the old value went");
     }
 
     #[test]

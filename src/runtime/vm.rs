@@ -450,7 +450,7 @@ thread_local! {
 /// had many gives back their memory) and a spare place is free.
 #[inline(never)]
 fn keep_message(mut msg: Arc<Message>) {
-    if let Some(m) = super::value::sole_mut(&mut msg)
+    if let Some(m) = Arc::get_mut(&mut msg)
         && m.attrs.capacity() <= super::attrs::ORDER_UP_TO
     {
         m.attrs.clear();

@@ -234,7 +234,16 @@ fn copy_entries(entries: &[Entry], extra: usize) -> Vec<Entry> {
 /// chunk, otherwise a copy (with room for `extra` more entries) that replaces it in `slot`.
 #[inline]
 fn chunk_mut(slot: &mut Chunk, extra: usize) -> &mut Vec<Entry> {
-    super::sole_or_copy(slot, |c| copy_entries(c, extra))
+    // SAFETY: a chunk is held only by the private entries of dictionaries: nobody makes
+    // a `Weak` of it.
+    if unsafe { super::sole_mut(slot) }.is_none() {
+        *slot = Arc::new(copy_entries(slot, extra));
+    }
+    // SAFETY: as above; `slot` is its only holder now.
+    match unsafe { super::sole_mut(slot) } {
+        Some(entries) => entries,
+        None => unreachable!("a new chunk has one holder"),
+    }
 }
 
 fn chunked(entries: Vec<Entry>) -> Vec<Chunk> {
@@ -391,7 +400,8 @@ impl Dict {
         if let (Entries::Chunks(chunks, _), Ok(i)) = (&mut self.entries, place.at)
             && let Some((k, v)) = chunks
                 .get_mut(place.chunk)
-                .and_then(super::sole_mut)
+                // SAFETY: as in `chunk_mut`.
+                .and_then(|c| unsafe { super::sole_mut(c) })
                 .and_then(|c| c.get_mut(i))
             && *k == key
         {
@@ -512,7 +522,7 @@ impl Dict {
     /// in a copy that replaces it in `this`. Gives the value replaced.
     #[inline]
     pub fn insert_in(this: &mut Arc<Dict>, place: Place, key: Key, value: Value) -> Option<Value> {
-        if let Some(d) = super::sole_mut(this) {
+        if let Some(d) = Arc::get_mut(this) {
             return d.insert_at(place, key, value);
         }
         // The copy may be held differently (a large vector is copied into chunks): search it.
@@ -528,7 +538,7 @@ impl Dict {
         if place.is_new() {
             return None;
         }
-        if let Some(d) = super::sole_mut(this) {
+        if let Some(d) = Arc::get_mut(this) {
             return d.remove_at(place, key);
         }
         Dict::make_mut(this, 0).remove(key)
@@ -540,7 +550,7 @@ impl Dict {
     /// vector is copied into chunks, so a [`Place`] found before is not one of the copy.
     #[inline]
     pub fn make_mut(this: &mut Arc<Dict>, extra: usize) -> &mut Dict {
-        super::sole_or_copy(this, |d| d.copy_with_room(extra))
+        super::unique_or_copy(this, |d| d.copy_with_room(extra))
     }
 
     #[inline(never)]

@@ -200,7 +200,7 @@ impl List {
     /// copy (with room for `extra` more elements) that replaces it in `this`.
     #[inline]
     pub fn make_mut(this: &mut Arc<List>, extra: usize) -> &mut List {
-        super::sole_or_copy(this, |l| l.copy_with_room(extra))
+        super::unique_or_copy(this, |l| l.copy_with_room(extra))
     }
 
     #[inline]
@@ -321,7 +321,7 @@ impl List {
     /// The list in `this` without its first `n` elements: in place when nobody else
     /// holds it, otherwise a copy of the rest only.
     pub fn drop_front_of(this: &mut Arc<List>, n: usize) {
-        if super::sole_mut(this).is_none()
+        if Arc::get_mut(this).is_none()
             && let Some(items) = this.as_slice()
         {
             let rest = items[n.min(items.len())..].to_vec();

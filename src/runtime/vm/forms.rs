@@ -47,7 +47,7 @@ impl Machine {
                 label: Symbol::from_id(0),
                 attrs: Attrs::new(),
             });
-            let Some(m) = crate::runtime::value::sole_mut(&mut msg) else {
+            let Some(m) = Arc::get_mut(&mut msg) else {
                 return Err(self.error(span, "internal: a new message is shared"));
             };
             self.pop_message_attrs(nattrs, span, &mut m.attrs)?;
@@ -439,7 +439,7 @@ impl Machine {
                 attrs: Attrs::new(),
             }),
         };
-        let m = crate::runtime::value::sole_mut(&mut msg)?;
+        let m = Arc::get_mut(&mut msg)?;
         debug_assert!(m.attrs.is_empty());
         m.label = label;
         let attrs = &mut m.attrs;
