@@ -627,12 +627,15 @@ fn dictionary_counts_update_as_the_plain_code_does() {
     });
 }
 
-/// The game whose entity `e0` runs `lines` (each indented as a behaviour's statement)
-/// on `go`.
+/// The text of the game whose entity `e0` runs `lines` (each indented as a behaviour's
+/// statement) on `go`.
+fn go_text(lines: &str) -> String {
+    format!("#entity node\n  #state default\n    #onMessage go\n{lines}\n#instance e0 of node\n")
+}
+
+/// The game of [`go_text`], built.
 fn go_game(lines: &str) -> flexrules::compile::Built {
-    let text = format!(
-        "#entity node\n  #state default\n    #onMessage go\n{lines}\n#instance e0 of node\n"
-    );
+    let text = go_text(lines);
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", &text);
     build_game(&fs, Path::new("game.fr")).expect("the game builds")
@@ -977,5 +980,64 @@ fn known_blowups_stay_within_their_limits() {
     ] {
         let text = game(body, "nil", "nil", "nil");
         assert!(run(&text, 0).is_ok(), "{body}");
+    }
+}
+
+/// A transaction long enough to pass several of the machine's interrupt checks (one
+/// every 65,536 steps), with builtins that count hundreds of steps at once and so pass
+/// a check in the middle of an instruction: it commits with exactly the steps it reports
+/// and fails one short of them, the fused code as the plain code, also with budgets just
+/// around the checks.
+#[test]
+fn step_counts_stay_exact_across_the_interrupt_checks() {
+    let lines = "      (var l (range 900))
+      (var t 0)
+      (var i 0)
+      (while (< i 300)
+        (do (var t (+ t (sum l))) (var i (+ i 1)) end))
+      t";
+    let built = go_game(lines);
+    let limits = |max_steps| Limits {
+        max_steps,
+        ..LIMITS
+    };
+    let run = |max_steps| {
+        let options = SessionOptions {
+            seed: 0,
+            params: vec![],
+            limits: limits(max_steps),
+            trace: false,
+        };
+        let (mut s, _) = Session::start(built.game.clone(), &options).expect("starts");
+        let (to, msg) = parse_send("go to e0").expect("a send");
+        s.deliver(to, msg)
+    };
+    let steps = run(10_000_000).steps;
+    assert!(steps > 4 * 65_536, "{steps} steps");
+    let full = run(steps);
+    assert_eq!(
+        (&full.status, full.steps),
+        (&Status::Committed(Value::Int(300 * 899 * 900 / 2)), steps)
+    );
+    let short = run(steps - 1);
+    assert!(
+        matches!(&short.status, Status::Failed(e) if e.message.contains("step limit")),
+        "{:?}",
+        short.status
+    );
+    let text = go_text(lines);
+    for budget in [
+        65_535,
+        65_536,
+        65_537,
+        131_072,
+        131_073,
+        steps - 1,
+        steps,
+        steps + 1,
+    ] {
+        if let Err(e) = run_fused_and_plain_within(&text, 0, limits(budget), &["go to e0"]) {
+            panic!("with {budget} steps: {e}");
+        }
     }
 }

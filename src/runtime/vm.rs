@@ -1174,27 +1174,45 @@ impl Machine {
             let mut code = game.code(frame.code);
             let mut base = frame.base as usize;
             let mut ip = frame.ip as usize;
-            // The step count at which the next check is due: past the budget, or a
-            // multiple of 65,536 (look for an interrupt). One compare per instruction.
-            // The step count lives in `steps` while the loop runs: it is written back to
+            // The step count at which the next check is due (`check_at`: past the budget,
+            // or a multiple of 65,536, to look for an interrupt), and how many steps are
+            // left before it (`left`). While the loop runs the step count is
+            // `check_at - left`: each instruction takes one from `left` and compares it
+            // with zero, and only `left` lives in a register. The count is written back to
             // the meter before anything that reads or charges it (builtins, forms, errors,
             // leaving the loop) and read again after.
-            let mut steps = self.meter.steps;
-            let mut check_at = next_check(steps, max_steps);
+            let mut check_at = next_check(self.meter.steps, max_steps).max(self.meter.steps);
+            let mut left = (check_at - self.meter.steps) as i64;
+            // The step count, written back to the meter.
+            macro_rules! sync {
+                () => {
+                    self.meter.steps = check_at.wrapping_sub(left as u64)
+                };
+            }
+            // The step count read again from the meter, after something that may have
+            // charged it (past the next check, even: then the check is due at once).
+            macro_rules! resync {
+                () => {{
+                    let steps = self.meter.steps;
+                    check_at = check_at.max(steps);
+                    left = (check_at - steps) as i64;
+                }};
+            }
             macro_rules! out {
                 ($e:expr) => {{
-                    self.meter.steps = steps;
+                    sync!();
                     let r = $e;
-                    steps = self.meter.steps;
+                    resync!();
                     r
                 }};
             }
             loop {
-                let op = code.ops[ip];
+                let op = &code.ops[ip];
                 ip += 1;
-                steps += 1;
-                if steps >= check_at {
-                    self.meter.steps = steps;
+                left -= 1;
+                if left <= 0 {
+                    sync!();
+                    let steps = self.meter.steps;
                     if steps > max_steps {
                         let e = self.meter.step_error();
                         return Err(self.builtin_error(code.spans[ip - 1], e));
@@ -1206,6 +1224,7 @@ impl Machine {
                         return Err(self.error(code.spans[ip - 1], "interrupted"));
                     }
                     check_at = next_check(steps, max_steps);
+                    left = (check_at - steps) as i64;
                 }
                 // A fused instruction whose fast case does not apply runs the first plain
                 // instruction of its sequence instead (its step is already counted), and
@@ -1221,7 +1240,7 @@ impl Machine {
                 // happens at the very instruction it would have happened at).
                 macro_rules! room {
                     ($extra:expr) => {
-                        steps + $extra < check_at
+                        left > ($extra) as i64
                     };
                 }
                 // A fused collection read of the collection in local `c` with `key` (and
@@ -1233,7 +1252,7 @@ impl Machine {
                             && let Some(v) =
                                 read_fast($read, &self.stack[base + $c as usize], $key, $default)
                         {
-                            steps += $extra;
+                            left -= ($extra) as i64;
                             self.stack.push(v);
                             ip += $extra;
                         } else {
@@ -1241,7 +1260,7 @@ impl Machine {
                         }
                     }};
                 }
-                match op {
+                match *op {
                     Op::Nil => self.stack.push(Value::Nil),
                     Op::Bool(b) => self.stack.push(Value::bool(b)),
                     Op::Int(i) => self.stack.push(Value::Int(i)),
@@ -1379,7 +1398,7 @@ impl Machine {
                         // builtin answers, counted as it counts (one step of work, short of
                         // the next check, and a byte of memory when the case changes, which
                         // the guard saw fit), without the call.
-                        steps += 1;
+                        left -= 1;
                         if let Some(top) = self.stack.last_mut()
                             && let Some(b) = ascii_name(top)
                             && b.is_ascii_uppercase()
@@ -1399,7 +1418,7 @@ impl Machine {
                             .filter(|&(len, _)| room!(len as u64))
                         {
                             Some((len, found)) => {
-                                steps += len as u64;
+                                left -= (len as u64) as i64;
                                 if let Some(v) = self.stack.pop() {
                                     discard(v);
                                 }
@@ -1409,7 +1428,7 @@ impl Machine {
                                 if let Some(f) = pure_fn(CONTAINS as usize)
                                     && let Err(e) = out!(self.call_pure(f, 2))
                                 {
-                                    self.meter.steps = steps;
+                                    sync!();
                                     return Err(self.builtin_error(code.spans[ip - 1], e));
                                 }
                             }
@@ -1418,7 +1437,7 @@ impl Machine {
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
                         Some(f) => {
                             if let Err(e) = out!(self.call_pure(f, argc)) {
-                                self.meter.steps = steps;
+                                sync!();
                                 return Err(self.builtin_error(code.spans[ip - 1], e));
                             }
                         }
@@ -1429,7 +1448,7 @@ impl Machine {
                         let (Value::List(list), Value::Int(i)) =
                             (&self.stack[n - 2], &self.stack[n - 1])
                         else {
-                            self.meter.steps = steps;
+                            sync!();
                             return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
                         };
                         let i = *i as usize;
@@ -1454,7 +1473,7 @@ impl Machine {
                         let v = match self.me() {
                             Some((id, _)) => out!(self.own_property(cx, id, name, span))?,
                             None => {
-                                self.meter.steps = steps;
+                                sync!();
                                 return Err(self.no_entity(span, "(property <name> of <entity>)"));
                             }
                         };
@@ -1474,7 +1493,7 @@ impl Machine {
                                 .cloned()
                                 .unwrap_or_default(),
                             None => {
-                                self.meter.steps = steps;
+                                sync!();
                                 return Err(self.no_message(code.spans[ip - 1]));
                             }
                         };
@@ -1495,7 +1514,7 @@ impl Machine {
                             None => NO_JP,
                         };
                         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
-                            self.meter.steps = steps;
+                            sync!();
                             return Err(self.depth_error(code.spans[ip - 1], cx.limits));
                         }
                         let callee = game.code(callee_id);
@@ -1515,7 +1534,7 @@ impl Machine {
                         if self.paused | self.pause_later {
                             // A step is pending (from a form before the call): it is
                             // taken where the frames switch, as for any other frame.
-                            self.meter.steps = steps;
+                            sync!();
                             continue 'frames;
                         }
                         code = callee;
@@ -1531,9 +1550,9 @@ impl Machine {
                             && (!matches!(op, Op::JumpEnd(_)) || room!(1)) =>
                     {
                         debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
-                        if let Op::JumpEnd(to) = op {
+                        if let Op::JumpEnd(to) = *op {
                             debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
-                            steps += 1;
+                            left -= 1;
                         }
                         self.frames.pop();
                         // The value on top takes the place of the first local (or
@@ -1551,11 +1570,11 @@ impl Machine {
                             self.stack.push(Value::Nil);
                         }
                         if self.paused | self.pause_later {
-                            self.meter.steps = steps;
+                            sync!();
                             continue 'frames;
                         }
                         let Some(caller) = self.frames.last() else {
-                            self.meter.steps = steps;
+                            sync!();
                             continue 'frames;
                         };
                         code = game.code(caller.code);
@@ -1567,7 +1586,7 @@ impl Machine {
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(2)
                         {
-                            steps += 2;
+                            left -= 2;
                             self.stack.push(int_value(r));
                             ip += 2;
                         } else {
@@ -1581,7 +1600,7 @@ impl Machine {
                         ) && let Some(r) = f.apply(*x, *y)
                             && room!(2)
                         {
-                            steps += 2;
+                            left -= 2;
                             self.stack.push(int_value(r));
                             ip += 2;
                         } else {
@@ -1592,9 +1611,9 @@ impl Machine {
                         if let Some(top) = self.stack.last_mut()
                             && let Value::Int(x) = *top
                             && let Some(r) = f.apply(x, i64::from(k))
-                            && steps + 1 < check_at
+                            && room!(1)
                         {
-                            steps += 1;
+                            left -= 1;
                             // An integer is replaced: nothing to drop.
                             std::mem::forget(std::mem::replace(top, int_value(r)));
                             ip += 1;
@@ -1607,7 +1626,7 @@ impl Machine {
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(3)
                         {
-                            steps += 3;
+                            left -= 3;
                             let slot = &mut self.stack[base + dst as usize];
                             match (slot, r) {
                                 // An integer over an integer (`(var i (+ i 1))`): nothing
@@ -1625,7 +1644,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
                             && room!(3)
                         {
-                            steps += 3;
+                            left -= 3;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -1638,7 +1657,7 @@ impl Machine {
                         ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(3)
                         {
-                            steps += 3;
+                            left -= 3;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -1655,7 +1674,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
                             && room!(4)
                         {
-                            steps += 4;
+                            left -= 4;
                             ip = if t { body } else { exit } as usize;
                         } else {
                             // The plain jump to the test.
@@ -1675,7 +1694,7 @@ impl Machine {
                         ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(4)
                         {
-                            steps += 4;
+                            left -= 4;
                             ip = if t { body } else { exit } as usize;
                         } else {
                             ip = body as usize - 4;
@@ -1700,7 +1719,7 @@ impl Machine {
                     ),
                     Op::NilPop => {
                         if room!(1) {
-                            steps += 1;
+                            left -= 1;
                             ip += 1;
                         } else {
                             self.stack.push(Value::Nil);
@@ -1713,7 +1732,7 @@ impl Machine {
                             && let Some(top) = self.stack.last_mut()
                             && !is_collection(top)
                         {
-                            steps += 1;
+                            left -= 1;
                             let r = (*top == Value::sym(s)) == eq;
                             overwrite(top, Value::bool(r));
                             ip += 1;
@@ -1726,7 +1745,7 @@ impl Machine {
                             && let Some(top) = self.stack.last()
                             && !is_collection(top)
                         {
-                            steps += 2;
+                            left -= 2;
                             let t = (*top == Value::sym(s)) == eq;
                             if let Some(v) = self.stack.pop() {
                                 discard(v);
@@ -1738,7 +1757,7 @@ impl Machine {
                     }
                     Op::LocalJump { a, to } => {
                         if room!(1) {
-                            steps += 1;
+                            left -= 1;
                             ip = if self.stack[base + a as usize].truthy() {
                                 ip + 1
                             } else {
@@ -1752,7 +1771,7 @@ impl Machine {
                     // is read where it lies, and the span is the `PropertyOf`'s.
                     Op::LocalPropertyOf { a, name } => {
                         if room!(1) {
-                            steps += 1;
+                            left -= 1;
                             let entity = &self.stack[base + a as usize];
                             let v = match self.fixed_property(game, entity, name) {
                                 Some(v) => v.clone(),
@@ -1766,7 +1785,7 @@ impl Machine {
                     }
                     Op::NamedPropertyOf { entity, name } => {
                         if room!(1) {
-                            steps += 1;
+                            left -= 1;
                             let fast = self
                                 .fixed_entity_of(entity)
                                 .and_then(|(_, e)| e.layout_property(game, name));
@@ -1787,7 +1806,7 @@ impl Machine {
                     }
                     Op::JumpPop(to) => {
                         if room!(1) {
-                            steps += 1;
+                            left -= 1;
                             if let Some(v) = self.stack.pop() {
                                 discard(v);
                             }
@@ -1804,7 +1823,7 @@ impl Machine {
                             && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(1)
                         {
-                            steps += 1;
+                            left -= 1;
                             // Two integers: nothing to drop.
                             for _ in 0..2 {
                                 if let Some(v) = self.stack.pop() {
@@ -1827,7 +1846,7 @@ impl Machine {
                             discard(a);
                             discard(b);
                             if room!(1) {
-                                steps += 1;
+                                left -= 1;
                                 ip = if t { ip + 1 } else { to as usize };
                             } else {
                                 self.stack.push(Value::bool(t));
@@ -1836,7 +1855,7 @@ impl Machine {
                             out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
                         }
                     }
-                    _ => match out!(self.exec_other(cx, op, code, base, ip)) {
+                    _ => match out!(self.exec_other(cx, *op, code, base, ip)) {
                         Next::Go => {}
                         Next::Skip(extra) => ip += extra,
                         Next::Frames => continue 'frames,
