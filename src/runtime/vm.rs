@@ -1415,10 +1415,10 @@ impl Machine {
                         // else calls the builtin.
                         let n = self.stack.len();
                         match contains_letter(&self.stack[n - 2], &self.stack[n - 1])
-                            .filter(|&(len, _)| room!(len as u64))
+                            .filter(|&(len, _)| room!(len))
                         {
                             Some((len, found)) => {
-                                left -= (len as u64) as i64;
+                                left -= len as i64;
                                 if let Some(v) = self.stack.pop() {
                                     discard(v);
                                 }
