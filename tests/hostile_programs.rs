@@ -1041,3 +1041,42 @@ fn step_counts_stay_exact_across_the_interrupt_checks() {
         }
     }
 }
+
+/// Ctrl-C in the REPL sets the session's interrupt flag: an endless loop stops with
+/// "interrupted" at the machine's first check (step 65,536), the flag is cleared, and the
+/// next transaction runs on to its step budget.
+#[test]
+fn an_interrupt_stops_an_endless_loop_at_the_first_check() {
+    let built = go_game("      (var i 0)\n      (while true (var i (+ i 1)))");
+    let options = SessionOptions {
+        seed: 0,
+        params: vec![],
+        limits: Limits {
+            max_steps: 200_000,
+            ..LIMITS
+        },
+        trace: false,
+    };
+    let (mut s, _) = Session::start(built.game, &options).expect("starts");
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    s.interrupt = Some(flag.clone());
+    let (to, msg) = parse_send("go to e0").expect("a send");
+    let tx = s.deliver(to, msg.clone());
+    assert!(
+        matches!(&tx.status, Status::Failed(e) if e.message == "interrupted"),
+        "{:?}",
+        tx.status
+    );
+    assert_eq!(tx.steps, 65_536, "stopped at the first check");
+    assert!(
+        !flag.load(std::sync::atomic::Ordering::Relaxed),
+        "the flag is cleared"
+    );
+    let tx = s.deliver(to, msg);
+    assert!(
+        matches!(&tx.status, Status::Failed(e) if e.message.contains("step limit")),
+        "{:?}",
+        tx.status
+    );
+    assert_eq!(tx.steps, 200_001);
+}

@@ -558,6 +558,8 @@ pub struct Machine {
     /// where the write would have paused unobserved (at the writer's next join-point
     /// step), not as the observer's join point ends.
     pause_later: bool,
+    /// The step count at which the instruction loop next checks (see [`Machine::exec`]).
+    check_at: u64,
     done: Option<Status>,
     fixed: Arc<FixedNames>,
 }
@@ -688,6 +690,7 @@ impl Machine {
             waiting: None,
             paused: false,
             pause_later: false,
+            check_at: 0,
             done: None,
         }
     }
@@ -1156,7 +1159,6 @@ impl Machine {
 
     fn exec(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
         let game = cx.game;
-        let max_steps = self.meter.limits.max_steps;
         'frames: loop {
             if self.pause_later {
                 self.pause_later = false;
@@ -1174,29 +1176,28 @@ impl Machine {
             let mut code = game.code(frame.code);
             let mut base = frame.base as usize;
             let mut ip = frame.ip as usize;
-            // The step count at which the next check is due (`check_at`: past the budget,
-            // or a multiple of 65,536, to look for an interrupt), and how many steps are
-            // left before it (`left`). While the loop runs the step count is
-            // `check_at - left`: each instruction takes one from `left` and compares it
-            // with zero, and only `left` lives in a register. The count is written back to
-            // the meter before anything that reads or charges it (builtins, forms, errors,
-            // leaving the loop) and read again after.
-            let mut check_at = next_check(self.meter.steps, max_steps).max(self.meter.steps);
-            let mut left = (check_at - self.meter.steps) as i64;
+            // How many steps are left before the next check (`left`), which is due at
+            // step `self.check_at`: past the budget, or a multiple of 65,536, to look for
+            // an interrupt. While the loop runs the step count is `check_at - left`: each
+            // instruction takes one from `left` and compares it with zero, and the check
+            // itself is out of line (`step_check`), so the loop keeps only `left` in a
+            // register. The count is written back to the meter before anything that reads
+            // or charges it (builtins, forms, errors, leaving the loop) and read again
+            // after.
+            let mut left =
+                self.left_to_check(next_check(self.meter.steps, self.meter.limits.max_steps));
             // The step count, written back to the meter.
             macro_rules! sync {
                 () => {
-                    self.meter.steps = check_at.wrapping_sub(left as u64)
+                    self.meter.steps = self.check_at.wrapping_sub(left as u64)
                 };
             }
             // The step count read again from the meter, after something that may have
             // charged it (past the next check, even: then the check is due at once).
             macro_rules! resync {
-                () => {{
-                    let steps = self.meter.steps;
-                    check_at = check_at.max(steps);
-                    left = (check_at - steps) as i64;
-                }};
+                () => {
+                    left = self.left_to_check(self.check_at)
+                };
             }
             macro_rules! out {
                 ($e:expr) => {{
@@ -1212,19 +1213,7 @@ impl Machine {
                 left -= 1;
                 if left <= 0 {
                     sync!();
-                    let steps = self.meter.steps;
-                    if steps > max_steps {
-                        let e = self.meter.step_error();
-                        return Err(self.builtin_error(code.spans[ip - 1], e));
-                    }
-                    if cx
-                        .interrupt
-                        .is_some_and(|i| i.swap(false, std::sync::atomic::Ordering::Relaxed))
-                    {
-                        return Err(self.error(code.spans[ip - 1], "interrupted"));
-                    }
-                    check_at = next_check(steps, max_steps);
-                    left = (check_at - steps) as i64;
+                    left = self.step_check(cx, code.spans[ip - 1])?;
                 }
                 // A fused instruction whose fast case does not apply runs the first plain
                 // instruction of its sequence instead (its step is already counted), and
@@ -1865,6 +1854,35 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// The steps left before the instruction loop's next check, due at step `at` or at
+    /// once if the count is past it already (kept in [`Machine::check_at`]).
+    #[inline(always)]
+    fn left_to_check(&mut self, at: u64) -> i64 {
+        let steps = self.meter.steps;
+        self.check_at = at.max(steps);
+        (self.check_at - steps) as i64
+    }
+
+    /// The instruction loop's check, due (the count is in the meter): the step budget,
+    /// then an interrupt; the steps left before the next one. Out of line, so the loop
+    /// keeps none of what it reads in registers.
+    #[inline(never)]
+    fn step_check(&mut self, cx: &Context<'_>, span: Span) -> Result<i64, RuntimeError> {
+        let steps = self.meter.steps;
+        let max_steps = self.meter.limits.max_steps;
+        if steps > max_steps {
+            let e = self.meter.step_error();
+            return Err(self.builtin_error(span, e));
+        }
+        if cx
+            .interrupt
+            .is_some_and(|i| i.swap(false, std::sync::atomic::Ordering::Relaxed))
+        {
+            return Err(self.error(span, "interrupted"));
+        }
+        Ok(self.left_to_check(next_check(steps, max_steps)))
     }
 
     /// The fast case of a fused update of a collection in its local ([`Op::PutLocal`],
