@@ -1080,3 +1080,41 @@ fn an_interrupt_stops_an_endless_loop_at_the_first_check() {
     );
     assert_eq!(tx.steps, 200_001);
 }
+
+/// A loop whose body ends with its counter's increment runs the loop's test right after
+/// the increment (both fused): under every step budget, with a constant bound and with a
+/// bound in a local, and when the counter stops being an integer, it ends each run as the
+/// plain code does.
+#[test]
+fn a_loop_test_after_its_counter_ends_runs_as_the_plain_code_does() {
+    let lines = "      (var i 0)
+      (var n 7)
+      (var t 0)
+      (while (< i 9) (do (var t (+ t i)) (var i (+ i 1)) end))
+      (var j 0)
+      (while (< j n) (do (var t (+ t j)) (var j (+ j 2)) end))
+      (var i 0)
+      (while (< i 5) (do (if (= i 3) (var i 3.5)) (var i (+ i 1)) end))
+      (print t i j)";
+    let built = go_game(lines);
+    let ops: Vec<Op> = built
+        .game
+        .codes
+        .iter()
+        .flat_map(|c| c.ops.clone())
+        .collect();
+    for (p, op) in ops.iter().enumerate() {
+        if matches!(op, Op::SetLocalConst { .. }) {
+            assert!(
+                matches!(
+                    ops.get(p + 4),
+                    Some(Op::LoopLocalConst { .. } | Op::LoopLocals { .. })
+                ),
+                "every increment here is followed by its loop's test: {ops:?}"
+            );
+        }
+    }
+    assert!(ops.iter().any(|o| matches!(o, Op::LoopLocals { .. })));
+    let text = go_text(lines);
+    fused_and_plain_under_every_budget(&text, built.game, |s| matches!(s, Status::Committed(_)));
+}

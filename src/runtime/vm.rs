@@ -1624,6 +1624,46 @@ impl Machine {
                                 (slot, r) => overwrite(slot, int_value(r)),
                             }
                             ip += 3;
+                            // A loop's body ends here (`(var i (+ i 1))` before the jump back
+                            // to its fused test): the test runs now, as its instruction would
+                            // next, counting its own step and the four it stands for, short
+                            // of the next check; else the loop goes on as usual.
+                            let test = match code.ops.get(ip) {
+                                Some(&Op::LoopLocalConst {
+                                    a,
+                                    op: f,
+                                    k,
+                                    exit,
+                                    body,
+                                }) => match self.stack[base + a as usize] {
+                                    Value::Int(x) => {
+                                        f.apply(x, i64::from(k)).zip(Some((exit, body)))
+                                    }
+                                    _ => None,
+                                },
+                                Some(&Op::LoopLocals {
+                                    a,
+                                    b,
+                                    op: f,
+                                    exit,
+                                    body,
+                                }) => match (
+                                    &self.stack[base + a as usize],
+                                    &self.stack[base + b as usize],
+                                ) {
+                                    (Value::Int(x), Value::Int(y)) => {
+                                        f.apply(*x, *y).zip(Some((exit, body)))
+                                    }
+                                    _ => None,
+                                },
+                                _ => None,
+                            };
+                            if let Some((IntValue::Bool(t), (exit, body))) = test
+                                && room!(5)
+                            {
+                                left -= 5;
+                                ip = if t { body } else { exit } as usize;
+                            }
                         } else {
                             load!(a)
                         }
