@@ -307,6 +307,42 @@ fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
     stack.extend((0..n).map(|_| Value::Nil));
 }
 
+/// Where a loop's fused test (`op`, an [`Op::LoopLocalConst`] or [`Op::LoopLocals`] on the
+/// locals of the frame at `base` in `stack`) sends the loop: its body or its exit; `None`
+/// when its fast case does not apply (a value that is not an integer, another
+/// instruction).
+#[inline(always)]
+fn loop_test(stack: &[Value], base: usize, op: Op) -> Option<u32> {
+    let (t, exit, body) = match op {
+        Op::LoopLocalConst {
+            a,
+            op: f,
+            k,
+            exit,
+            body,
+        } => match stack[base + a as usize] {
+            Value::Int(x) => (f.apply(x, i64::from(k))?, exit, body),
+            _ => return None,
+        },
+        Op::LoopLocals {
+            a,
+            b,
+            op: f,
+            exit,
+            body,
+        } => match (&stack[base + a as usize], &stack[base + b as usize]) {
+            (Value::Int(x), Value::Int(y)) => (f.apply(*x, *y)?, exit, body),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    match t {
+        IntValue::Bool(true) => Some(body),
+        IntValue::Bool(false) => Some(exit),
+        IntValue::Int(_) => None,
+    }
+}
+
 /// The step count at which the machine next stops to check: the first multiple of 65,536
 /// after `steps` (to look for an interrupt), or the first step past the budget.
 #[inline]
@@ -1628,41 +1664,14 @@ impl Machine {
                             // to its fused test): the test runs now, as its instruction would
                             // next, counting its own step and the four it stands for, short
                             // of the next check; else the loop goes on as usual.
-                            let test = match code.ops.get(ip) {
-                                Some(&Op::LoopLocalConst {
-                                    a,
-                                    op: f,
-                                    k,
-                                    exit,
-                                    body,
-                                }) => match self.stack[base + a as usize] {
-                                    Value::Int(x) => {
-                                        f.apply(x, i64::from(k)).zip(Some((exit, body)))
-                                    }
-                                    _ => None,
-                                },
-                                Some(&Op::LoopLocals {
-                                    a,
-                                    b,
-                                    op: f,
-                                    exit,
-                                    body,
-                                }) => match (
-                                    &self.stack[base + a as usize],
-                                    &self.stack[base + b as usize],
-                                ) {
-                                    (Value::Int(x), Value::Int(y)) => {
-                                        f.apply(*x, *y).zip(Some((exit, body)))
-                                    }
-                                    _ => None,
-                                },
-                                _ => None,
-                            };
-                            if let Some((IntValue::Bool(t), (exit, body))) = test
+                            if let Some(to) = code
+                                .ops
+                                .get(ip)
+                                .and_then(|&next| loop_test(&self.stack, base, next))
                                 && room!(5)
                             {
                                 left -= 5;
-                                ip = if t { body } else { exit } as usize;
+                                ip = to as usize;
                             }
                         } else {
                             load!(a)
@@ -1692,40 +1701,14 @@ impl Machine {
                             load!(a)
                         }
                     }
-                    Op::LoopLocalConst {
-                        a,
-                        op: f,
-                        k,
-                        exit,
-                        body,
-                    } => {
-                        if let Value::Int(x) = self.stack[base + a as usize]
-                            && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                    Op::LoopLocalConst { body, .. } | Op::LoopLocals { body, .. } => {
+                        if let Some(to) = loop_test(&self.stack, base, *op)
                             && room!(4)
                         {
                             left -= 4;
-                            ip = if t { body } else { exit } as usize;
+                            ip = to as usize;
                         } else {
                             // The plain jump to the test.
-                            ip = body as usize - 4;
-                        }
-                    }
-                    Op::LoopLocals {
-                        a,
-                        b,
-                        op: f,
-                        exit,
-                        body,
-                    } => {
-                        if let (Value::Int(x), Value::Int(y)) = (
-                            &self.stack[base + a as usize],
-                            &self.stack[base + b as usize],
-                        ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
-                            && room!(4)
-                        {
-                            left -= 4;
-                            ip = if t { body } else { exit } as usize;
-                        } else {
                             ip = body as usize - 4;
                         }
                     }
