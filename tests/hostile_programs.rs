@@ -40,6 +40,17 @@ const LIMITS: Limits = Limits {
     max_memory: 256 * 1024,
 };
 
+/// The options of a session with `seed`, `limits` and traces on or off, and no
+/// parameters.
+fn options(seed: u64, limits: Limits, trace: bool) -> SessionOptions {
+    SessionOptions {
+        seed,
+        params: vec![],
+        limits,
+        trace,
+    }
+}
+
 /// The messages every generated program is sent, in order.
 const SENDS: [&str; 3] = [
     "go to e0 with n 2",
@@ -265,12 +276,7 @@ fn run(text: &str, seed: u64) -> Result<(), TestCaseError> {
     let Ok(built) = build_game(&fs, Path::new("game.fr")) else {
         return Ok(());
     };
-    let options = SessionOptions {
-        seed,
-        params: vec![],
-        limits: LIMITS,
-        trace: false,
-    };
+    let options = options(seed, LIMITS, false);
     let Ok((mut session, _)) = Session::start(built.game, &options) else {
         return Ok(());
     };
@@ -442,12 +448,7 @@ fn run_fused_and_plain_within(
         return Ok(());
     };
     let plain = Arc::new(unfused(&built.game));
-    let options = SessionOptions {
-        seed,
-        params: vec![],
-        limits,
-        trace: true,
-    };
+    let options = options(seed, limits, true);
     let (Ok((mut fused, _)), Ok((mut plain, _))) = (
         Session::start(built.game, &options),
         Session::start(plain, &options),
@@ -781,12 +782,7 @@ fn end_alike_under_every_budget(a: &str, b: &str, memory: u64) -> usize {
         let mut fs = MemoryFs::new();
         fs.insert("game.fr", text);
         let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-        let options = SessionOptions {
-            seed: 0,
-            params: vec![],
-            limits,
-            trace: true,
-        };
+        let options = options(0, limits, true);
         let (mut s, _) = Session::start(built.game, &options).expect("starts");
         let (to, msg) = parse_send("go to e0").expect("a send");
         let mut tx = s.deliver(to, msg);
@@ -1002,12 +998,7 @@ fn step_counts_stay_exact_across_the_interrupt_checks() {
         ..LIMITS
     };
     let run = |max_steps| {
-        let options = SessionOptions {
-            seed: 0,
-            params: vec![],
-            limits: limits(max_steps),
-            trace: false,
-        };
+        let options = options(0, limits(max_steps), false);
         let (mut s, _) = Session::start(built.game.clone(), &options).expect("starts");
         let (to, msg) = parse_send("go to e0").expect("a send");
         s.deliver(to, msg)
@@ -1048,15 +1039,14 @@ fn step_counts_stay_exact_across_the_interrupt_checks() {
 #[test]
 fn an_interrupt_stops_an_endless_loop_at_the_first_check() {
     let built = go_game("      (var i 0)\n      (while true (var i (+ i 1)))");
-    let options = SessionOptions {
-        seed: 0,
-        params: vec![],
-        limits: Limits {
+    let options = options(
+        0,
+        Limits {
             max_steps: 200_000,
             ..LIMITS
         },
-        trace: false,
-    };
+        false,
+    );
     let (mut s, _) = Session::start(built.game, &options).expect("starts");
     let flag = Arc::new(std::sync::atomic::AtomicBool::new(true));
     s.interrupt = Some(flag.clone());

@@ -1220,8 +1220,8 @@ impl Machine {
             // register. The count is written back to the meter before anything that reads
             // or charges it (builtins, forms, errors, leaving the loop) and read again
             // after.
-            let mut left =
-                self.left_to_check(next_check(self.meter.steps, self.meter.limits.max_steps));
+            self.check_at = next_check(self.meter.steps, self.meter.limits.max_steps);
+            let mut left = self.left_to_check();
             // The step count, written back to the meter.
             macro_rules! sync {
                 () => {
@@ -1229,10 +1229,10 @@ impl Machine {
                 };
             }
             // The step count read again from the meter, after something that may have
-            // charged it (past the next check, even: then the check is due at once).
+            // charged it.
             macro_rules! resync {
                 () => {
-                    left = self.left_to_check(self.check_at)
+                    left = self.left_to_check()
                 };
             }
             macro_rules! out {
@@ -1879,13 +1879,13 @@ impl Machine {
         }
     }
 
-    /// The steps left before the instruction loop's next check, due at step `at` or at
-    /// once if the count is past it already (kept in [`Machine::check_at`]).
+    /// The steps left before the instruction loop's next check, due at step
+    /// [`Machine::check_at`]: zero or less when the count has reached it (a builtin may
+    /// count past it), so the check is due at the next instruction and `check_at - left`
+    /// is still the count.
     #[inline(always)]
-    fn left_to_check(&mut self, at: u64) -> i64 {
-        let steps = self.meter.steps;
-        self.check_at = at.max(steps);
-        (self.check_at - steps) as i64
+    fn left_to_check(&self) -> i64 {
+        self.check_at.wrapping_sub(self.meter.steps) as i64
     }
 
     /// The instruction loop's check, due (the count is in the meter): the step budget,
@@ -1905,7 +1905,8 @@ impl Machine {
         {
             return Err(self.error(span, "interrupted"));
         }
-        Ok(self.left_to_check(next_check(steps, max_steps)))
+        self.check_at = next_check(steps, max_steps);
+        Ok(self.left_to_check())
     }
 
     /// The fast case of a fused update of a collection in its local ([`Op::PutLocal`],
