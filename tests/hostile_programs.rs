@@ -7,7 +7,8 @@
 //! - a failed or vetoed transaction leaves the world exactly as it was;
 //! - the compiled code with its fused instructions does exactly what the plain code does:
 //!   same results, output, trace, errors (with their spans) and step counts, down to the
-//!   instruction where the step limit stops a program.
+//!   instruction where the step limit stops a program; and so does a run without a trace,
+//!   where the machine takes shortcuts a traced run cannot.
 //!
 //! The limits are small (20,000 steps, 256 KB, 1,000 elements, nesting 12, depth 200) so
 //! each case is quick and every limit is reached by some programs. Each property runs
@@ -261,8 +262,12 @@ fn game(go: &str, ping: &str, law: &str, effect: &str) -> String {
 
 #law "Generated Law" on go to node in * is
   (do (var a 2) (var b (list)) {law} end)
+#law "Second Law" on go to node in * is
+  (if (= (attribute "n") -1) (return))
 #sideeffect "Generated Effect" on ping to node in * is
   (do (var a 3) (var b (list)) {effect} end)
+#sideeffect "Second Effect" on * to node in * is
+  (if (= (property "p") -1) (print "never"))
 "#
     )
 }
@@ -448,21 +453,28 @@ fn run_fused_and_plain_within(
         return Ok(());
     };
     let plain = Arc::new(unfused(&built.game));
-    let options = options(seed, limits, true);
-    let (Ok((mut fused, _)), Ok((mut plain, _))) = (
-        Session::start(built.game, &options),
-        Session::start(plain, &options),
+    let traced = options(seed, limits, true);
+    let (Ok((mut fused, _)), Ok((mut plain, _)), Ok((mut quiet, _))) = (
+        Session::start(built.game.clone(), &traced),
+        Session::start(plain, &traced),
+        Session::start(built.game, &options(seed, limits, false)),
     ) else {
         return Ok(());
     };
     for send in sends {
         let (to, msg) = parse_send(send).map_err(TestCaseError::fail)?;
         let a = fused.deliver(to, msg.clone());
-        let b = plain.deliver(to, msg);
+        let b = plain.deliver(to, msg.clone());
         prop_assert_eq!(&a.status, &b.status);
         prop_assert_eq!(a.steps, b.steps);
         prop_assert_eq!(&a.output, &b.output);
         prop_assert_eq!(&a.trace, &b.trace);
+        // Untraced, the machine takes its shortcuts (a law or side-effect hands over to
+        // the next in line without the general path): the same ending all the same.
+        let c = quiet.deliver(to, msg);
+        prop_assert_eq!(&a.status, &c.status);
+        prop_assert_eq!(a.steps, c.steps);
+        prop_assert_eq!(&a.output, &c.output);
     }
     Ok(())
 }
@@ -1107,4 +1119,84 @@ fn a_loop_test_after_its_counter_ends_runs_as_the_plain_code_does() {
     assert!(ops.iter().any(|o| matches!(o, Op::LoopLocals { .. })));
     let text = go_text(lines);
     fused_and_plain_under_every_budget(&text, built.game, |s| matches!(s, Status::Committed(_)));
+}
+
+/// A chain of laws and side-effects on one join point, most of them bodies that end with
+/// an `if` without `else` (the shape the machine hands over from one to the next without
+/// its general path), with nested sends that have chains of their own, a law that vetoes
+/// a nested message and one that vetoes the move, run under every step budget up to the
+/// end of the transaction: fused and plain, traced and not, each run ends alike.
+#[test]
+fn chains_of_laws_and_side_effects_run_as_the_traced_code_does() {
+    let text = r#"
+#entity node
+  #property p 0
+  #property log (list)
+  #state default
+    #onMessage go
+      (update property "p" to (+ (property "p") (attribute "n")))
+      (send new message "note" to "e1" with "n" (attribute "n"))
+      (property "p")
+    #onMessage note
+      (update property "log" to (append (property "log") (attribute "n")))
+
+#instance e0 of node
+#instance e1 of node
+
+#law "First" on go to node in * is
+  (if (< (attribute "n") 0) (do (notify "no negatives") (return) end))
+#law "Second" on go to node in * is
+  (var k (attribute "n"))
+  (if (= k 7) (print "seven"))
+#law "Third" on go to node in * is
+  (if (> (attribute "n") 100) (return))
+#law "Notes" on note to node in * is
+  (if (= (attribute "n") 3) (return))
+#law "Notes Too" on note to node in * is
+  (var x (+ (attribute "n") 1))
+  (if (> x 50) (print "big"))
+#sideeffect "After" on go to node in * is
+  (if (> (property "p") 5) (send new message "note" to "e1" with "n" 9))
+#sideeffect "Count" on * to node in * is
+  (var s (length (property "log" of "e1")))
+  (if (> s 0) (print s))
+#sideeffect "Last" on go to node in * is
+  (if (= (property "p") 7) (print "p is seven"))
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    assert!(
+        built.game.codes.iter().any(|c| c.ops.contains(&Op::NilEnd)),
+        "no body ends with a fused nil and end"
+    );
+    let sends = [
+        "go to e0 with n 7",
+        "go to e0 with n 3",
+        "go to e0 with n -1",
+        "go to e0 with n 200",
+        "go to e1 with n 9",
+    ];
+    let steps: u64 = {
+        let (mut s, _) =
+            Session::start(built.game.clone(), &SessionOptions::default()).expect("starts");
+        sends
+            .iter()
+            .map(|send| {
+                let (to, msg) = parse_send(send).expect("a send");
+                s.deliver(to, msg).steps
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    assert!(steps > 40, "{steps} steps");
+    for max_steps in 1..=steps + 1 {
+        let limits = Limits {
+            max_steps,
+            ..LIMITS
+        };
+        if let Err(e) = run_fused_and_plain_within(text, 0, limits, &sends) {
+            panic!("with {max_steps} steps: {e}");
+        }
+    }
 }

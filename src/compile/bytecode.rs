@@ -360,6 +360,9 @@ pub enum Op {
     },
     /// `Nil Pop`: 2 steps (the missing `else` of an `if` whose value is not used).
     NilPop,
+    /// `Nil End`: 2 steps (a body that ends with an `if` without `else`, as most laws and
+    /// side-effects do).
+    NilEnd,
     /// `Jump(to)` to a `Pop` (the end of an `if` branch whose value is not used): 2 steps.
     JumpPop(u32),
     /// `Str(s) Builtin(=|!=, 2)`: 2 steps (`(= x "name")`).
@@ -467,6 +470,7 @@ impl Op {
             | Op::OpJump { .. }
             | Op::JumpEnd(_)
             | Op::NilPop
+            | Op::NilEnd
             | Op::JumpPop(_)
             | Op::StrCmp { .. }
             | Op::LocalJump { .. }
@@ -498,7 +502,7 @@ impl Op {
             | Op::LocalConstJump { a, .. }
             | Op::LocalsJump { a, .. } => Op::Load(a),
             Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
-            Op::NilPop => Op::Nil,
+            Op::NilPop | Op::NilEnd => Op::Nil,
             Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } => Op::Str(s),
             Op::LocalJump { a, .. } | Op::LocalPropertyOf { a, .. } => Op::Load(a),
             Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
@@ -580,6 +584,7 @@ pub fn fuse(ops: &mut [Op]) {
                 .zip(small(k))
                 .map(|(read, k)| Op::ReadConst { c, read, k }),
             (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
+            (Some(Op::Nil), Some(Op::End), _, _) => Some(Op::NilEnd),
             (Some(Op::Load(a)), Some(Op::PropertyOf(name)), _, _) => {
                 Some(Op::LocalPropertyOf { a, name })
             }
@@ -799,6 +804,27 @@ mod tests {
         let mut ops = vec![Op::Jump(2), Op::Nil, Op::Int(1), Op::End];
         fuse(&mut ops);
         assert_eq!(ops[0], Op::Jump(2));
+    }
+
+    /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.
+    #[test]
+    fn a_body_ending_with_an_if_without_else_ends_with_its_nil() {
+        let plain = vec![
+            Op::Load(0),
+            Op::JumpIfFalse(4),
+            Op::Int(1),
+            Op::Jump(5),
+            Op::Nil,
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(ops[3], Op::JumpEnd(5));
+        assert_eq!(ops[4], Op::NilEnd);
+        assert_eq!(ops[4].weight(), 2);
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
     }
 
     /// `(if c (f))` as a statement: the missing `else` pushes nil and both branches meet

@@ -307,6 +307,22 @@ fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
     stack.extend((0..n).map(|_| Value::Nil));
 }
 
+/// The law or side-effect of `jp`'s chain that follows the one of kind `kind` that just
+/// ended, and the join point's phase once it runs; `None` when that one was the last of
+/// its kind (the behaviour or the join point's end come next: see `Machine::advance`).
+#[inline(always)]
+fn next_advice(jp: &JoinPoint, kind: Kind) -> Option<(CodeId, Phase)> {
+    match (jp.phase, kind) {
+        (Phase::Laws(i), Kind::Law) => jp.chain.laws.get(i).map(|l| (l.code, Phase::Laws(i + 1))),
+        (Phase::SideEffects(i), Kind::SideEffect) => jp
+            .chain
+            .side_effects
+            .get(i)
+            .map(|se| (se.code, Phase::SideEffects(i + 1))),
+        _ => None,
+    }
+}
+
 /// Where a loop's fused test (`op`, an [`Op::LoopLocalConst`] or [`Op::LoopLocals`] on the
 /// locals of the frame at `base` in `stack`) sends the loop: its body or its exit; `None`
 /// when its fast case does not apply (a value that is not an integer, another
@@ -1570,14 +1586,21 @@ impl Machine {
                     // pushes one), so leaving it never ends the transaction.
                     // `JumpEnd` counts its jump's step too, and only when that step stays
                     // short of the next check, as a fused instruction does.
-                    Op::Return | Op::End | Op::JumpEnd(_)
+                    Op::Return | Op::End | Op::JumpEnd(_) | Op::NilEnd
                         if self.frames.last().is_some_and(|f| f.kind == Kind::Function)
-                            && (!matches!(op, Op::JumpEnd(_)) || room!(1)) =>
+                            && (!matches!(op, Op::JumpEnd(_) | Op::NilEnd) || room!(1)) =>
                     {
                         debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
-                        if let Op::JumpEnd(to) = *op {
-                            debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
-                            left -= 1;
+                        match *op {
+                            Op::JumpEnd(to) => {
+                                debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
+                                left -= 1;
+                            }
+                            Op::NilEnd => {
+                                left -= 1;
+                                self.stack.push(Value::Nil);
+                            }
+                            _ => {}
                         }
                         self.frames.pop();
                         // The value on top takes the place of the first local (or
@@ -1606,6 +1629,45 @@ impl Machine {
                         base = caller.base as usize;
                         ip = caller.ip as usize;
                     }
+                    // The end of a law or side-effect body (not a `return`, which in a
+                    // law vetoes) that is not the last of its join point's chain: the
+                    // next one starts here, as `leave` and `advance` would start it,
+                    // without going round the outer loop, when nothing is traced or
+                    // stepped and no step is pending (events are then dropped unmade).
+                    // The body's value goes unread.
+                    Op::End | Op::NilEnd
+                        if !(cx.trace || cx.stepping || self.paused || self.pause_later)
+                            && (*op == Op::End || room!(1))
+                            && let Some(&Frame {
+                                kind: kind @ (Kind::Law | Kind::SideEffect),
+                                base: at,
+                                jp: jp_index,
+                                ..
+                            }) = self.frames.last()
+                            && let Some(jp) = self.jps.last_mut()
+                            && let Some((next, phase)) = next_advice(jp, kind) =>
+                    {
+                        jp.phase = phase;
+                        debug_assert_eq!(jp_index as usize, self.jps.len() - 1);
+                        if *op == Op::NilEnd {
+                            left -= 1;
+                        }
+                        self.frames.pop();
+                        truncate_releasing(&mut self.stack, at as usize);
+                        let callee = game.code(next);
+                        push_nils_apart(&mut self.stack, callee.locals as usize);
+                        self.frames.push(Frame {
+                            code: next,
+                            ip: 0,
+                            base: at,
+                            kind,
+                            jp: jp_index,
+                        });
+                        code = callee;
+                        base = at as usize;
+                        ip = 0;
+                    }
+                    Op::NilEnd => self.stack.push(Value::Nil),
                     Op::LocalConst { a, op: f, k } => {
                         if let Value::Int(x) = self.stack[base + a as usize]
                             && let Some(r) = f.apply(x, i64::from(k))
