@@ -1200,3 +1200,45 @@ fn chains_of_laws_and_side_effects_run_as_the_traced_code_does() {
         }
     }
 }
+
+/// `contains` of a local in a literal string of distinct letters (fused into one bit test
+/// when the local holds a one-character name) on needles of every kind: letters in and
+/// out of the string, characters below `@`, longer and empty strings, strings made at run
+/// time, and a number (an error), run under every step budget up to the
+/// end of the transaction: the fused code ends each run as the plain code does.
+#[test]
+fn letters_looked_for_in_a_string_answer_as_the_plain_code_does() {
+    let text = r#"
+#entity node
+  #state default
+    #onMessage go
+      (var n 0)
+      (foreach p in (list "K" "q" "P" "x" "@" "~" "1" " " "" "KQ" (str "B") (lower "N") (upper "r"))
+        (do
+          (if (contains "KQRBNP" p) (var n (+ n 1)))
+          (if (contains "kqrbnp" p) (var n (+ n 10)))
+          (if (contains "@~" p) (var n (+ n 100)))
+          (print p (contains "Pp" p))
+        end))
+      (print n)
+      (var l 5)
+      (contains "Kk" l)
+#instance e0 of node
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    assert!(
+        built
+            .game
+            .codes
+            .iter()
+            .any(|c| c.ops.iter().any(|o| matches!(o, Op::LetterIn { .. }))),
+        "no fused letter test"
+    );
+    fused_and_plain_under_every_budget(
+        text,
+        built.game,
+        |s| matches!(s, Status::Failed(e) if e.message.contains("contains")),
+    );
+}

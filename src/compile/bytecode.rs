@@ -144,6 +144,32 @@ pub fn put_builtin() -> u16 {
     })
 }
 
+/// The index of the builtin `contains`, looked up once.
+pub fn contains_builtin() -> u16 {
+    use std::sync::OnceLock;
+    static INDEX: OnceLock<u16> = OnceLock::new();
+    *INDEX.get_or_init(|| {
+        crate::compile::builtins::BUILTINS
+            .iter()
+            .position(|b| b.name == "contains")
+            .map_or(u16::MAX, |i| i as u16)
+    })
+}
+
+/// The set of the characters of `s` as bits (bit `b - 64` for byte `b`), when `s` is one
+/// or more distinct characters from `@` to DEL (letters, most often: "KQRBNP"); `None`
+/// otherwise. With its characters distinct, the string's length is the set's size.
+pub fn letter_set(s: &str) -> Option<u64> {
+    let mut mask = 0u64;
+    for &b in s.as_bytes() {
+        if !(64..128).contains(&b) || mask & (1 << (b - 64)) != 0 {
+            return None;
+        }
+        mask |= 1 << (b - 64);
+    }
+    (mask != 0).then_some(mask)
+}
+
 /// One instruction.
 ///
 /// The instructions from [`Op::LocalConst`] on are *fused*: each stands for a short
@@ -360,6 +386,17 @@ pub enum Op {
     },
     /// `Nil Pop`: 2 steps (the missing `else` of an `if` whose value is not used).
     NilPop,
+    /// `Str(s) Load(a) Builtin(contains, 2)`: 3 steps and the string's length, as
+    /// `contains` counts its work (`(contains "KQRBNP" p)`), for a string `s` that
+    /// [`letter_set`] gives the set `letters` of.
+    LetterIn {
+        /// The string.
+        s: Symbol,
+        /// Its characters (see [`letter_set`]).
+        letters: u64,
+        /// The local looked for in it.
+        a: u16,
+    },
     /// `Nil End`: 2 steps (a body that ends with an `if` without `else`, as most laws and
     /// side-effects do).
     NilEnd,
@@ -481,6 +518,7 @@ impl Op {
             | Op::Locals { .. }
             | Op::ReadLocals { .. }
             | Op::ReadConst { .. }
+            | Op::LetterIn { .. }
             | Op::StrCmpJump { .. } => 3,
             Op::SetLocalConst { .. }
             | Op::LocalConstJump { .. }
@@ -503,7 +541,7 @@ impl Op {
             | Op::LocalsJump { a, .. } => Op::Load(a),
             Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
             Op::NilPop | Op::NilEnd => Op::Nil,
-            Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } => Op::Str(s),
+            Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } | Op::LetterIn { s, .. } => Op::Str(s),
             Op::LocalJump { a, .. } | Op::LocalPropertyOf { a, .. } => Op::Load(a),
             Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
             Op::JumpPop(to) => Op::Jump(to),
@@ -590,6 +628,11 @@ pub fn fuse(ops: &mut [Op]) {
             }
             (Some(Op::Str(entity)), Some(Op::PropertyOf(name)), _, _) => {
                 Some(Op::NamedPropertyOf { entity, name })
+            }
+            (Some(Op::Str(s)), Some(Op::Load(a)), Some(Op::Builtin(f, 2)), _)
+                if f == contains_builtin() =>
+            {
+                letter_set(s.as_str()).map(|letters| Op::LetterIn { s, letters, a })
             }
             (Some(Op::Str(s)), Some(cmp), jump, _) => {
                 let eq = match int_op(cmp) {
@@ -804,6 +847,46 @@ mod tests {
         let mut ops = vec![Op::Jump(2), Op::Nil, Op::Int(1), Op::End];
         fuse(&mut ops);
         assert_eq!(ops[0], Op::Jump(2));
+    }
+
+    /// `(contains "KQRBNP" p)` with `p` a local: one bit test, for a string of distinct
+    /// characters from `@` up only.
+    #[test]
+    fn a_local_looked_for_in_a_string_of_letters_is_fused() {
+        let contains = Op::Builtin(contains_builtin(), 2);
+        for (text, fused) in [
+            ("KQRBNP", true),
+            ("Pp", true),
+            ("@~", true),
+            ("KK", false),
+            ("K1", false),
+            ("", false),
+            ("é", false),
+        ] {
+            let s = Symbol::intern(text);
+            let plain = vec![Op::Str(s), Op::Load(2), contains, Op::End];
+            let mut ops = plain.clone();
+            fuse(&mut ops);
+            assert_eq!(
+                matches!(ops[0], Op::LetterIn { a: 2, .. }),
+                fused,
+                "{text:?}: {:?}",
+                ops[0]
+            );
+            for (p, op) in ops.iter().enumerate() {
+                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+            }
+        }
+        assert_eq!(letter_set("Bb"), Some(1 << 2 | 1 << 34));
+        assert_eq!(
+            Op::LetterIn {
+                s: Symbol::intern("Bb"),
+                letters: 0,
+                a: 0
+            }
+            .weight(),
+            3
+        );
     }
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.

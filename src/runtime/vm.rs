@@ -1791,6 +1791,25 @@ impl Machine {
                         Some(i64::from(default)),
                         3
                     ),
+                    // `(contains "KQRBNP" p)`: a one-character name looked for in a
+                    // string of distinct letters, answered by one bit test, its work (the
+                    // string's length) counted as `Op::Builtin`'s fast path counts it.
+                    Op::LetterIn { s, letters, a } => {
+                        let len = letters.count_ones();
+                        let byte = match &self.stack[base + a as usize] {
+                            Value::Str(t) => t.ascii_byte(),
+                            _ => None,
+                        };
+                        match byte {
+                            Some(b) if room!(2 + len) => {
+                                left -= 2 + i64::from(len);
+                                let found = b >= 64 && (letters >> (b - 64)) & 1 == 1;
+                                self.stack.push(Value::bool(found));
+                                ip += 2;
+                            }
+                            _ => self.stack.push(Value::sym(s)),
+                        }
+                    }
                     Op::NilPop => {
                         if room!(1) {
                             left -= 1;
