@@ -175,6 +175,11 @@ fn expr() -> BoxedStrategy<String> {
                 (inner.clone(), inner.clone(), inner.clone())
                     .prop_map(|(c, t, e)| format!("(if {c} {t} else {e})")),
                 (inner.clone(), inner.clone()).prop_map(|(c, t)| format!("(if {c} {t})")),
+                (args(2), prop::bool::ANY).prop_map(|(a, and)| format!(
+                    "({} {})",
+                    if and { "and" } else { "or" },
+                    a.join(" ")
+                )),
                 args(3).prop_map(|s| format!("(do {} end)", s.join(" "))),
                 inner.clone().prop_map(|e| format!("(var a {e})")),
                 inner.clone().prop_map(|e| format!("(var b (append b {e}))")),
@@ -1241,4 +1246,41 @@ fn letters_looked_for_in_a_string_answer_as_the_plain_code_does() {
         built.game,
         |s| matches!(s, Status::Failed(e) if e.message.contains("contains")),
     );
+}
+
+/// `and` tested by `if` and `while` (a false value goes straight on to the test's exit)
+/// on values of every truth, the first or a later one false, run under every step budget
+/// up to the end of the transaction: the fused code ends each run as the plain code does.
+#[test]
+fn and_tests_jump_as_the_plain_code_does() {
+    let text = r#"
+#entity node
+  #state default
+    #onMessage go
+      (var n 0)
+      (var k 0)
+      (foreach x in (list nil false true 0 "" (list) 2)
+        (do
+          (if (and x (!= x 2)) (var n (+ n 1)))
+          (if (and true x) (var n (+ n 10)) else (var n (+ n 100)))
+          (if (and x x (= x 0)) (print "zero"))
+          (while (and (< k 3) x) (var k (+ k 1)))
+          (var k 0)
+          (print (and x 5))
+        end))
+      n
+#instance e0 of node
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    assert!(
+        built
+            .game
+            .codes
+            .iter()
+            .any(|c| c.ops.iter().any(|o| matches!(o, Op::AndExit { .. }))),
+        "no fused and"
+    );
+    fused_and_plain_under_every_budget(text, built.game, |s| matches!(s, Status::Committed(_)));
 }

@@ -397,6 +397,14 @@ pub enum Op {
         /// The local looked for in it.
         a: u16,
     },
+    /// `AndJump(to)` to a `JumpIfFalse(exit)` (`(if (and a b) ...)`): when the value is
+    /// false, 2 steps to `exit`, the value popped; else 1, as `AndJump`.
+    AndExit {
+        /// The `JumpIfFalse` the plain `AndJump` goes to.
+        to: u32,
+        /// Where that `JumpIfFalse` goes.
+        exit: u32,
+    },
     /// `Nil End`: 2 steps (a body that ends with an `if` without `else`, as most laws and
     /// side-effects do).
     NilEnd,
@@ -548,6 +556,7 @@ impl Op {
             Op::Const { k, .. } => Op::Int(i64::from(k)),
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
             Op::JumpEnd(to) => Op::Jump(to),
+            Op::AndExit { to, .. } => Op::AndJump(to),
             Op::PutAdd { .. } => Op::Hole,
             Op::PutLocal { slot } => Op::UpdateLocal {
                 slot,
@@ -694,9 +703,17 @@ pub fn fuse(ops: &mut [Op]) {
             *slot = f;
         }
     }
-    // A jump back to a loop's fused test runs the test itself, and a jump to the end of
-    // the body ends it.
+    // A jump back to a loop's fused test runs the test itself, a jump to the end of the
+    // body ends it, and a false `and` whose value a `JumpIfFalse` tests goes on to where
+    // that one goes.
     for (p, op) in plain.iter().enumerate() {
+        if let Op::AndJump(to) = *op {
+            // An `and` tested by `if` or `while`: a false value goes on to the exit.
+            if let Some(&Op::JumpIfFalse(exit)) = plain.get(to as usize) {
+                ops[p] = Op::AndExit { to, exit };
+            }
+            continue;
+        }
         let Op::Jump(t) = *op else { continue };
         let body = t.wrapping_add(4);
         ops[p] = match ops.get(t as usize).copied() {
@@ -887,6 +904,38 @@ mod tests {
             .weight(),
             3
         );
+    }
+
+    /// `(if (and a b) 1 else 2)`: a false `a` goes on to where the `if`'s test goes; an
+    /// `and` whose value is not tested stays as it is.
+    #[test]
+    fn a_false_and_tested_by_if_goes_to_the_else() {
+        let plain = vec![
+            Op::Load(0),
+            Op::AndJump(3),
+            Op::Load(1),
+            Op::JumpIfFalse(6),
+            Op::Int(1),
+            Op::Jump(7),
+            Op::Int(2),
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(ops[1], Op::AndExit { to: 3, exit: 6 });
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+        // (var x (and a b)): kept.
+        let mut ops = vec![
+            Op::Load(0),
+            Op::AndJump(3),
+            Op::Load(1),
+            Op::SetLocal(2),
+            Op::End,
+        ];
+        fuse(&mut ops);
+        assert_eq!(ops[1], Op::AndJump(3));
     }
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.

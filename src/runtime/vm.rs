@@ -1343,6 +1343,23 @@ impl Machine {
                             discard(v);
                         }
                     }
+                    Op::AndExit { to, exit } => match self.stack.last() {
+                        Some(v) if !v.truthy() => {
+                            if room!(1) {
+                                left -= 1;
+                                // Nil or false: nothing to drop.
+                                self.stack.pop();
+                                ip = exit as usize;
+                            } else {
+                                ip = to as usize;
+                            }
+                        }
+                        _ => {
+                            if let Some(v) = self.stack.pop() {
+                                discard(v);
+                            }
+                        }
+                    },
                     Op::OrJump(t) => {
                         if self.stack.last().is_some_and(Value::truthy) {
                             ip = t as usize;
