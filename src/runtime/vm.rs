@@ -1654,7 +1654,7 @@ impl Machine {
                     // The body's value goes unread.
                     Op::End | Op::NilEnd
                         if !(cx.trace || cx.stepping || self.paused || self.pause_later)
-                            && (*op == Op::End || room!(1))
+                            && (matches!(op, Op::End) || room!(1))
                             && let Some(&Frame {
                                 kind: kind @ (Kind::Law | Kind::SideEffect),
                                 base: at,
@@ -1666,7 +1666,7 @@ impl Machine {
                     {
                         jp.phase = phase;
                         debug_assert_eq!(jp_index as usize, self.jps.len() - 1);
-                        if *op == Op::NilEnd {
+                        if matches!(op, Op::NilEnd) {
                             left -= 1;
                         }
                         self.frames.pop();
