@@ -405,6 +405,16 @@ pub enum Op {
         /// Where that `JumpIfFalse` goes.
         exit: u32,
     },
+    /// `Jump(to)` back to the [`Op::IterNext`] at `to` (the end of a `foreach` body): 2
+    /// steps, the next element taken (or the loop left) as that one does.
+    IterLoop {
+        /// The `IterNext`.
+        to: u32,
+        /// Its loop variable slot.
+        var: u16,
+        /// Where it goes when the list is exhausted.
+        exit: u32,
+    },
     /// `Nil End`: 2 steps (a body that ends with an `if` without `else`, as most laws and
     /// side-effects do).
     NilEnd,
@@ -516,6 +526,7 @@ impl Op {
             | Op::JumpEnd(_)
             | Op::NilPop
             | Op::NilEnd
+            | Op::IterLoop { .. }
             | Op::JumpPop(_)
             | Op::StrCmp { .. }
             | Op::LocalJump { .. }
@@ -557,6 +568,7 @@ impl Op {
             Op::OpJump { op, .. } => Op::Builtin(builtin(op), 2),
             Op::JumpEnd(to) => Op::Jump(to),
             Op::AndExit { to, .. } => Op::AndJump(to),
+            Op::IterLoop { to, .. } => Op::Jump(to),
             Op::PutAdd { .. } => Op::Hole,
             Op::PutLocal { slot } => Op::UpdateLocal {
                 slot,
@@ -703,8 +715,8 @@ pub fn fuse(ops: &mut [Op]) {
             *slot = f;
         }
     }
-    // A jump back to a loop's fused test runs the test itself, a jump to the end of the
-    // body ends it, and a false `and` whose value a `JumpIfFalse` tests goes on to where
+    // A jump back to a loop's fused test (or to a `foreach`'s next element) runs the test
+    // itself, a jump to the end of the body ends it, and a false `and` whose value a `JumpIfFalse` tests goes on to where
     // that one goes.
     for (p, op) in plain.iter().enumerate() {
         if let Op::AndJump(to) = *op {
@@ -718,6 +730,7 @@ pub fn fuse(ops: &mut [Op]) {
         let body = t.wrapping_add(4);
         ops[p] = match ops.get(t as usize).copied() {
             Some(Op::End) => Op::JumpEnd(t),
+            Some(Op::IterNext { var, exit }) => Op::IterLoop { to: t, var, exit },
             _ if plain.get(t as usize) == Some(&Op::Pop) => Op::JumpPop(t),
             Some(Op::LocalConstJump { a, op, k, to }) => Op::LoopLocalConst {
                 a,
@@ -936,6 +949,35 @@ mod tests {
         ];
         fuse(&mut ops);
         assert_eq!(ops[1], Op::AndJump(3));
+    }
+
+    /// `(foreach x in l (f x))`: the end of the body takes the next element itself.
+    #[test]
+    fn the_end_of_a_foreach_body_takes_the_next_element() {
+        let plain = vec![
+            Op::Load(0),
+            Op::IterStart,
+            Op::IterNext { var: 1, exit: 6 },
+            Op::Load(1),
+            Op::Pop,
+            Op::Jump(2),
+            Op::Nil,
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[5],
+            Op::IterLoop {
+                to: 2,
+                var: 1,
+                exit: 6
+            }
+        );
+        assert_eq!(ops[5].weight(), 2);
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
     }
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.

@@ -1284,6 +1284,36 @@ impl Machine {
                         left > ($extra) as i64
                     };
                 }
+                // A `foreach`'s next element into slot `var` (the list and the position
+                // on top of the stack), or the loop left for `exit` when there is none;
+                // `ip` is past the `IterNext`, whose span an error has.
+                macro_rules! iter_next {
+                    ($var:expr, $exit:expr) => {{
+                        let n = self.stack.len();
+                        let (Value::List(list), Value::Int(i)) =
+                            (&self.stack[n - 2], &self.stack[n - 1])
+                        else {
+                            sync!();
+                            return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
+                        };
+                        let i = *i as usize;
+                        match list.get(i) {
+                            Some(item) => {
+                                let item = item.clone();
+                                // An integer over an integer: nothing to drop.
+                                std::mem::forget(std::mem::replace(
+                                    &mut self.stack[n - 1],
+                                    Value::Int(i as i64 + 1),
+                                ));
+                                overwrite(&mut self.stack[base + $var as usize], item);
+                            }
+                            None => {
+                                self.stack.truncate(n - 2);
+                                ip = $exit as usize;
+                            }
+                        }
+                    }};
+                }
                 // A fused collection read of the collection in local `c` with `key` (and
                 // `default`), `extra` steps beyond its first: the value read, or the
                 // sequence's first plain instruction.
@@ -1501,29 +1531,15 @@ impl Machine {
                         }
                         None => out!(self.call_builtin(cx, index, argc, code, ip))?,
                     },
-                    Op::IterNext { var, exit } => {
-                        let n = self.stack.len();
-                        let (Value::List(list), Value::Int(i)) =
-                            (&self.stack[n - 2], &self.stack[n - 1])
-                        else {
-                            sync!();
-                            return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
-                        };
-                        let i = *i as usize;
-                        match list.get(i) {
-                            Some(item) => {
-                                let item = item.clone();
-                                // An integer over an integer: nothing to drop.
-                                std::mem::forget(std::mem::replace(
-                                    &mut self.stack[n - 1],
-                                    Value::Int(i as i64 + 1),
-                                ));
-                                overwrite(&mut self.stack[base + var as usize], item);
-                            }
-                            None => {
-                                self.stack.truncate(n - 2);
-                                ip = exit as usize;
-                            }
+                    Op::IterNext { var, exit } => iter_next!(var, exit),
+                    // The end of a `foreach` body takes the next element at once.
+                    Op::IterLoop { to, var, exit } => {
+                        if room!(1) {
+                            left -= 1;
+                            ip = to as usize + 1;
+                            iter_next!(var, exit)
+                        } else {
+                            ip = to as usize;
                         }
                     }
                     Op::Property(name) => {
