@@ -422,7 +422,9 @@ fn read_expr() -> BoxedStrategy<String> {
                  (if ({cmp} r \"ab\") (var s 7)) (if t (var r 1)) \
                  (var u (list r s t ({cmp} s \"ab\") (property \"p\" of \"e1\"))) \
                  (var e (if (= (property \"p\" of (self)) 0) \"e0\" else k)) \
-                 (property \"p\" of e) u end)"
+                 (var v (property \"p\" of e)) (if v (var s v)) \
+                 (var w (property \"q\" of e)) (if w (var t w)) \
+                 (list (property \"p\" of e) s t) u end)"
             )
         })
         .boxed()

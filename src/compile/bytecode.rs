@@ -450,6 +450,23 @@ pub enum Op {
         /// The property.
         name: Symbol,
     },
+    /// `Load(a) PropertyOf(name) SetLocal(dst)`: 3 steps (`(var p (property "piece" of
+    /// c))`).
+    LocalPropertyTo {
+        /// The local naming the entity.
+        a: u16,
+        /// The property.
+        name: Symbol,
+        /// The local set to the property's value.
+        dst: u16,
+    },
+    /// `SetLocal(a) Load(a) JumpIfFalse(to)`: 3 steps (`(var x ...) (if x ...)`).
+    SetLocalJump {
+        /// The local set, then tested.
+        a: u16,
+        /// Where to go when it is false.
+        to: u32,
+    },
     /// `Load(a) JumpIfFalse(to)`: 2 steps (`(if x ...)`).
     LocalJump {
         /// The local tested.
@@ -538,6 +555,8 @@ impl Op {
             | Op::ReadLocals { .. }
             | Op::ReadConst { .. }
             | Op::LetterIn { .. }
+            | Op::LocalPropertyTo { .. }
+            | Op::SetLocalJump { .. }
             | Op::StrCmpJump { .. } => 3,
             Op::SetLocalConst { .. }
             | Op::LocalConstJump { .. }
@@ -561,7 +580,10 @@ impl Op {
             Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
             Op::NilPop | Op::NilEnd => Op::Nil,
             Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } | Op::LetterIn { s, .. } => Op::Str(s),
-            Op::LocalJump { a, .. } | Op::LocalPropertyOf { a, .. } => Op::Load(a),
+            Op::LocalJump { a, .. }
+            | Op::LocalPropertyOf { a, .. }
+            | Op::LocalPropertyTo { a, .. } => Op::Load(a),
+            Op::SetLocalJump { a, .. } => Op::SetLocal(a),
             Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
             Op::JumpPop(to) => Op::Jump(to),
             Op::Const { k, .. } => Op::Int(i64::from(k)),
@@ -644,8 +666,14 @@ pub fn fuse(ops: &mut [Op]) {
                 .map(|(read, k)| Op::ReadConst { c, read, k }),
             (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
             (Some(Op::Nil), Some(Op::End), _, _) => Some(Op::NilEnd),
+            (Some(Op::Load(a)), Some(Op::PropertyOf(name)), Some(Op::SetLocal(dst)), _) => {
+                Some(Op::LocalPropertyTo { a, name, dst })
+            }
             (Some(Op::Load(a)), Some(Op::PropertyOf(name)), _, _) => {
                 Some(Op::LocalPropertyOf { a, name })
+            }
+            (Some(Op::SetLocal(a)), Some(Op::Load(b)), Some(Op::JumpIfFalse(to)), _) if a == b => {
+                Some(Op::SetLocalJump { a, to })
             }
             (Some(Op::Str(entity)), Some(Op::PropertyOf(name)), _, _) => {
                 Some(Op::NamedPropertyOf { entity, name })
@@ -978,6 +1006,41 @@ mod tests {
         for (p, op) in ops.iter().enumerate() {
             assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
         }
+    }
+
+    /// `(var p (property "piece" of c)) (if p ...)`: the read goes straight into its
+    /// local, and the local set is tested where it was set.
+    #[test]
+    fn a_property_read_into_a_local_and_tested_is_fused() {
+        let piece = Symbol::intern("piece");
+        let plain = vec![
+            Op::Load(0),
+            Op::PropertyOf(piece),
+            Op::SetLocal(1),
+            Op::Load(1),
+            Op::JumpIfFalse(6),
+            Op::Nil,
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[0],
+            Op::LocalPropertyTo {
+                a: 0,
+                name: piece,
+                dst: 1
+            }
+        );
+        assert_eq!(ops[2], Op::SetLocalJump { a: 1, to: 6 });
+        assert_eq!((ops[0].weight(), ops[2].weight()), (3, 3));
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+        // Another local tested: a plain set.
+        let mut ops = vec![Op::SetLocal(1), Op::Load(2), Op::JumpIfFalse(3), Op::End];
+        fuse(&mut ops);
+        assert_eq!(ops[0], Op::SetLocal(1));
     }
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.

@@ -1284,6 +1284,24 @@ impl Machine {
                         left > ($extra) as i64
                     };
                 }
+                // `Load(a) PropertyOf(name)`: the property of the entity local `a`
+                // names, pushed (see `Op::LocalPropertyOf`).
+                macro_rules! local_property_of {
+                    ($a:expr, $name:expr) => {{
+                        if room!(1) {
+                            left -= 1;
+                            let entity = &self.stack[base + $a as usize];
+                            let v = match self.fixed_property(game, entity, $name) {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(cx, entity, $name, code.spans[ip]))?,
+                            };
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            load!($a)
+                        }
+                    }};
+                }
                 // A `foreach`'s next element into slot `var` (the list and the position
                 // on top of the stack), or the loop left for `exit` when there is none;
                 // `ip` is past the `IterNext`, whose span an error has.
@@ -1895,18 +1913,32 @@ impl Machine {
                     }
                     // `(property "p" of e)` with `e` a local or a literal name: the name
                     // is read where it lies, and the span is the `PropertyOf`'s.
-                    Op::LocalPropertyOf { a, name } => {
-                        if room!(1) {
-                            left -= 1;
-                            let entity = &self.stack[base + a as usize];
-                            let v = match self.fixed_property(game, entity, name) {
-                                Some(v) => v.clone(),
-                                None => out!(self.property_of(cx, entity, name, code.spans[ip]))?,
-                            };
-                            self.stack.push(v);
-                            ip += 1;
+                    Op::LocalPropertyOf { a, name } => local_property_of!(a, name),
+                    // The same, into a local: in one step when the property is one the
+                    // loop reads itself, else as `LocalPropertyOf` (its `SetLocal` next).
+                    Op::LocalPropertyTo { a, name, dst } => {
+                        let fast = if room!(2) {
+                            self.fixed_property(game, &self.stack[base + a as usize], name)
+                                .cloned()
                         } else {
-                            load!(a)
+                            None
+                        };
+                        match fast {
+                            Some(v) => {
+                                left -= 2;
+                                overwrite(&mut self.stack[base + dst as usize], v);
+                                ip += 2;
+                            }
+                            None => local_property_of!(a, name),
+                        }
+                    }
+                    Op::SetLocalJump { a, to } => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        let go_on = v.truthy();
+                        overwrite(&mut self.stack[base + a as usize], v);
+                        if room!(2) {
+                            left -= 2;
+                            ip = if go_on { ip + 2 } else { to as usize };
                         }
                     }
                     Op::NamedPropertyOf { entity, name } => {
