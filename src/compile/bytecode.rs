@@ -415,6 +415,9 @@ pub enum Op {
         /// Where it goes when the list is exhausted.
         exit: u32,
     },
+    /// `JumpIfFalse(to)` to a `Nil End` (a body ending with an `if` without `else`): 3
+    /// steps when false, the body ended; else 1.
+    TestEnd(u32),
     /// `Nil End`: 2 steps (a body that ends with an `if` without `else`, as most laws and
     /// side-effects do).
     NilEnd,
@@ -591,6 +594,7 @@ impl Op {
             Op::JumpEnd(to) => Op::Jump(to),
             Op::AndExit { to, .. } => Op::AndJump(to),
             Op::IterLoop { to, .. } => Op::Jump(to),
+            Op::TestEnd(to) => Op::JumpIfFalse(to),
             Op::PutAdd { .. } => Op::Hole,
             Op::PutLocal { slot } => Op::UpdateLocal {
                 slot,
@@ -747,6 +751,15 @@ pub fn fuse(ops: &mut [Op]) {
     // itself, a jump to the end of the body ends it, and a false `and` whose value a `JumpIfFalse` tests goes on to where
     // that one goes.
     for (p, op) in plain.iter().enumerate() {
+        if let Op::JumpIfFalse(to) = *op {
+            // A false test that ends the body.
+            if plain.get(to as usize..to as usize + 2) == Some(&[Op::Nil, Op::End])
+                && ops[p] == Op::JumpIfFalse(to)
+            {
+                ops[p] = Op::TestEnd(to);
+            }
+            continue;
+        }
         if let Op::AndJump(to) = *op {
             // An `and` tested by `if` or `while`: a false value goes on to the exit.
             if let Some(&Op::JumpIfFalse(exit)) = plain.get(to as usize) {
@@ -1045,7 +1058,7 @@ mod tests {
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.
     #[test]
-    fn a_body_ending_with_an_if_without_else_ends_with_its_nil() {
+    fn a_body_ending_with_an_if_without_else_ends_at_a_false_test() {
         let plain = vec![
             Op::Load(0),
             Op::JumpIfFalse(4),
@@ -1056,6 +1069,7 @@ mod tests {
         ];
         let mut ops = plain.clone();
         fuse(&mut ops);
+        assert_eq!(ops[1], Op::TestEnd(4));
         assert_eq!(ops[3], Op::JumpEnd(5));
         assert_eq!(ops[4], Op::NilEnd);
         assert_eq!(ops[4].weight(), 2);

@@ -307,6 +307,15 @@ fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
     stack.extend((0..n).map(|_| Value::Nil));
 }
 
+/// The body [`Machine::next_body`] found to run next: its code, kind, and the base and
+/// join point of the frame it replaces.
+struct NextBody {
+    code: CodeId,
+    kind: Kind,
+    base: u32,
+    jp: u32,
+}
+
 /// The law or side-effect of `jp`'s chain that follows the one of kind `kind` that just
 /// ended, and the join point's phase once it runs; `None` when that one was the last of
 /// its kind (the behaviour or the join point's end come next: see `Machine::advance`).
@@ -1302,6 +1311,32 @@ impl Machine {
                         }
                     }};
                 }
+                // The frame of the body `next_body` found takes the place of the one
+                // that ended, and the loop goes on in it.
+                macro_rules! start_next {
+                    ($next:expr) => {{
+                        let NextBody {
+                            code: next,
+                            kind,
+                            base: at,
+                            jp,
+                        } = $next;
+                        self.frames.pop();
+                        truncate_releasing(&mut self.stack, at as usize);
+                        let callee = game.code(next);
+                        push_nils_apart(&mut self.stack, callee.locals as usize);
+                        self.frames.push(Frame {
+                            code: next,
+                            ip: 0,
+                            base: at,
+                            kind,
+                            jp,
+                        });
+                        code = callee;
+                        base = at as usize;
+                        ip = 0;
+                    }};
+                }
                 // A `foreach`'s next element into slot `var` (the list and the position
                 // on top of the stack), or the loop left for `exit` when there is none;
                 // `ip` is past the `IterNext`, whose span an error has.
@@ -1682,41 +1717,31 @@ impl Machine {
                     }
                     // The end of a law or side-effect body (not a `return`, which in a
                     // law vetoes) that is not the last of its join point's chain: the
-                    // next one starts here, as `leave` and `advance` would start it,
-                    // without going round the outer loop, when nothing is traced or
-                    // stepped and no step is pending (events are then dropped unmade).
-                    // The body's value goes unread.
+                    // next one starts here (see `Machine::next_body`).
                     Op::End | Op::NilEnd
-                        if !(cx.trace || cx.stepping || self.paused || self.pause_later)
-                            && (matches!(op, Op::End) || room!(1))
-                            && let Some(&Frame {
-                                kind: kind @ (Kind::Law | Kind::SideEffect),
-                                base: at,
-                                jp: jp_index,
-                                ..
-                            }) = self.frames.last()
-                            && let Some(jp) = self.jps.last_mut()
-                            && let Some((next, phase)) = next_advice(jp, kind) =>
+                        if (matches!(op, Op::End) || room!(1))
+                            && let Some(next) = self.next_body(cx) =>
                     {
-                        jp.phase = phase;
-                        debug_assert_eq!(jp_index as usize, self.jps.len() - 1);
                         if matches!(op, Op::NilEnd) {
                             left -= 1;
                         }
-                        self.frames.pop();
-                        truncate_releasing(&mut self.stack, at as usize);
-                        let callee = game.code(next);
-                        push_nils_apart(&mut self.stack, callee.locals as usize);
-                        self.frames.push(Frame {
-                            code: next,
-                            ip: 0,
-                            base: at,
-                            kind,
-                            jp: jp_index,
-                        });
-                        code = callee;
-                        base = at as usize;
-                        ip = 0;
+                        start_next!(next)
+                    }
+                    // `(if c ...)` ending such a body: a false test ends it at once.
+                    Op::TestEnd(to) => {
+                        let v = self.stack.pop().unwrap_or_default();
+                        let go_on = v.truthy();
+                        discard(v);
+                        if !go_on {
+                            if room!(2)
+                                && let Some(next) = self.next_body(cx)
+                            {
+                                left -= 2;
+                                start_next!(next)
+                            } else {
+                                ip = to as usize;
+                            }
+                        }
                     }
                     Op::NilEnd => self.stack.push(Value::Nil),
                     Op::LocalConst { a, op: f, k } => {
@@ -2023,6 +2048,38 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// When the running frame is a law or side-effect body that has just ended normally
+    /// and the next law or side-effect of its join point's chain is due, with nothing
+    /// traced or stepped and no step pending: that next body, its join point's phase
+    /// moved on to it, for the instruction loop to start in the ended one's place as
+    /// `leave` and `advance` would (their events, unrecorded, are not made). `None`, with
+    /// nothing changed, otherwise.
+    #[inline(always)]
+    fn next_body(&mut self, cx: &Context<'_>) -> Option<NextBody> {
+        if cx.trace || cx.stepping || self.paused || self.pause_later {
+            return None;
+        }
+        let &Frame {
+            kind: kind @ (Kind::Law | Kind::SideEffect),
+            base,
+            jp,
+            ..
+        } = self.frames.last()?
+        else {
+            return None;
+        };
+        let point = self.jps.last_mut()?;
+        let (code, phase) = next_advice(point, kind)?;
+        point.phase = phase;
+        debug_assert_eq!(jp as usize, self.jps.len() - 1);
+        Some(NextBody {
+            code,
+            kind,
+            base,
+            jp,
+        })
     }
 
     /// The steps left before the instruction loop's next check, due at step
