@@ -249,6 +249,7 @@ fn game(go: &str, ping: &str, law: &str, effect: &str) -> String {
 #entity node
   #property p 0
   #property q (list)
+  #property r (dict "ab" 1 0 (list 2) 1 "x")
   #state default
     #onMessage go
       (var a 0)
@@ -424,7 +425,9 @@ fn read_expr() -> BoxedStrategy<String> {
                  (var e (if (= (property \"p\" of (self)) 0) \"e0\" else k)) \
                  (var v (property \"p\" of e)) (if v (var s v)) \
                  (var w (property \"q\" of e)) (if w (var t w)) \
-                 (list (property \"p\" of e) s t) u end)"
+                 (var g (get (property \"q\" of e) k)) (var h (get (property \"q\" of \"e1\") k)) \
+                 (list (property \"p\" of e) s t g h (get (property \"r\" of e) k) (get (property \"r\" of \"e0\") k)) \
+                 (get (property \"p\" of e) k) u end)"
             )
         })
         .boxed()

@@ -463,6 +463,26 @@ pub enum Op {
         /// The local set to the property's value.
         dst: u16,
     },
+    /// `Load(a) PropertyOf(name) Load(k) Builtin(get, 2)`: 4 steps (`(get (property
+    /// "lines" of c) d)`): the table read where it lies in the world.
+    PropertyGet {
+        /// The local naming the entity.
+        a: u16,
+        /// The property.
+        name: Symbol,
+        /// The local holding the key.
+        k: u16,
+    },
+    /// `Str(entity) PropertyOf(name) Load(k) Builtin(get, 2)`: 4 steps (`(get (property
+    /// "kings" of "game") side)`).
+    NamedPropertyGet {
+        /// The entity's name.
+        entity: Symbol,
+        /// The property.
+        name: Symbol,
+        /// The local holding the key.
+        k: u16,
+    },
     /// `SetLocal(a) Load(a) JumpIfFalse(to)`: 3 steps (`(var x ...) (if x ...)`).
     SetLocalJump {
         /// The local set, then tested.
@@ -564,7 +584,9 @@ impl Op {
             Op::SetLocalConst { .. }
             | Op::LocalConstJump { .. }
             | Op::LocalsJump { .. }
-            | Op::GetOr { .. } => 4,
+            | Op::GetOr { .. }
+            | Op::PropertyGet { .. }
+            | Op::NamedPropertyGet { .. } => 4,
             Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
             Op::PutAdd { .. } => 10,
             _ => 1,
@@ -585,7 +607,9 @@ impl Op {
             Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } | Op::LetterIn { s, .. } => Op::Str(s),
             Op::LocalJump { a, .. }
             | Op::LocalPropertyOf { a, .. }
-            | Op::LocalPropertyTo { a, .. } => Op::Load(a),
+            | Op::LocalPropertyTo { a, .. }
+            | Op::PropertyGet { a, .. } => Op::Load(a),
+            Op::NamedPropertyGet { entity, .. } => Op::Str(entity),
             Op::SetLocalJump { a, .. } => Op::SetLocal(a),
             Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
             Op::JumpPop(to) => Op::Jump(to),
@@ -670,6 +694,16 @@ pub fn fuse(ops: &mut [Op]) {
                 .map(|(read, k)| Op::ReadConst { c, read, k }),
             (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
             (Some(Op::Nil), Some(Op::End), _, _) => Some(Op::NilEnd),
+            (Some(Op::Load(a)), Some(Op::PropertyOf(name)), Some(Op::Load(k)), Some(last))
+                if read(last, 2) == Some(Read::Get) =>
+            {
+                Some(Op::PropertyGet { a, name, k })
+            }
+            (Some(Op::Str(entity)), Some(Op::PropertyOf(name)), Some(Op::Load(k)), Some(last))
+                if read(last, 2) == Some(Read::Get) =>
+            {
+                Some(Op::NamedPropertyGet { entity, name, k })
+            }
             (Some(Op::Load(a)), Some(Op::PropertyOf(name)), Some(Op::SetLocal(dst)), _) => {
                 Some(Op::LocalPropertyTo { a, name, dst })
             }
@@ -1054,6 +1088,48 @@ mod tests {
         let mut ops = vec![Op::SetLocal(1), Op::Load(2), Op::JumpIfFalse(3), Op::End];
         fuse(&mut ops);
         assert_eq!(ops[0], Op::SetLocal(1));
+    }
+
+    /// `(get (property "lines" of c) d)` and `(get (property "kings" of "game") s)`: the
+    /// table read where it lies.
+    #[test]
+    fn a_read_of_a_property_table_is_fused() {
+        let lines = Symbol::intern("lines");
+        let game = Symbol::intern("game");
+        let get = Op::Builtin(read_builtins()[0], 2);
+        let plain = vec![
+            Op::Load(0),
+            Op::PropertyOf(lines),
+            Op::Load(1),
+            get,
+            Op::Str(game),
+            Op::PropertyOf(lines),
+            Op::Load(1),
+            get,
+            Op::End,
+        ];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(
+            ops[0],
+            Op::PropertyGet {
+                a: 0,
+                name: lines,
+                k: 1
+            }
+        );
+        assert_eq!(
+            ops[4],
+            Op::NamedPropertyGet {
+                entity: game,
+                name: lines,
+                k: 1
+            }
+        );
+        assert_eq!((ops[0].weight(), ops[4].weight()), (4, 4));
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
     }
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.

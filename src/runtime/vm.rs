@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::compile::builtins::BUILTINS;
-use crate::compile::bytecode::{CodeId, IntOp, IntValue, Op, builtin_of, put_builtin};
+use crate::compile::bytecode::{CodeId, IntOp, IntValue, Op, Read, builtin_of, put_builtin};
 use crate::compile::program::{Game, TypeId};
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -1337,6 +1337,31 @@ impl Machine {
                         ip = 0;
                     }};
                 }
+                // `Str(entity) PropertyOf(name)`: the property of the entity named,
+                // pushed (see `Op::NamedPropertyOf`).
+                macro_rules! named_property_of {
+                    ($entity:expr, $name:expr) => {{
+                        if room!(1) {
+                            left -= 1;
+                            let fast = self
+                                .fixed_entity_of($entity)
+                                .and_then(|(_, e)| e.layout_property(game, $name));
+                            let v = match fast {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(
+                                    cx,
+                                    &Value::sym($entity),
+                                    $name,
+                                    code.spans[ip]
+                                ))?,
+                            };
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::sym($entity));
+                        }
+                    }};
+                }
                 // A `foreach`'s next element into slot `var` (the list and the position
                 // on top of the stack), or the loop left for `exit` when there is none;
                 // `ip` is past the `IterNext`, whose span an error has.
@@ -1862,7 +1887,7 @@ impl Machine {
                     }
                     Op::GetOr { c, k, default } => fused_read!(
                         c,
-                        crate::compile::bytecode::Read::Get,
+                        Read::Get,
                         &self.stack[base + k as usize],
                         Some(i64::from(default)),
                         3
@@ -1966,25 +1991,45 @@ impl Machine {
                             ip = if go_on { ip + 2 } else { to as usize };
                         }
                     }
-                    Op::NamedPropertyOf { entity, name } => {
-                        if room!(1) {
-                            left -= 1;
-                            let fast = self
-                                .fixed_entity_of(entity)
-                                .and_then(|(_, e)| e.layout_property(game, name));
-                            let v = match fast {
-                                Some(v) => v.clone(),
-                                None => out!(self.property_of(
-                                    cx,
-                                    &Value::sym(entity),
-                                    name,
-                                    code.spans[ip]
-                                ))?,
-                            };
-                            self.stack.push(v);
-                            ip += 1;
+                    Op::NamedPropertyOf { entity, name } => named_property_of!(entity, name),
+                    // `(get (property "p" of e) k)`: the table read where it lies, only
+                    // the value found copied (no count taken on the table); anything the
+                    // fused read does not answer goes as the property read alone.
+                    Op::PropertyGet { a, name, k } => {
+                        let found = if room!(3) {
+                            self.fixed_property(game, &self.stack[base + a as usize], name)
+                                .and_then(|t| {
+                                    read_fast(Read::Get, t, &self.stack[base + k as usize], None)
+                                })
                         } else {
-                            self.stack.push(Value::sym(entity));
+                            None
+                        };
+                        match found {
+                            Some(v) => {
+                                left -= 3;
+                                self.stack.push(v);
+                                ip += 3;
+                            }
+                            None => local_property_of!(a, name),
+                        }
+                    }
+                    Op::NamedPropertyGet { entity, name, k } => {
+                        let found = if room!(3) {
+                            self.fixed_entity_of(entity)
+                                .and_then(|(_, e)| e.layout_property(game, name))
+                                .and_then(|t| {
+                                    read_fast(Read::Get, t, &self.stack[base + k as usize], None)
+                                })
+                        } else {
+                            None
+                        };
+                        match found {
+                            Some(v) => {
+                                left -= 3;
+                                self.stack.push(v);
+                                ip += 3;
+                            }
+                            None => named_property_of!(entity, name),
                         }
                     }
                     Op::JumpPop(to) => {
