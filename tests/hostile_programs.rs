@@ -1289,3 +1289,51 @@ fn and_tests_jump_as_the_plain_code_does() {
     );
     fused_and_plain_under_every_budget(text, built.game, |s| matches!(s, Status::Committed(_)));
 }
+
+/// More kinds of join point in a row than the advice cache keeps at hand (messages of six
+/// labels, to instances of two types, one instance with a law of its own): each finds its
+/// own laws and side-effects every time, however the kinds follow each other.
+#[test]
+fn many_kinds_of_join_points_each_find_their_own_chain() {
+    let mut text = String::from(
+        "#entity a\n  #state default\n    #onMessage m0\n      0\n\
+         #entity b\n  #state default\n    #onMessage m0\n      0\n\
+         #instance a1 of a\n#instance a2 of a\n#instance b1 of b\n\
+         #law \"Only a2\" on * to a2 in * is (print \"a2\")\n",
+    );
+    for i in 0..6 {
+        text.push_str(&format!(
+            "#law \"Law {i}\" on m{i} to a in * is (print \"law {i}\")\n\
+             #sideeffect \"Effect {i}\" on m{i} to b in * is (print \"effect {i}\")\n"
+        ));
+    }
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", &text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    for round in 0..3 {
+        for i in [0, 3, 1, 4, 2, 5, 0, 5] {
+            let i = (i + round) % 6;
+            for to in ["a1", "a2", "b1"] {
+                let (target, msg) = parse_send(&format!("m{i} to {to}")).expect("a send");
+                let tx = s.deliver(target, msg);
+                let mut printed: Vec<String> = tx
+                    .output
+                    .iter()
+                    .map(|o| match o {
+                        Output::Print(t) => t.clone(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                printed.sort();
+                let mut expected = match to {
+                    "a1" => vec![format!("law {i}")],
+                    "a2" => vec![format!("law {i}"), "a2".to_string()],
+                    _ => vec![format!("effect {i}")],
+                };
+                expected.sort();
+                assert_eq!(printed, expected, "m{i} to {to}");
+            }
+        }
+    }
+}

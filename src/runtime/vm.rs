@@ -36,19 +36,23 @@ pub struct ChainCache {
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     empty: Arc<Chain>,
-    /// The last chain asked for, with the behaviour its type has for that state and
-    /// label: a transaction sending the same message again finds both with four compares,
-    /// without hashing (a game's behaviours never change once it is built).
-    last: Option<LastChain>,
+    /// The chains asked for last (a few, the oldest replaced first), with the behaviour
+    /// their type has for that state and label: a transaction's join points, which most
+    /// often follow the same few kinds of message from move to move, find both with a
+    /// few compares, without hashing (a game's behaviours never change once it is
+    /// built).
+    recent: [Option<Recent>; RECENT_CHAINS],
+    /// The entry of `recent` to replace next.
+    next_recent: usize,
 }
 
-/// The last chain a [`ChainCache`] was asked for.
+/// How many chains a [`ChainCache`] keeps at hand.
+const RECENT_CHAINS: usize = 4;
+
+/// A chain a [`ChainCache`] was asked for lately, by the key of its table.
 #[derive(Debug)]
-struct LastChain {
-    ty: TypeId,
-    entity: Symbol,
-    state: Symbol,
-    label: Symbol,
+struct Recent {
+    key: (TypeId, Option<Symbol>, Symbol, Symbol),
     chain: Arc<Chain>,
     behaviour: Option<CodeId>,
 }
@@ -64,14 +68,9 @@ impl ChainCache {
         label: Symbol,
     ) -> (Arc<Chain>, Option<CodeId>) {
         let table = &world.advice;
-        if table.version == self.version
-            && let Some(last) = &self.last
-            && (last.ty, last.entity, last.state, last.label) == (ty, entity, state, label)
-        {
-            return (last.chain.clone(), last.behaviour);
-        }
         if table.version != self.version {
             self.chains.clear();
+            self.recent = Default::default();
             self.version = table.version;
             self.instance_targets = table
                 .entries
@@ -83,20 +82,22 @@ impl ChainCache {
                 .collect();
         }
         let inst = self.instance_targets.contains(&entity).then_some(entity);
+        let key = (ty, inst, state, label);
+        if let Some(r) = self.recent.iter().flatten().find(|r| r.key == key) {
+            return (r.chain.clone(), r.behaviour);
+        }
         let chain = self
             .chains
-            .entry((ty, inst, state, label))
+            .entry(key)
             .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
             .clone();
         let behaviour = game.ty(ty).behaviours.get(&(state, label)).copied();
-        self.last = Some(LastChain {
-            ty,
-            entity,
-            state,
-            label,
+        self.recent[self.next_recent] = Some(Recent {
+            key,
             chain: chain.clone(),
             behaviour,
         });
+        self.next_recent = (self.next_recent + 1) % RECENT_CHAINS;
         (chain, behaviour)
     }
 }
