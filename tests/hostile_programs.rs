@@ -266,10 +266,10 @@ fn game(go: &str, ping: &str, law: &str, effect: &str) -> String {
 #instance e0 of node
 #instance e1 of node
 
+#law "First Law" on go to node in * is
+  (if (and (attribute "n") (= (attribute "n") -1)) (return))
 #law "Generated Law" on go to node in * is
   (do (var a 2) (var b (list)) {law} end)
-#law "Second Law" on go to node in * is
-  (if (= (attribute "n") -1) (return))
 #sideeffect "Generated Effect" on ping to node in * is
   (do (var a 3) (var b (list)) {effect} end)
 #sideeffect "Second Effect" on * to node in * is
@@ -1158,6 +1158,8 @@ fn chains_of_laws_and_side_effects_run_as_the_traced_code_does() {
 #law "Second" on go to node in * is
   (var k (attribute "n"))
   (if (= k 7) (print "seven"))
+#law "Middle" on go to node in * is
+  (if (and (> (attribute "n") 2) (< (attribute "n") 100)) (print "middling"))
 #law "Third" on go to node in * is
   (if (> (attribute "n") 100) (return))
 #law "Notes" on note to node in * is
@@ -1182,6 +1184,7 @@ fn chains_of_laws_and_side_effects_run_as_the_traced_code_does() {
     );
     let sends = [
         "go to e0 with n 7",
+        "go to e0 with n 1",
         "go to e0 with n 3",
         "go to e0 with n -1",
         "go to e0 with n 200",
@@ -1214,25 +1217,29 @@ fn chains_of_laws_and_side_effects_run_as_the_traced_code_does() {
 /// `contains` of a local in a literal string of distinct letters (fused into one bit test
 /// when the local holds a one-character name) on needles of every kind: letters in and
 /// out of the string, characters below `@`, longer and empty strings, strings made at run
-/// time, and a number (an error), run under every step budget up to the
+/// time, and a number (an error), held in a local or in a property of the running
+/// entity, run under every step budget up to the
 /// end of the transaction: the fused code ends each run as the plain code does.
 #[test]
 fn letters_looked_for_in_a_string_answer_as_the_plain_code_does() {
     let text = r#"
 #entity node
+  #property q nil
   #state default
     #onMessage go
       (var n 0)
       (foreach p in (list "K" "q" "P" "x" "@" "~" "1" " " "" "KQ" (str "B") (lower "N") (upper "r"))
         (do
           (if (contains "KQRBNP" p) (var n (+ n 1)))
+          (update property "q" to p)
+          (if (contains "kqrbnp" (property "q")) (var n (+ n 1000)))
           (if (contains "kqrbnp" p) (var n (+ n 10)))
           (if (contains "@~" p) (var n (+ n 100)))
           (print p (contains "Pp" p))
         end))
       (print n)
-      (var l 5)
-      (contains "Kk" l)
+      (update property "q" to 7)
+      (print (contains "Kk" (property "q")))
 #instance e0 of node
 "#;
     let mut fs = MemoryFs::new();
@@ -1245,6 +1252,13 @@ fn letters_looked_for_in_a_string_answer_as_the_plain_code_does() {
             .iter()
             .any(|c| c.ops.iter().any(|o| matches!(o, Op::LetterIn { .. }))),
         "no fused letter test"
+    );
+    assert!(
+        built.game.codes.iter().any(|c| c
+            .ops
+            .iter()
+            .any(|o| matches!(o, Op::LetterInProperty { .. }))),
+        "no fused letter test of a property"
     );
     fused_and_plain_under_every_budget(
         text,

@@ -398,12 +398,25 @@ pub enum Op {
         a: u16,
     },
     /// `AndJump(to)` to a `JumpIfFalse(exit)` (`(if (and a b) ...)`): when the value is
-    /// false, 2 steps to `exit`, the value popped; else 1, as `AndJump`.
+    /// false, 2 steps to `exit`, the value popped; else 1, as `AndJump`. When `exit` is a
+    /// `Nil End` (`ends`: the `if` ends the body), a false value may end the body there
+    /// and then, in 4 steps.
     AndExit {
         /// The `JumpIfFalse` the plain `AndJump` goes to.
         to: u32,
         /// Where that `JumpIfFalse` goes.
         exit: u32,
+        /// Whether `exit` is a `Nil End`.
+        ends: bool,
+    },
+    /// `Str(s) Property(name) Builtin(contains, 2)`: 3 steps and the string's length, as
+    /// `contains` counts its work (`(contains "Bb" (property "piece"))`), for a string `s`
+    /// of distinct letters (see [`letter_set`]).
+    LetterInProperty {
+        /// The string.
+        s: Symbol,
+        /// The running entity's property looked for in it.
+        name: Symbol,
     },
     /// `Jump(to)` back to the [`Op::IterNext`] at `to` (the end of a `foreach` body): 2
     /// steps, the next element taken (or the loop left) as that one does.
@@ -578,6 +591,7 @@ impl Op {
             | Op::ReadLocals { .. }
             | Op::ReadConst { .. }
             | Op::LetterIn { .. }
+            | Op::LetterInProperty { .. }
             | Op::LocalPropertyTo { .. }
             | Op::SetLocalJump { .. }
             | Op::StrCmpJump { .. } => 3,
@@ -604,7 +618,10 @@ impl Op {
             | Op::LocalsJump { a, .. } => Op::Load(a),
             Op::ReadLocals { c, .. } | Op::ReadConst { c, .. } | Op::GetOr { c, .. } => Op::Load(c),
             Op::NilPop | Op::NilEnd => Op::Nil,
-            Op::StrCmp { s, .. } | Op::StrCmpJump { s, .. } | Op::LetterIn { s, .. } => Op::Str(s),
+            Op::StrCmp { s, .. }
+            | Op::StrCmpJump { s, .. }
+            | Op::LetterIn { s, .. }
+            | Op::LetterInProperty { s, .. } => Op::Str(s),
             Op::LocalJump { a, .. }
             | Op::LocalPropertyOf { a, .. }
             | Op::LocalPropertyTo { a, .. }
@@ -721,6 +738,11 @@ pub fn fuse(ops: &mut [Op]) {
             {
                 letter_set(s.as_str()).map(|letters| Op::LetterIn { s, letters, a })
             }
+            (Some(Op::Str(s)), Some(Op::Property(name)), Some(Op::Builtin(f, 2)), _)
+                if f == contains_builtin() =>
+            {
+                letter_set(s.as_str()).map(|_| Op::LetterInProperty { s, name })
+            }
             (Some(Op::Str(s)), Some(cmp), jump, _) => {
                 let eq = match int_op(cmp) {
                     Some(IntOp::Eq) => Some(true),
@@ -797,7 +819,8 @@ pub fn fuse(ops: &mut [Op]) {
         if let Op::AndJump(to) = *op {
             // An `and` tested by `if` or `while`: a false value goes on to the exit.
             if let Some(&Op::JumpIfFalse(exit)) = plain.get(to as usize) {
-                ops[p] = Op::AndExit { to, exit };
+                let ends = plain.get(exit as usize..exit as usize + 2) == Some(&[Op::Nil, Op::End]);
+                ops[p] = Op::AndExit { to, exit, ends };
             }
             continue;
         }
@@ -983,6 +1006,16 @@ mod tests {
             }
         }
         assert_eq!(letter_set("Bb"), Some(1 << 2 | 1 << 34));
+        // `(contains "Bb" (property "piece"))`.
+        let (bb, piece) = (Symbol::intern("Bb"), Symbol::intern("piece"));
+        let plain = vec![Op::Str(bb), Op::Property(piece), contains, Op::End];
+        let mut ops = plain.clone();
+        fuse(&mut ops);
+        assert_eq!(ops[0], Op::LetterInProperty { s: bb, name: piece });
+        assert_eq!(ops[0].weight(), 3);
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
         assert_eq!(
             Op::LetterIn {
                 s: Symbol::intern("Bb"),
@@ -1010,7 +1043,14 @@ mod tests {
         ];
         let mut ops = plain.clone();
         fuse(&mut ops);
-        assert_eq!(ops[1], Op::AndExit { to: 3, exit: 6 });
+        assert_eq!(
+            ops[1],
+            Op::AndExit {
+                to: 3,
+                exit: 6,
+                ends: false
+            }
+        );
         for (p, op) in ops.iter().enumerate() {
             assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
         }

@@ -1452,9 +1452,18 @@ impl Machine {
                             discard(v);
                         }
                     }
-                    Op::AndExit { to, exit } => match self.stack.last() {
-                        Some(v) if !v.truthy() => {
-                            if room!(1) {
+                    Op::AndExit { to, exit, ends } => {
+                        if self.stack.last().is_some_and(|v| !v.truthy()) {
+                            if ends
+                                && room!(3)
+                                && let Some(next) = self.next_body(cx)
+                            {
+                                // The `if` that ends a law or side-effect is false: the
+                                // next body starts (the value, nil or false, is left to
+                                // the frame's end).
+                                left -= 3;
+                                start_next!(next)
+                            } else if room!(1) {
                                 left -= 1;
                                 // Nil or false: nothing to drop.
                                 self.stack.pop();
@@ -1462,13 +1471,10 @@ impl Machine {
                             } else {
                                 ip = to as usize;
                             }
+                        } else if let Some(v) = self.stack.pop() {
+                            discard(v);
                         }
-                        _ => {
-                            if let Some(v) = self.stack.pop() {
-                                discard(v);
-                            }
-                        }
-                    },
+                    }
                     Op::OrJump(t) => {
                         if self.stack.last().is_some_and(Value::truthy) {
                             ip = t as usize;
@@ -1907,6 +1913,30 @@ impl Machine {
                                 left -= 2 + i64::from(len);
                                 let found = b >= 64 && (letters >> (b - 64)) & 1 == 1;
                                 self.stack.push(Value::bool(found));
+                                ip += 2;
+                            }
+                            _ => self.stack.push(Value::sym(s)),
+                        }
+                    }
+                    // `(contains "Bb" (property "piece"))`: as `LetterIn`, on the running
+                    // entity's property read where it lies; anything else (no such
+                    // property here, a value that is not a one-character name, a budget
+                    // that ends inside) runs the plain instructions.
+                    Op::LetterInProperty { s, name } => {
+                        let byte = match self.me() {
+                            Some((id, _)) => {
+                                match self.world.entity(id).and_then(|e| e.property(game, name)) {
+                                    Some(Value::Str(t)) => t.ascii_byte(),
+                                    _ => None,
+                                }
+                            }
+                            None => None,
+                        };
+                        let hay = s.as_str().as_bytes();
+                        match byte {
+                            Some(b) if room!(2 + hay.len()) => {
+                                left -= 2 + hay.len() as i64;
+                                self.stack.push(Value::bool(hay.contains(&b)));
                                 ip += 2;
                             }
                             _ => self.stack.push(Value::sym(s)),
