@@ -452,6 +452,17 @@ pub enum Op {
         /// Where to go when the comparison is false.
         to: u32,
     },
+    /// `Load(a) Str(s) Builtin(=|!=, 2) JumpIfFalse(to)`: 4 steps (`(if (= p "K") ...)`).
+    LocalStrCmpJump {
+        /// The local compared.
+        a: u16,
+        /// The string.
+        s: Symbol,
+        /// `=` (else `!=`).
+        eq: bool,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
     /// `Load(a) PropertyOf(name)`: 2 steps (`(property "p" of e)`).
     LocalPropertyOf {
         /// The local naming the entity.
@@ -600,7 +611,8 @@ impl Op {
             | Op::LocalsJump { .. }
             | Op::GetOr { .. }
             | Op::PropertyGet { .. }
-            | Op::NamedPropertyGet { .. } => 4,
+            | Op::NamedPropertyGet { .. }
+            | Op::LocalStrCmpJump { .. } => 4,
             Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
             Op::PutAdd { .. } => 10,
             _ => 1,
@@ -625,7 +637,8 @@ impl Op {
             Op::LocalJump { a, .. }
             | Op::LocalPropertyOf { a, .. }
             | Op::LocalPropertyTo { a, .. }
-            | Op::PropertyGet { a, .. } => Op::Load(a),
+            | Op::PropertyGet { a, .. }
+            | Op::LocalStrCmpJump { a, .. } => Op::Load(a),
             Op::NamedPropertyGet { entity, .. } => Op::Str(entity),
             Op::SetLocalJump { a, .. } => Op::SetLocal(a),
             Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
@@ -711,6 +724,12 @@ pub fn fuse(ops: &mut [Op]) {
                 .map(|(read, k)| Op::ReadConst { c, read, k }),
             (Some(Op::Nil), Some(Op::Pop), _, _) => Some(Op::NilPop),
             (Some(Op::Nil), Some(Op::End), _, _) => Some(Op::NilEnd),
+            (Some(Op::Load(a)), Some(Op::Str(s)), Some(cmp), Some(Op::JumpIfFalse(to)))
+                if matches!(int_op(cmp), Some(IntOp::Eq | IntOp::Ne)) =>
+            {
+                let eq = int_op(cmp) == Some(IntOp::Eq);
+                Some(Op::LocalStrCmpJump { a, s, eq, to })
+            }
             (Some(Op::Load(a)), Some(Op::PropertyOf(name)), Some(Op::Load(k)), Some(last))
                 if read(last, 2) == Some(Read::Get) =>
             {
@@ -1128,6 +1147,38 @@ mod tests {
         let mut ops = vec![Op::SetLocal(1), Op::Load(2), Op::JumpIfFalse(3), Op::End];
         fuse(&mut ops);
         assert_eq!(ops[0], Op::SetLocal(1));
+    }
+
+    /// `(if (= p "K") ...)` with `p` a local: one instruction for the four.
+    #[test]
+    fn a_local_compared_with_a_string_and_tested_is_fused() {
+        let k = Symbol::intern("K");
+        for (op, eq) in [(IntOp::Eq, true), (IntOp::Ne, false)] {
+            let plain = vec![
+                Op::Load(3),
+                Op::Str(k),
+                Op::Builtin(builtin_of(op), 2),
+                Op::JumpIfFalse(5),
+                Op::Int(1),
+                Op::End,
+            ];
+            let mut ops = plain.clone();
+            fuse(&mut ops);
+            assert_eq!(
+                ops[0],
+                Op::LocalStrCmpJump {
+                    a: 3,
+                    s: k,
+                    eq,
+                    to: 5
+                }
+            );
+            assert_eq!(ops[1], Op::StrCmpJump { s: k, eq, to: 5 });
+            assert_eq!(ops[0].weight(), 4);
+            for (p, op) in ops.iter().enumerate() {
+                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+            }
+        }
     }
 
     /// `(get (property "lines" of c) d)` and `(get (property "kings" of "game") s)`: the

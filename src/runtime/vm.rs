@@ -1980,6 +1980,18 @@ impl Machine {
                             self.stack.push(Value::sym(s));
                         }
                     }
+                    // `(if (= p "K") ...)` on a local that is not a collection: what
+                    // `StrCmpJump` answers, without copying the local.
+                    Op::LocalStrCmpJump { a, s, eq, to } => {
+                        let local = &self.stack[base + a as usize];
+                        if room!(3) && !is_collection(local) {
+                            left -= 3;
+                            let t = (*local == Value::sym(s)) == eq;
+                            ip = if t { ip + 3 } else { to as usize };
+                        } else {
+                            load!(a)
+                        }
+                    }
                     Op::LocalJump { a, to } => {
                         if room!(1) {
                             left -= 1;
