@@ -1294,24 +1294,6 @@ impl Machine {
                         left > ($extra) as i64
                     };
                 }
-                // `Load(a) PropertyOf(name)`: the property of the entity local `a`
-                // names, pushed (see `Op::LocalPropertyOf`).
-                macro_rules! local_property_of {
-                    ($a:expr, $name:expr) => {{
-                        if room!(1) {
-                            left -= 1;
-                            let entity = &self.stack[base + $a as usize];
-                            let v = match self.fixed_property(game, entity, $name) {
-                                Some(v) => v.clone(),
-                                None => out!(self.property_of(cx, entity, $name, code.spans[ip]))?,
-                            };
-                            self.stack.push(v);
-                            ip += 1;
-                        } else {
-                            load!($a)
-                        }
-                    }};
-                }
                 // The frame of the body `next_body` found takes the place of the one
                 // that ended, and the loop goes on in it.
                 macro_rules! start_next {
@@ -1336,31 +1318,6 @@ impl Machine {
                         code = callee;
                         base = at as usize;
                         ip = 0;
-                    }};
-                }
-                // `Str(entity) PropertyOf(name)`: the property of the entity named,
-                // pushed (see `Op::NamedPropertyOf`).
-                macro_rules! named_property_of {
-                    ($entity:expr, $name:expr) => {{
-                        if room!(1) {
-                            left -= 1;
-                            let fast = self
-                                .fixed_entity_of($entity)
-                                .and_then(|(_, e)| e.layout_property(game, $name));
-                            let v = match fast {
-                                Some(v) => v.clone(),
-                                None => out!(self.property_of(
-                                    cx,
-                                    &Value::sym($entity),
-                                    $name,
-                                    code.spans[ip]
-                                ))?,
-                            };
-                            self.stack.push(v);
-                            ip += 1;
-                        } else {
-                            self.stack.push(Value::sym($entity));
-                        }
                     }};
                 }
                 // A `foreach`'s next element into slot `var` (the list and the position
@@ -2006,7 +1963,20 @@ impl Machine {
                     }
                     // `(property "p" of e)` with `e` a local or a literal name: the name
                     // is read where it lies, and the span is the `PropertyOf`'s.
-                    Op::LocalPropertyOf { a, name } => local_property_of!(a, name),
+                    Op::LocalPropertyOf { a, name } => {
+                        if room!(1) {
+                            left -= 1;
+                            let entity = &self.stack[base + a as usize];
+                            let v = match self.fixed_property(game, entity, name) {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(cx, entity, name, code.spans[ip]))?,
+                            };
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            load!(a)
+                        }
+                    }
                     // The same, into a local: in one step when the property is one the
                     // loop reads itself, else as `LocalPropertyOf` (its `SetLocal` next).
                     Op::LocalPropertyTo { a, name, dst } => {
@@ -2022,7 +1992,7 @@ impl Machine {
                                 overwrite(&mut self.stack[base + dst as usize], v);
                                 ip += 2;
                             }
-                            None => local_property_of!(a, name),
+                            None => load!(a),
                         }
                     }
                     Op::SetLocalJump { a, to } => {
@@ -2034,45 +2004,56 @@ impl Machine {
                             ip = if go_on { ip + 2 } else { to as usize };
                         }
                     }
-                    Op::NamedPropertyOf { entity, name } => named_property_of!(entity, name),
+                    Op::NamedPropertyOf { entity, name } => {
+                        if room!(1) {
+                            left -= 1;
+                            let fast = self
+                                .fixed_entity_of(entity)
+                                .and_then(|(_, e)| e.layout_property(game, name));
+                            let v = match fast {
+                                Some(v) => v.clone(),
+                                None => out!(self.property_of(
+                                    cx,
+                                    &Value::sym(entity),
+                                    name,
+                                    code.spans[ip]
+                                ))?,
+                            };
+                            self.stack.push(v);
+                            ip += 1;
+                        } else {
+                            self.stack.push(Value::sym(entity));
+                        }
+                    }
                     // `(get (property "p" of e) k)`: the table read where it lies, only
                     // the value found copied (no count taken on the table); anything the
                     // fused read does not answer goes as the property read alone.
                     Op::PropertyGet { a, name, k } => {
-                        let found = if room!(3) {
-                            self.fixed_property(game, &self.stack[base + a as usize], name)
-                                .and_then(|t| {
-                                    read_fast(Read::Get, t, &self.stack[base + k as usize], None)
-                                })
+                        match if room!(3) {
+                            self.property_get(game, base, a, name, k)
                         } else {
                             None
-                        };
-                        match found {
+                        } {
                             Some(v) => {
                                 left -= 3;
                                 self.stack.push(v);
                                 ip += 3;
                             }
-                            None => local_property_of!(a, name),
+                            None => load!(a),
                         }
                     }
                     Op::NamedPropertyGet { entity, name, k } => {
-                        let found = if room!(3) {
-                            self.fixed_entity_of(entity)
-                                .and_then(|(_, e)| e.layout_property(game, name))
-                                .and_then(|t| {
-                                    read_fast(Read::Get, t, &self.stack[base + k as usize], None)
-                                })
+                        match if room!(3) {
+                            self.named_property_get(game, base, entity, name, k)
                         } else {
                             None
-                        };
-                        match found {
+                        } {
                             Some(v) => {
                                 left -= 3;
                                 self.stack.push(v);
                                 ip += 3;
                             }
-                            None => named_property_of!(entity, name),
+                            None => self.stack.push(Value::sym(entity)),
                         }
                     }
                     Op::JumpPop(to) => {
@@ -2168,6 +2149,38 @@ impl Machine {
             base,
             jp,
         })
+    }
+
+    /// `(get (property name of e) k)` with `e` in local `a` and `k` in local `k` of the
+    /// frame at `base`, when the entity is one the game started with, the property one of
+    /// its layout and the read one `read_fast` answers; `None` otherwise (the plain
+    /// instructions run). Out of line: the instruction loop keeps its registers.
+    #[inline(never)]
+    fn property_get(
+        &self,
+        game: &Game,
+        base: usize,
+        a: u16,
+        name: Symbol,
+        k: u16,
+    ) -> Option<Value> {
+        let table = self.fixed_property(game, &self.stack[base + a as usize], name)?;
+        read_fast(Read::Get, table, &self.stack[base + k as usize], None)
+    }
+
+    /// [`Machine::property_get`] of the entity named `entity`.
+    #[inline(never)]
+    fn named_property_get(
+        &self,
+        game: &Game,
+        base: usize,
+        entity: Symbol,
+        name: Symbol,
+        k: u16,
+    ) -> Option<Value> {
+        let (_, e) = self.fixed_entity_of(entity)?;
+        let table = e.layout_property(game, name)?;
+        read_fast(Read::Get, table, &self.stack[base + k as usize], None)
     }
 
     /// The steps left before the instruction loop's next check, due at step
