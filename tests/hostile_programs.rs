@@ -664,6 +664,18 @@ fn go_game(lines: &str) -> flexrules::compile::Built {
     build_game(&fs, Path::new("game.fr")).expect("the game builds")
 }
 
+/// The game `text`, built.
+fn built(text: &str) -> flexrules::compile::Built {
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    build_game(&fs, Path::new("game.fr")).expect("the game builds")
+}
+
+/// Whether some body of `game` has an instruction `pred` picks.
+fn has_op(game: &Game, pred: impl Fn(&Op) -> bool) -> bool {
+    game.codes.iter().any(|c| c.ops.iter().any(&pred))
+}
+
 /// What `go` sent to `e0` of `built` does.
 fn run_go(built: flexrules::compile::Built) -> Transaction {
     let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
@@ -1175,11 +1187,9 @@ fn chains_of_laws_and_side_effects_run_as_the_traced_code_does() {
 #sideeffect "Last" on go to node in * is
   (if (= (property "p") 7) (print "p is seven"))
 "#;
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let built = built(text);
     assert!(
-        built.game.codes.iter().any(|c| c.ops.contains(&Op::NilEnd)),
+        has_op(&built.game, |o| *o == Op::NilEnd),
         "no body ends with a fused nil and end"
     );
     let sends = [
@@ -1242,22 +1252,13 @@ fn letters_looked_for_in_a_string_answer_as_the_plain_code_does() {
       (print (contains "Kk" (property "q")))
 #instance e0 of node
 "#;
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let built = built(text);
     assert!(
-        built
-            .game
-            .codes
-            .iter()
-            .any(|c| c.ops.iter().any(|o| matches!(o, Op::LetterIn { .. }))),
+        has_op(&built.game, |o| matches!(o, Op::LetterIn { .. })),
         "no fused letter test"
     );
     assert!(
-        built.game.codes.iter().any(|c| c
-            .ops
-            .iter()
-            .any(|o| matches!(o, Op::LetterInProperty { .. }))),
+        has_op(&built.game, |o| matches!(o, Op::LetterInProperty { .. })),
         "no fused letter test of a property"
     );
     fused_and_plain_under_every_budget(
@@ -1290,15 +1291,9 @@ fn and_tests_jump_as_the_plain_code_does() {
       n
 #instance e0 of node
 "#;
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    let built = built(text);
     assert!(
-        built
-            .game
-            .codes
-            .iter()
-            .any(|c| c.ops.iter().any(|o| matches!(o, Op::AndExit { .. }))),
+        has_op(&built.game, |o| matches!(o, Op::AndExit { .. })),
         "no fused and"
     );
     fused_and_plain_under_every_budget(text, built.game, |s| matches!(s, Status::Committed(_)));
@@ -1321,10 +1316,7 @@ fn many_kinds_of_join_points_each_find_their_own_chain() {
              #sideeffect \"Effect {i}\" on m{i} to b in * is (print \"effect {i}\")\n"
         ));
     }
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", &text);
-    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-    let (mut s, _) = Session::start(built.game, &SessionOptions::default()).expect("starts");
+    let (mut s, _) = Session::start(built(&text).game, &SessionOptions::default()).expect("starts");
     for round in 0..3 {
         for i in [0, 3, 1, 4, 2, 5, 0, 5] {
             let i = (i + round) % 6;

@@ -930,6 +930,16 @@ impl Code {
 mod tests {
     use super::*;
 
+    /// `plain` fused, each instruction checked to stand for the plain one in its place.
+    fn fused(plain: &[Op]) -> Vec<Op> {
+        let mut ops = plain.to_vec();
+        fuse(&mut ops);
+        for (p, op) in ops.iter().enumerate() {
+            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
+        }
+        ops
+    }
+
     #[test]
     fn an_instruction_fits_in_16_bytes() {
         assert!(
@@ -983,13 +993,9 @@ mod tests {
             Op::Int(2),
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(ops[3], Op::JumpEnd(5));
         assert_eq!(ops[3].weight(), 2);
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
         // A jump elsewhere stays a jump.
         let mut ops = vec![Op::Jump(2), Op::Nil, Op::Int(1), Op::End];
         fuse(&mut ops);
@@ -1001,7 +1007,7 @@ mod tests {
     #[test]
     fn a_local_looked_for_in_a_string_of_letters_is_fused() {
         let contains = Op::Builtin(contains_builtin(), 2);
-        for (text, fused) in [
+        for (text, letters) in [
             ("KQRBNP", true),
             ("Pp", true),
             ("@~", true),
@@ -1012,29 +1018,21 @@ mod tests {
         ] {
             let s = Symbol::intern(text);
             let plain = vec![Op::Str(s), Op::Load(2), contains, Op::End];
-            let mut ops = plain.clone();
-            fuse(&mut ops);
+            let ops = fused(&plain);
             assert_eq!(
                 matches!(ops[0], Op::LetterIn { a: 2, .. }),
-                fused,
+                letters,
                 "{text:?}: {:?}",
                 ops[0]
             );
-            for (p, op) in ops.iter().enumerate() {
-                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-            }
         }
         assert_eq!(letter_set("Bb"), Some(1 << 2 | 1 << 34));
         // `(contains "Bb" (property "piece"))`.
         let (bb, piece) = (Symbol::intern("Bb"), Symbol::intern("piece"));
         let plain = vec![Op::Str(bb), Op::Property(piece), contains, Op::End];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(ops[0], Op::LetterInProperty { s: bb, name: piece });
         assert_eq!(ops[0].weight(), 3);
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
         assert_eq!(
             Op::LetterIn {
                 s: Symbol::intern("Bb"),
@@ -1060,8 +1058,7 @@ mod tests {
             Op::Int(2),
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[1],
             Op::AndExit {
@@ -1070,9 +1067,6 @@ mod tests {
                 ends: false
             }
         );
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
         // (var x (and a b)): kept.
         let mut ops = vec![
             Op::Load(0),
@@ -1098,8 +1092,7 @@ mod tests {
             Op::Nil,
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[5],
             Op::IterLoop {
@@ -1109,9 +1102,6 @@ mod tests {
             }
         );
         assert_eq!(ops[5].weight(), 2);
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
     }
 
     /// `(var p (property "piece" of c)) (if p ...)`: the read goes straight into its
@@ -1128,8 +1118,7 @@ mod tests {
             Op::Nil,
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[0],
             Op::LocalPropertyTo {
@@ -1140,9 +1129,6 @@ mod tests {
         );
         assert_eq!(ops[2], Op::SetLocalJump { a: 1, to: 6 });
         assert_eq!((ops[0].weight(), ops[2].weight()), (3, 3));
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
         // Another local tested: a plain set.
         let mut ops = vec![Op::SetLocal(1), Op::Load(2), Op::JumpIfFalse(3), Op::End];
         fuse(&mut ops);
@@ -1162,8 +1148,7 @@ mod tests {
                 Op::Int(1),
                 Op::End,
             ];
-            let mut ops = plain.clone();
-            fuse(&mut ops);
+            let ops = fused(&plain);
             assert_eq!(
                 ops[0],
                 Op::LocalStrCmpJump {
@@ -1175,9 +1160,6 @@ mod tests {
             );
             assert_eq!(ops[1], Op::StrCmpJump { s: k, eq, to: 5 });
             assert_eq!(ops[0].weight(), 4);
-            for (p, op) in ops.iter().enumerate() {
-                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-            }
         }
     }
 
@@ -1199,8 +1181,7 @@ mod tests {
             get,
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[0],
             Op::PropertyGet {
@@ -1218,9 +1199,6 @@ mod tests {
             }
         );
         assert_eq!((ops[0].weight(), ops[4].weight()), (4, 4));
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
     }
 
     /// A body ending with `(if c (f))`: the missing `else` pushes nil and the body ends.
@@ -1234,15 +1212,11 @@ mod tests {
             Op::Nil,
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(ops[1], Op::TestEnd(4));
         assert_eq!(ops[3], Op::JumpEnd(5));
         assert_eq!(ops[4], Op::NilEnd);
         assert_eq!(ops[4].weight(), 2);
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
     }
 
     /// `(if c (f))` as a statement: the missing `else` pushes nil and both branches meet
@@ -1258,14 +1232,10 @@ mod tests {
             Op::Pop,
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(ops[3], Op::JumpPop(5));
         assert_eq!(ops[4], Op::NilPop);
         assert_eq!((ops[3].weight(), ops[4].weight()), (2, 2));
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
     }
 
     /// Comparisons with a literal string, and tests of a local.
@@ -1296,8 +1266,7 @@ mod tests {
             Op::Builtin(add, 2),
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[1],
             Op::StrCmpJump {
@@ -1328,9 +1297,6 @@ mod tests {
             (ops[1].weight(), ops[5].weight(), ops[8].weight()),
             (3, 2, 2)
         );
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
     }
 
     /// `get` and `nth` with local or constant operands, and `get` with a constant default.
@@ -1362,8 +1328,7 @@ mod tests {
             Op::Builtin(nth, 3),
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[0],
             Op::ReadLocals {
@@ -1395,9 +1360,6 @@ mod tests {
             (ops[0].weight(), ops[3].weight(), ops[6].weight()),
             (3, 3, 4)
         );
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
     }
 
     /// `(var d (put d k (+ (get d k 0) 1)))` is one instruction at its `Hole`, and the
@@ -1429,8 +1391,7 @@ mod tests {
             ]
         };
         let plain = count(1, 1, add, 0);
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[0],
             Op::PutAdd {
@@ -1442,9 +1403,6 @@ mod tests {
         );
         assert_eq!(ops[8], Op::PutLocal { slot: 0 });
         assert_eq!((ops[0].weight(), ops[8].weight()), (10, 2));
-        for (p, op) in ops.iter().enumerate() {
-            assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-        }
         // Another key read, another operator, a number too big, another variable set.
         for plain in [
             count(2, 1, add, 0),
@@ -1452,12 +1410,8 @@ mod tests {
             count(1, 1 << 40, add, 0),
             count(1, 1, add, 3),
         ] {
-            let mut ops = plain.clone();
-            fuse(&mut ops);
+            let ops = fused(&plain);
             assert!(!matches!(ops[0], Op::PutAdd { .. }), "{ops:?}");
-            for (p, op) in ops.iter().enumerate() {
-                assert_eq!(op.plain(builtin_of), plain[p], "at {p}");
-            }
         }
         // Only `put` with three arguments.
         let mut ops = vec![
@@ -1492,8 +1446,7 @@ mod tests {
             Op::Builtin(add, 2),
             Op::End,
         ];
-        let mut ops = plain.clone();
-        fuse(&mut ops);
+        let ops = fused(&plain);
         assert_eq!(
             ops[0],
             Op::LocalConstJump {

@@ -2027,10 +2027,10 @@ impl Machine {
                     }
                     // `(get (property "p" of e) k)`: the table read where it lies, only
                     // the value found copied (no count taken on the table); anything the
-                    // fused read does not answer goes as the property read alone.
-                    Op::PropertyGet { a, name, k } => {
+                    // fused read does not answer runs the plain instructions.
+                    Op::PropertyGet { .. } | Op::NamedPropertyGet { .. } => {
                         match if room!(3) {
-                            self.property_get(game, base, a, name, k)
+                            self.property_get(game, base, *op)
                         } else {
                             None
                         } {
@@ -2039,21 +2039,13 @@ impl Machine {
                                 self.stack.push(v);
                                 ip += 3;
                             }
-                            None => load!(a),
-                        }
-                    }
-                    Op::NamedPropertyGet { entity, name, k } => {
-                        match if room!(3) {
-                            self.named_property_get(game, base, entity, name, k)
-                        } else {
-                            None
-                        } {
-                            Some(v) => {
-                                left -= 3;
-                                self.stack.push(v);
-                                ip += 3;
-                            }
-                            None => self.stack.push(Value::sym(entity)),
+                            None => match *op {
+                                Op::PropertyGet { a, .. } => load!(a),
+                                Op::NamedPropertyGet { entity, .. } => {
+                                    self.stack.push(Value::sym(entity))
+                                }
+                                _ => {}
+                            },
                         }
                     }
                     Op::JumpPop(to) => {
@@ -2151,35 +2143,26 @@ impl Machine {
         })
     }
 
-    /// `(get (property name of e) k)` with `e` in local `a` and `k` in local `k` of the
-    /// frame at `base`, when the entity is one the game started with, the property one of
-    /// its layout and the read one `read_fast` answers; `None` otherwise (the plain
-    /// instructions run). Out of line: the instruction loop keeps its registers.
+    /// What a fused `(get (property name of e) k)` (`op`, an [`Op::PropertyGet`] or
+    /// [`Op::NamedPropertyGet`] in the frame at `base`) reads, when the entity is one the
+    /// game started with, the property one of its layout and the read one `read_fast`
+    /// answers; `None` otherwise (the plain instructions run). Out of line: the
+    /// instruction loop keeps its registers.
     #[inline(never)]
-    fn property_get(
-        &self,
-        game: &Game,
-        base: usize,
-        a: u16,
-        name: Symbol,
-        k: u16,
-    ) -> Option<Value> {
-        let table = self.fixed_property(game, &self.stack[base + a as usize], name)?;
-        read_fast(Read::Get, table, &self.stack[base + k as usize], None)
-    }
-
-    /// [`Machine::property_get`] of the entity named `entity`.
-    #[inline(never)]
-    fn named_property_get(
-        &self,
-        game: &Game,
-        base: usize,
-        entity: Symbol,
-        name: Symbol,
-        k: u16,
-    ) -> Option<Value> {
-        let (_, e) = self.fixed_entity_of(entity)?;
-        let table = e.layout_property(game, name)?;
+    fn property_get(&self, game: &Game, base: usize, op: Op) -> Option<Value> {
+        let (table, k) = match op {
+            Op::PropertyGet { a, name, k } => (
+                self.fixed_property(game, &self.stack[base + a as usize], name)?,
+                k,
+            ),
+            Op::NamedPropertyGet { entity, name, k } => (
+                self.fixed_entity_of(entity)?
+                    .1
+                    .layout_property(game, name)?,
+                k,
+            ),
+            _ => return None,
+        };
         read_fast(Read::Get, table, &self.stack[base + k as usize], None)
     }
 
