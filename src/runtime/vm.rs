@@ -317,18 +317,26 @@ struct NextBody {
     jp: u32,
 }
 
-/// The law or side-effect of `jp`'s chain that follows the one of kind `kind` that just
-/// ended, and the join point's phase once it runs; `None` when that one was the last of
-/// its kind (the behaviour or the join point's end come next: see `Machine::advance`).
+/// The body of `jp`'s chain that follows the one of kind `kind` that just ended, the
+/// join point's phase once it runs, and its kind: the next law, the behaviour after the
+/// last law (unless the join point keeps a world for a veto, `before`, which the general
+/// path lets go), the first side-effect after the behaviour, the next side-effect. `None`
+/// for anything else (no behaviour, the end of the join point: see `Machine::advance`).
 #[inline(always)]
-fn next_advice(jp: &JoinPoint, kind: Kind) -> Option<(CodeId, Phase)> {
+fn next_advice(jp: &JoinPoint, kind: Kind) -> Option<(CodeId, Phase, Kind)> {
     match (jp.phase, kind) {
-        (Phase::Laws(i), Kind::Law) => jp.chain.laws.get(i).map(|l| (l.code, Phase::Laws(i + 1))),
-        (Phase::SideEffects(i), Kind::SideEffect) => jp
+        (Phase::Laws(i), Kind::Law) => match jp.chain.laws.get(i) {
+            Some(l) => Some((l.code, Phase::Laws(i + 1), Kind::Law)),
+            None if !jp.before => jp
+                .behaviour
+                .map(|b| (b, Phase::SideEffects(0), Kind::Behaviour)),
+            None => None,
+        },
+        (Phase::SideEffects(i), Kind::SideEffect | Kind::Behaviour) => jp
             .chain
             .side_effects
             .get(i)
-            .map(|se| (se.code, Phase::SideEffects(i + 1))),
+            .map(|se| (se.code, Phase::SideEffects(i + 1), Kind::SideEffect)),
         _ => None,
     }
 }
@@ -1413,7 +1421,7 @@ impl Machine {
                         if self.stack.last().is_some_and(|v| !v.truthy()) {
                             if ends
                                 && room!(3)
-                                && let Some(next) = self.next_body(cx)
+                                && let Some(next) = self.next_body(cx, false)
                             {
                                 // The `if` that ends a law or side-effect is false: the
                                 // next body starts (the value, nil or false, is left to
@@ -1709,7 +1717,7 @@ impl Machine {
                     // next one starts here (see `Machine::next_body`).
                     Op::End | Op::NilEnd
                         if (matches!(op, Op::End) || room!(1))
-                            && let Some(next) = self.next_body(cx) =>
+                            && let Some(next) = self.next_body(cx, matches!(op, Op::End)) =>
                     {
                         if matches!(op, Op::NilEnd) {
                             left -= 1;
@@ -1723,7 +1731,7 @@ impl Machine {
                         discard(v);
                         if !go_on {
                             if room!(2)
-                                && let Some(next) = self.next_body(cx)
+                                && let Some(next) = self.next_body(cx, false)
                             {
                                 left -= 2;
                                 start_next!(next)
@@ -2111,19 +2119,20 @@ impl Machine {
         }
     }
 
-    /// When the running frame is a law or side-effect body that has just ended normally
-    /// and the next law or side-effect of its join point's chain is due, with nothing
-    /// traced or stepped and no step pending: that next body, its join point's phase
-    /// moved on to it, for the instruction loop to start in the ended one's place as
-    /// `leave` and `advance` would (their events, unrecorded, are not made). `None`, with
-    /// nothing changed, otherwise.
+    /// When the running frame is a law, behaviour or side-effect body that has just
+    /// ended normally and the next body of its join point's chain is due (see
+    /// `next_advice`), with nothing traced or stepped and no step pending: that next body,
+    /// its join point's phase moved on to it (and a behaviour's value, on top of the
+    /// stack when `value_on_stack`, else nil, kept as the join point's), for the
+    /// instruction loop to start in the ended one's place as `leave` and `advance` would
+    /// (their events, unrecorded, are not made). `None`, with nothing changed, otherwise.
     #[inline(always)]
-    fn next_body(&mut self, cx: &Context<'_>) -> Option<NextBody> {
+    fn next_body(&mut self, cx: &Context<'_>, value_on_stack: bool) -> Option<NextBody> {
         if cx.trace || cx.stepping || self.paused || self.pause_later {
             return None;
         }
         let &Frame {
-            kind: kind @ (Kind::Law | Kind::SideEffect),
+            kind: ended @ (Kind::Law | Kind::SideEffect | Kind::Behaviour),
             base,
             jp,
             ..
@@ -2132,8 +2141,16 @@ impl Machine {
             return None;
         };
         let point = self.jps.last_mut()?;
-        let (code, phase) = next_advice(point, kind)?;
+        let (code, phase, kind) = next_advice(point, ended)?;
         point.phase = phase;
+        if ended == Kind::Behaviour {
+            let value = if value_on_stack {
+                self.stack.pop().unwrap_or_default()
+            } else {
+                Value::Nil
+            };
+            overwrite(&mut point.value, value);
+        }
         debug_assert_eq!(jp as usize, self.jps.len() - 1);
         Some(NextBody {
             code,
