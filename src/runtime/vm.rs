@@ -1897,9 +1897,9 @@ impl Machine {
                             }
                             None => None,
                         };
-                        let hay = s.as_str().as_bytes();
-                        match byte {
-                            Some(b) if room!(2 + hay.len()) => {
+                        let hay = byte.map(|b| (b, s.as_str().as_bytes()));
+                        match hay {
+                            Some((b, hay)) if room!(2 + hay.len()) => {
                                 left -= 2 + hay.len() as i64;
                                 self.stack.push(Value::bool(hay.contains(&b)));
                                 ip += 2;
