@@ -1581,6 +1581,11 @@ impl Machine {
                         }
                         None => out!(self.call_builtin(cx, index, argc, code, ip))?,
                     },
+                    // A list to iterate stays where it is, its position after it (a
+                    // dictionary, nil or an error goes the general way).
+                    Op::IterStart if matches!(self.stack.last(), Some(Value::List(_))) => {
+                        self.stack.push(Value::Int(0))
+                    }
                     Op::IterNext { var, exit } => iter_next!(var, exit),
                     // The end of a `foreach` body takes the next element at once.
                     Op::IterLoop { to, var, exit } => {
