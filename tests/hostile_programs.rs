@@ -545,6 +545,8 @@ fn equality_tests_jump_as_the_plain_code_does() {
           (if (!= x 1) (var n (+ n 100)) else nil)
           (if (= x 1.0) (print x) else nil)
           (if (= (list 1) x) (print "list") else nil)
+          (if (= x nil) (var n (+ n 1000)))
+          (if (!= x nil) (var n (+ n 10000)) else (print "nil"))
           (if (!= "e1" x) nil else (print "e1"))
           (while (!= k 3) (var k (+ k 1)))
           (var k 0)
@@ -557,13 +559,17 @@ fn equality_tests_jump_as_the_plain_code_does() {
     let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
     for op in [IntOp::Eq, IntOp::Ne] {
         assert!(
-            built.game.codes.iter().any(|c| c
-                .ops
-                .iter()
-                .any(|o| matches!(o, Op::OpJump { op: f, .. } if *f == op))),
+            has_op(
+                &built.game,
+                |o| matches!(o, Op::OpJump { op: f, .. } if *f == op)
+            ),
             "no fused test of {op:?}"
         );
     }
+    assert!(
+        has_op(&built.game, |o| matches!(o, Op::LocalNilJump { .. })),
+        "no fused test of nil"
+    );
     fused_and_plain_under_every_budget(text, built.game, |s| matches!(s, Status::Committed(_)));
 }
 

@@ -463,6 +463,15 @@ pub enum Op {
         /// Where to go when the comparison is false.
         to: u32,
     },
+    /// `Load(a) Nil Builtin(=|!=, 2) JumpIfFalse(to)`: 4 steps (`(if (= q nil) ...)`).
+    LocalNilJump {
+        /// The local compared.
+        a: u16,
+        /// `=` (else `!=`).
+        eq: bool,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
     /// `Load(a) PropertyOf(name)`: 2 steps (`(property "p" of e)`).
     LocalPropertyOf {
         /// The local naming the entity.
@@ -612,7 +621,8 @@ impl Op {
             | Op::GetOr { .. }
             | Op::PropertyGet { .. }
             | Op::NamedPropertyGet { .. }
-            | Op::LocalStrCmpJump { .. } => 4,
+            | Op::LocalStrCmpJump { .. }
+            | Op::LocalNilJump { .. } => 4,
             Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
             Op::PutAdd { .. } => 10,
             _ => 1,
@@ -638,7 +648,8 @@ impl Op {
             | Op::LocalPropertyOf { a, .. }
             | Op::LocalPropertyTo { a, .. }
             | Op::PropertyGet { a, .. }
-            | Op::LocalStrCmpJump { a, .. } => Op::Load(a),
+            | Op::LocalStrCmpJump { a, .. }
+            | Op::LocalNilJump { a, .. } => Op::Load(a),
             Op::NamedPropertyGet { entity, .. } => Op::Str(entity),
             Op::SetLocalJump { a, .. } => Op::SetLocal(a),
             Op::NamedPropertyOf { entity, .. } => Op::Str(entity),
@@ -729,6 +740,12 @@ pub fn fuse(ops: &mut [Op]) {
             {
                 let eq = int_op(cmp) == Some(IntOp::Eq);
                 Some(Op::LocalStrCmpJump { a, s, eq, to })
+            }
+            (Some(Op::Load(a)), Some(Op::Nil), Some(cmp), Some(Op::JumpIfFalse(to)))
+                if matches!(int_op(cmp), Some(IntOp::Eq | IntOp::Ne)) =>
+            {
+                let eq = int_op(cmp) == Some(IntOp::Eq);
+                Some(Op::LocalNilJump { a, eq, to })
             }
             (Some(Op::Load(a)), Some(Op::PropertyOf(name)), Some(Op::Load(k)), Some(last))
                 if read(last, 2) == Some(Read::Get) =>
@@ -1159,6 +1176,24 @@ mod tests {
                 }
             );
             assert_eq!(ops[1], Op::StrCmpJump { s: k, eq, to: 5 });
+            assert_eq!(ops[0].weight(), 4);
+        }
+    }
+
+    /// `(if (= q nil) ...)` with `q` a local: one instruction for the four.
+    #[test]
+    fn a_local_compared_with_nil_and_tested_is_fused() {
+        for (op, eq) in [(IntOp::Eq, true), (IntOp::Ne, false)] {
+            let plain = vec![
+                Op::Load(1),
+                Op::Nil,
+                Op::Builtin(builtin_of(op), 2),
+                Op::JumpIfFalse(5),
+                Op::Int(1),
+                Op::End,
+            ];
+            let ops = fused(&plain);
+            assert_eq!(ops[0], Op::LocalNilJump { a: 1, eq, to: 5 });
             assert_eq!(ops[0].weight(), 4);
         }
     }

@@ -1962,6 +1962,17 @@ impl Machine {
                             load!(a)
                         }
                     }
+                    // `(if (= q nil) ...)` on a local that is not a collection.
+                    Op::LocalNilJump { a, eq, to } => {
+                        let local = &self.stack[base + a as usize];
+                        if room!(3) && !is_collection(local) {
+                            left -= 3;
+                            let t = (*local == Value::Nil) == eq;
+                            ip = if t { ip + 3 } else { to as usize };
+                        } else {
+                            load!(a)
+                        }
+                    }
                     Op::LocalJump { a, to } => {
                         if room!(1) {
                             left -= 1;
