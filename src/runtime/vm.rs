@@ -1674,21 +1674,14 @@ impl Machine {
                     // pushes one), so leaving it never ends the transaction.
                     // `JumpEnd` counts its jump's step too, and only when that step stays
                     // short of the next check, as a fused instruction does.
-                    Op::Return | Op::End | Op::JumpEnd(_) | Op::NilEnd
+                    Op::Return | Op::End | Op::JumpEnd(_)
                         if self.frames.last().is_some_and(|f| f.kind == Kind::Function)
-                            && (!matches!(op, Op::JumpEnd(_) | Op::NilEnd) || room!(1)) =>
+                            && (!matches!(op, Op::JumpEnd(_)) || room!(1)) =>
                     {
                         debug_assert!(self.frames.len() >= 2, "a function frame has a caller");
-                        match *op {
-                            Op::JumpEnd(to) => {
-                                debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
-                                left -= 1;
-                            }
-                            Op::NilEnd => {
-                                left -= 1;
-                                self.stack.push(Value::Nil);
-                            }
-                            _ => {}
+                        if let Op::JumpEnd(to) = *op {
+                            debug_assert!(code.ops.get(to as usize) == Some(&Op::End));
+                            left -= 1;
                         }
                         self.frames.pop();
                         // The value on top takes the place of the first local (or
