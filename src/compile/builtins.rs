@@ -176,6 +176,32 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|b| b.name == name)
 }
 
+/// The index of builtin `name` in [`BUILTINS`], worked out at compile time (a name that
+/// is not there stops the build).
+pub const fn index(name: &str) -> u16 {
+    let mut i = 0;
+    while !same_text(BUILTINS[i].name, name) {
+        i += 1;
+    }
+    i as u16
+}
+
+/// Whether two texts are the same (`==` of `str` is not available at compile time).
+pub const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Names that start a special form and so cannot be function names.
 pub const FORM_NAMES: &[&str] = &[
     "var",

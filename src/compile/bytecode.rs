@@ -4,6 +4,7 @@
 //! Every value-producing form leaves exactly one value on the operand stack; statements in
 //! a sequence pop the values they do not need. Jump targets are absolute op indices.
 
+use crate::compile::builtins::index;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
@@ -113,47 +114,20 @@ pub enum Read {
 impl Read {
     /// The builtin index of the read.
     pub fn builtin(self) -> u16 {
-        read_builtins()[self as usize]
+        READS[self as usize]
     }
 }
 
-/// The builtin indices of `get` and `nth`, looked up once.
-fn read_builtins() -> &'static [u16; 2] {
-    use std::sync::OnceLock;
-    static TABLE: OnceLock<[u16; 2]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let at = |name: &str| {
-            crate::compile::builtins::BUILTINS
-                .iter()
-                .position(|b| b.name == name)
-                .map_or(u16::MAX, |i| i as u16)
-        };
-        [at("get"), at("nth")]
-    })
-}
+/// The builtin indices of `get` and `nth`.
+const READS: [u16; 2] = [index("get"), index("nth")];
 
-/// The builtin index of `put`, looked up once.
+/// The builtin index of `contains`.
+const CONTAINS: u16 = index("contains");
+
+/// The builtin index of `put`.
 pub fn put_builtin() -> u16 {
-    use std::sync::OnceLock;
-    static INDEX: OnceLock<u16> = OnceLock::new();
-    *INDEX.get_or_init(|| {
-        crate::compile::builtins::BUILTINS
-            .iter()
-            .position(|b| b.name == "put")
-            .map_or(u16::MAX, |i| i as u16)
-    })
-}
-
-/// The index of the builtin `contains`, looked up once.
-pub fn contains_builtin() -> u16 {
-    use std::sync::OnceLock;
-    static INDEX: OnceLock<u16> = OnceLock::new();
-    *INDEX.get_or_init(|| {
-        crate::compile::builtins::BUILTINS
-            .iter()
-            .position(|b| b.name == "contains")
-            .map_or(u16::MAX, |i| i as u16)
-    })
+    const PUT: u16 = index("put");
+    PUT
 }
 
 /// The set of the characters of `s` as bits (bit `b - 64` for byte `b`), when `s` is one
@@ -674,31 +648,21 @@ impl Op {
     }
 }
 
-/// The builtin index of each [`IntOp`], looked up once.
+/// The builtin index of each [`IntOp`].
 pub fn builtin_of(op: IntOp) -> u16 {
-    use std::sync::OnceLock;
-    static TABLE: OnceLock<[u16; 10]> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let at = |name: &str| {
-            crate::compile::builtins::BUILTINS
-                .iter()
-                .position(|b| b.name == name)
-                .map_or(u16::MAX, |i| i as u16)
-        };
-        [
-            at("+"),
-            at("-"),
-            at("*"),
-            at("%"),
-            at("="),
-            at("!="),
-            at("<"),
-            at(">"),
-            at("<="),
-            at(">="),
-        ]
-    });
-    table[op as usize]
+    const TABLE: [u16; 10] = [
+        index("+"),
+        index("-"),
+        index("*"),
+        index("%"),
+        index("="),
+        index("!="),
+        index("<"),
+        index(">"),
+        index("<="),
+        index(">="),
+    ];
+    TABLE[op as usize]
 }
 
 /// The peephole pass: put a fused instruction at the start of every sequence it stands
@@ -712,7 +676,7 @@ pub fn fuse(ops: &mut [Op]) {
     };
     let small = |k: i64| i32::try_from(k).ok();
     let is_cmp = |op: IntOp| !matches!(op, IntOp::Add | IntOp::Sub | IntOp::Mul | IntOp::Rem);
-    let [get, nth] = *read_builtins();
+    let [get, nth] = READS;
     let put = put_builtin();
     let read = |op: Op, argc: u8| match op {
         Op::Builtin(i, n) if n == argc && i == get => Some(Read::Get),
@@ -769,13 +733,11 @@ pub fn fuse(ops: &mut [Op]) {
             (Some(Op::Str(entity)), Some(Op::PropertyOf(name)), _, _) => {
                 Some(Op::NamedPropertyOf { entity, name })
             }
-            (Some(Op::Str(s)), Some(Op::Load(a)), Some(Op::Builtin(f, 2)), _)
-                if f == contains_builtin() =>
-            {
+            (Some(Op::Str(s)), Some(Op::Load(a)), Some(Op::Builtin(f, 2)), _) if f == CONTAINS => {
                 letter_set(s.as_str()).map(|letters| Op::LetterIn { s, letters, a })
             }
             (Some(Op::Str(s)), Some(Op::Property(name)), Some(Op::Builtin(f, 2)), _)
-                if f == contains_builtin() =>
+                if f == CONTAINS =>
             {
                 letter_set(s.as_str()).map(|_| Op::LetterInProperty { s, name })
             }
@@ -1023,7 +985,7 @@ mod tests {
     /// characters from `@` up only.
     #[test]
     fn a_local_looked_for_in_a_string_of_letters_is_fused() {
-        let contains = Op::Builtin(contains_builtin(), 2);
+        let contains = Op::Builtin(CONTAINS, 2);
         for (text, letters) in [
             ("KQRBNP", true),
             ("Pp", true),
@@ -1204,7 +1166,7 @@ mod tests {
     fn a_read_of_a_property_table_is_fused() {
         let lines = Symbol::intern("lines");
         let game = Symbol::intern("game");
-        let get = Op::Builtin(read_builtins()[0], 2);
+        let get = Op::Builtin(READS[0], 2);
         let plain = vec![
             Op::Load(0),
             Op::PropertyOf(lines),

@@ -164,14 +164,7 @@ const FAST_OPS: [Option<IntOp>; 12] = [
     Some(IntOp::Ge),
 ];
 
-/// The index of builtin `name` in [`BUILTINS`], at compile time.
-const fn builtin_index(name: &str) -> u16 {
-    let mut i = 0;
-    while !same_text(BUILTINS[i].name, name) {
-        i += 1;
-    }
-    i as u16
-}
+use crate::compile::builtins::index as builtin_index;
 
 /// The index of `not` (the instruction loop answers it itself).
 const NOT: u16 = builtin_index("not");

@@ -17,6 +17,7 @@ mod strings;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
+pub(crate) use crate::compile::builtins::same_text;
 use crate::compile::builtins::{BUILTINS, lookup};
 use crate::runtime::budget::Meter;
 use crate::runtime::value::{Dict, Key, List, Value};
@@ -79,22 +80,6 @@ static PURE: [Option<PureFn>; BUILTINS.len()] = {
     }
     table
 };
-
-/// Whether two texts are the same (`==` of `str` is not available at compile time).
-pub(crate) const fn same_text(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// The function for the pure builtin called `name`.
 const fn resolve(name: &str) -> Option<PureFn> {
