@@ -1215,6 +1215,17 @@ impl Machine {
         }
     }
 
+    /// Property `name` of the layout of the entity whose code is running, when that is an
+    /// entity of the game (not a representation) and its layout has the property.
+    #[inline(always)]
+    fn own_layout_property(&self, game: &Game, name: Symbol) -> Option<&Value> {
+        let id = self.current_jp()?.entity;
+        if id.is_representation() {
+            return None;
+        }
+        self.world.game_entity(id)?.layout_property(game, name)
+    }
+
     /// The entity whose code is running, if any.
     fn me(&self) -> Option<(EntityId, Symbol)> {
         self.current_jp().map(|jp| (jp.entity, jp.name))
@@ -1589,6 +1600,15 @@ impl Machine {
                         } else {
                             ip = to as usize;
                         }
+                    }
+                    // A property of the layout of the entity running, read where it lies;
+                    // anything else (a representation, a property made at run time, a
+                    // missing one) the general way.
+                    Op::Property(name)
+                        if let Some(v) = self.own_layout_property(game, name) =>
+                    {
+                        let v = v.clone();
+                        self.stack.push(v);
                     }
                     Op::Property(name) => {
                         let span = code.spans[ip - 1];
