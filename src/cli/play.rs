@@ -31,6 +31,11 @@ pub struct PlayoutArgs {
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+    /// Count where the steps go and print the bodies (laws, side-effects, behaviours,
+    /// functions, #actions) that execute most of them. Steps, not time: the same on any
+    /// machine and with any --jobs; the run takes several times longer.
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// Arguments of `flexrules perft`.
@@ -49,7 +54,15 @@ pub struct PerftArgs {
     #[arg(long, default_value_t = 1,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: usize,
+    /// Count where the steps go and print the bodies (laws, side-effects, behaviours,
+    /// functions, #actions) that execute most of them. Steps, not time: the same on any
+    /// machine and with any --jobs; the run takes several times longer.
+    #[arg(long)]
+    pub profile: bool,
 }
+
+/// How many bodies a profile prints.
+const PROFILE_ROWS: usize = 30;
 
 /// What many playouts add up to.
 #[derive(Default, Debug, Clone, PartialEq)]
@@ -149,7 +162,8 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let base = opened.session;
+    let mut base = opened.session;
+    base.set_profiling(args.profile);
     let opened_sources = opened.sources;
     let start = base.world().clone();
     let seed = args.options.start.seed;
@@ -169,7 +183,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let tally = pool.install(|| {
+    let (tally, profile) = pool.install(|| {
         (0..args.games)
             .into_par_iter()
             .fold(
@@ -180,12 +194,29 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
                     (session, tally)
                 },
             )
-            .map(|(_, t)| t)
-            .reduce(Tally::default, Tally::merge)
+            .map(|(mut s, t)| (t, s.take_profile()))
+            .reduce(
+                || (Tally::default(), None),
+                |(a, pa), (b, pb)| {
+                    let profile = match (pa, pb) {
+                        (Some(mut p), Some(q)) => {
+                            p.merge(&q);
+                            Some(p)
+                        }
+                        (p, q) => p.or(q),
+                    };
+                    (a.merge(b), profile)
+                },
+            )
     });
     bar.finish_and_clear();
     let seconds = began.elapsed().as_secs_f64();
-    print_tally(&tally, seconds, args.json);
+    print_tally(
+        &tally,
+        seconds,
+        args.json,
+        profile.as_ref().map(|p| (p, &*base.game)),
+    );
     if let Some((index, stopped)) = &tally.first_error {
         let what = match &stopped.action {
             Some(a) => format!("trying move `{a}`"),
@@ -204,7 +235,15 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn print_tally(t: &Tally, seconds: f64, json: bool) {
+fn print_tally(
+    t: &Tally,
+    seconds: f64,
+    json: bool,
+    profile: Option<(
+        &crate::runtime::profile::Profile,
+        &crate::compile::program::Game,
+    )>,
+) {
     let n = t.games;
     let rate = if seconds > 0.0 {
         n as f64 / seconds
@@ -252,6 +291,14 @@ fn print_tally(t: &Tally, seconds: f64, json: bool) {
                 "mean_plies": mean,
                 "seconds": seconds,
                 "playouts_per_second": rate,
+                "profile": profile.map(|(p, game)| serde_json::json!({
+                    "steps": p.total(),
+                    "bodies": p.rows(game).iter().map(|r| serde_json::json!({
+                        "body": r.body,
+                        "steps": r.steps,
+                        "entries": r.entries,
+                    })).collect::<Vec<_>>(),
+                })),
             })
         );
         return;
@@ -286,6 +333,9 @@ fn print_tally(t: &Tally, seconds: f64, json: bool) {
     if t.failed > 0 {
         println!("  stopped by an error: {}", t.failed);
     }
+    if let Some((p, game)) = profile {
+        print!("{}", p.table(game, PROFILE_ROWS));
+    }
 }
 
 /// Run `flexrules perft`.
@@ -295,6 +345,7 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
         Err(code) => return code,
     };
     let session = &mut opened.session;
+    session.set_profiling(args.profile);
     let began = Instant::now();
     // Progress over the first moves, drawn only on a terminal and only once the run has
     // lasted a moment.
@@ -322,6 +373,9 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
     }
     let total: u64 = result.finished.iter().sum();
     println!("finished games up to depth {}: {total}", args.depth);
+    if let Some(p) = session.take_profile() {
+        print!("{}", p.table(&session.game, PROFILE_ROWS));
+    }
     eprintln!("({:.2} s)", began.elapsed().as_secs_f64());
     if result.failures.is_empty() {
         return ExitCode::SUCCESS;

@@ -11,6 +11,7 @@ pub mod entities;
 pub mod moves;
 pub mod outside;
 pub mod playout;
+pub mod profile;
 pub mod session;
 pub mod trace;
 pub mod value;

@@ -20,6 +20,7 @@
 //! on several threads, each on its own copy of the session, and added up.
 
 use super::moves::same_error;
+use super::profile::Profile;
 use super::session::{Candidate, CandidateItems, Session, Start};
 use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
@@ -295,6 +296,9 @@ impl Session {
             }
         }
         *self.world_mut() = start;
+        if let Some(p) = walk.profile.take() {
+            self.merge_profile(&p);
+        }
         walk.into_result()
     }
 
@@ -385,6 +389,7 @@ impl Session {
                         *session.world_mut() = root.clone();
                         let mut sub = PerftWalk::new(depth);
                         session.perft_down(*i, c.clone(), &mut sub);
+                        sub.profile = session.take_profile();
                         if tx.send(sub).is_err() {
                             break;
                         }
@@ -472,6 +477,8 @@ struct PerftWalk {
     first_met: Vec<Place>,
     /// What undoes the moves made on the way to the position.
     log: MoveLog,
+    /// The steps a thread that counted a subtree counted by body, when profiling.
+    profile: Option<Profile>,
 }
 
 impl PerftWalk {
@@ -487,6 +494,7 @@ impl PerftWalk {
             at: Vec::with_capacity(depth),
             first_met: Vec::new(),
             log: MoveLog::default(),
+            profile: None,
         }
     }
 
@@ -553,6 +561,9 @@ impl PerftWalk {
     /// Add up what another walk, from the same position, counted.
     fn absorb(&mut self, other: PerftWalk) {
         let sum = |a: &mut Vec<u64>, b: Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        if let Some(p) = other.profile {
+            self.profile.get_or_insert_default().merge(&p);
+        }
         sum(&mut self.result.counts, other.result.counts);
         sum(&mut self.result.finished, other.result.finished);
         for (place, failure) in other.first_met.into_iter().zip(other.result.failures) {

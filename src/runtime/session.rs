@@ -710,12 +710,38 @@ impl Session {
         Ok(tried.legal)
     }
 
+    /// Count from now on where the steps of the transactions run on the session's world
+    /// go, by body (see [`super::profile`]); `false` stops counting and forgets the
+    /// counts. Profiling checks after every instruction: transactions run several times
+    /// slower, and count the same steps.
+    pub fn set_profiling(&mut self, on: bool) {
+        self.home.set_profile(on.then(Box::default));
+    }
+
+    /// The steps counted by body since profiling began or the last take (`None` when not
+    /// profiling); counting goes on from zero.
+    pub fn take_profile(&mut self) -> Option<super::profile::Profile> {
+        self.home.profile_mut().map(std::mem::take)
+    }
+
+    /// Add `other`'s counts to the session's profile, if it profiles (what a thread
+    /// counted on a fork).
+    pub fn merge_profile(&mut self, other: &super::profile::Profile) {
+        if let Some(p) = self.home.profile_mut() {
+            p.merge(other);
+        }
+    }
+
     /// A copy sharing the game, with the same world and parameters and its own caches, for
-    /// running playouts on another thread.
+    /// running playouts on another thread (profiling, from zero, if this session is).
     pub fn fork(&self) -> Session {
+        let mut home = Box::new(Machine::holding(self.unwatched()));
+        if self.home.profiling() {
+            home.set_profile(Some(Box::default()));
+        }
         Session {
             game: self.game.clone(),
-            home: Box::new(Machine::holding(self.unwatched())),
+            home,
             params: self.params.clone(),
             defaults: self.defaults.clone(),
             cache: ChainCache::default(),

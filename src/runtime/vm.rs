@@ -20,6 +20,7 @@ use super::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection};
 use super::builtins::{
     BuiltinError, PureFn, ascii_name, contains_letter, pure_fn, read_fast, same_text, text_of,
 };
+use super::profile::Profile;
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::world::{Chain, EntityId, FixedNames, World};
@@ -370,12 +371,16 @@ fn loop_test(stack: &[Value], base: usize, op: Op) -> Option<u32> {
     }
 }
 
-/// The step count at which the machine next stops to check: the first multiple of 65,536
-/// after `steps` (to look for an interrupt), or the first step past the budget.
+/// The step count at which the machine next stops to check: the first multiple of
+/// `every + 1` after `steps` (65,536 with [`CHECK_EVERY`], to look for an interrupt; the
+/// next step with 0, when profiling), or the first step past the budget.
 #[inline]
-fn next_check(steps: u64, max_steps: u64) -> u64 {
-    ((steps | 0xFFFF).saturating_add(1)).min(max_steps.saturating_add(1))
+fn next_check(steps: u64, max_steps: u64, every: u64) -> u64 {
+    ((steps | every).saturating_add(1)).min(max_steps.saturating_add(1))
 }
+
+/// What [`next_check`] rounds the step count up to, less one: checks every 65,536 steps.
+const CHECK_EVERY: u64 = 0xFFFF;
 
 /// Whether a dictionary of `len` entries may take one more within the length and memory
 /// limits, as `put` checks them; when it may, its memory is counted.
@@ -625,6 +630,11 @@ pub struct Machine {
     check_at: u64,
     done: Option<Status>,
     fixed: Arc<FixedNames>,
+    /// Where the steps go, when profiling (see [`super::profile`]): the loop then checks
+    /// after every instruction, and the check charges it to its body.
+    profile: Option<Box<Profile>>,
+    /// [`CHECK_EVERY`], or 0 (a check after every instruction) when profiling.
+    check_every: u64,
 }
 
 /// How a transaction ended, as far as cleaning up after it goes ([`Machine::end`]).
@@ -755,6 +765,8 @@ impl Machine {
             pause_later: false,
             check_at: 0,
             done: None,
+            profile: None,
+            check_every: CHECK_EVERY,
         }
     }
 
@@ -851,6 +863,9 @@ impl Machine {
         self.paused = false;
         self.pause_later = false;
         self.done = None;
+        if let Some(p) = &mut self.profile {
+            p.begin();
+        }
         if !Arc::ptr_eq(&self.fixed, cx.fixed) {
             self.fixed = cx.fixed.clone();
         }
@@ -1087,6 +1102,9 @@ impl Machine {
     /// rollback puts back the start (a kept rollback the checkpoint's world), and the
     /// stacks are emptied.
     fn end(&mut self, ending: Ending) {
+        if let Some(p) = &mut self.profile {
+            p.finish(self.meter.steps);
+        }
         match ending {
             // A trial's caller keeps, logs or undoes what it did.
             Ending::Committed if self.trial => {}
@@ -1226,6 +1244,23 @@ impl Machine {
         self.world.game_entity(id)?.layout_property(game, name)
     }
 
+    /// Count where the steps go into `profile` (see [`super::profile`]), checking after
+    /// every instruction; `None` stops counting.
+    pub(crate) fn set_profile(&mut self, profile: Option<Box<Profile>>) {
+        self.check_every = if profile.is_some() { 0 } else { CHECK_EVERY };
+        self.profile = profile;
+    }
+
+    /// Whether the machine counts where the steps go.
+    pub(crate) fn profiling(&self) -> bool {
+        self.profile.is_some()
+    }
+
+    /// The profile counted into, when profiling.
+    pub(crate) fn profile_mut(&mut self) -> Option<&mut Profile> {
+        self.profile.as_deref_mut()
+    }
+
     /// The entity whose code is running, if any.
     fn me(&self) -> Option<(EntityId, Symbol)> {
         self.current_jp().map(|jp| (jp.entity, jp.name))
@@ -1258,7 +1293,11 @@ impl Machine {
             // register. The count is written back to the meter before anything that reads
             // or charges it (builtins, forms, errors, leaving the loop) and read again
             // after.
-            self.check_at = next_check(self.meter.steps, self.meter.limits.max_steps);
+            self.check_at = next_check(
+                self.meter.steps,
+                self.meter.limits.max_steps,
+                self.check_every,
+            );
             let mut left = self.left_to_check();
             // The step count, written back to the meter.
             macro_rules! sync {
@@ -1604,9 +1643,7 @@ impl Machine {
                     // A property of the layout of the entity running, read where it lies;
                     // anything else (a representation, a property made at run time, a
                     // missing one) the general way.
-                    Op::Property(name)
-                        if let Some(v) = self.own_layout_property(game, name) =>
-                    {
+                    Op::Property(name) if let Some(v) = self.own_layout_property(game, name) => {
                         let v = v.clone();
                         self.stack.push(v);
                     }
@@ -2221,6 +2258,11 @@ impl Machine {
     fn step_check(&mut self, cx: &Context<'_>, span: Span) -> Result<i64, RuntimeError> {
         let steps = self.meter.steps;
         let max_steps = self.meter.limits.max_steps;
+        if let Some(p) = &mut self.profile
+            && let Some(f) = self.frames.last()
+        {
+            p.charge(steps, f.code, (self.frames.len(), f.base));
+        }
         if steps > max_steps {
             let e = self.meter.step_error();
             return Err(self.builtin_error(span, e));
@@ -2231,7 +2273,7 @@ impl Machine {
         {
             return Err(self.error(span, "interrupted"));
         }
-        self.check_at = next_check(steps, max_steps);
+        self.check_at = next_check(steps, max_steps, self.check_every);
         Ok(self.left_to_check())
     }
 
@@ -2252,7 +2294,7 @@ impl Machine {
     fn fused_update(&mut self, op: Op, base: usize) -> bool {
         let steps = self.meter.steps;
         let extra = op.weight() - 1;
-        if steps + extra >= next_check(steps, self.meter.limits.max_steps) {
+        if steps + extra >= next_check(steps, self.meter.limits.max_steps, self.check_every) {
             return false;
         }
         let done = match op {

@@ -1,0 +1,231 @@
+//! Where a run's steps go: the instructions each body (law, side-effect, behaviour,
+//! function, `#actions`) executed itself, and how often it was entered.
+//!
+//! A count of steps, not of time: the same game, seed and moves give the same profile
+//! on any machine, with or without other work on it, with any number of threads. The
+//! instruction loop counts nothing for it: a machine that profiles checks after every
+//! instruction instead of every 65,536 (see [`crate::runtime::vm::Machine`]), and the
+//! check, out of line, charges the steps counted since the last one to the body
+//! running. Fused instructions never apply while profiling (each needs room for its
+//! steps before the next check), so every body runs its plain instructions, which count
+//! the same steps.
+
+use crate::compile::bytecode::CodeId;
+use crate::compile::program::Game;
+
+/// Steps and entries by body (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Profile {
+    /// Steps each body executed itself, by [`CodeId`].
+    steps: Vec<u64>,
+    /// How many times each body was entered (a call, a law, a behaviour run), by
+    /// [`CodeId`].
+    entries: Vec<u64>,
+    /// The body that ran the instruction checked last, and where its frame is (frame
+    /// count, base; see [`Profile::charge`]).
+    last: Option<(CodeId, usize, u32)>,
+    /// The step count at the last check (the transaction's).
+    last_steps: u64,
+}
+
+/// One line of a profile: a body, the steps it executed itself, how often it was entered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileRow {
+    /// What the body is (`law Pawn Moves`, `function add-targets`, `actions`, ...).
+    pub body: String,
+    /// Steps it executed itself (not those of the functions it called or the join
+    /// points of the messages it sent).
+    pub steps: u64,
+    /// How many times it was entered.
+    pub entries: u64,
+}
+
+impl Profile {
+    /// Charge the step count `steps` of the running transaction: the instruction just
+    /// counted is one of body `code`, in the frame `frame` (count of frames, base) of the
+    /// machine. Steps counted since the last check beyond that instruction (what a
+    /// builtin or a form charged) go to the body that ran the instruction before.
+    ///
+    /// The instruction enters its body when the transaction's first, or when its frame
+    /// is deeper than the last one checked (a call, a send), or as deep but of another
+    /// body or frame (the next law or side-effect of a join point): not when it is the
+    /// body's own next, nor back in a caller's frame.
+    pub(crate) fn charge(&mut self, steps: u64, code: CodeId, frame: (usize, u32)) {
+        let since = steps.saturating_sub(self.last_steps);
+        self.last_steps = steps;
+        if since > 1
+            && let Some((before, ..)) = self.last
+        {
+            *slot(&mut self.steps, before) += since - 1;
+        } else if since > 1 {
+            *slot(&mut self.steps, code) += since - 1;
+        }
+        *slot(&mut self.steps, code) += 1;
+        let here = (code, frame.0, frame.1);
+        let entered = match self.last {
+            None => true,
+            Some(last) => frame.0 > last.1 || (frame.0 == last.1 && here != last),
+        };
+        if entered {
+            *slot(&mut self.entries, code) += 1;
+        }
+        self.last = Some(here);
+    }
+
+    /// A transaction starts: its step count starts from zero.
+    pub(crate) fn begin(&mut self) {
+        self.last = None;
+        self.last_steps = 0;
+    }
+
+    /// The transaction ends at step count `steps`: what was charged after the last
+    /// check goes to the body that ran last.
+    pub(crate) fn finish(&mut self, steps: u64) {
+        if let Some((code, ..)) = self.last
+            && steps > self.last_steps
+        {
+            *slot(&mut self.steps, code) += steps - self.last_steps;
+        }
+        self.begin();
+    }
+
+    /// Add `other`'s counts to these (profiles of threads that shared out the work).
+    pub fn merge(&mut self, other: &Profile) {
+        add(&mut self.steps, &other.steps);
+        add(&mut self.entries, &other.entries);
+    }
+
+    /// Every step counted.
+    pub fn total(&self) -> u64 {
+        self.steps.iter().sum()
+    }
+
+    /// The bodies that executed steps, most steps first (then by name).
+    pub fn rows(&self, game: &Game) -> Vec<ProfileRow> {
+        let mut rows: Vec<ProfileRow> = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 0)
+            .map(|(i, &steps)| ProfileRow {
+                body: game.code(CodeId(i as u32)).name.clone(),
+                steps,
+                entries: self.entries.get(i).copied().unwrap_or(0),
+            })
+            .collect();
+        rows.sort_by(|a, b| b.steps.cmp(&a.steps).then_with(|| a.body.cmp(&b.body)));
+        rows
+    }
+
+    /// The profile as a table: the `top` bodies with the most steps, and what the others
+    /// add up to.
+    pub fn table(&self, game: &Game, top: usize) -> String {
+        let total = self.total();
+        let rows = self.rows(game);
+        let share = |s: u64| s as f64 * 100.0 / total.max(1) as f64;
+        let mut out = format!(
+            "steps by body ({} in all; each body's own, without the functions it calls and the messages it sends):\n",
+            grouped(total)
+        );
+        out.push_str("   share           steps       entries  steps/entry  body\n");
+        for r in rows.iter().take(top) {
+            let per = if r.entries > 0 {
+                format!("{:.1}", r.steps as f64 / r.entries as f64)
+            } else {
+                "-".to_string()
+            };
+            out.push_str(&format!(
+                "  {:5.1}%  {:>14}  {:>12}  {:>11}  {}\n",
+                share(r.steps),
+                grouped(r.steps),
+                grouped(r.entries),
+                per,
+                r.body
+            ));
+        }
+        if rows.len() > top {
+            let rest: u64 = rows[top..].iter().map(|r| r.steps).sum();
+            out.push_str(&format!(
+                "  {:5.1}%  {:>14}  ({} more bodies)\n",
+                share(rest),
+                grouped(rest),
+                rows.len() - top
+            ));
+        }
+        out
+    }
+}
+
+fn slot(v: &mut Vec<u64>, code: CodeId) -> &mut u64 {
+    let i = code.0 as usize;
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    &mut v[i]
+}
+
+fn add(to: &mut Vec<u64>, from: &[u64]) {
+    if to.len() < from.len() {
+        to.resize(from.len(), 0);
+    }
+    for (t, f) in to.iter_mut().zip(from) {
+        *t += f;
+    }
+}
+
+/// `n` with its thousands apart: 1,234,567.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_set_apart() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn extra_steps_go_to_the_body_that_ran_before() {
+        let mut p = Profile::default();
+        let (a, b) = (CodeId(0), CodeId(2));
+        p.begin();
+        p.charge(1, a, (1, 0));
+        p.charge(2, a, (1, 0));
+        // A builtin in `a` charged 6 more steps; then `b` starts in a new frame.
+        p.charge(9, b, (2, 3));
+        p.charge(10, b, (2, 3));
+        // Back in `a`'s frame: not an entry.
+        p.charge(11, a, (1, 0));
+        // `a`'s last instruction charged 2 more.
+        p.finish(13);
+        assert_eq!(p.steps, vec![11, 0, 2]);
+        assert_eq!(p.entries, vec![1, 0, 1]);
+        // A new transaction counts from zero again; `b` runs where `a` ran, and `a`
+        // follows it there (the next law of a join point, say).
+        p.begin();
+        p.charge(1, b, (1, 0));
+        p.charge(2, a, (1, 0));
+        p.finish(2);
+        assert_eq!(p.steps, vec![12, 0, 3]);
+        assert_eq!(p.entries, vec![2, 0, 2]);
+        assert_eq!(p.total(), 15);
+        let mut q = Profile::default();
+        q.merge(&p);
+        q.merge(&p);
+        assert_eq!(q.total(), 2 * p.total());
+    }
+}
