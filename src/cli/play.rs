@@ -272,35 +272,39 @@ fn print_tally(
             })
             .collect();
         let (dk, dp, dlo, dhi) = row(t.draws);
-        println!(
-            "{}",
-            serde_json::json!({
-                "games": n,
-                "wins": wins,
-                "draws": {"games": dk, "rate": dp, "ci95": [dlo, dhi]},
-                "stuck": t.stuck,
-                "too_long": t.too_long,
-                "failed": t.failed,
-                "first_error": t.first_error.as_ref().map(|(index, s)| serde_json::json!({
-                    "game": index,
-                    "plies": s.plies,
-                    "move": s.action,
-                    "error": s.error.message,
-                    "chain": s.error.chain,
-                })),
-                "mean_plies": mean,
-                "seconds": seconds,
-                "playouts_per_second": rate,
-                "profile": profile.map(|(p, game)| serde_json::json!({
-                    "steps": p.total(),
-                    "bodies": p.rows(game).iter().map(|r| serde_json::json!({
-                        "body": r.body,
-                        "steps": r.steps,
-                        "entries": r.entries,
-                    })).collect::<Vec<_>>(),
-                })),
-            })
-        );
+        let mut summary = serde_json::json!({
+            "games": n,
+            "wins": wins,
+            "draws": {"games": dk, "rate": dp, "ci95": [dlo, dhi]},
+            "stuck": t.stuck,
+            "too_long": t.too_long,
+            "failed": t.failed,
+            "first_error": t.first_error.as_ref().map(|(index, s)| serde_json::json!({
+                "game": index,
+                "plies": s.plies,
+                "move": s.action,
+                "error": s.error.message,
+                "chain": s.error.chain,
+            })),
+            "mean_plies": mean,
+            "seconds": seconds,
+            "playouts_per_second": rate,
+        });
+        // Only with --profile: the summary is otherwise as it always was.
+        if let (Some((p, game)), Some(fields)) = (profile, summary.as_object_mut()) {
+            let bodies: Vec<serde_json::Value> = p
+                .rows(game)
+                .iter()
+                .map(
+                    |r| serde_json::json!({"body": r.body, "steps": r.steps, "entries": r.entries}),
+                )
+                .collect();
+            fields.insert(
+                "profile".into(),
+                serde_json::json!({"steps": p.total(), "bodies": bodies}),
+            );
+        }
+        println!("{summary}");
         return;
     }
     // Slow games (a few playouts a second) keep two significant digits.
