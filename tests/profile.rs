@@ -251,10 +251,20 @@ fn a_playout_profile_is_the_same_on_any_number_of_threads() {
     assert!(one.contains("steps by body"), "{one}");
     assert!(one.contains("behaviour hole/default/seed"), "{one}");
     assert_eq!(one, untimed(&playout_profile(&["--jobs", "3"])));
-    // The JSON summary has the same bodies.
+    // The JSON summary has the same bodies; without --profile it has no profile.
     let json = playout_profile(&["--json"]);
     assert!(
         json.contains("\"body\":\"behaviour hole/default/seed\""),
         "{json}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(["playout", "games/awele", "-n", "2", "--json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("flexrules runs");
+    let plain = String::from_utf8(out.stdout).expect("text");
+    assert!(
+        plain.contains("\"games\":2") && !plain.contains("profile"),
+        "{plain}"
     );
 }
