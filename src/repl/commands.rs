@@ -45,6 +45,11 @@ pub const COMMANDS: &[Command] = &[
         "show every join-point step of each transaction",
     ),
     c(
+        "profile",
+        "[on|off]",
+        "count the steps of your transactions (sends, expressions, moves) by law, side-effect, behaviour and function: :profile on starts from zero, :profile shows every body, most steps first, :profile off stops; moves only tried (:moves, :why, :random's choice) are not counted",
+    ),
+    c(
         "entities",
         "",
         "list the entities with their type and state",
@@ -181,6 +186,7 @@ impl Repl {
                         .into()
                 }
             }
+            "profile" => self.profile_command(rest),
             "trace" => match rest {
                 "on" => {
                     self.trace = true;
@@ -591,6 +597,32 @@ impl Repl {
             done
         } else {
             format!("{warnings}\n{done}")
+        }
+    }
+
+    /// `:profile [on|off]`: start counting the steps of the user's transactions by body
+    /// (from zero), stop, or show the counts.
+    fn profile_command(&mut self, rest: &str) -> String {
+        match (rest, &self.profile) {
+            ("on", _) => {
+                self.profile = Some(Default::default());
+                "profile on: the steps of each transaction from now on are counted by body; :profile shows them".into()
+            }
+            ("off", _) => {
+                self.profile = None;
+                "profile off".into()
+            }
+            ("", None) => {
+                "profile is off; usage: :profile on|off, and :profile to show the counts".into()
+            }
+            ("", Some(p)) if p.total() == 0 => {
+                "no step counted yet: the counts start with the next transaction".into()
+            }
+            ("", Some(p)) => p
+                .table(&self.session.game, usize::MAX)
+                .trim_end()
+                .to_string(),
+            _ => "usage: :profile on|off, and :profile to show the counts".into(),
         }
     }
 

@@ -20,6 +20,7 @@ use crate::compile::program::Game;
 use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::outside::parse_literal;
+use crate::runtime::profile::Profile;
 use crate::runtime::session::{Session, SessionOptions};
 use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::runtime::vm::{Limits, Machine, Run};
@@ -123,6 +124,8 @@ pub struct Repl {
     rule_files: bool,
     /// Replaying a journal: files named by its lines must lie in the game's directory.
     replaying: bool,
+    /// The steps of the user's transactions by body, while `:profile` is on.
+    profile: Option<Profile>,
 }
 
 /// Why a REPL could not open.
@@ -235,6 +238,7 @@ impl Repl {
             show_board: false,
             rule_files: true,
             replaying: false,
+            profile: None,
         })
     }
 
@@ -339,7 +343,9 @@ impl Repl {
             "" | ":next" | ":n" if waiting.is_none() => self.advance(true),
             ":continue" | ":c" if waiting.is_none() => self.advance(false),
             ":abort" => {
-                self.pending = None;
+                if let Some(mut p) = self.pending.take() {
+                    self.keep_profile(&mut p.machine);
+                }
                 "aborted: the world is as it was before the transaction".into()
             }
             ":quit" | ":q" => {
@@ -398,6 +404,7 @@ impl Repl {
             }
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.lines);
+                self.keep_profile(&mut p.machine);
                 let tx = self.session.conclude(p.machine, status);
                 let shown = if stepping || self.trace {
                     TraceShown::Already
@@ -408,6 +415,14 @@ impl Repl {
             }
         }
         out.trim_end().to_string()
+    }
+
+    /// Add what the user's transaction that ran on `m` counted to the profile, while
+    /// `:profile` is on.
+    fn keep_profile(&mut self, m: &mut Machine) {
+        if let (Some(mine), Some(counted)) = (self.profile.as_mut(), m.profile_mut()) {
+            mine.merge(counted);
+        }
     }
 
     /// Record a finished transaction and describe it.
@@ -481,7 +496,10 @@ impl Repl {
     }
 
     /// Run a machine to the end (or to a wait), as a transaction from `line`.
-    fn run_machine(&mut self, machine: Machine, line: String, stepping: bool) -> String {
+    fn run_machine(&mut self, mut machine: Machine, line: String, stepping: bool) -> String {
+        if self.profile.is_some() {
+            machine.set_profile(Some(Box::default()));
+        }
         self.pending = Some(Pending {
             machine,
             lines: vec![line],
@@ -502,6 +520,7 @@ impl Repl {
         match run {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.lines);
+                self.keep_profile(&mut p.machine);
                 let tx = self.session.conclude(p.machine, status);
                 let shown = if self.trace {
                     TraceShown::Show
@@ -634,7 +653,15 @@ fn is_read_only(line: &str) -> bool {
     line.starts_with(':')
         && matches!(
             word,
-            "entities" | "show" | "advice" | "laws" | "checkpoints" | "help" | "trace" | "history"
+            "entities"
+                | "show"
+                | "advice"
+                | "laws"
+                | "checkpoints"
+                | "help"
+                | "trace"
+                | "history"
+                | "profile"
         )
 }
 
