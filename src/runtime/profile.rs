@@ -108,7 +108,12 @@ impl Profile {
             .enumerate()
             .filter(|(_, s)| **s > 0)
             .map(|(i, &steps)| ProfileRow {
-                body: game.code(CodeId(i as u32)).name.clone(),
+                // (A profile is read with the game it counted, whose bodies are only ever
+                // added to; a name is still given for any other.)
+                body: game
+                    .codes
+                    .get(i)
+                    .map_or_else(|| format!("body #{i}"), |c| c.name.clone()),
                 steps,
                 entries: self.entries.get(i).copied().unwrap_or(0),
             })
