@@ -14,7 +14,7 @@ use crate::compile::bytecode::CodeId;
 use crate::compile::program::Game;
 
 /// Steps and entries by body (see the module documentation).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Profile {
     /// Steps each body executed itself, by [`CodeId`].
     steps: Vec<u64>,
@@ -53,12 +53,9 @@ impl Profile {
     pub(crate) fn charge(&mut self, steps: u64, code: CodeId, frame: (usize, u32)) {
         let since = steps.saturating_sub(self.last_steps);
         self.last_steps = steps;
-        if since > 1
-            && let Some((before, ..)) = self.last
-        {
+        if since > 1 {
+            let before = self.last.map_or(code, |(before, ..)| before);
             *slot(&mut self.steps, before) += since - 1;
-        } else if since > 1 {
-            *slot(&mut self.steps, code) += since - 1;
         }
         *slot(&mut self.steps, code) += 1;
         let here = (code, frame.0, frame.1);
