@@ -22,9 +22,9 @@ pub struct PlayoutArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
     /// Threads to spread the games over, at least 1 (the results do not depend on it).
-    #[arg(long, default_value_t = 1,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub jobs: usize,
+    /// [default: the number of cores]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub jobs: Option<usize>,
     /// Stop a game after this many moves (counted as unfinished).
     #[arg(long, default_value_t = 10_000)]
     pub max_plies: usize,
@@ -50,10 +50,9 @@ pub struct PerftArgs {
     #[arg(long, value_delimiter = ',')]
     pub play: Vec<String>,
     /// Threads to spread the first moves' subtrees over, at least 1 (the counts do not
-    /// depend on it).
-    #[arg(long, default_value_t = 1,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-    pub jobs: usize,
+    /// depend on it). [default: the number of cores]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub jobs: Option<usize>,
     /// Count where the steps go and print the bodies (laws, side-effects, behaviours,
     /// functions, #actions) that execute most of them. Steps, not time: the same on any
     /// machine and with any --jobs; the run takes several times longer.
@@ -173,13 +172,11 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let began = Instant::now();
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs)
-        .build()
-    {
+    let jobs = jobs_or_cores(args.jobs);
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("error: cannot start {} threads: {e}", args.jobs);
+            eprintln!("error: cannot start {jobs} threads: {e}");
             return ExitCode::from(1);
         }
     };
@@ -369,7 +366,7 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
         }
         bar.set_position(p.done as u64);
     };
-    let result = session.perft_on_threads(args.depth, args.jobs, &mut progress);
+    let result = session.perft_on_threads(args.depth, jobs_or_cores(args.jobs), &mut progress);
     bar.finish_and_clear();
     println!("depth  sequences  finished");
     for (d, (c, f)) in result.counts.iter().zip(&result.finished).enumerate() {
@@ -415,4 +412,10 @@ mod tests {
         assert!((lo - 0.404).abs() < 0.01 && (hi - 0.596).abs() < 0.01);
         assert_eq!(wilson(0, 0), (0.0, 0.0));
     }
+}
+
+/// The threads a `--jobs` option asks for, or one per core the machine lets this process
+/// use (one when it cannot tell).
+fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
