@@ -37,7 +37,9 @@
 //! - `games/...`: the bundled games through the library, as `flexrules playout` and
 //!   `flexrules perft` run them: `games/awele/playouts` (random playouts from the start,
 //!   seeded per game as the command seeds them, counted per second), `games/chess/perft3`
-//!   and `games/chess/perft4` (seconds per perft from the start), `games/go9/playouts` and
+//!   and `games/chess/perft4` (seconds per perft from the start, on one thread), then
+//!   `games/chess/perft4-cores` (the same on one thread per core, as the command runs it by
+//!   default; only on a machine of several cores), `games/go9/playouts` and
 //!   `games/go19/playouts` (games/go with `size` 9 and 19). Quick mode only (criterion
 //!   would take far too long); the summary prints min/median/max of the timed runs.
 //!
@@ -614,6 +616,21 @@ fn quick_games(s: &Sizes, wanted: &dyn Fn(&str) -> bool) {
             record(&id, 1, t.elapsed());
         }
     }
+    // The deepest perft again as `flexrules perft` runs it by default: one thread per core.
+    let id = format!("games/chess/perft{}-cores", s.perft);
+    let cores = cores();
+    if s.perft >= 3 && cores > 1 && wanted(&id) {
+        let mut session = bundled("chess", &[]);
+        for _ in 0..3 {
+            let t = Instant::now();
+            let perft = session.perft_on_threads(s.perft, cores, &mut |_| {});
+            if let Some(f) = perft.failures.first() {
+                panic!("chess perft({}) failed: {}", s.perft, f.error.message);
+            }
+            std::hint::black_box(perft.counts);
+            record(&id, 1, t.elapsed());
+        }
+    }
 }
 
 /// Min, median and max of the per-iteration times recorded under `id`.
@@ -625,6 +642,11 @@ fn spread(id: &str) -> Option<(f64, f64, f64)> {
     }
     v.sort_by(f64::total_cmp);
     Some((v[0], v[v.len() / 2], v[v.len() - 1]))
+}
+
+/// The threads `flexrules perft` runs on by default: one per core.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn games_summary() {
@@ -661,6 +683,16 @@ fn games_summary() {
             println!(
                 "{:<30} {:>12} {:>12} {:>12}",
                 format!("chess perft({depth}) from the start"),
+                show(fast),
+                show(mid),
+                show(slow)
+            );
+        }
+        if let Some((fast, mid, slow)) = spread(&format!("games/chess/perft{depth}-cores")) {
+            head();
+            println!(
+                "{:<30} {:>12} {:>12} {:>12}",
+                format!("  the same on {} cores", cores()),
                 show(fast),
                 show(mid),
                 show(slow)

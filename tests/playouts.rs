@@ -491,3 +491,60 @@ fn a_playout_plays_what_full_transactions_play() {
         assert!(played.world().same_as(full.world()));
     }
 }
+
+/// The copy of the world that each thread of `perft` and `playout` plays from is the same
+/// world, but shares no entity and no reference-counted property value with the one it
+/// was copied from (so two threads never count references to the same list), and play
+/// from it gives the same counts.
+#[test]
+fn a_private_copy_of_the_world_is_the_same_world_sharing_nothing() {
+    let mut s = Session::start(game("games/chess"), &SessionOptions::default())
+        .expect("chess starts")
+        .0;
+    let original = s.world().clone();
+    let copy = original.private_copy();
+    assert_eq!(copy.entities.len(), original.entities.len());
+    let mut lists = 0;
+    for i in 0..original.entities.len() {
+        let id = EntityId(i as u32);
+        let (a, b) = (original.entity(id), copy.entity(id));
+        let (Some(a), Some(b)) = (a, b) else {
+            assert!(
+                a.is_none() && b.is_none(),
+                "entity {i} is in one world only"
+            );
+            continue;
+        };
+        assert!(!std::ptr::eq(a, b), "entity {i} is shared");
+        assert_eq!((a.name, a.ty, a.state), (b.name, b.ty, b.state));
+        assert_eq!(a.props.len(), b.props.len());
+        for (x, y) in a.props.iter().zip(b.props.iter()) {
+            assert!(x == y, "a property of {} differs", a.name.as_str());
+            match (x, y) {
+                (Value::List(x), Value::List(y)) => {
+                    lists += 1;
+                    assert!(
+                        !Arc::ptr_eq(x, y),
+                        "a list of {} is shared",
+                        a.name.as_str()
+                    );
+                }
+                (Value::Dict(x), Value::Dict(y)) => {
+                    assert!(
+                        !Arc::ptr_eq(x, y),
+                        "a dictionary of {} is shared",
+                        a.name.as_str()
+                    )
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        lists > 64,
+        "chess's squares keep their lists of squares ({lists} seen)"
+    );
+    let before = s.perft(2).counts;
+    *s.world_mut() = copy;
+    assert_eq!(s.perft(2).counts, before);
+}

@@ -180,18 +180,30 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let starts: Vec<std::sync::OnceLock<crate::runtime::world::World>> =
+        (0..jobs).map(|_| std::sync::OnceLock::new()).collect();
     let (tally, profile) = pool.install(|| {
         (0..args.games)
             .into_par_iter()
             .fold(
-                || (base.fork(), Tally::default()),
-                |(mut session, mut tally), i| {
-                    tally.add(i, one(&mut session, &start, seed, i, args.max_plies));
+                || {
+                    // Each thread plays from a copy of the start of its own, so the threads
+                    // count references to no value in common (see `World::private_copy`).
+                    let own = rayon::current_thread_index()
+                        .and_then(|i| starts.get(i))
+                        .map_or_else(
+                            || start.clone(),
+                            |s| s.get_or_init(|| start.private_copy()).clone(),
+                        );
+                    (base.fork(), own, Tally::default())
+                },
+                |(mut session, own, mut tally), i| {
+                    tally.add(i, one(&mut session, &own, seed, i, args.max_plies));
                     bar.inc(1);
-                    (session, tally)
+                    (session, own, tally)
                 },
             )
-            .map(|(mut s, t)| (t, s.take_profile()))
+            .map(|(mut s, _, t)| (t, s.take_profile()))
             .reduce(
                 || (Tally::default(), None),
                 |(a, pa), (b, pb)| {
@@ -401,6 +413,12 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// The threads a `--jobs` option asks for, or one per core the machine lets this process
+/// use (one when it cannot tell).
+fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::wilson;
@@ -412,10 +430,4 @@ mod tests {
         assert!((lo - 0.404).abs() < 0.01 && (hi - 0.596).abs() < 0.01);
         assert_eq!(wilson(0, 0), (0.0, 0.0));
     }
-}
-
-/// The threads a `--jobs` option asks for, or one per core the machine lets this process
-/// use (one when it cannot tell).
-fn jobs_or_cores(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

@@ -381,6 +381,9 @@ impl Session {
                 let tx = tx.clone();
                 let mut session = self.fork();
                 let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    // A copy of its own, so the threads count references to no value in
+                    // common (see `World::private_copy`).
+                    let root = root.private_copy();
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some((i, c)) = moves.get(k) else {

@@ -232,6 +232,15 @@ impl Text {
         }
     }
 
+    /// A copy that shares no reference count with `self`: a symbol's text is itself, a
+    /// string made at run time is copied.
+    pub fn private_copy(&self) -> Text {
+        match self.repr() {
+            Repr::Sym(_) => self.clone(),
+            Repr::Owned(t) => Text::owned(t.into()),
+        }
+    }
+
     /// Whether this is a symbol's text (a word with nothing to count or free).
     #[inline(always)]
     pub fn is_symbol(&self) -> bool {
@@ -434,6 +443,14 @@ impl PartialOrd for Key {
 }
 
 impl Key {
+    /// A copy that shares no reference count with `self` (see [`Value::private_copy`]).
+    pub fn private_copy(&self) -> Key {
+        match self {
+            Key::Int(i) => Key::Int(*i),
+            Key::Str(t) => Key::Str(t.private_copy()),
+        }
+    }
+
     /// The key named by a symbol.
     #[inline]
     pub fn sym(s: Symbol) -> Key {
@@ -485,6 +502,27 @@ impl Clone for Value {
 }
 
 impl Value {
+    /// A copy that shares no reference count with `self`, however deep: every list,
+    /// dictionary, message and string made at run time in it is copied. Threads that each
+    /// read a value of their own never write to the same count (a count written by two
+    /// cores moves its cache line between them at every copy and drop of the value).
+    pub fn private_copy(&self) -> Value {
+        match self {
+            Value::Str(t) => Value::Str(t.private_copy()),
+            Value::List(l) => Value::List(Arc::new(l.iter().map(Value::private_copy).collect())),
+            Value::Dict(d) => Value::Dict(Arc::new(d.private_copy())),
+            Value::Message(m) => Value::Message(Arc::new(Message {
+                label: m.label,
+                attrs: m
+                    .attrs
+                    .iter()
+                    .map(|(k, v)| (k.private_copy(), v.private_copy()))
+                    .collect(),
+            })),
+            other => other.clone(),
+        }
+    }
+
     /// [`Clone::clone`] of a value that holds a reference count.
     #[inline(never)]
     fn clone_counted(&self) -> Value {
@@ -899,6 +937,74 @@ impl fmt::Debug for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `a` and `b` hold a reference-counted value in common, at any depth.
+    fn share(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Str(x), Value::Str(y)) => !x.is_symbol() && x.ptr == y.ptr,
+            (Value::List(x), Value::List(y)) => {
+                Arc::ptr_eq(x, y) || x.iter().zip(y.iter()).any(|(a, b)| share(a, b))
+            }
+            (Value::Dict(x), Value::Dict(y)) => {
+                Arc::ptr_eq(x, y) || x.iter().zip(y.iter()).any(|((k, a), (l, b))| {
+                    matches!((k, l), (Key::Str(k), Key::Str(l)) if !k.is_symbol() && k.ptr == l.ptr)
+                        || share(a, b)
+                })
+            }
+            (Value::Message(x), Value::Message(y)) => {
+                Arc::ptr_eq(x, y)
+                    || x.attrs
+                        .values()
+                        .zip(y.attrs.values())
+                        .any(|(a, b)| share(a, b))
+            }
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn a_private_copy_is_equal_and_shares_no_count() {
+        let owned = || Value::Str(Text::owned("made at run time".into()));
+        let long: Vec<Value> = (0..600)
+            .map(|i| Value::Int(i % 7))
+            .chain([owned()])
+            .collect();
+        let dict: Dict = [
+            (Key::Str(Text::owned("an owned key".into())), owned()),
+            (Key::Int(3), Value::List(Arc::new(List::from_vec(long)))),
+            (
+                Key::Str(Text::sym(Symbol::intern("a1"))),
+                Value::sym(Symbol::intern("P")),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let message = Message::new(
+            Symbol::intern("move"),
+            [(Key::Str(Text::sym(Symbol::intern("to"))), owned())]
+                .into_iter()
+                .collect::<Attrs>(),
+        );
+        let original = Value::List(Arc::new(List::from_vec(vec![
+            Value::Int(1),
+            owned(),
+            Value::Dict(Arc::new(dict)),
+            Value::Message(Arc::new(message)),
+            Value::Nil,
+        ])));
+        let copy = original.private_copy();
+        assert!(copy == original, "the copy equals the original");
+        assert!(
+            !share(&copy, &original),
+            "the copy shares a count with the original"
+        );
+        // A clone, by contrast, shares them all.
+        assert!(share(&original.clone(), &original));
+        // Scalars and symbols are copied as they are.
+        assert!(
+            Value::sym(Symbol::intern("e4")).private_copy() == Value::sym(Symbol::intern("e4"))
+        );
+    }
 
     #[test]
     fn sole_holders_change_in_place_and_shared_values_are_copied() {

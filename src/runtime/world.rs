@@ -41,6 +41,11 @@ pub type Props = SmallVec<[Value; INLINE_PROPS]>;
 pub struct Extra(Option<Box<Dict>>);
 
 impl Extra {
+    /// A copy that shares no reference count with `self` (see [`Value::private_copy`]).
+    pub fn private_copy(&self) -> Extra {
+        Extra(self.0.as_ref().map(|d| Box::new(d.private_copy())))
+    }
+
     /// The value of `key`, if added.
     #[inline]
     pub fn get(&self, key: &Key) -> Option<&Value> {
@@ -117,6 +122,17 @@ impl Clone for Entity {
 }
 
 impl Entity {
+    /// A copy that shares no reference count with `self` (see [`Value::private_copy`]).
+    pub fn private_copy(&self) -> Entity {
+        Entity {
+            name: self.name,
+            ty: self.ty,
+            state: self.state,
+            props: self.props.iter().map(Value::private_copy).collect(),
+            extra: self.extra.private_copy(),
+        }
+    }
+
     /// The value of property `name`, if it has one.
     #[inline(always)]
     pub fn property(&self, game: &Game, name: Symbol) -> Option<&Value> {
@@ -331,6 +347,28 @@ pub struct World {
 }
 
 impl World {
+    /// A copy of the world that shares no reference count with `self`: its own entities
+    /// (and the nodes that hold them), property values copied all the way down (see
+    /// [`Value::private_copy`]), its own outcome and advice. What a thread that plays from
+    /// this world gets, so that two threads reading the same property (a square's rays)
+    /// never count references to the same list; the canvas is shared (nobody draws while
+    /// threads play).
+    pub fn private_copy(&self) -> World {
+        let mut entities = super::entities::Entities::new();
+        for i in 0..self.entities.len() {
+            let slot = self.entities.get(i).and_then(|e| e.as_deref());
+            entities.push_back(slot.map(|e| Arc::new(e.private_copy())));
+        }
+        World {
+            entities,
+            names: self.names.clone(),
+            outcome: self.outcome.as_ref().map(Dict::private_copy),
+            advice: Arc::new((*self.advice).clone()),
+            rng: self.rng,
+            canvas: self.canvas.clone(),
+        }
+    }
+
     /// An empty world with the game's advice and a generator seeded with `seed`.
     pub fn new(game: &Game, seed: u64) -> World {
         World {

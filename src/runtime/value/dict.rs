@@ -690,6 +690,15 @@ impl Default for Dict {
     }
 }
 
+impl Dict {
+    /// A copy that shares no reference count with `self` (see [`Value::private_copy`]).
+    pub fn private_copy(&self) -> Dict {
+        self.iter()
+            .map(|(k, v)| (k.private_copy(), v.private_copy()))
+            .collect()
+    }
+}
+
 impl FromIterator<(Key, Value)> for Dict {
     /// A later pair wins over an earlier one with the same key.
     fn from_iter<I: IntoIterator<Item = (Key, Value)>>(iter: I) -> Dict {
