@@ -302,13 +302,30 @@ fn push_nils_apart(stack: &mut Vec<Value>, n: usize) {
     stack.extend((0..n).map(|_| Value::Nil));
 }
 
-/// The body [`Machine::next_body`] found to run next: its code, kind, and the base and
-/// join point of the frame it replaces.
+/// Make the stack from `at` hold `n` nils (the locals of a body that starts where another
+/// ended): what was there is let go, slots already there are reused.
+#[inline(always)]
+fn renew_locals(stack: &mut Vec<Value>, at: usize, n: usize) {
+    let len = stack.len();
+    if len >= at + n {
+        truncate_releasing(stack, at + n);
+        for v in &mut stack[at..] {
+            overwrite(v, Value::Nil);
+        }
+    } else {
+        for v in &mut stack[at..] {
+            overwrite(v, Value::Nil);
+        }
+        push_nils_apart(stack, at + n - len);
+    }
+}
+
+/// The body [`Machine::next_body`] found to run next: its code, kind, and the base of the
+/// frame it replaces (which keeps its join point).
 struct NextBody {
     code: CodeId,
     kind: Kind,
     base: u32,
-    jp: u32,
 }
 
 /// The body of `jp`'s chain that follows the one of kind `kind` that just ended, the
@@ -1353,19 +1370,16 @@ impl Machine {
                             code: next,
                             kind,
                             base: at,
-                            jp,
                         } = $next;
-                        self.frames.pop();
-                        truncate_releasing(&mut self.stack, at as usize);
+                        // The ended body's frame becomes the next one's (same base, same
+                        // join point), and its locals start nil where the ended one's were.
                         let callee = game.code(next);
-                        push_nils_apart(&mut self.stack, callee.locals as usize);
-                        self.frames.push(Frame {
-                            code: next,
-                            ip: 0,
-                            base: at,
-                            kind,
-                            jp,
-                        });
+                        renew_locals(&mut self.stack, at as usize, callee.locals as usize);
+                        if let Some(f) = self.frames.last_mut() {
+                            f.code = next;
+                            f.ip = 0;
+                            f.kind = kind;
+                        }
                         code = callee;
                         base = at as usize;
                         ip = 0;
@@ -2211,12 +2225,7 @@ impl Machine {
             overwrite(&mut point.value, value);
         }
         debug_assert_eq!(jp as usize, self.jps.len() - 1);
-        Some(NextBody {
-            code,
-            kind,
-            base,
-            jp,
-        })
+        Some(NextBody { code, kind, base })
     }
 
     /// What a fused `(get (property name of e) k)` (`op`, an [`Op::PropertyGet`] or
