@@ -83,3 +83,37 @@ fn json_refuses_the_document() {
     assert_eq!(code, 1);
     assert!(out.len() < 1000 && out.contains("\"error\""), "{out}");
 }
+
+/// Threads of perft and playout each copy the start world all the way down
+/// (`World::private_copy`): a value nested near the deepest `--max-nesting` allows is
+/// copied on each thread's own stack without overflowing it, and the counts are those of
+/// one thread.
+#[test]
+fn threads_copy_a_deeply_nested_world() {
+    const DEEP: &str = "tests/inputs/huge/deep-world.fr";
+    let perft = |jobs: &str| {
+        flexrules(
+            &["perft", DEEP, "3", "--max-nesting", "1024", "--jobs", jobs],
+            "",
+        )
+    };
+    let (two, code) = perft("2");
+    assert_eq!(code, 0, "{two}");
+    assert!(two.contains("    3          2         1"), "{two}");
+    assert_eq!(perft("1"), (two, 0));
+    let (out, code) = flexrules(
+        &[
+            "playout",
+            DEEP,
+            "-n",
+            "40",
+            "--max-nesting",
+            "1024",
+            "--jobs",
+            "2",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("40 games"), "{out}");
+}
