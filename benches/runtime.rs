@@ -604,32 +604,26 @@ fn quick_games(s: &Sizes, wanted: &dyn Fn(&str) -> bool) {
         if depth > s.perft || !wanted(&id) {
             continue;
         }
-        let mut session = bundled("chess", &[]);
-        let reps = if depth >= 4 { 3 } else { 5 };
-        for _ in 0..reps {
-            let t = Instant::now();
-            let perft = session.perft(depth);
-            if let Some(f) = perft.failures.first() {
-                panic!("chess perft({depth}) failed: {}", f.error.message);
-            }
-            std::hint::black_box(perft.counts);
-            record(&id, 1, t.elapsed());
-        }
+        time_perft(&id, depth, 1, if depth >= 4 { 3 } else { 5 });
     }
     // The deepest perft again as `flexrules perft` runs it by default: one thread per core.
     let id = format!("games/chess/perft{}-cores", s.perft);
-    let cores = cores();
-    if s.perft >= 3 && cores > 1 && wanted(&id) {
-        let mut session = bundled("chess", &[]);
-        for _ in 0..3 {
-            let t = Instant::now();
-            let perft = session.perft_on_threads(s.perft, cores, &mut |_| {});
-            if let Some(f) = perft.failures.first() {
-                panic!("chess perft({}) failed: {}", s.perft, f.error.message);
-            }
-            std::hint::black_box(perft.counts);
-            record(&id, 1, t.elapsed());
+    if s.perft >= 3 && cores() > 1 && wanted(&id) {
+        time_perft(&id, s.perft, cores(), 3);
+    }
+}
+
+/// Time chess perft(`depth`) from the start on `jobs` threads, `reps` times, under `id`.
+fn time_perft(id: &str, depth: usize, jobs: usize, reps: usize) {
+    let mut session = bundled("chess", &[]);
+    for _ in 0..reps {
+        let t = Instant::now();
+        let perft = session.perft_on_threads(depth, jobs, &mut |_| {});
+        if let Some(f) = perft.failures.first() {
+            panic!("chess perft({depth}) failed: {}", f.error.message);
         }
+        std::hint::black_box(perft.counts);
+        record(id, 1, t.elapsed());
     }
 }
 
