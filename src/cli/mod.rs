@@ -4,6 +4,7 @@
 
 pub mod board;
 mod check;
+mod disasm;
 pub mod game;
 pub mod play;
 pub mod render;
@@ -104,6 +105,15 @@ pub enum Command {
     /// the function `to-move` (no parameters, giving the player to move) gets its turns
     /// enforced: a seat out of turn is refused.
     Serve(serve::ServeArgs),
+    /// Print the instructions each body of a game compiles to, with the steps each counts.
+    ///
+    /// Steps (what --max-steps limits and --profile counts) are instructions: each line
+    /// gives an instruction's number, the instruction, how many steps it counts (a fused
+    /// instruction stands for a sequence of plain ones) and its source line and column.
+    /// Name bodies (any part of the name) to list only those. Exit status: 0 when
+    /// something was listed, 1 when the game fails to load or check, 2 when the command
+    /// line is wrong, the game cannot be found or no body has such a name.
+    Disasm(disasm::DisasmArgs),
 }
 
 /// Run the command line.
@@ -122,6 +132,7 @@ pub fn main() -> ExitCode {
         Command::Board(args) => board::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Disasm(args) => disasm::run(&args),
     }
 }
 

@@ -565,6 +565,20 @@ fn put_add(plain: &[Op], k: u16) -> Option<Op> {
 }
 
 impl Op {
+    /// How many of the instructions right after this one are the rest of the plain
+    /// sequence it stands for (they run in its place when its fast case does not apply).
+    /// A fused jump stands for the instruction it lands on instead: none.
+    pub fn rest_after(self) -> usize {
+        match self {
+            Op::JumpEnd(_)
+            | Op::JumpPop(_)
+            | Op::IterLoop { .. }
+            | Op::LoopLocalConst { .. }
+            | Op::LoopLocals { .. } => 0,
+            other => other.weight() as usize - 1,
+        }
+    }
+
     /// How many plain instructions a fused instruction stands for (1 for a plain one).
     pub fn weight(self) -> u64 {
         match self {

@@ -1,0 +1,160 @@
+//! A readable listing of the instructions a game's bodies compile to.
+//!
+//! Steps, the unit of step budgets and of `--profile`, are instructions: a listing shows
+//! what each step of a body is, how many steps each instruction counts (a fused one stands
+//! for several plain ones) and the source line it came from.
+
+use std::fmt::Write as _;
+
+use super::builtins::BUILTINS;
+use super::bytecode::{Code, Op};
+use super::program::Game;
+use crate::source::SourceMap;
+
+/// The listing of every body of `game` whose name contains one of `filters` (every body
+/// when there is none), in the order they were compiled; `None` when no body matches.
+pub fn listing(game: &Game, sources: &SourceMap, filters: &[String]) -> Option<String> {
+    let mut out = String::new();
+    let mut listed = 0;
+    for code in game
+        .codes
+        .iter()
+        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str())))
+    {
+        if listed > 0 {
+            out.push('\n');
+        }
+        list_code(game, sources, code, &mut out);
+        listed += 1;
+    }
+    (listed > 0).then_some(out)
+}
+
+/// One body: a heading (its name, where it is defined or bound, its locals), then an
+/// instruction a line (number, instruction, steps, source line and column, the file too
+/// where it changes), then a count.
+///
+/// A fused instruction (more than one step) is followed by the rest of the plain sequence
+/// it stands for, which runs in its place when its fast case does not apply (or when a
+/// jump lands in it): those instructions are indented under it. (A fused jump counts the
+/// instruction it lands on, which it does not run.)
+fn list_code(game: &Game, sources: &SourceMap, code: &Code, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "{} ({}, {} local{})",
+        code.name,
+        place(sources, code.span.file, code.span.range().start, true),
+        code.locals,
+        if code.locals == 1 { "" } else { "s" }
+    );
+    // Where the plain sequence of each enclosing fused instruction ends (exclusive).
+    let mut enclosing: Vec<usize> = Vec::new();
+    let mut file = code.span.file;
+    for (i, (op, span)) in code.ops.iter().zip(&code.spans).enumerate() {
+        enclosing.retain(|&end| end > i);
+        let weight = op.weight();
+        let text = format!(
+            "{:width$}{}",
+            "",
+            describe(game, op),
+            width = 2 * enclosing.len()
+        );
+        let at = place(sources, span.file, span.range().start, span.file != file);
+        file = span.file;
+        let _ = writeln!(out, "  {i:>4}  {text:<52} {weight:>2}  {at}");
+        if op.rest_after() > 0 {
+            enclosing.push(i + 1 + op.rest_after());
+        }
+    }
+    let n = code.ops.len();
+    let _ = writeln!(out, "  {n} instruction{}", if n == 1 { "" } else { "s" });
+}
+
+/// `line:column` of `offset` in `file`, after the file's path when `with_file` (`?` for a
+/// file `sources` does not have: code made where no file was read).
+fn place(
+    sources: &SourceMap,
+    file: crate::source::FileId,
+    offset: usize,
+    with_file: bool,
+) -> String {
+    let Some((_, f)) = sources.files().find(|(id, _)| *id == file) else {
+        return "?".into();
+    };
+    let (line, col) = f.line_col(offset);
+    if with_file {
+        format!("{}:{line}:{col}", f.path.display())
+    } else {
+        format!("{line}:{col}")
+    }
+}
+
+/// An instruction as the listing shows it: as its variant is written in the source of the
+/// compiler, with the builtins and functions it calls named.
+fn describe(game: &Game, op: &Op) -> String {
+    let builtin = |i: u16| BUILTINS.get(i as usize).map_or("?", |b| b.name);
+    match *op {
+        Op::Builtin(i, argc) => format!("Builtin {}/{argc}", builtin(i)),
+        Op::Call(id, argc) => {
+            let name = game
+                .codes
+                .get(id.0 as usize)
+                .map_or("?", |c| c.name.as_str());
+            let name = name.strip_prefix("function ").unwrap_or(name);
+            format!("Call {name}/{argc}")
+        }
+        Op::UpdateLocal { slot, func, argc } => {
+            format!(
+                "UpdateLocal {{ slot: {slot}, func: {}/{argc} }}",
+                builtin(func)
+            )
+        }
+        // (The letters' bit set is the string's, worked out once.)
+        Op::LetterIn { s, a, .. } => format!("LetterIn {{ s: {s:?}, a: {a} }}"),
+        ref other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::build_game_with_rules;
+    use crate::syntax::load::MemoryFs;
+
+    #[test]
+    fn a_listing_names_calls_and_counts_the_steps_of_fused_instructions() {
+        let mut fs = MemoryFs::new();
+        fs.insert(
+            "game.fr",
+            "#define twice (x) (* x 2)\n\
+             #entity cell\n  #state default\n    #onMessage go\n      (var i 0)\n      (while (< i 3) (var i (+ i 1)))\n      (twice (length (list i)))\n\
+             #instance c of cell\n",
+        );
+        let built = build_game_with_rules(&fs, std::path::Path::new("game.fr"), &[])
+            .unwrap_or_else(|_| panic!("the game builds"));
+        let all = listing(&built.game, &built.sources, &[]).unwrap_or_default();
+        assert!(
+            all.contains("function twice (game.fr:1:1, 1 local)"),
+            "{all}"
+        );
+        let go =
+            listing(&built.game, &built.sources, &["cell/default/go".into()]).unwrap_or_default();
+        assert!(
+            go.starts_with("behaviour cell/default/go (game.fr:"),
+            "{go}"
+        );
+        assert!(go.contains("Call twice/1"), "{go}");
+        assert!(go.contains("Builtin length/1"), "{go}");
+        assert!(
+            !go.contains("function twice"),
+            "only the bodies asked for: {go}"
+        );
+        // The loop's test is fused: its plain sequence is indented under it.
+        assert!(
+            go.lines()
+                .any(|l| l.get(8..).is_some_and(|t| t.starts_with("  "))),
+            "{go}"
+        );
+        assert!(listing(&built.game, &built.sources, &["no such body".into()]).is_none());
+    }
+}
