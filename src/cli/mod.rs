@@ -122,7 +122,7 @@ pub fn main() -> ExitCode {
     if !matches!(cli.command, Command::Repl(_) | Command::Serve(_)) {
         quiet_broken_pipe();
     }
-    match cli.command {
+    let status = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Moves(args) => run::moves(&args),
@@ -133,7 +133,10 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Disasm(args) => disasm::run(&args),
-    }
+    };
+    #[cfg(feature = "op-stats")]
+    eprint!("{}", crate::runtime::opstats::report());
+    status
 }
 
 /// Let a batch command whose output is piped into a reader that stops early (`| head`)

@@ -9,6 +9,7 @@ pub mod builtins;
 pub mod canvas;
 pub mod entities;
 pub mod moves;
+pub mod opstats;
 pub mod outside;
 pub mod playout;
 pub mod profile;

@@ -1339,6 +1339,8 @@ impl Machine {
             }
             loop {
                 let op = &code.ops[ip];
+                #[cfg(feature = "op-stats")]
+                super::opstats::count(op);
                 ip += 1;
                 left -= 1;
                 if left <= 0 {
