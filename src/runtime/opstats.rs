@@ -1,25 +1,38 @@
-//! Counts of the instructions the machine dispatches, by kind and by pair of consecutive
-//! kinds: what the instruction loop spends its dispatches on, and which sequences are worth
-//! a fused instruction. Built into the machine only with the `op-stats` feature (`cargo
-//! run --release --features op-stats -- perft games/chess 3`); every command then prints
-//! the counts on standard error when it ends. Counting takes a lock per instruction: the
-//! counts are exact, the timings of such a build mean nothing.
+//! Counts of the instructions the machine dispatches: by kind, with the processor cycles
+//! from each dispatch to the next (what the instruction cost, the builtins, forms, sends
+//! and law switches it ran included), and by pair of consecutive kinds. What the
+//! instruction loop spends its time on, and which sequences are worth a fused instruction.
+//!
+//! Built into the machine only with the `op-stats` feature (`cargo run --release
+//! --features op-stats -- perft games/chess 3 --jobs 1`); every command then prints the
+//! counts on standard error when it ends. Each thread counts on its own and adds its
+//! counts to the report every 65,536 dispatches and when it ends; the cycles spent
+//! counting are left out of the instructions' (they are read before the counting and
+//! after it), but the counting still disturbs the caches: compare cycles between kinds,
+//! not with a build without the feature.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap;
 
 use crate::compile::builtins::BUILTINS;
 use crate::compile::bytecode::Op;
 
-/// Dispatches by kind of instruction and by pair of consecutive kinds.
-#[derive(Default, Debug)]
-pub struct OpStats {
-    kinds: HashMap<String, u64>,
-    pairs: HashMap<(String, String), u64>,
+/// What dispatches are counted by: the variant, and the builtin of a builtin call.
+type Key = (std::mem::Discriminant<Op>, u16);
+
+/// The key of `op`.
+fn key(op: &Op) -> Key {
+    let which = match *op {
+        Op::Builtin(i, _) => i,
+        Op::Form(form, _) => form as u16,
+        _ => 0,
+    };
+    (std::mem::discriminant(op), which)
 }
 
-/// An instruction's kind as counted: its variant, and for a builtin call the builtin
-/// (`Builtin contains`), for a form the form (`Form UpdateProperty`).
+/// An instruction's kind as the report names it: its variant, a builtin call's builtin
+/// (`Builtin contains`), a form's form (`Form UpdateProperty`).
 pub fn kind(op: &Op) -> String {
     match *op {
         Op::Builtin(i, _) => format!(
@@ -37,34 +50,91 @@ pub fn kind(op: &Op) -> String {
     }
 }
 
+/// Dispatches and cycles by kind of instruction, dispatches by pair of consecutive kinds.
+#[derive(Default, Debug)]
+pub struct OpStats {
+    names: FxHashMap<Key, String>,
+    kinds: FxHashMap<Key, (u64, u64)>,
+    pairs: FxHashMap<(Key, Key), u64>,
+}
+
 impl OpStats {
-    /// Count one dispatch of `op`, which followed one of kind `before` (if any).
-    pub fn count(&mut self, before: Option<&str>, op: &str) {
-        *self.kinds.entry(op.to_string()).or_default() += 1;
+    /// Count one dispatch of `op`, which followed a dispatch of `before` (if any).
+    pub fn count(&mut self, before: Option<Key>, op: &Op) -> Key {
+        let k = key(op);
+        self.names.entry(k).or_insert_with(|| kind(op));
+        self.kinds.entry(k).or_default().0 += 1;
         if let Some(b) = before {
-            *self
-                .pairs
-                .entry((b.to_string(), op.to_string()))
-                .or_default() += 1;
+            *self.pairs.entry((b, k)).or_default() += 1;
+        }
+        k
+    }
+
+    /// Charge `cycles` to the instructions of kind `k`.
+    pub fn charge(&mut self, k: Key, cycles: u64) {
+        self.kinds.entry(k).or_default().1 += cycles;
+    }
+
+    /// Add `other`'s counts to these.
+    pub fn merge(&mut self, other: OpStats) {
+        for (k, name) in other.names {
+            self.names.entry(k).or_insert(name);
+        }
+        for (k, (n, c)) in other.kinds {
+            let e = self.kinds.entry(k).or_default();
+            e.0 += n;
+            e.1 += c;
+        }
+        for (p, n) in other.pairs {
+            *self.pairs.entry(p).or_default() += n;
         }
     }
 
-    /// The `top` commonest kinds and pairs, each with its count and share of all
-    /// dispatches, commonest first (ties in name order).
+    /// The `top` commonest kinds (with their share of the dispatches and of the cycles,
+    /// and cycles per dispatch), the `top` costliest, and the `top` commonest pairs;
+    /// ties in name order.
     pub fn report(&self, top: usize) -> String {
-        let total: u64 = self.kinds.values().sum();
-        let share = |n: u64| n as f64 * 100.0 / total.max(1) as f64;
-        let mut out = format!("instructions dispatched: {total}\n");
+        let name = |k: &Key| self.names.get(k).map_or("?", String::as_str);
+        let total: u64 = self.kinds.values().map(|v| v.0).sum();
+        let cycles: u64 = self.kinds.values().map(|v| v.1).sum();
+        let pct = |n: u64, of: u64| n as f64 * 100.0 / of.max(1) as f64;
+        let mut out =
+            format!("instructions dispatched: {total}, cycles from one to the next: {cycles}\n");
         let mut kinds: Vec<_> = self.kinds.iter().collect();
-        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        for (k, n) in kinds.into_iter().take(top) {
-            let _ = writeln!(out, "  {n:>12} {:5.1}%  {k}", share(*n));
+        let row = |out: &mut String, k: &Key, (n, c): (u64, u64)| {
+            let _ = writeln!(
+                out,
+                "  {n:>12} {:5.1}%  {:5.1}% of cycles  {:>7.1} per dispatch  {}",
+                pct(n, total),
+                pct(c, cycles),
+                c as f64 / n.max(1) as f64,
+                name(k)
+            );
+        };
+        out.push_str("commonest:\n");
+        kinds.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(name(a.0).cmp(name(b.0))));
+        for (k, v) in kinds.iter().take(top) {
+            row(&mut out, k, **v);
         }
-        let mut pairs: Vec<_> = self.pairs.iter().collect();
-        pairs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        out.push_str("costliest:\n");
+        kinds.sort_by(|a, b| b.1.1.cmp(&a.1.1).then(name(a.0).cmp(name(b.0))));
+        for (k, v) in kinds.iter().take(top) {
+            row(&mut out, k, **v);
+        }
         out.push_str("consecutive pairs:\n");
+        let mut pairs: Vec<_> = self.pairs.iter().collect();
+        pairs.sort_by(|a, b| {
+            b.1.cmp(a.1)
+                .then((name(&a.0.0), name(&a.0.1)).cmp(&(name(&b.0.0), name(&b.0.1))))
+        });
         for ((a, b), n) in pairs.into_iter().take(top) {
-            let _ = writeln!(out, "  {n:>12} {:5.1}%  {a} -> {b}", share(*n));
+            let _ = writeln!(
+                out,
+                "  {n:>12} {:5.1}%  {} -> {}",
+                pct(*n, total),
+                name(a),
+                name(b)
+            );
         }
         out
     }
@@ -75,32 +145,78 @@ mod collect {
     use std::cell::RefCell;
     use std::sync::Mutex;
 
-    use super::{Op, OpStats, kind};
+    use super::{Key, Op, OpStats};
 
-    static STATS: Mutex<Option<OpStats>> = Mutex::new(None);
+    /// What the threads that added their counts counted.
+    static ALL: Mutex<Option<OpStats>> = Mutex::new(None);
+
+    /// This thread's counts since it last added them to [`ALL`], the kind it dispatched
+    /// last and the time counting it ended.
+    #[derive(Default)]
+    struct Local {
+        stats: OpStats,
+        last: Option<Key>,
+        since: u64,
+        pending: u32,
+    }
+
+    impl Local {
+        fn flush(&mut self) {
+            let stats = std::mem::take(&mut self.stats);
+            let mut all = ALL.lock().unwrap_or_else(|e| e.into_inner());
+            all.get_or_insert_with(OpStats::default).merge(stats);
+            self.pending = 0;
+        }
+    }
+
+    impl Drop for Local {
+        fn drop(&mut self) {
+            self.flush();
+        }
+    }
 
     thread_local! {
-        /// The kind this thread dispatched last.
-        static LAST: RefCell<Option<String>> = const { RefCell::new(None) };
+        static LOCAL: RefCell<Local> = RefCell::new(Local::default());
     }
 
-    /// Count a dispatch of `op` on this thread.
+    fn now() -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: reading the time-stamp counter has no precondition.
+        unsafe {
+            std::arch::x86_64::_rdtsc()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            use std::time::Instant;
+            static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+            START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+        }
+    }
+
+    /// Count a dispatch of `op` on this thread, charging the time since the last one
+    /// ended to it.
     pub fn count(op: &Op) {
-        let k = kind(op);
-        LAST.with(|last| {
-            let mut last = last.borrow_mut();
-            let mut stats = STATS.lock().unwrap_or_else(|e| e.into_inner());
-            stats
-                .get_or_insert_with(OpStats::default)
-                .count(last.as_deref(), &k);
-            *last = Some(k);
+        let start = now();
+        LOCAL.with(|local| {
+            let mut local = local.borrow_mut();
+            let local = &mut *local;
+            if let Some(last) = local.last {
+                local.stats.charge(last, start.saturating_sub(local.since));
+            }
+            local.last = Some(local.stats.count(local.last, op));
+            local.pending += 1;
+            if local.pending == 1 << 16 {
+                local.flush();
+            }
         });
+        LOCAL.with(|local| local.borrow_mut().since = now());
     }
 
-    /// The report of every dispatch counted so far.
+    /// The report of every dispatch counted so far (this thread's included).
     pub fn report() -> String {
-        let stats = STATS.lock().unwrap_or_else(|e| e.into_inner());
-        stats.as_ref().map_or_else(String::new, |s| s.report(40))
+        LOCAL.with(|local| local.borrow_mut().flush());
+        let all = ALL.lock().unwrap_or_else(|e| e.into_inner());
+        all.as_ref().map_or_else(String::new, |s| s.report(40))
     }
 }
 
@@ -113,39 +229,50 @@ mod tests {
     use crate::symbol::Symbol;
 
     #[test]
-    fn kinds_and_pairs_are_counted_commonest_first() {
+    fn kinds_cycles_and_pairs_are_counted_commonest_first() {
+        let contains = BUILTINS
+            .iter()
+            .position(|b| b.name == "contains")
+            .unwrap_or(0) as u16;
         let ops = [
-            Op::Load(0),
-            Op::Builtin(
-                BUILTINS
-                    .iter()
-                    .position(|b| b.name == "contains")
-                    .unwrap_or(0) as u16,
-                2,
-            ),
-            Op::Load(1),
-            Op::Str(Symbol::intern("w")),
-            Op::Load(2),
-            Op::Str(Symbol::intern("b")),
+            (Op::Load(0), 10),
+            (Op::Builtin(contains, 2), 50),
+            (Op::Load(1), 10),
+            (Op::Str(Symbol::intern("w")), 5),
+            (Op::Load(2), 10),
+            (Op::Str(Symbol::intern("b")), 5),
         ];
         let mut stats = OpStats::default();
-        let mut last: Option<String> = None;
-        for op in &ops {
-            let k = kind(op);
-            stats.count(last.as_deref(), &k);
+        let mut last = None;
+        for (op, cycles) in &ops {
+            let k = stats.count(last, op);
+            stats.charge(k, *cycles);
             last = Some(k);
         }
+        // Counts of another thread add up.
+        let mut other = OpStats::default();
+        let k = other.count(None, &Op::Load(7));
+        other.charge(k, 10);
+        stats.merge(other);
         let report = stats.report(2);
+        let lines: Vec<&str> = report.lines().collect();
+        assert_eq!(
+            lines[0],
+            "instructions dispatched: 7, cycles from one to the next: 100"
+        );
+        assert_eq!(lines[1], "commonest:");
+        assert!(lines[2].contains("57.1%   40.0% of cycles"), "{report}");
+        assert!(lines[2].ends_with("10.0 per dispatch  Load"), "{report}");
+        assert!(lines[3].ends_with("Str"), "{report}");
+        assert_eq!(lines[4], "costliest:");
         assert!(
-            report.starts_with("instructions dispatched: 6\n"),
+            lines[5].ends_with("50.0 per dispatch  Builtin contains"),
             "{report}"
         );
-        let lines: Vec<&str> = report.lines().collect();
-        assert!(lines[1].ends_with("50.0%  Load"), "{report}");
-        assert!(lines[2].ends_with("33.3%  Str"), "{report}");
-        assert_eq!(lines[3], "consecutive pairs:");
-        assert!(lines[4].ends_with("Load -> Str"), "{report}");
-        assert!(lines[5].ends_with("Builtin contains -> Load"), "{report}");
-        assert_eq!(lines.len(), 6, "{report}");
+        assert!(lines[6].ends_with("Load"), "{report}");
+        assert_eq!(lines[7], "consecutive pairs:");
+        assert!(lines[8].ends_with("Load -> Str"), "{report}");
+        assert!(lines[9].ends_with("Builtin contains -> Load"), "{report}");
+        assert_eq!(lines.len(), 10, "{report}");
     }
 }
