@@ -21,19 +21,35 @@ use crate::compile::bytecode::Op;
 /// What dispatches are counted by: the variant, and the builtin of a builtin call.
 type Key = (std::mem::Discriminant<Op>, u16);
 
-/// The key of `op`.
-fn key(op: &Op) -> Key {
+/// What runs an instruction, as the report names it: the top of a transaction, a
+/// function, a law, a behaviour, a side-effect (by the machine's frame kinds, in order).
+pub const BODIES: [&str; 5] = ["top", "function", "law", "behaviour", "side-effect"];
+
+/// Whether `op` can end the body it is in (what it costs depends on the body's kind: a
+/// function returns, a law or side-effect hands over to the next, a behaviour to the
+/// side-effects).
+fn ends_body(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Return | Op::End | Op::JumpEnd(_) | Op::NilEnd | Op::TestEnd(_)
+    )
+}
+
+/// The key of `op`, run by a body of kind `body` (an index of [`BODIES`]).
+fn key(op: &Op, body: u8) -> Key {
     let which = match *op {
         Op::Builtin(i, _) => i,
         Op::Form(form, _) => form as u16,
+        _ if ends_body(op) => u16::from(body),
         _ => 0,
     };
     (std::mem::discriminant(op), which)
 }
 
 /// An instruction's kind as the report names it: its variant, a builtin call's builtin
-/// (`Builtin contains`), a form's form (`Form UpdateProperty`).
-pub fn kind(op: &Op) -> String {
+/// (`Builtin contains`), a form's form (`Form UpdateProperty`), and for an instruction
+/// that may end its body, the kind of that body (`End (law)`).
+pub fn kind(op: &Op, body: u8) -> String {
     match *op {
         Op::Builtin(i, _) => format!(
             "Builtin {}",
@@ -45,7 +61,13 @@ pub fn kind(op: &Op) -> String {
             let end = text
                 .find(|c: char| !c.is_ascii_alphanumeric())
                 .unwrap_or(text.len());
-            text[..end].to_string()
+            let name = &text[..end];
+            if ends_body(other) {
+                let body = BODIES.get(body as usize).copied().unwrap_or("?");
+                format!("{name} ({body})")
+            } else {
+                name.to_string()
+            }
         }
     }
 }
@@ -59,10 +81,11 @@ pub struct OpStats {
 }
 
 impl OpStats {
-    /// Count one dispatch of `op`, which followed a dispatch of `before` (if any).
-    pub fn count(&mut self, before: Option<Key>, op: &Op) -> Key {
-        let k = key(op);
-        self.names.entry(k).or_insert_with(|| kind(op));
+    /// Count one dispatch of `op` in a body of kind `body` (an index of [`BODIES`]), which
+    /// followed a dispatch of `before` (if any).
+    pub fn count(&mut self, before: Option<Key>, op: &Op, body: u8) -> Key {
+        let k = key(op, body);
+        self.names.entry(k).or_insert_with(|| kind(op, body));
         self.kinds.entry(k).or_default().0 += 1;
         if let Some(b) = before {
             *self.pairs.entry((b, k)).or_default() += 1;
@@ -193,9 +216,9 @@ mod collect {
         }
     }
 
-    /// Count a dispatch of `op` on this thread, charging the time since the last one
-    /// ended to it.
-    pub fn count(op: &Op) {
+    /// Count a dispatch of `op` in a body of kind `body` on this thread, charging the time
+    /// since the last one ended to the last one.
+    pub fn count(op: &Op, body: u8) {
         let start = now();
         LOCAL.with(|local| {
             let mut local = local.borrow_mut();
@@ -203,7 +226,7 @@ mod collect {
             if let Some(last) = local.last {
                 local.stats.charge(last, start.saturating_sub(local.since));
             }
-            local.last = Some(local.stats.count(local.last, op));
+            local.last = Some(local.stats.count(local.last, op, body));
             local.pending += 1;
             if local.pending == 1 << 16 {
                 local.flush();
@@ -245,13 +268,13 @@ mod tests {
         let mut stats = OpStats::default();
         let mut last = None;
         for (op, cycles) in &ops {
-            let k = stats.count(last, op);
+            let k = stats.count(last, op, 1);
             stats.charge(k, *cycles);
             last = Some(k);
         }
         // Counts of another thread add up.
         let mut other = OpStats::default();
-        let k = other.count(None, &Op::Load(7));
+        let k = other.count(None, &Op::Load(7), 1);
         other.charge(k, 10);
         stats.merge(other);
         let report = stats.report(2);
@@ -274,5 +297,14 @@ mod tests {
         assert!(lines[8].ends_with("Load -> Str"), "{report}");
         assert!(lines[9].ends_with("Builtin contains -> Load"), "{report}");
         assert_eq!(lines.len(), 10, "{report}");
+        // An instruction that ends a body is counted by the body's kind.
+        let mut ends = OpStats::default();
+        ends.count(None, &Op::End, 2);
+        ends.count(None, &Op::End, 1);
+        ends.count(None, &Op::End, 1);
+        let report = ends.report(2);
+        assert!(report.contains("66.7%    0.0% of cycles"), "{report}");
+        assert!(report.contains("End (function)\n"), "{report}");
+        assert!(report.contains("End (law)\n"), "{report}");
     }
 }

@@ -1340,7 +1340,7 @@ impl Machine {
             loop {
                 let op = &code.ops[ip];
                 #[cfg(feature = "op-stats")]
-                super::opstats::count(op);
+                super::opstats::count(op, self.frames.last().map_or(0, |f| f.kind as u8));
                 ip += 1;
                 left -= 1;
                 if left <= 0 {
