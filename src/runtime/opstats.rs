@@ -18,12 +18,9 @@ use rustc_hash::FxHashMap;
 use crate::compile::builtins::BUILTINS;
 use crate::compile::bytecode::Op;
 
-/// What dispatches are counted by: the variant, and the builtin of a builtin call.
-type Key = (std::mem::Discriminant<Op>, u16);
-
-/// What runs an instruction, as the report names it: the top of a transaction, a
-/// function, a law, a behaviour, a side-effect (by the machine's frame kinds, in order).
-pub const BODIES: [&str; 5] = ["top", "function", "law", "behaviour", "side-effect"];
+/// What dispatches are counted by: the variant, the builtin of a builtin call or the form
+/// of a form, and the kind of body an instruction that can end one ends.
+type Key = (std::mem::Discriminant<Op>, u16, &'static str);
 
 /// Whether `op` can end the body it is in (what it costs depends on the body's kind: a
 /// function returns, a law or side-effect hands over to the next, a behaviour to the
@@ -35,21 +32,21 @@ fn ends_body(op: &Op) -> bool {
     )
 }
 
-/// The key of `op`, run by a body of kind `body` (an index of [`BODIES`]).
-fn key(op: &Op, body: u8) -> Key {
+/// The key of `op`, run by a body of kind `body` ("law", "function", ...).
+fn key(op: &Op, body: &'static str) -> Key {
     let which = match *op {
         Op::Builtin(i, _) => i,
         Op::Form(form, _) => form as u16,
-        _ if ends_body(op) => u16::from(body),
         _ => 0,
     };
-    (std::mem::discriminant(op), which)
+    let body = if ends_body(op) { body } else { "" };
+    (std::mem::discriminant(op), which, body)
 }
 
 /// An instruction's kind as the report names it: its variant, a builtin call's builtin
 /// (`Builtin contains`), a form's form (`Form UpdateProperty`), and for an instruction
 /// that may end its body, the kind of that body (`End (law)`).
-pub fn kind(op: &Op, body: u8) -> String {
+pub fn kind(op: &Op, body: &str) -> String {
     match *op {
         Op::Builtin(i, _) => format!(
             "Builtin {}",
@@ -63,7 +60,6 @@ pub fn kind(op: &Op, body: u8) -> String {
                 .unwrap_or(text.len());
             let name = &text[..end];
             if ends_body(other) {
-                let body = BODIES.get(body as usize).copied().unwrap_or("?");
                 format!("{name} ({body})")
             } else {
                 name.to_string()
@@ -81,9 +77,9 @@ pub struct OpStats {
 }
 
 impl OpStats {
-    /// Count one dispatch of `op` in a body of kind `body` (an index of [`BODIES`]), which
+    /// Count one dispatch of `op` in a body of kind `body` ("law", "function", ...), which
     /// followed a dispatch of `before` (if any).
-    pub fn count(&mut self, before: Option<Key>, op: &Op, body: u8) -> Key {
+    pub fn count(&mut self, before: Option<Key>, op: &Op, body: &'static str) -> Key {
         let k = key(op, body);
         self.names.entry(k).or_insert_with(|| kind(op, body));
         self.kinds.entry(k).or_default().0 += 1;
@@ -218,7 +214,7 @@ mod collect {
 
     /// Count a dispatch of `op` in a body of kind `body` on this thread, charging the time
     /// since the last one ended to the last one.
-    pub fn count(op: &Op, body: u8) {
+    pub fn count(op: &Op, body: &'static str) {
         let start = now();
         LOCAL.with(|local| {
             let mut local = local.borrow_mut();
@@ -268,13 +264,13 @@ mod tests {
         let mut stats = OpStats::default();
         let mut last = None;
         for (op, cycles) in &ops {
-            let k = stats.count(last, op, 1);
+            let k = stats.count(last, op, "function");
             stats.charge(k, *cycles);
             last = Some(k);
         }
         // Counts of another thread add up.
         let mut other = OpStats::default();
-        let k = other.count(None, &Op::Load(7), 1);
+        let k = other.count(None, &Op::Load(7), "function");
         other.charge(k, 10);
         stats.merge(other);
         let report = stats.report(2);
@@ -299,9 +295,9 @@ mod tests {
         assert_eq!(lines.len(), 10, "{report}");
         // An instruction that ends a body is counted by the body's kind.
         let mut ends = OpStats::default();
-        ends.count(None, &Op::End, 2);
-        ends.count(None, &Op::End, 1);
-        ends.count(None, &Op::End, 1);
+        ends.count(None, &Op::End, "law");
+        ends.count(None, &Op::End, "function");
+        ends.count(None, &Op::End, "function");
         let report = ends.report(2);
         assert!(report.contains("66.7%    0.0% of cycles"), "{report}");
         assert!(report.contains("End (function)\n"), "{report}");

@@ -145,6 +145,20 @@ enum Kind {
     SideEffect,
 }
 
+#[cfg(feature = "op-stats")]
+impl Kind {
+    /// What the instruction counts call a body of this kind.
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Top => "top",
+            Kind::Function => "function",
+            Kind::Law => "law",
+            Kind::Behaviour => "behaviour",
+            Kind::SideEffect => "side-effect",
+        }
+    }
+}
+
 const NO_JP: u32 = u32::MAX;
 
 /// The integer operator of each of the first builtins (arithmetic and comparison), by
@@ -1340,7 +1354,7 @@ impl Machine {
             loop {
                 let op = &code.ops[ip];
                 #[cfg(feature = "op-stats")]
-                super::opstats::count(op, self.frames.last().map_or(0, |f| f.kind as u8));
+                super::opstats::count(op, self.frames.last().map_or("top", |f| f.kind.label()));
                 ip += 1;
                 left -= 1;
                 if left <= 0 {
