@@ -10,7 +10,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::{
-    AdviceBody, AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, FormOp, Item,
+    AdviceBody, AdviceDef, AdviceKind, BoardShape, EntityDef, Expr, ExprKind, FormOp, Item, Name,
     Pattern, Program,
 };
 
@@ -558,7 +558,51 @@ impl Emitter<'_> {
                 return;
             }
         }
+        // A function of the game called with `x` itself as an argument that no other
+        // argument reads, as in `(var out (slide cells out))`: the function is given the
+        // value, not a copy (a function cannot see its caller's locals, and `x` gets its
+        // result), so what it updates of it, it updates in place.
+        if let ExprKind::Call { func, args } = &value.kind
+            && !BUILTINS.iter().any(|b| b.name == func.sym.as_str())
+            && self.game.function_ids.contains_key(&func.sym)
+            && let Some(slot) = self.locals.iter().position(|s| *s == var)
+            && let Some(at) = args
+                .iter()
+                .position(|a| matches!(a.kind, ExprKind::Var(v) if v == var))
+            && args
+                .iter()
+                .enumerate()
+                .all(|(i, a)| i == at || !mentions(a, var))
+        {
+            self.call(func, args, Some((at, slot as u16)), value.span);
+            return;
+        }
         self.expr(value);
+    }
+
+    /// A call of `func` with `args` (argument `moved.0` moved out of local `moved.1`, when
+    /// given, instead of read), at `span`.
+    fn call(&mut self, func: &Name, args: &[Expr], moved: Option<(usize, u16)>, span: Span) {
+        for (i, a) in args.iter().enumerate() {
+            match moved {
+                Some((at, slot)) if at == i => {
+                    self.emit(Op::Take(slot), a.span);
+                }
+                _ => self.expr(a),
+            }
+        }
+        let argc = args.len().min(u8::MAX as usize) as u8;
+        let name = func.sym.as_str();
+        if let Some(i) = BUILTINS.iter().position(|b| b.name == name) {
+            self.emit(Op::Builtin(i as u16, argc), span);
+        } else if let Some(&id) = self.game.function_ids.get(&func.sym) {
+            let code = self.game.functions[id.0 as usize].code;
+            self.emit(Op::Call(code, argc), span);
+        } else {
+            self.errors
+                .push(internal(span, format!("unknown function `{name}`")));
+            self.emit(Op::Nil, span);
+        }
     }
 
     /// Compile `e` for its effect only: nothing is left on the stack.
@@ -612,23 +656,7 @@ impl Emitter<'_> {
                     self.emit(Op::Nil, span);
                 }
             },
-            ExprKind::Call { func, args } => {
-                for a in args {
-                    self.expr(a);
-                }
-                let argc = args.len().min(u8::MAX as usize) as u8;
-                let name = func.sym.as_str();
-                if let Some(i) = BUILTINS.iter().position(|b| b.name == name) {
-                    self.emit(Op::Builtin(i as u16, argc), span);
-                } else if let Some(&id) = self.game.function_ids.get(&func.sym) {
-                    let code = self.game.functions[id.0 as usize].code;
-                    self.emit(Op::Call(code, argc), span);
-                } else {
-                    self.errors
-                        .push(internal(span, format!("unknown function `{name}`")));
-                    self.emit(Op::Nil, span);
-                }
-            }
+            ExprKind::Call { func, args } => self.call(func, args, None, span),
             ExprKind::VarDef { name, value } => {
                 self.assigned_value(name.sym, value);
                 let slot = self.slot(name.sym);
@@ -919,6 +947,31 @@ mod tests {
             assert!(!updates_in_place(&ops), "{body}: {ops:?}");
             assert!(!ops.contains(&Op::Take(0)), "{body}: {ops:?}");
         }
+    }
+
+    #[test]
+    fn a_function_given_the_variable_it_is_assigned_to_is_given_the_value_itself() {
+        let with_push = |body: &str| {
+            let mut fs = MemoryFs::new();
+            fs.insert(
+                "t.fr",
+                format!("#define push (l x) (append l x)\n#setup\n{body}\n"),
+            );
+            let built = build_game(&fs, Path::new("t.fr"))
+                .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+            let game = built.game;
+            game.code(game.setup[0]).ops.clone()
+        };
+        let ops = with_push("(var l (list))\n(var l (push l 1))\nl");
+        assert!(ops.contains(&Op::Take(0)), "{ops:?}");
+        // Another argument reads it: both read it.
+        let ops = with_push("(var l (list))\n(var l (push l (length l)))\nl");
+        assert!(!ops.contains(&Op::Take(0)), "{ops:?}");
+        // Assigned to another variable, or given to a builtin outside the updates: read.
+        let ops = with_push("(var l (list))\n(var m (push l 1))\nl");
+        assert!(!ops.contains(&Op::Take(0)), "{ops:?}");
+        let ops = with_push("(var i 1)\n(var i (+ i 1))\ni");
+        assert!(!ops.contains(&Op::Take(0)), "{ops:?}");
     }
 
     #[test]
