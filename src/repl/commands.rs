@@ -50,6 +50,11 @@ pub const COMMANDS: &[Command] = &[
         "count the steps of your transactions (sends, expressions, moves) by law, side-effect, behaviour and function: :profile on starts from zero, :profile shows every body, most steps first, :profile off stops; moves only tried (:moves, :why, :random's choice) are not counted",
     ),
     c(
+        "disasm",
+        "<name>",
+        "the instructions of the bodies whose name contains <name>, with the steps each counts and its source line; names as :profile shows them (law Knight Moves, function add-targets), rules added here included; a fused instruction's plain sequence is indented under it",
+    ),
+    c(
         "entities",
         "",
         "list the entities with their type and state",
@@ -187,6 +192,7 @@ impl Repl {
                 }
             }
             "profile" => self.profile_command(rest),
+            "disasm" => self.disasm_command(rest),
             "trace" => match rest {
                 "on" => {
                     self.trace = true;
@@ -623,6 +629,21 @@ impl Repl {
                 .trim_end()
                 .to_string(),
             _ => "usage: :profile on|off, and :profile to show the counts".into(),
+        }
+    }
+
+    /// `:disasm <name>`: the listing of the bodies whose name contains `name`.
+    fn disasm_command(&self, rest: &str) -> String {
+        let name = rest.trim().trim_matches('"');
+        if name.is_empty() {
+            return "usage: :disasm <name> (any part of a body's name, as :profile shows it)"
+                .into();
+        }
+        match crate::compile::listing::listing(&self.session.game, &self.sources, &[name.into()]) {
+            Some(text) => text.trim_end().to_string(),
+            None => format!(
+                "no body's name contains \"{name}\" (bodies are named as :profile shows them: law Knight Moves, function add-targets, behaviour game/default/endOfTurn)"
+            ),
         }
     }
 

@@ -662,6 +662,7 @@ fn is_read_only(line: &str) -> bool {
                 | "trace"
                 | "history"
                 | "profile"
+                | "disasm"
         )
 }
 
