@@ -870,6 +870,8 @@ pub struct Code {
     pub spans: Vec<Span>,
     /// How many local slots the body uses (parameters first).
     pub locals: u16,
+    /// The variable each local slot holds, in slot order (for listings).
+    pub local_names: Vec<crate::symbol::Symbol>,
     /// How many parameters (for functions).
     pub params: u16,
     /// What the body is, for traces and errors ("behaviour hole/default/seed", ...).

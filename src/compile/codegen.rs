@@ -411,6 +411,7 @@ impl Compiler {
             ops: e.ops,
             spans: e.spans,
             locals: locals.min(u16::MAX as usize) as u16,
+            local_names: e.locals,
             params: params.len() as u16,
             name,
             span,

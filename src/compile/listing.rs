@@ -30,8 +30,8 @@ pub fn listing(game: &Game, sources: &SourceMap, filters: &[String]) -> Option<S
     (listed > 0).then_some(out)
 }
 
-/// One body: a heading (its name, where it is defined or bound, its locals), then an
-/// instruction a line (number, instruction, steps, source line and column, the file too
+/// One body: a heading (its name, where it is defined or bound), its local slots with the
+/// variable each holds (parameters first), then an instruction a line (number, instruction, steps, source line and column, the file too
 /// where it changes), then a count.
 ///
 /// A fused instruction (more than one step) is followed by the rest of the plain sequence
@@ -41,12 +41,29 @@ pub fn listing(game: &Game, sources: &SourceMap, filters: &[String]) -> Option<S
 fn list_code(game: &Game, sources: &SourceMap, code: &Code, out: &mut String) {
     let _ = writeln!(
         out,
-        "{} ({}, {} local{})",
+        "{} ({})",
         code.name,
         place(sources, code.span.file, code.span.range().start, true),
-        code.locals,
-        if code.locals == 1 { "" } else { "s" }
     );
+    let slots: Vec<String> = (0..usize::from(code.locals))
+        .map(|i| match code.local_names.get(i) {
+            Some(name) => format!("{i} {name}"),
+            None => i.to_string(),
+        })
+        .collect();
+    let p = usize::from(code.params).min(slots.len());
+    let mut parts = Vec::new();
+    if p > 0 {
+        let s = if p == 1 { "" } else { "s" };
+        parts.push(format!("{} (parameter{s})", slots[..p].join(", ")));
+    }
+    if p < slots.len() {
+        parts.push(slots[p..].join(", "));
+    }
+    if parts.is_empty() {
+        parts.push("none".into());
+    }
+    let _ = writeln!(out, "  locals: {}", parts.join(", "));
     // Where the plain sequence of each enclosing fused instruction ends (exclusive).
     let mut enclosing: Vec<usize> = Vec::new();
     let mut file = code.span.file;
@@ -134,9 +151,10 @@ mod tests {
             .unwrap_or_else(|_| panic!("the game builds"));
         let all = listing(&built.game, &built.sources, &[]).unwrap_or_default();
         assert!(
-            all.contains("function twice (game.fr:1:1, 1 local)"),
+            all.contains("function twice (game.fr:1:1)\n  locals: 0 x (parameter)\n"),
             "{all}"
         );
+        assert!(all.contains("\n  locals: 0 i\n"), "{all}");
         let go =
             listing(&built.game, &built.sources, &["cell/default/go".into()]).unwrap_or_default();
         assert!(
