@@ -59,7 +59,7 @@ fn a_straight_body_counts_the_steps_its_listing_gives() {
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", GAME);
     let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-    let text = listing(&built.game, &built.sources, &[]).expect("a listing");
+    let text = listing(&built.game, &built.sources, &[], None).expect("a listing");
     let go = straight_steps(&text, "behaviour node/default/go");
     let twice = straight_steps(&text, "function twice");
     assert!(go > 10 && twice > 1, "{text}");

@@ -188,6 +188,38 @@ fn a_body_without_jumps_counts_each_instruction_at_each_entry() {
     assert!(sum.steps / sum.entries > 40, "{sum:?}");
 }
 
+#[test]
+fn each_instruction_counts_its_runs() {
+    let (_, profile, game) = run(true);
+    let profile = profile.expect("profiling");
+    let rows = profile.rows(&game);
+    let id = |name: &str| {
+        let i = game
+            .codes
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no body {name}"));
+        flexrules::compile::bytecode::CodeId(i as u32)
+    };
+    // A body without jumps: every instruction runs at every entry.
+    let straight = profile.runs(id("law Straight"));
+    let r = row(&rows, "law Straight");
+    assert_eq!(straight.len(), game.code(id("law Straight")).ops.len());
+    assert!(straight.iter().all(|&n| n == r.entries), "{straight:?}");
+    // A body whose builtins count no more than their own step: its runs are its steps.
+    let go = row(&rows, "behaviour node/default/go");
+    let go_runs: u64 = profile.runs(id("behaviour node/default/go")).iter().sum();
+    assert_eq!(go_runs, go.steps);
+    // A builtin's work is the body's steps, not an instruction's runs.
+    let sum = row(&rows, "side-effect Sum");
+    let sum_runs: u64 = profile.runs(id("side-effect Sum")).iter().sum();
+    assert!(sum_runs < sum.steps, "{sum_runs} runs, {sum:?}");
+    // A loop's test runs once more than its body: the function is called 21 times and
+    // the loop's first instruction in `go` at least as often.
+    let twice: u64 = profile.runs(id("function twice"))[0];
+    assert_eq!(twice, 21);
+}
+
 fn chess() -> Session {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/chess");
     let built = build_game(&DiskFs, &dir.join("game.fr")).expect("chess builds");
@@ -201,6 +233,7 @@ fn a_perft_profile_is_the_same_on_any_number_of_threads() {
     let mut plain = chess();
     let counts = plain.perft_on_threads(3, 1, &mut |_| {});
     let mut rows = Vec::new();
+    let mut runs = Vec::new();
     for jobs in [1, 2, 3] {
         let mut s = chess();
         s.set_profiling(true);
@@ -208,10 +241,23 @@ fn a_perft_profile_is_the_same_on_any_number_of_threads() {
         assert_eq!(perft, counts, "{jobs} threads");
         let profile = s.take_profile().expect("profiling");
         rows.push(profile.rows(&s.game));
+        runs.push(
+            (0..s.game.codes.len())
+                .map(|i| {
+                    profile
+                        .runs(flexrules::compile::bytecode::CodeId(i as u32))
+                        .to_vec()
+                })
+                .collect::<Vec<_>>(),
+        );
     }
     assert!(rows[0].len() > 20);
     assert_eq!(rows[0], rows[1]);
     assert_eq!(rows[0], rows[2]);
+    // And so are the runs of each instruction.
+    assert!(runs[0].iter().any(|r| !r.is_empty()));
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
     // The move behaviour runs for the 9,322 legal moves and for the 20 that a
     // side-effect rolls back (they leave the king in check).
     assert_eq!(

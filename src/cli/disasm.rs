@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::compile::listing::listing;
+use crate::compile::program::Game;
+use crate::runtime::profile::Profile;
+use crate::source::SourceMap;
 
 use super::game::load_game;
 
@@ -28,22 +31,37 @@ pub fn run(args: &DisasmArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    match listing(&game, &sources, &args.bodies) {
-        Some(text) => {
-            let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            ExitCode::SUCCESS
-        }
-        None => {
-            eprintln!(
-                "error: no body's name contains {}",
-                args.bodies
-                    .iter()
-                    .map(|b| format!("\"{b}\""))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            );
-            eprintln!("hint: `flexrules disasm <game>` lists every body with its name");
-            ExitCode::from(2)
-        }
+    if let Err(code) = check_names(&game, &args.bodies) {
+        return code;
     }
+    let text = listing(&game, &sources, &args.bodies, None).unwrap_or_default();
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// Whether each of `names` is part of some body's name; if not, the error is printed and
+/// the exit status (2) returned.
+pub fn check_names(game: &Game, names: &[String]) -> Result<(), ExitCode> {
+    let missing: Vec<String> = names
+        .iter()
+        .filter(|n| !game.codes.iter().any(|c| c.name.contains(n.as_str())))
+        .map(|n| format!("\"{n}\""))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("error: no body's name contains {}", missing.join(" or "));
+    eprintln!("hint: `flexrules disasm <game>` lists every body with its name");
+    Err(ExitCode::from(2))
+}
+
+/// The listing of the bodies named by `names` with how many times each instruction ran in
+/// `profile` (nothing when no name is given).
+pub fn counted(game: &Game, sources: &SourceMap, names: &[String], profile: &Profile) -> String {
+    if names.is_empty() {
+        return String::new();
+    }
+    let runs = |code| profile.runs(code);
+    let text = listing(game, sources, names, Some(&runs)).unwrap_or_default();
+    format!("\ninstructions (after the steps, how many times each ran):\n{text}")
 }

@@ -36,6 +36,15 @@ pub struct PlayoutArgs {
     /// machine and with any --jobs; the run takes several times longer.
     #[arg(long)]
     pub profile: bool,
+    /// With --profile: after it, the instructions of the bodies whose name contains this
+    /// (as the profile names them; repeatable), each with how many times it ran.
+    #[arg(
+        long = "disasm",
+        value_name = "NAME",
+        requires = "profile",
+        conflicts_with = "json"
+    )]
+    pub disasm: Vec<String>,
 }
 
 /// Arguments of `flexrules perft`.
@@ -58,6 +67,10 @@ pub struct PerftArgs {
     /// machine and with any --jobs; the run takes several times longer.
     #[arg(long)]
     pub profile: bool,
+    /// With --profile: after it, the instructions of the bodies whose name contains this
+    /// (as the profile names them; repeatable), each with how many times it ran.
+    #[arg(long = "disasm", value_name = "NAME", requires = "profile")]
+    pub disasm: Vec<String>,
 }
 
 /// How many bodies a profile prints.
@@ -162,6 +175,9 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         Err(code) => return code,
     };
     let mut base = opened.session;
+    if let Err(code) = super::disasm::check_names(&base.game, &args.disasm) {
+        return code;
+    }
     base.set_profiling(args.profile);
     let opened_sources = opened.sources;
     let start = base.world().clone();
@@ -226,6 +242,12 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         args.json,
         profile.as_ref().map(|p| (p, &*base.game)),
     );
+    if let Some(p) = &profile {
+        print!(
+            "{}",
+            super::disasm::counted(&base.game, &opened_sources, &args.disasm, p)
+        );
+    }
     if let Some((index, stopped)) = &tally.first_error {
         let what = match &stopped.action {
             Some(a) => format!("trying move `{a}`"),
@@ -358,6 +380,9 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
         Err(code) => return code,
     };
     let session = &mut opened.session;
+    if let Err(code) = super::disasm::check_names(&session.game, &args.disasm) {
+        return code;
+    }
     session.set_profiling(args.profile);
     let began = Instant::now();
     // Progress over the first moves, drawn only on a terminal and only once the run has
@@ -388,6 +413,10 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
     println!("finished games up to depth {}: {total}", args.depth);
     if let Some(p) = session.take_profile() {
         print!("{}", p.table(&session.game, PROFILE_ROWS));
+        print!(
+            "{}",
+            super::disasm::counted(&session.game, &opened.sources, &args.disasm, &p)
+        );
     }
     eprintln!("({:.2} s)", began.elapsed().as_secs_f64());
     if result.failures.is_empty() {

@@ -7,24 +7,35 @@
 use std::fmt::Write as _;
 
 use super::builtins::BUILTINS;
-use super::bytecode::{Code, Op};
+use super::bytecode::{Code, CodeId, Op};
 use super::program::Game;
 use crate::source::SourceMap;
 
+/// How many times each instruction of a body ran, by its place, when a listing shows
+/// them beside the instructions (a profile's counts): `None` for no column.
+pub type Runs<'a> = Option<&'a dyn Fn(CodeId) -> &'a [u64]>;
+
 /// The listing of every body of `game` whose name contains one of `filters` (every body
-/// when there is none), in the order they were compiled; `None` when no body matches.
-pub fn listing(game: &Game, sources: &SourceMap, filters: &[String]) -> Option<String> {
+/// when there is none), in the order they were compiled, with how many times each
+/// instruction ran when `runs` gives it; `None` when no body matches.
+pub fn listing(
+    game: &Game,
+    sources: &SourceMap,
+    filters: &[String],
+    runs: Runs<'_>,
+) -> Option<String> {
     let mut out = String::new();
     let mut listed = 0;
-    for code in game
-        .codes
-        .iter()
-        .filter(|c| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str())))
+    for (id, code) in
+        game.codes.iter().enumerate().filter(|(_, c)| {
+            filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str()))
+        })
     {
         if listed > 0 {
             out.push('\n');
         }
-        list_code(game, sources, code, &mut out);
+        let ran = runs.map(|r| r(CodeId(id as u32)));
+        list_code(game, sources, code, ran, &mut out);
         listed += 1;
     }
     (listed > 0).then_some(out)
@@ -38,7 +49,7 @@ pub fn listing(game: &Game, sources: &SourceMap, filters: &[String]) -> Option<S
 /// it stands for, which runs in its place when its fast case does not apply (or when a
 /// jump lands in it): those instructions are indented under it. (A fused jump counts the
 /// instruction it lands on, which it does not run.)
-fn list_code(game: &Game, sources: &SourceMap, code: &Code, out: &mut String) {
+fn list_code(game: &Game, sources: &SourceMap, code: &Code, ran: Option<&[u64]>, out: &mut String) {
     let _ = writeln!(
         out,
         "{} ({})",
@@ -78,7 +89,13 @@ fn list_code(game: &Game, sources: &SourceMap, code: &Code, out: &mut String) {
         );
         let at = place(sources, span.file, span.range().start, span.file != file);
         file = span.file;
-        let _ = writeln!(out, "  {i:>4}  {text:<52} {weight:>2}  {at}");
+        let _ = match ran {
+            Some(ran) => {
+                let n = ran.get(i).copied().unwrap_or(0);
+                writeln!(out, "  {i:>4}  {text:<52} {weight:>2} {n:>12}  {at}")
+            }
+            None => writeln!(out, "  {i:>4}  {text:<52} {weight:>2}  {at}"),
+        };
         if op.rest_after() > 0 {
             enclosing.push(i + 1 + op.rest_after());
         }
@@ -149,14 +166,19 @@ mod tests {
         );
         let built = build_game_with_rules(&fs, std::path::Path::new("game.fr"), &[])
             .unwrap_or_else(|_| panic!("the game builds"));
-        let all = listing(&built.game, &built.sources, &[]).unwrap_or_default();
+        let all = listing(&built.game, &built.sources, &[], None).unwrap_or_default();
         assert!(
             all.contains("function twice (game.fr:1:1)\n  locals: 0 x (parameter)\n"),
             "{all}"
         );
         assert!(all.contains("\n  locals: 0 i\n"), "{all}");
-        let go =
-            listing(&built.game, &built.sources, &["cell/default/go".into()]).unwrap_or_default();
+        let go = listing(
+            &built.game,
+            &built.sources,
+            &["cell/default/go".into()],
+            None,
+        )
+        .unwrap_or_default();
         assert!(
             go.starts_with("behaviour cell/default/go (game.fr:"),
             "{go}"
@@ -173,6 +195,20 @@ mod tests {
                 .any(|l| l.get(8..).is_some_and(|t| t.starts_with("  "))),
             "{go}"
         );
-        assert!(listing(&built.game, &built.sources, &["no such body".into()]).is_none());
+        assert!(listing(&built.game, &built.sources, &["no such body".into()], None).is_none());
+        // With runs, a column after the steps gives each instruction's (none past the
+        // last given).
+        let runs = |_| &[7u64, 5][..];
+        let counted = listing(
+            &built.game,
+            &built.sources,
+            &["function twice".into()],
+            Some(&runs),
+        )
+        .unwrap_or_default();
+        let lines: Vec<&str> = counted.lines().collect();
+        assert!(lines[2].contains(" 3            7  1:22"), "{counted}");
+        assert!(lines[3].contains(" 2            5  1:24"), "{counted}");
+        assert!(lines[4].contains(" 1            0  1:19"), "{counted}");
     }
 }

@@ -52,7 +52,7 @@ pub const COMMANDS: &[Command] = &[
     c(
         "disasm",
         "<name>",
-        "the instructions of the bodies whose name contains <name>, with the steps each counts and its source line; names as :profile shows them (law Knight Moves, function add-targets), rules added here included; a fused instruction's plain sequence is indented under it",
+        "the instructions of the bodies whose name contains <name>, with the steps each counts and its source line; names as :profile shows them (law Knight Moves, function add-targets), rules added here included; a fused instruction's plain sequence is indented under it; with :profile on, how many times each instruction ran",
     ),
     c(
         "entities",
@@ -639,7 +639,19 @@ impl Repl {
             return "usage: :disasm <name> (any part of a body's name, as :profile shows it)"
                 .into();
         }
-        match crate::compile::listing::listing(&self.session.game, &self.sources, &[name.into()]) {
+        let runs = |code| self.profile.as_ref().map_or(&[][..], |p| p.runs(code));
+        let counted = self.profile.is_some();
+        let listed = crate::compile::listing::listing(
+            &self.session.game,
+            &self.sources,
+            &[name.into()],
+            counted.then_some(&runs as &dyn Fn(_) -> _),
+        );
+        match listed {
+            Some(text) if counted => format!(
+                "(after the steps: how many times each instruction ran since :profile on)\n{}",
+                text.trim_end()
+            ),
             Some(text) => text.trim_end().to_string(),
             None => format!(
                 "no body's name contains \"{name}\" (bodies are named as :profile shows them: law Knight Moves, function add-targets, behaviour game/default/endOfTurn)"

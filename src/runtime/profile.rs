@@ -21,6 +21,9 @@ pub struct Profile {
     /// How many times each body was entered (a call, a law, a behaviour run), by
     /// [`CodeId`].
     entries: Vec<u64>,
+    /// How many times each instruction ran, by [`CodeId`] and then by its place in its
+    /// body (for `disasm` beside a profile).
+    runs: Vec<Vec<u64>>,
     /// The body that ran the instruction checked last, and where its frame is (frame
     /// count, base; see [`Profile::charge`]).
     last: Option<(CodeId, usize, u32)>,
@@ -50,7 +53,9 @@ impl Profile {
     /// is deeper than the last one checked (a call, a send), or as deep but of another
     /// body or frame (the next law or side-effect of a join point): not when it is the
     /// body's own next, nor back in a caller's frame.
-    pub(crate) fn charge(&mut self, steps: u64, code: CodeId, frame: (usize, u32)) {
+    pub(crate) fn charge(&mut self, steps: u64, code: CodeId, frame: (usize, u32), at: usize) {
+        let runs = grown(&mut self.runs, code.0 as usize);
+        *grown(runs, at) += 1;
         let since = steps.saturating_sub(self.last_steps);
         self.last_steps = steps;
         if since > 1 {
@@ -90,6 +95,16 @@ impl Profile {
     pub fn merge(&mut self, other: &Profile) {
         add(&mut self.steps, &other.steps);
         add(&mut self.entries, &other.entries);
+        for (i, runs) in other.runs.iter().enumerate() {
+            if !runs.is_empty() {
+                add(grown(&mut self.runs, i), runs);
+            }
+        }
+    }
+
+    /// How many times each instruction of body `code` ran (none past the last that ran).
+    pub fn runs(&self, code: CodeId) -> &[u64] {
+        self.runs.get(code.0 as usize).map_or(&[], Vec::as_slice)
     }
 
     /// Every step counted.
@@ -159,9 +174,13 @@ impl Profile {
 }
 
 fn slot(v: &mut Vec<u64>, code: CodeId) -> &mut u64 {
-    let i = code.0 as usize;
+    grown(v, code.0 as usize)
+}
+
+/// Element `i` of `v`, which grows with default elements to have one.
+fn grown<T: Default + Clone>(v: &mut Vec<T>, i: usize) -> &mut T {
     if v.len() <= i {
-        v.resize(i + 1, 0);
+        v.resize(i + 1, T::default());
     }
     &mut v[i]
 }
@@ -205,13 +224,13 @@ mod tests {
         let mut p = Profile::default();
         let (a, b) = (CodeId(0), CodeId(2));
         p.begin();
-        p.charge(1, a, (1, 0));
-        p.charge(2, a, (1, 0));
+        p.charge(1, a, (1, 0), 0);
+        p.charge(2, a, (1, 0), 1);
         // A builtin in `a` charged 6 more steps; then `b` starts in a new frame.
-        p.charge(9, b, (2, 3));
-        p.charge(10, b, (2, 3));
+        p.charge(9, b, (2, 3), 0);
+        p.charge(10, b, (2, 3), 1);
         // Back in `a`'s frame: not an entry.
-        p.charge(11, a, (1, 0));
+        p.charge(11, a, (1, 0), 2);
         // `a`'s last instruction charged 2 more.
         p.finish(13);
         assert_eq!(p.steps, vec![11, 0, 2]);
@@ -219,15 +238,20 @@ mod tests {
         // A new transaction counts from zero again; `b` runs where `a` ran, and `a`
         // follows it there (the next law of a join point, say).
         p.begin();
-        p.charge(1, b, (1, 0));
-        p.charge(2, a, (1, 0));
+        p.charge(1, b, (1, 0), 0);
+        p.charge(2, a, (1, 0), 1);
         p.finish(2);
         assert_eq!(p.steps, vec![12, 0, 3]);
         assert_eq!(p.entries, vec![2, 0, 2]);
         assert_eq!(p.total(), 15);
+        // Each instruction's runs, by body and place.
+        assert_eq!(p.runs(a), &[1, 2, 1]);
+        assert_eq!(p.runs(b), &[2, 1]);
+        assert_eq!(p.runs(CodeId(1)), &[] as &[u64]);
         let mut q = Profile::default();
         q.merge(&p);
         q.merge(&p);
         assert_eq!(q.total(), 2 * p.total());
+        assert_eq!(q.runs(a), &[2, 4, 2]);
     }
 }

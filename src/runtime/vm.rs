@@ -1359,7 +1359,7 @@ impl Machine {
                 left -= 1;
                 if left <= 0 {
                     sync!();
-                    left = self.step_check(cx, code.spans[ip - 1])?;
+                    left = self.step_check(cx, code, ip - 1)?;
                 }
                 // A fused instruction whose fast case does not apply runs the first plain
                 // instruction of its sequence instead (its step is already counted), and
@@ -2276,18 +2276,24 @@ impl Machine {
         self.check_at.wrapping_sub(self.meter.steps) as i64
     }
 
-    /// The instruction loop's check, due (the count is in the meter): the step budget,
-    /// then an interrupt; the steps left before the next one. Out of line, so the loop
-    /// keeps none of what it reads in registers.
+    /// The instruction loop's check, due (the count is in the meter) after instruction
+    /// `at` of `code`: the step budget, then an interrupt; the steps left before the next
+    /// one. Out of line, so the loop keeps none of what it reads in registers.
     #[inline(never)]
-    fn step_check(&mut self, cx: &Context<'_>, span: Span) -> Result<i64, RuntimeError> {
+    fn step_check(
+        &mut self,
+        cx: &Context<'_>,
+        code: &crate::compile::bytecode::Code,
+        at: usize,
+    ) -> Result<i64, RuntimeError> {
         let steps = self.meter.steps;
         let max_steps = self.meter.limits.max_steps;
         if let Some(p) = &mut self.profile
             && let Some(f) = self.frames.last()
         {
-            p.charge(steps, f.code, (self.frames.len(), f.base));
+            p.charge(steps, f.code, (self.frames.len(), f.base), at);
         }
+        let span = code.spans[at];
         if steps > max_steps {
             let e = self.meter.step_error();
             return Err(self.builtin_error(span, e));
