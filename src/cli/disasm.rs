@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::compile::listing::listing;
+use crate::compile::listing::{listing, unmatched};
 use crate::compile::program::Game;
 use crate::runtime::profile::Profile;
 use crate::source::SourceMap;
@@ -42,9 +42,8 @@ pub fn run(args: &DisasmArgs) -> ExitCode {
 /// Whether each of `names` is part of some body's name; if not, the error is printed and
 /// the exit status (2) returned.
 pub fn check_names(game: &Game, names: &[String]) -> Result<(), ExitCode> {
-    let missing: Vec<String> = names
+    let missing: Vec<String> = unmatched(game, names)
         .iter()
-        .filter(|n| !game.codes.iter().any(|c| c.name.contains(n.as_str())))
         .map(|n| format!("\"{n}\""))
         .collect();
     if missing.is_empty() {

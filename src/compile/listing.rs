@@ -26,10 +26,11 @@ pub fn listing(
 ) -> Option<String> {
     let mut out = String::new();
     let mut listed = 0;
-    for (id, code) in
-        game.codes.iter().enumerate().filter(|(_, c)| {
-            filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str()))
-        })
+    for (id, code) in game
+        .codes
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| filters.is_empty() || filters.iter().any(|f| named(c, f)))
     {
         if listed > 0 {
             out.push('\n');
@@ -39,6 +40,20 @@ pub fn listing(
         listed += 1;
     }
     (listed > 0).then_some(out)
+}
+
+/// Whether `name` is part of body `code`'s name (as a profile shows it).
+fn named(code: &Code, name: &str) -> bool {
+    code.name.contains(name)
+}
+
+/// The names of `names` that are part of no body's name.
+pub fn unmatched<'a>(game: &Game, names: &'a [String]) -> Vec<&'a str> {
+    names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !game.codes.iter().any(|c| named(c, n)))
+        .collect()
 }
 
 /// One body: a heading (its name, where it is defined or bound), its local slots with the
