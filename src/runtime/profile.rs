@@ -45,8 +45,8 @@ pub struct ProfileRow {
 
 impl Profile {
     /// Charge the step count `steps` of the running transaction: the instruction just
-    /// counted is one of body `code`, in the frame `frame` (count of frames, base) of the
-    /// machine. Steps counted since the last check beyond that instruction (what a
+    /// counted is instruction `at` of body `code` (one more run of it), in the frame
+    /// `frame` (count of frames, base) of the machine. Steps counted since the last check beyond that instruction (what a
     /// builtin or a form charged) go to the body that ran the instruction before.
     ///
     /// The instruction enters its body when the transaction's first, or when its frame
