@@ -383,6 +383,69 @@ fn perft_reports_failures_in_the_order_of_the_full_walk() {
     }
 }
 
+/// Tic-tac-toe where X's mark on b2 as the first move wins at once (a first move with
+/// nothing below it), built with the rules file `rules`.
+fn tic_tac_toe_with(rules: &str) -> Session {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/tic-tac-toe");
+    let mut fs = MemoryFs::new();
+    let text = std::fs::read_to_string(dir.join("game.fr")).expect("tic-tac-toe");
+    fs.insert("game.fr", text);
+    fs.insert("rules.fr", rules.to_string());
+    let built = build_game_with_rules(
+        &fs,
+        std::path::Path::new("game.fr"),
+        &[PathBuf::from("rules.fr")],
+    )
+    .expect("the game builds");
+    Session::start(built.game, &SessionOptions::default())
+        .expect("starts")
+        .0
+}
+
+/// Deep enough, perft on threads counts below the replies to the first moves (tried on
+/// the calling thread first) rather than below the first moves: the same counts, finished
+/// games, failures and progress as one thread, a first move that ends the game counted
+/// too, the world untouched; and with a profile, the same steps as one thread.
+#[test]
+fn perft_split_at_the_replies_counts_what_one_thread_counts() {
+    let rules = r#"#sideeffect "Centre First Wins" on place to cell in * is
+  (if (and (= (self) "b2") (= (property "filled" of "game") 1))
+      (finish with "winner" "X"))
+#sideeffect "O Into a3 Late" on place to cell in * is
+  (if (and (= (self) "a3") (= (attribute "player") "O") (> (property "filled" of "game") 4))
+      (/ 1 0))
+"#;
+    let depth = flexrules::runtime::playout::SPLIT_AT_REPLIES + 2;
+    let mut s = tic_tac_toe_with(rules);
+    let before = s.world().clone();
+    let mut progress = Vec::new();
+    let one = s.perft_on_threads(depth, 1, &mut |p| progress.push(p));
+    assert_eq!(one.counts[0], 9);
+    assert_eq!(one.finished[0], 1, "b2 ends the game at once");
+    assert!(!one.failures.is_empty());
+    assert_eq!(progress.len(), 9);
+    for jobs in [2, 3, 8] {
+        let mut spread_progress = Vec::new();
+        let spread = s.perft_on_threads(depth, jobs, &mut |p| spread_progress.push(p));
+        assert_eq!(spread, one, "{jobs} threads");
+        assert_eq!(spread_progress, progress, "{jobs} threads");
+        assert!(
+            s.world().same_as(&before),
+            "perft on threads changed the world"
+        );
+    }
+    // A profile counts each trial once, however the walk is spread.
+    let profile_of = |jobs: usize| {
+        let mut s = tic_tac_toe_with(rules);
+        s.set_profiling(true);
+        let perft = s.perft_on_threads(depth, jobs, &mut |_| {});
+        assert_eq!(perft, one, "{jobs} threads, profiling");
+        let p = s.take_profile().expect("profiling");
+        p.rows(&s.game)
+    };
+    assert_eq!(profile_of(1), profile_of(3));
+}
+
 /// A copy of `world` sharing none of its entities (or the nodes that hold them), so a move
 /// made on `world` changes it in place.
 fn separate_copy(world: &World) -> World {

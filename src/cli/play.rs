@@ -58,8 +58,9 @@ pub struct PerftArgs {
     /// Actions to play first, by name: --play C,c.
     #[arg(long, value_delimiter = ',')]
     pub play: Vec<String>,
-    /// Threads to spread the first moves' subtrees over, at least 1 (the counts do not
-    /// depend on it). [default: the number of cores]
+    /// Threads to spread the subtrees of the first moves (from depth 4, of the replies to
+    /// them) over, at least 1 (the counts do not depend on it). [default: the number of
+    /// cores]
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub jobs: Option<usize>,
     /// Count where the steps go and print the bodies (laws, side-effects, behaviours,

@@ -16,8 +16,9 @@
 //! failures it meets are put back in the order of a walk that tries all the candidates
 //! of a position first (that order is what perft reports), and the first ply, whose
 //! progress needs the number of legal first moves, is tried whole first and its legal
-//! moves made again to go down from them. The subtrees of the first moves can be counted
-//! on several threads, each on its own copy of the session, and added up.
+//! moves made again to go down from them. The subtrees of the first moves (or, from
+//! [`SPLIT_AT_REPLIES`] plies, of the replies to them) can be counted on several threads,
+//! each on its own copy of the session, and added up.
 
 use super::moves::same_error;
 use super::profile::Profile;
@@ -286,7 +287,7 @@ impl Session {
                     if depth > 1
                         && let Some(c) = candidates.get(i)
                     {
-                        self.perft_down(i, c, &mut walk);
+                        self.perft_down(0, i, c, &mut walk, None);
                     }
                     progress(PerftProgress {
                         done: done + 1,
@@ -336,14 +337,23 @@ impl Session {
         Some((candidates, first_moves))
     }
 
-    /// Make the legal first move `c` (candidate number `i`) again and count below it.
-    fn perft_down(&mut self, i: usize, c: Candidate, walk: &mut PerftWalk) {
+    /// Make the legal move `c` (candidate number `i` of its position, at `ply`) again
+    /// and count below it; or, with `collect`, try the replies to it (counting them as
+    /// the walk does) and put the legal ones there, by number, to count below later.
+    fn perft_down(
+        &mut self,
+        ply: usize,
+        i: usize,
+        c: Candidate,
+        walk: &mut PerftWalk,
+        collect: Option<&mut Vec<(usize, Candidate)>>,
+    ) {
         // The same move on the same world commits again (transactions are
         // deterministic); an interruption may still stop it.
         match self.make_unwatched(&c, &mut walk.log) {
             Status::Committed(_) => {
                 walk.enter(i, c);
-                self.perft_from(1, walk);
+                self.perft_from(ply + 1, walk, collect);
                 walk.leave();
                 walk.log.unmake(self.world_mut());
             }
@@ -352,11 +362,50 @@ impl Session {
         }
     }
 
+    /// Count the subtree of `task` (see [`Task`]) into `walk`. A first move stays made in
+    /// `held`, with what undoes it, while the next tasks are replies to it.
+    fn perft_task(
+        &mut self,
+        task: &Task,
+        held: &mut Option<(usize, MoveLog)>,
+        walk: &mut PerftWalk,
+    ) {
+        let (i, c) = &task.first;
+        let Some((j, reply)) = &task.reply else {
+            self.release(held);
+            self.perft_down(0, *i, c.clone(), walk, None);
+            return;
+        };
+        if held.as_ref().is_some_and(|(h, _)| h != i) {
+            self.release(held);
+        }
+        if held.is_none() {
+            let mut log = MoveLog::default();
+            match self.make_unwatched(c, &mut log) {
+                Status::Committed(_) => *held = Some((*i, log)),
+                Status::Failed(e) => return walk.failed(e, Some(c), *i as u64 + 1),
+                Status::Vetoed { .. } | Status::RolledBack { .. } => return,
+            }
+        }
+        walk.enter(*i, c.clone());
+        self.perft_down(1, *j, reply.clone(), walk, None);
+        walk.leave();
+    }
+
+    /// Unmake the first move `held` keeps made, if any.
+    fn release(&mut self, held: &mut Option<(usize, MoveLog)>) {
+        if let Some((_, mut log)) = held.take() {
+            log.unmake(self.world_mut());
+        }
+    }
+
     /// Count below the legal first moves on `jobs` threads: each thread takes the next
-    /// first move not yet taken, counts its subtree on its own copy of the session and
+    /// subtree not yet taken (see [`Task`]), counts it on its own copy of the session and
     /// hands the count back here, where the counts are added up in whatever order they
-    /// come (the sum, and the failures' order, do not depend on it). False, with nothing
-    /// counted, when no thread could be started.
+    /// come (the sum, and the failures' order, do not depend on it). At least
+    /// [`SPLIT_AT_REPLIES`] plies deep, the replies to the first moves are tried here
+    /// first, as the walk tries them, and their subtrees are the threads' tasks. False,
+    /// with nothing counted, when no thread could be started and nothing is counted yet.
     fn perft_spread(
         &mut self,
         jobs: usize,
@@ -365,60 +414,118 @@ impl Session {
         walk: &mut PerftWalk,
         progress: &mut dyn FnMut(PerftProgress),
     ) -> bool {
-        let moves: Vec<(usize, Candidate)> = first_moves
-            .iter()
-            .filter_map(|&i| candidates.get(i).map(|c| (i, c)))
-            .collect();
         let total = first_moves.len();
         let depth = walk.result.counts.len();
+        // (A profile counts the steps one thread would: the first moves made again for
+        // each reply would count more.)
+        let replies = depth >= SPLIT_AT_REPLIES && !self.profiling();
+        let mut tasks = Vec::new();
+        // The tasks below each first move not yet counted (by its place in `first_moves`).
+        let mut left = vec![0usize; total];
+        for (n, &i) in first_moves.iter().enumerate() {
+            let Some(c) = candidates.get(i) else {
+                continue;
+            };
+            if replies {
+                let mut found = Vec::new();
+                self.perft_down(0, i, c.clone(), walk, Some(&mut found));
+                left[n] = found.len();
+                tasks.extend(found.into_iter().map(|r| Task {
+                    of: n,
+                    first: (i, c.clone()),
+                    reply: Some(r),
+                }));
+            } else {
+                left[n] = 1;
+                tasks.push(Task {
+                    of: n,
+                    first: (i, c),
+                    reply: None,
+                });
+            }
+        }
+        let mut done = 0;
+        let mut one_more = |progress: &mut dyn FnMut(PerftProgress)| {
+            done += 1;
+            progress(PerftProgress { done, total });
+        };
+        // First moves with nothing below them to count (no reply, or the game over) are
+        // done.
+        if replies {
+            for _ in left.iter().filter(|&&l| l == 0) {
+                one_more(progress);
+            }
+        }
         let root = self.world().clone();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let (moves, root, next) = (&moves, &root, &next);
-        std::thread::scope(|scope| {
+        let (tasks, root, next) = (&tasks, &root, &next);
+        let started = std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
             let mut started = 0;
-            for _ in 0..jobs.min(moves.len()) {
+            for _ in 0..jobs.min(tasks.len()) {
                 let tx = tx.clone();
                 let mut session = self.fork();
                 let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
                     // A copy of its own, so the threads count references to no value in
                     // common (see `World::private_copy`).
-                    let root = root.private_copy();
+                    *session.world_mut() = root.private_copy();
+                    let mut held = None;
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some((i, c)) = moves.get(k) else {
+                        let Some(task) = tasks.get(k) else {
                             break;
                         };
-                        *session.world_mut() = root.clone();
                         let mut sub = PerftWalk::new(depth);
-                        session.perft_down(*i, c.clone(), &mut sub);
+                        session.perft_task(task, &mut held, &mut sub);
                         sub.profile = session.take_profile();
-                        if tx.send(sub).is_err() {
+                        if tx.send((task.of, sub)).is_err() {
                             break;
                         }
                     }
                 });
-                // Threads that did start take every first move between them.
+                // Threads that did start take every task between them.
                 match thread {
                     Ok(_) => started += 1,
                     Err(_) => break,
                 }
             }
             drop(tx);
-            for (done, sub) in rx.into_iter().enumerate() {
+            for (of, sub) in rx {
                 walk.absorb(sub);
-                progress(PerftProgress {
-                    done: done + 1,
-                    total,
-                });
+                left[of] -= 1;
+                if left[of] == 0 {
+                    one_more(progress);
+                }
             }
-            started > 0
-        })
+            started
+        });
+        if started > 0 || tasks.is_empty() {
+            return true;
+        }
+        if !replies {
+            return false;
+        }
+        // No thread: the replies, tried already, are counted below here.
+        let mut held = None;
+        for task in tasks {
+            self.perft_task(task, &mut held, walk);
+            left[task.of] -= 1;
+            if left[task.of] == 0 {
+                one_more(progress);
+            }
+        }
+        self.release(&mut held);
+        true
     }
 
     /// Count the moves from the current world (at `ply`, below the first), and below
     /// them. The moves are made in place, each unmade once its subtree is counted.
-    fn perft_from(&mut self, ply: usize, walk: &mut PerftWalk) {
+    fn perft_from(
+        &mut self,
+        ply: usize,
+        walk: &mut PerftWalk,
+        mut collect: Option<&mut Vec<(usize, Candidate)>>,
+    ) {
         let depth = walk.result.counts.len();
         if ply == depth || self.ending().is_some() {
             return;
@@ -442,9 +549,11 @@ impl Session {
                     if self.world().outcome.is_some() {
                         walk.result.finished[ply] += 1;
                     }
-                    if deeper {
+                    if let Some(found) = collect.as_deref_mut() {
+                        found.push((i, c));
+                    } else if deeper {
                         walk.enter(i, c);
-                        self.perft_from(ply + 1, walk);
+                        self.perft_from(ply + 1, walk, None);
                         walk.leave();
                     }
                     walk.log.unmake(self.world_mut());
@@ -455,6 +564,21 @@ impl Session {
         }
         walk.result.counts[ply] += legal;
     }
+}
+
+/// Perft at least this many plies deep is spread over threads by the replies to the first
+/// moves (400 subtrees from chess's start instead of 20), so the threads run out of work
+/// together and more cores than first moves have some. Shallower, a reply's subtree is
+/// too small for making its first move again to be worth it.
+pub const SPLIT_AT_REPLIES: usize = 4;
+
+/// A subtree perft counts on a thread: below a legal first move (its number among the
+/// first candidates, and the candidate), or below a legal reply to it (the same).
+struct Task {
+    /// The first move's place among the legal first moves.
+    of: usize,
+    first: (usize, Candidate),
+    reply: Option<(usize, Candidate)>,
 }
 
 /// A place in perft's walk, as the walk that tries every candidate of a position before

@@ -718,6 +718,11 @@ impl Session {
         self.home.set_profile(on.then(Box::default));
     }
 
+    /// Whether the session counts steps by body ([`Session::set_profiling`]).
+    pub fn profiling(&self) -> bool {
+        self.home.profiling()
+    }
+
     /// The steps counted by body since profiling began or the last take (`None` when not
     /// profiling); counting goes on from zero.
     pub fn take_profile(&mut self) -> Option<super::profile::Profile> {
