@@ -577,7 +577,9 @@ pub const SPLIT_AT_REPLIES: usize = 4;
 struct Task {
     /// The first move's place among the legal first moves.
     of: usize,
+    /// The first move: its number among the first candidates, and the candidate.
     first: (usize, Candidate),
+    /// The reply, the same way (`None`: the task is the first move's whole subtree).
     reply: Option<(usize, Candidate)>,
 }
 
