@@ -174,7 +174,7 @@ fn our_fen(session: &mut Session, code: CodeId) -> String {
 
 /// `(set-position fen)` then `(fen)` in a copy of `session`.
 fn round_trip(session: &Session, fen: &str) -> String {
-    let mut copy = session.fork();
+    let mut copy = session.fork().into_inner();
     let mut sources = SourceMap::default();
     let text = format!("(set-position \"{fen}\") (fen)");
     let (_, body, diags) = parse_text_statements(&mut sources, "<round trip>", &text);
@@ -209,7 +209,7 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
     let (mut session, fen) = start(game, from);
     // The round trips set positions up in copies of the game as it started (a finished
     // game refuses another position).
-    let unplayed = session.fork();
+    let unplayed = session.fork().into_inner();
     let last = g.moves.len();
     for k in 0..=last {
         let theirs = &g.plies[k];
@@ -684,7 +684,7 @@ fn setup_agrees(game: &Arc<Game>, line: &SetupLine) -> Result<(), String> {
     let (mut session, _) = start(game, Some(&line.fen));
     check("the fen parameter", &mut session)?;
     let (started, _) = start(game, None);
-    let mut session = started.fork();
+    let mut session = started.fork().into_inner();
     let mut sources = SourceMap::default();
     let text = format!("(set-position \"{}\")", line.fen);
     let (_, body, diags) = parse_text_statements(&mut sources, "<set-position>", &text);

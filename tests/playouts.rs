@@ -464,7 +464,7 @@ fn make_and_unmake_every_candidate(s: &mut Session, seen: &mut [usize; 4]) {
     let before = separate_copy(s.world());
     let mut log = MoveLog::default();
     for c in s.candidate_list().expect("candidates") {
-        let mut copy = s.fork();
+        let mut copy = s.fork().into_inner();
         *copy.world_mut() = separate_copy(s.world());
         let (tx, full) = copy.try_deliver(c.recipient, (*c.message).clone());
         let status = s.make(&c, &mut log);
@@ -529,7 +529,7 @@ fn a_move_made_in_place_is_undone_exactly() {
 fn a_playout_plays_what_full_transactions_play() {
     for (s, seed) in [(awele(), 4), (go9(), 9), (chess_before_mate(), 3)] {
         let mut played = s;
-        let mut full = played.fork();
+        let mut full = played.fork().into_inner();
         *full.world_mut() = played.world().clone();
         let p = played
             .playout(&mut Chooser::new(seed, 0), 30)
@@ -565,49 +565,52 @@ fn a_private_copy_of_the_world_is_the_same_world_sharing_nothing() {
         .expect("chess starts")
         .0;
     let original = s.world().clone();
-    let copy = original.private_copy();
-    assert_eq!(copy.entities.len(), original.entities.len());
-    let mut lists = 0;
-    for i in 0..original.entities.len() {
-        let id = EntityId(i as u32);
-        let (a, b) = (original.entity(id), copy.entity(id));
-        let (Some(a), Some(b)) = (a, b) else {
-            assert!(
-                a.is_none() && b.is_none(),
-                "entity {i} is in one world only"
-            );
-            continue;
-        };
-        assert!(!std::ptr::eq(a, b), "entity {i} is shared");
-        assert_eq!((a.name, a.ty, a.state), (b.name, b.ty, b.state));
-        assert_eq!(a.props.len(), b.props.len());
-        for (x, y) in a.props.iter().zip(b.props.iter()) {
-            assert!(x == y, "a property of {} differs", a.name.as_str());
-            match (x, y) {
-                (Value::List(x), Value::List(y)) => {
-                    lists += 1;
-                    assert!(
-                        !Arc::ptr_eq(x, y),
-                        "a list of {} is shared",
-                        a.name.as_str()
-                    );
+    // A session's fork (what a thread plays on) has such a copy too.
+    let forked = s.fork().into_inner().world().clone();
+    for copy in [original.private_copy(), forked] {
+        assert_eq!(copy.entities.len(), original.entities.len());
+        let mut lists = 0;
+        for i in 0..original.entities.len() {
+            let id = EntityId(i as u32);
+            let (a, b) = (original.entity(id), copy.entity(id));
+            let (Some(a), Some(b)) = (a, b) else {
+                assert!(
+                    a.is_none() && b.is_none(),
+                    "entity {i} is in one world only"
+                );
+                continue;
+            };
+            assert!(!std::ptr::eq(a, b), "entity {i} is shared");
+            assert_eq!((a.name, a.ty, a.state), (b.name, b.ty, b.state));
+            assert_eq!(a.props.len(), b.props.len());
+            for (x, y) in a.props.iter().zip(b.props.iter()) {
+                assert!(x == y, "a property of {} differs", a.name.as_str());
+                match (x, y) {
+                    (Value::List(x), Value::List(y)) => {
+                        lists += 1;
+                        assert!(
+                            !std::rc::Rc::ptr_eq(x, y),
+                            "a list of {} is shared",
+                            a.name.as_str()
+                        );
+                    }
+                    (Value::Dict(x), Value::Dict(y)) => {
+                        assert!(
+                            !std::rc::Rc::ptr_eq(x, y),
+                            "a dictionary of {} is shared",
+                            a.name.as_str()
+                        )
+                    }
+                    _ => {}
                 }
-                (Value::Dict(x), Value::Dict(y)) => {
-                    assert!(
-                        !Arc::ptr_eq(x, y),
-                        "a dictionary of {} is shared",
-                        a.name.as_str()
-                    )
-                }
-                _ => {}
             }
         }
+        assert!(
+            lists > 64,
+            "chess's squares keep their lists of squares ({lists} seen)"
+        );
     }
-    assert!(
-        lists > 64,
-        "chess's squares keep their lists of squares ({lists} seen)"
-    );
     let before = s.perft(2).counts;
-    *s.world_mut() = copy;
+    *s.world_mut() = original.private_copy();
     assert_eq!(s.perft(2).counts, before);
 }

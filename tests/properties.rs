@@ -30,6 +30,7 @@
 //! leaves the transaction's world and unmaking it gives back the world before; any other
 //! (a rollback included: a move that rolls back is not played) leaves the world before.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use flexrules::compile::build_game;
@@ -582,21 +583,21 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
         };
         // The same transaction traced, on a copy: tracing records the steps and changes
         // nothing else (an untraced transaction skips the trace's work).
-        let mut traced = session.fork();
+        let mut traced = session.fork().into_inner();
         traced.trace = true;
         if unshared {
             *traced.world_mut() = separate_copy(session.world());
         }
         let ttx = traced.deliver(Symbol::intern(&format!("c{e}")), msg.clone());
         // The same transaction as a trial in place, on another copy.
-        let mut tried = session.fork();
+        let mut tried = session.fork().into_inner();
         if unshared {
             *tried.world_mut() = separate_copy(session.world());
         }
         let mut log = MoveLog::default();
         let candidate = Candidate {
             recipient: Symbol::intern(&format!("c{e}")),
-            message: Arc::new(msg.clone()),
+            message: Rc::new(msg.clone()),
         };
         let trial = tried.make(&candidate, &mut log);
         let tx = session.deliver(Symbol::intern(&format!("c{e}")), msg);
@@ -890,7 +891,7 @@ fn delivered_messages_do_not_mix_and_an_abandoned_wait_leaves_nothing() {
     let mut count = 0;
     for (round, (label, k)) in rounds.into_iter().enumerate() {
         let m = message(label, k);
-        let shown = Value::Message(Arc::new(m.clone())).to_string();
+        let shown = Value::Message(Rc::new(m.clone())).to_string();
         let tx = session.deliver(a, m);
         assert!(tx.status.committed(), "round {round}: {:?}", tx.status);
         count += match label {
@@ -907,7 +908,7 @@ fn delivered_messages_do_not_mix_and_an_abandoned_wait_leaves_nothing() {
     let kept = read(&session, "kept");
     assert_eq!(
         kept.to_string(),
-        Value::Message(Arc::new(message("keep", Some(7)))).to_string()
+        Value::Message(Rc::new(message("keep", Some(7)))).to_string()
     );
 
     let before = session.world().clone();
@@ -973,7 +974,7 @@ fn property_shortcuts_end_as_the_general_way_does() {
 "#;
     let (mut quiet, mut traced) = quiet_and_traced(text);
     let start = quiet.world().clone();
-    let forked = quiet.fork();
+    let forked = quiet.fork().into_inner();
     let rounds: [(&str, &str, Option<i64>); 11] = [
         ("c1", "grow", Some(2)),
         ("r", "look", Some(6)),
@@ -1040,7 +1041,7 @@ fn quiet_and_traced(text: &str) -> (Session, Session) {
     let built = build_game(&fs, std::path::Path::new("game.fr"))
         .unwrap_or_else(|e| panic!("{}", e.render_plain()));
     let (quiet, _) = Session::start(built.game, &SessionOptions::default()).unwrap();
-    let mut traced = quiet.fork();
+    let mut traced = quiet.fork().into_inner();
     traced.trace = true;
     (quiet, traced)
 }
@@ -1074,7 +1075,7 @@ fn message_value(kind: usize, i: i64) -> (String, Value) {
         ),
         _ => (
             format!("(new message \"inner\" with \"v\" {i})"),
-            Value::Message(Arc::new(Message {
+            Value::Message(Rc::new(Message {
                 label: Symbol::intern("inner"),
                 attrs: [(Key::sym(Symbol::intern("v")), Value::Int(i))]
                     .into_iter()
@@ -1141,10 +1142,10 @@ proptest! {
             session.deliver(a, Message { label: Symbol::intern(label), attrs: Attrs::new() })
         };
         let made = deliver(&mut session, "make");
-        let expected = Value::Message(Arc::new(Message { label: Symbol::intern("m"), attrs: attrs.clone() }));
+        let expected = Value::Message(Rc::new(Message { label: Symbol::intern("m"), attrs: attrs.clone() }));
         prop_assert!(matches!(&made.status, Status::Committed(v) if *v == expected), "{:?}", made.status);
         let sent = deliver(&mut session, "sent");
-        let echoed = Value::Message(Arc::new(Message { label: Symbol::intern("echo"), attrs: attrs.clone() }));
+        let echoed = Value::Message(Rc::new(Message { label: Symbol::intern("echo"), attrs: attrs.clone() }));
         prop_assert!(matches!(&sent.status, Status::Committed(v) if *v == echoed), "{:?}", sent.status);
         // A name given twice sends the same pairs the general way: two pairs more to
         // push, the same steps otherwise.
@@ -1154,7 +1155,7 @@ proptest! {
         for (k, v) in attrs.iter() {
             with_zz.insert(k.clone(), v.clone());
         }
-        let expected = Value::Message(Arc::new(Message { label: Symbol::intern("m"), attrs: with_zz }));
+        let expected = Value::Message(Rc::new(Message { label: Symbol::intern("m"), attrs: with_zz }));
         prop_assert!(matches!(&twice.status, Status::Committed(v) if *v == expected), "{:?}", twice.status);
         prop_assert_eq!(twice.steps, made.steps + 4);
     }

@@ -62,7 +62,7 @@ fn vetoed_rolled_back_and_failed_moves_leave_the_drawing() {
     let tx = s.deliver(Symbol::intern("a"), message("startSeeding"));
     assert!(!tx.status.committed());
     assert!(s.world().same_as(&before));
-    assert!(std::sync::Arc::ptr_eq(&s.world().canvas, &before.canvas));
+    assert!(std::rc::Rc::ptr_eq(&s.world().canvas, &before.canvas));
     let mut s = start("tests/inputs/repl/games/drawing");
     let before = s.world().clone();
     for label in ["bumpThenRollback", "fail"] {

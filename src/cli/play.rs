@@ -4,8 +4,6 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use crate::runtime::playout::{Chooser, Ending, PerftProgress, Playout, Stopped};
 use crate::runtime::session::Session;
 
@@ -181,7 +179,6 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     }
     base.set_profiling(args.profile);
     let opened_sources = opened.sources;
-    let start = base.world().clone();
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -190,51 +187,59 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     }
     let began = Instant::now();
     let jobs = jobs_or_cores(args.jobs);
-    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
-        Ok(p) => p,
+    // Each thread takes the next game not yet played, on copies of its own of the
+    // session and its start: values stay on the thread that made them (see
+    // `Session::fork`). The tallies add up whatever the order.
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let (next, bar_ref) = (&next, &bar);
+    let run = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut started = 0;
+        for _ in 0..(jobs as u64).min(args.games) {
+            let tx = tx.clone();
+            let forked = base.fork();
+            let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut session = forked.into_inner();
+                let own = session.world().clone();
+                let mut tally = Tally::default();
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= args.games {
+                        break;
+                    }
+                    tally.add(i, one(&mut session, &own, seed, i, args.max_plies));
+                    bar_ref.inc(1);
+                }
+                let _ = tx.send((tally, session.take_profile()));
+            });
+            // Threads that did start play every game between them.
+            match thread {
+                Ok(_) => started += 1,
+                Err(e) if started == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        drop(tx);
+        let mut tally = Tally::default();
+        let mut profile: Option<crate::runtime::profile::Profile> = None;
+        for (t, p) in rx {
+            tally = tally.merge(t);
+            if let Some(p) = p {
+                match &mut profile {
+                    Some(all) => all.merge(&p),
+                    None => profile = Some(p),
+                }
+            }
+        }
+        Ok((tally, profile))
+    });
+    let (tally, profile) = match run {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start {jobs} threads: {e}");
             return ExitCode::from(1);
         }
     };
-    let starts: Vec<std::sync::OnceLock<crate::runtime::world::World>> =
-        (0..jobs).map(|_| std::sync::OnceLock::new()).collect();
-    let (tally, profile) = pool.install(|| {
-        (0..args.games)
-            .into_par_iter()
-            .fold(
-                || {
-                    // Each thread plays from a copy of the start of its own, so the threads
-                    // count references to no value in common (see `World::private_copy`).
-                    let own = rayon::current_thread_index()
-                        .and_then(|i| starts.get(i))
-                        .map_or_else(
-                            || start.clone(),
-                            |s| s.get_or_init(|| start.private_copy()).clone(),
-                        );
-                    (base.fork(), own, Tally::default())
-                },
-                |(mut session, own, mut tally), i| {
-                    tally.add(i, one(&mut session, &own, seed, i, args.max_plies));
-                    bar.inc(1);
-                    (session, own, tally)
-                },
-            )
-            .map(|(mut s, _, t)| (t, s.take_profile()))
-            .reduce(
-                || (Tally::default(), None),
-                |(a, pa), (b, pb)| {
-                    let profile = match (pa, pb) {
-                        (Some(mut p), Some(q)) => {
-                            p.merge(&q);
-                            Some(p)
-                        }
-                        (p, q) => p.or(q),
-                    };
-                    (a.merge(b), profile)
-                },
-            )
-    });
     bar.finish_and_clear();
     let seconds = began.elapsed().as_secs_f64();
     print_tally(

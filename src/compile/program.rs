@@ -202,7 +202,7 @@ pub struct RayCache {
 }
 
 /// The rays of one board, by `cell * directions + direction` (empty: not kept).
-type BoardRays = Box<[std::sync::OnceLock<Value>]>;
+type BoardRays = Box<[std::sync::OnceLock<Box<[Symbol]>>]>;
 
 impl Clone for RayCache {
     fn clone(&self) -> Self {
@@ -228,17 +228,25 @@ impl RayCache {
     /// The most cell names kept in all rays together (16 bytes each).
     pub const MAX_CELLS: usize = 1 << 20;
 
-    /// The ray of board `b` (of `boards`) from cell `c` in direction `d`: the list kept,
-    /// or `make`'s, kept for next time while there is room.
+    /// The ray of board `b` (of `boards`) from cell `c` in direction `d`, as a list of
+    /// cell names: the cells kept, or `make`'s, kept for next time while there is room.
+    /// (The cells are kept rather than the list: values stay on the thread that made
+    /// them, and the game is shared by every thread.)
     pub fn get_or_make(
         &self,
         boards: &[std::sync::Arc<crate::board::Board>],
         b: usize,
         c: crate::board::CellId,
         d: crate::board::DirId,
-        make: impl FnOnce() -> Value,
+        make: impl FnOnce() -> Box<[Symbol]>,
     ) -> Value {
         use std::sync::atomic::Ordering::Relaxed;
+        let list = |cells: &[Symbol]| {
+            Value::list(crate::runtime::value::List::with_depth(
+                cells.iter().map(|&c| Value::sym(c)).collect(),
+                1,
+            ))
+        };
         let table = self.table.get_or_init(|| {
             boards
                 .iter()
@@ -258,15 +266,14 @@ impl RayCache {
                 .then(|| rays.get(c.0 as usize * dirs + d))
                 .flatten()
         });
-        let Some(slot) = slot else { return make() };
+        let Some(slot) = slot else {
+            return list(&make());
+        };
         if let Some(ray) = slot.get() {
-            return ray.clone();
+            return list(ray);
         }
         let ray = make();
-        let cells = match &ray {
-            Value::List(l) => l.len(),
-            _ => 0,
-        };
+        let cells = ray.len();
         // Room is taken before the ray is kept; two threads racing for the last room
         // may leave a little unused, never more than the bound kept.
         let room = self
@@ -275,11 +282,12 @@ impl RayCache {
                 (k + cells <= Self::MAX_CELLS).then_some(k + cells)
             })
             .is_ok();
-        if room && slot.set(ray.clone()).is_err() {
+        let value = list(&ray);
+        if room && slot.set(ray).is_err() {
             // Another thread kept the same ray first: give its room back.
             self.kept.fetch_sub(cells, Relaxed);
         }
-        ray
+        value
     }
 }
 
@@ -391,6 +399,14 @@ mod tests {
     use crate::runtime::value::{List, Value};
     use std::sync::Arc;
 
+    fn cells_of(board: &crate::board::Board, c: CellId, d: DirId) -> Box<[crate::symbol::Symbol]> {
+        board
+            .ray(c, d)
+            .into_iter()
+            .map(|c| board.cell_name(c))
+            .collect()
+    }
+
     fn ray_of(board: &crate::board::Board, c: CellId, d: DirId) -> Value {
         Value::list(
             board
@@ -417,7 +433,7 @@ mod tests {
                     let get = || {
                         cache.get_or_make(&boards, b, c, d, || {
                             made.set(made.get() + 1);
-                            ray_of(board, c, d)
+                            cells_of(board, c, d)
                         })
                     };
                     assert_eq!(get(), want);
@@ -441,7 +457,7 @@ mod tests {
             for _ in 0..2 {
                 let r = cache.get_or_make(&boards, 0, c, d, || {
                     made.set(made.get() + 1);
-                    ray_of(&boards[0], c, d)
+                    cells_of(&boards[0], c, d)
                 });
                 assert_eq!(r, ray_of(&boards[0], c, d));
             }

@@ -10,7 +10,7 @@
 //! Boundary: this is data. Running representation code is the VM's business; turning a
 //! canvas into text or SVG is `crate::repr`'s.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::symbol::Symbol;
 
@@ -42,7 +42,7 @@ impl EntityId {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Click {
     /// `(on id clicked notify m)`: deliver `m` to the representation.
-    Notify(Arc<Message>),
+    Notify(Rc<Message>),
     /// `(on id clicked emit s with t)`: emit signal `s` with tag `t`.
     Emit {
         /// The signal.
@@ -141,9 +141,9 @@ pub struct Canvas {
     /// Whether representations run on this world (set when someone watches).
     pub active: bool,
     /// The representation of each entity, by the entity's index.
-    pub representations: imbl::Vector<Option<Arc<Entity>>>,
+    pub representations: imbl::Vector<Option<Rc<Entity>>>,
     /// The graphics, by owner and id.
-    pub graphics: FxMap<GraphicKey, Arc<Graphic>>,
+    pub graphics: FxMap<GraphicKey, Rc<Graphic>>,
     /// `(observe p notify l)`: (entity, property) to the label delivered.
     pub observers: FxMap<(EntityId, Symbol), Symbol>,
     /// The next creation number.
@@ -163,7 +163,7 @@ impl Canvas {
         self.representations
             .get_mut(id.represented().0 as usize)
             .and_then(|r| r.as_mut())
-            .map(Arc::make_mut)
+            .map(Rc::make_mut)
     }
 
     /// Attach `repr` to entity `id`.
@@ -172,7 +172,7 @@ impl Canvas {
         while self.representations.len() <= index {
             self.representations.push_back(None);
         }
-        self.representations.set(index, Some(Arc::new(repr)));
+        self.representations.set(index, Some(Rc::new(repr)));
     }
 
     /// Remove entity `id`'s representation, its graphics and its observers.
@@ -227,7 +227,7 @@ impl Canvas {
                 .all(|(a, b)| match (a, b) {
                     (None, None) => true,
                     (Some(a), Some(b)) => {
-                        Arc::ptr_eq(a, b)
+                        Rc::ptr_eq(a, b)
                             || (a.state == b.state && a.props == b.props && a.extra == b.extra)
                     }
                     _ => false,

@@ -8,21 +8,20 @@
 //! Entities are never removed from the vector: a deleted entity leaves `None` in its
 //! place, so ids stay valid and are never reused.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
-use super::value::sole_mut;
 use super::world::Entity;
 
 const BITS: u32 = 5;
 const WIDTH: usize = 1 << BITS;
 const MASK: usize = WIDTH - 1;
 
-type Slot = Option<Arc<Entity>>;
+type Slot = Option<Rc<Entity>>;
 
 #[derive(Clone)]
 enum Node {
     Leaf([Slot; WIDTH]),
-    Branch([Option<Arc<Node>>; WIDTH]),
+    Branch([Option<Rc<Node>>; WIDTH]),
 }
 
 impl Node {
@@ -35,41 +34,27 @@ impl Node {
     }
 }
 
-/// What `a` points to, to change: [`Arc::make_mut`] with the test that nothing else
-/// holds it (the common case) made here, two plain reads, and the copy out of line.
-/// Always `Some`.
+/// What `a` points to, to change: [`Rc::make_mut`] with the test that nothing else
+/// holds it (the common case) made here, and the copy out of line. Always `Some`.
 #[inline(always)]
-pub(super) fn unshared<T: Clone>(a: &mut Arc<T>) -> Option<&mut T> {
-    if Arc::strong_count(a) != 1 || Arc::weak_count(a) != 0 {
+pub(super) fn unshared<T: Clone>(a: &mut Rc<T>) -> Option<&mut T> {
+    if Rc::get_mut(a).is_none() {
         unshare(a);
     }
-    Arc::get_mut(a)
-}
-
-/// A node of the tree, to change: [`unshared`] without the compare-and-swap of
-/// [`Arc::get_mut`] (see [`sole_mut`]).
-#[inline(always)]
-fn unshared_node(a: &mut Arc<Node>) -> Option<&mut Node> {
-    // SAFETY: nodes are held only by the tree's private fields: nobody makes a `Weak`
-    // of one.
-    if unsafe { sole_mut(a) }.is_none() {
-        unshare(a);
-    }
-    // SAFETY: as above.
-    unsafe { sole_mut(a) }
+    Rc::get_mut(a)
 }
 
 /// Make `a` the only holder of its value (a copy if another holds it).
 #[cold]
 #[inline(never)]
-fn unshare<T: Clone>(a: &mut Arc<T>) {
-    Arc::make_mut(a);
+fn unshare<T: Clone>(a: &mut Rc<T>) {
+    Rc::make_mut(a);
 }
 
 /// Entities by id; `None` where one was deleted.
 #[derive(Clone)]
 pub struct Entities {
-    root: Arc<Node>,
+    root: Rc<Node>,
     /// Levels of branches above the leaves.
     depth: u32,
     len: usize,
@@ -85,7 +70,7 @@ impl Entities {
     /// No entities.
     pub fn new() -> Entities {
         Entities {
-            root: Arc::new(Node::leaf()),
+            root: Rc::new(Node::leaf()),
             depth: 0,
             len: 0,
         }
@@ -126,12 +111,12 @@ impl Entities {
         if i >= self.len {
             return None;
         }
-        let mut node: &mut Node = unshared_node(&mut self.root)?;
+        let mut node: &mut Node = unshared(&mut self.root)?;
         let mut shift = self.depth * BITS;
         loop {
             match node {
                 Node::Branch(children) => {
-                    node = unshared_node(children[(i >> shift) & MASK].as_mut()?)?;
+                    node = unshared(children[(i >> shift) & MASK].as_mut()?)?;
                     shift -= BITS;
                 }
                 Node::Leaf(slots) => return Some(&mut slots[i & MASK]),
@@ -144,13 +129,13 @@ impl Entities {
         let i = self.len;
         // Full at this depth: the old root becomes the first child of a new one.
         if i >> ((self.depth + 1) * BITS) > 0 {
-            let old = std::mem::replace(&mut self.root, Arc::new(Node::branch()));
-            if let Node::Branch(children) = Arc::make_mut(&mut self.root) {
+            let old = std::mem::replace(&mut self.root, Rc::new(Node::branch()));
+            if let Node::Branch(children) = Rc::make_mut(&mut self.root) {
                 children[0] = Some(old);
             }
             self.depth += 1;
         }
-        let mut node: &mut Node = Arc::make_mut(&mut self.root);
+        let mut node: &mut Node = Rc::make_mut(&mut self.root);
         let mut level = self.depth;
         loop {
             match node {
@@ -158,13 +143,13 @@ impl Entities {
                     let shift = level * BITS;
                     level -= 1;
                     let child = children[(i >> shift) & MASK].get_or_insert_with(|| {
-                        Arc::new(if level == 0 {
+                        Rc::new(if level == 0 {
                             Node::leaf()
                         } else {
                             Node::branch()
                         })
                     });
-                    node = Arc::make_mut(child);
+                    node = Rc::make_mut(child);
                 }
                 Node::Leaf(slots) => {
                     slots[i & MASK] = entity;
@@ -194,7 +179,7 @@ mod tests {
     use crate::symbol::Symbol;
 
     fn entity(i: usize) -> Slot {
-        Some(Arc::new(Entity {
+        Some(Rc::new(Entity {
             name: Symbol::intern(&format!("e{i}")),
             ty: TypeId(0),
             state: Symbol::intern("default"),
@@ -248,7 +233,7 @@ mod tests {
         assert_eq!(name(before.get(3).unwrap()), Some("e3".into()));
         // Untouched entities are still shared.
         let (a, b) = (v.get(50).unwrap(), before.get(50).unwrap());
-        assert!(Arc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap()));
+        assert!(Rc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap()));
         assert!(v.get_mut(100).is_none());
     }
 }

@@ -22,7 +22,7 @@
 
 use super::moves::same_error;
 use super::profile::Profile;
-use super::session::{Candidate, CandidateItems, Session, Start};
+use super::session::{Candidate, CandidateItems, Isolated, Session, Start};
 use super::trace::{RuntimeError, Status};
 use super::value::{Key, Value};
 use super::vm::{MoveLog, TrialEnd};
@@ -456,19 +456,22 @@ impl Session {
                 one_more(progress);
             }
         }
-        let root = self.world().clone();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let (tasks, root, next) = (&tasks, &root, &next);
+        let next = &next;
         let started = std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel();
             let mut started = 0;
             for _ in 0..jobs.min(tasks.len()) {
                 let tx = tx.clone();
-                let mut session = self.fork();
+                // The thread's session and tasks are copies of its own: values stay on
+                // the thread that made them (see `value`).
+                let session = self.fork();
+                let own: Vec<Task> = tasks.iter().map(Task::private_copy).collect();
+                // SAFETY: every candidate of `own` was copied all the way down just now.
+                let own = unsafe { Isolated::new(own) };
                 let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    // A copy of its own, so the threads count references to no value in
-                    // common (see `World::private_copy`).
-                    *session.world_mut() = root.private_copy();
+                    let mut session = session.into_inner();
+                    let tasks = own.into_inner();
                     let mut held = None;
                     loop {
                         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -478,7 +481,7 @@ impl Session {
                         let mut sub = PerftWalk::new(depth);
                         session.perft_task(task, &mut held, &mut sub);
                         sub.profile = session.take_profile();
-                        if tx.send((task.of, sub)).is_err() {
+                        if tx.send((task.of, sub.into_counted())).is_err() {
                             break;
                         }
                     }
@@ -507,7 +510,7 @@ impl Session {
         }
         // No thread: the replies, tried already, are counted below here.
         let mut held = None;
-        for task in tasks {
+        for task in &tasks {
             self.perft_task(task, &mut held, walk);
             left[task.of] -= 1;
             if left[task.of] == 0 {
@@ -574,6 +577,7 @@ pub const SPLIT_AT_REPLIES: usize = 4;
 
 /// A subtree perft counts on a thread: below a legal first move (its number among the
 /// first candidates, and the candidate), or below a legal reply to it (the same).
+#[derive(Clone)]
 struct Task {
     /// The first move's place among the legal first moves.
     of: usize,
@@ -581,6 +585,25 @@ struct Task {
     first: (usize, Candidate),
     /// The reply, the same way (`None`: the task is the first move's whole subtree).
     reply: Option<(usize, Candidate)>,
+}
+
+/// What a walk counted ([`PerftWalk::into_counted`]).
+struct Counted {
+    result: Perft,
+    first_met: Vec<Place>,
+    profile: Option<Profile>,
+}
+
+impl Task {
+    /// A copy sharing no reference count with this one (see [`Value::private_copy`]).
+    fn private_copy(&self) -> Task {
+        let (i, c) = &self.first;
+        Task {
+            of: self.of,
+            first: (*i, c.private_copy()),
+            reply: self.reply.as_ref().map(|(j, r)| (*j, r.private_copy())),
+        }
+    }
 }
 
 /// A place in perft's walk, as the walk that tries every candidate of a position before
@@ -687,8 +710,18 @@ impl PerftWalk {
         f.count = count;
     }
 
+    /// What the walk counted, to add to another walk ([`PerftWalk::absorb`]) on another
+    /// thread: the moves it went down by are all unmade.
+    fn into_counted(self) -> Counted {
+        Counted {
+            result: self.result,
+            first_met: self.first_met,
+            profile: self.profile,
+        }
+    }
+
     /// Add up what another walk, from the same position, counted.
-    fn absorb(&mut self, other: PerftWalk) {
+    fn absorb(&mut self, other: Counted) {
         let sum = |a: &mut Vec<u64>, b: Vec<u64>| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
         if let Some(p) = other.profile {
             self.profile.get_or_insert_default().merge(&p);

@@ -4,6 +4,7 @@
 //! This is the embedding API: load a game, start a session, deliver messages, read the
 //! world. The CLI and the REPL are built on it.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -70,7 +71,7 @@ pub struct Action {
     /// Who receives the message.
     pub recipient: Symbol,
     /// The message.
-    pub message: Arc<Message>,
+    pub message: Rc<Message>,
 }
 
 /// A candidate action not yet named: who receives which message. Trying moves (playouts,
@@ -80,10 +81,22 @@ pub struct Candidate {
     /// Who receives the message.
     pub recipient: Symbol,
     /// The message.
-    pub message: Arc<Message>,
+    pub message: Rc<Message>,
 }
 
 impl Candidate {
+    /// A copy sharing no reference count with this one (see [`Value::private_copy`]).
+    pub fn private_copy(&self) -> Candidate {
+        let message = match Value::Message(self.message.clone()).private_copy() {
+            Value::Message(m) => m,
+            _ => unreachable!("a message's copy is a message"),
+        };
+        Candidate {
+            recipient: self.recipient,
+            message,
+        }
+    }
+
     /// What the players call it (see [`action_name`]).
     pub fn name(&self) -> String {
         action_name(self.recipient, &self.message)
@@ -103,7 +116,7 @@ impl Candidate {
 /// `(list <recipient> <message>)` ([`Session::candidate_items`]).
 #[derive(Clone, Debug, Default)]
 pub struct CandidateItems {
-    items: Option<Arc<super::value::List>>,
+    items: Option<Rc<super::value::List>>,
 }
 
 impl CandidateItems {
@@ -169,7 +182,7 @@ pub struct Session {
     /// starting or ending a transaction moves no world.
     home: Box<Machine>,
     /// The message [`Session::deliver`] delivered last, to reuse its allocation.
-    kept_message: Option<Arc<Message>>,
+    kept_message: Option<Rc<Message>>,
 }
 
 impl Session {
@@ -497,7 +510,7 @@ impl Session {
         // and its label is all that is used of it (no call to drop the attributes).
         let msg = std::mem::ManuallyDrop::new(msg);
         if let Some(kept) = &mut self.kept_message
-            && let Some(slot) = Arc::get_mut(kept)
+            && let Some(slot) = Rc::get_mut(kept)
         {
             // The commonest message has no attributes: when neither has any, the label is
             // all there is to replace (no copy of the inline attribute space).
@@ -512,7 +525,7 @@ impl Session {
             let msg = kept.clone();
             return self.run_kept(Start::Deliver(to, msg));
         }
-        let msg = Arc::new(std::mem::ManuallyDrop::into_inner(msg));
+        let msg = Rc::new(std::mem::ManuallyDrop::into_inner(msg));
         self.kept_message = Some(msg.clone());
         self.run_kept(Start::Deliver(to, msg))
     }
@@ -548,7 +561,7 @@ impl Session {
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
     /// would leave; the session is unchanged.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
-        self.run_on(self.unwatched(), Start::Deliver(to, Arc::new(msg)), false)
+        self.run_on(self.unwatched(), Start::Deliver(to, Rc::new(msg)), false)
     }
 
     /// Try `candidate` on a copy of the world: how its transaction ended and the world it
@@ -614,7 +627,7 @@ impl Session {
 
     /// Take the canvas off the session's world if it is watched: trying moves does not
     /// draw. The canvas taken, if any.
-    pub(super) fn unwatch(&mut self) -> Option<Arc<super::canvas::Canvas>> {
+    pub(super) fn unwatch(&mut self) -> Option<Rc<super::canvas::Canvas>> {
         let world = self.world_mut();
         world
             .canvas
@@ -627,7 +640,7 @@ impl Session {
     fn unwatched(&self) -> World {
         let mut world = self.world().clone();
         if world.canvas.active {
-            world.canvas = Arc::default();
+            world.canvas = Rc::default();
         }
         world
     }
@@ -737,25 +750,37 @@ impl Session {
         }
     }
 
-    /// A copy sharing the game, with the same world and parameters and its own caches, for
-    /// running playouts on another thread (profiling, from zero, if this session is).
-    pub fn fork(&self) -> Session {
-        let mut home = Box::new(Machine::holding(self.unwatched()));
+    /// A copy sharing the game, with the same world and parameters and its own caches, to
+    /// run playouts or perft on another thread (profiling, from zero, if this session is).
+    /// The world (without its canvas: nobody draws on those threads), the parameters and
+    /// the defaults are copied all the way down, so the copy holds no reference count of
+    /// this session's values and may go to another thread.
+    pub fn fork(&self) -> Isolated<Session> {
+        let mut home = Box::new(Machine::holding(self.world().private_copy()));
         if self.home.profiling() {
             home.set_profile(Some(Box::default()));
         }
-        Session {
+        let session = Session {
             game: self.game.clone(),
             home,
-            params: self.params.clone(),
-            defaults: self.defaults.clone(),
+            params: self
+                .params
+                .iter()
+                .map(|(k, v)| (*k, v.private_copy()))
+                .collect(),
+            defaults: self
+                .defaults
+                .iter()
+                .map(|row| row.iter().map(Value::private_copy).collect())
+                .collect(),
             cache: ChainCache::default(),
             limits: self.limits,
             trace: false,
             interrupt: None,
             fixed: self.fixed.clone(),
             kept_message: None,
-        }
+        };
+        Isolated(session)
     }
 
     /// The outcome recorded by `(finish with ...)`, if any.
@@ -765,7 +790,7 @@ impl Session {
 }
 
 pub(super) enum Start {
-    Deliver(Symbol, Arc<Message>),
+    Deliver(Symbol, Rc<Message>),
     Eval(CodeId),
 }
 
@@ -796,4 +821,45 @@ pub fn action_name(recipient: Symbol, m: &Message) -> String {
         s.push_str(&format!("{{{}}}", attrs.join(",")));
     }
     s
+}
+
+/// What goes to another thread: a session or values that hold no reference count that
+/// anything else holds. A value's counts are not atomic, so values stay on the thread
+/// that made them (see `value`); another thread gets copies made all the way down
+/// ([`Value::private_copy`], [`World::private_copy`]), wrapped in this.
+pub struct Isolated<T>(T);
+
+// SAFETY: an `Isolated` is made only by `Session::fork` and `Isolated::new`, and each
+// copies every value it puts in all the way down (`new` by its caller's promise): no
+// reference count inside an `Isolated` is held outside it, so the thread that takes it
+// is the only one to touch those counts. What else it holds (the game, the advice, the
+// entity nodes) is behind atomic counts.
+unsafe impl<T> Send for Isolated<T> {}
+
+// What a fork shares with the session it was made from (rather than copying) is safe to
+// share between threads: checked here, as `Isolated`'s `Send` does not check it.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<Game>();
+    shared::<super::world::FixedNames>();
+    shared::<super::world::AdviceTable>();
+    shared::<Limits>();
+};
+
+impl<T> Isolated<T> {
+    /// `value` to hand to another thread.
+    ///
+    /// # Safety
+    ///
+    /// Nothing outside `value` may hold a reference count of a value inside it: it was
+    /// copied all the way down (the copy's counts are the copy's alone) or made for the
+    /// purpose, and nothing kept a copy of it since.
+    pub unsafe fn new(value: T) -> Isolated<T> {
+        Isolated(value)
+    }
+
+    /// What was handed over, on the thread that took it.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
 }

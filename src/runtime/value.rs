@@ -4,13 +4,18 @@
 //! [`Symbol`] or a reference-counted string made at run time) are stored inline; lists
 //! ([`List`]: a plain vector while short, an imbl vector when long), dictionaries ([`Dict`]:
 //! a sorted vector while small, chunks of one when large or shared) and messages are behind
-//! an `Arc`, so copying a value is a word copy plus at most a reference count, and updating
+//! an `Rc`, so copying a value is a word copy plus at most a reference count, and updating
 //! a collection that nobody else holds happens in place.
+//!
+//! The counts are plain, not atomic, so values stay on the thread that made them: no
+//! value type is `Send` or `Sync`. What goes to another thread is copied all the way down
+//! first ([`Value::private_copy`]) and handed over as a
+//! [`crate::runtime::session::Isolated`].
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::symbol::Symbol;
 
@@ -45,11 +50,11 @@ pub enum Value {
     /// A string.
     Str(Text),
     /// A persistent list.
-    List(Arc<List>),
+    List(Rc<List>),
     /// A persistent dictionary.
-    Dict(Arc<Dict>),
+    Dict(Rc<Dict>),
     /// A message: a label and attributes.
-    Message(Arc<Message>),
+    Message(Rc<Message>),
 }
 
 /// A boolean in a 64-bit word (see [`Value`]).
@@ -127,18 +132,16 @@ impl fmt::Display for Float {
 /// the same text (the text may have been interned after the string was made).
 ///
 /// One word: a symbol's id shifted left with the low bit set, or the pointer of an
-/// `Arc<Box<str>>` (aligned, so its low bit is clear). Keeping it one word keeps
+/// `Rc<Box<str>>` (aligned, so its low bit is clear). Keeping it one word keeps
 /// [`Value`] at two words with a plain tag, so copying and dropping values that are not
 /// run-time strings costs what it did when every string was a symbol.
 pub struct Text {
     ptr: NonNull<Box<str>>,
 }
 
-// SAFETY: a `Text` is either a symbol id (plain data) or an `Arc<Box<str>>`, which is
-// `Send` and `Sync`; the reference count is only touched through `Arc`.
-unsafe impl Send for Text {}
-// SAFETY: as above.
-unsafe impl Sync for Text {}
+// A `Text` holding a string made at run time shares a count that is not atomic: like
+// every value, it stays on the thread that made it (see the module documentation).
+// (`NonNull` makes it neither `Send` nor `Sync`.)
 
 /// What a [`Text`] holds.
 enum Repr<'a> {
@@ -158,8 +161,8 @@ impl Text {
     }
 
     fn owned(text: Box<str>) -> Text {
-        let raw = Arc::into_raw(Arc::new(text)).cast_mut();
-        // `Arc::into_raw` never returns null; its alignment clears the low bit.
+        let raw = Rc::into_raw(Rc::new(text)).cast_mut();
+        // `Rc::into_raw` never returns null; its alignment clears the low bit.
         let ptr = NonNull::new(raw).unwrap_or(NonNull::dangling());
         Text { ptr }
     }
@@ -172,7 +175,7 @@ impl Text {
             // shifted id fits in a word and shifting back gives it whole).
             Repr::Sym(Symbol::from_id((addr >> 1) as u32))
         } else {
-            // SAFETY: an even pointer came from `Arc::into_raw` in `owned` and this `Text`
+            // SAFETY: an even pointer came from `Rc::into_raw` in `owned` and this `Text`
             // holds one strong count, so the `Box<str>` lives at least as long as `self`.
             Repr::Owned(unsafe { &*self.ptr.as_ptr() })
         }
@@ -270,8 +273,8 @@ impl Clone for Text {
     #[inline]
     fn clone(&self) -> Text {
         if self.ptr.as_ptr().addr() & 1 == 0 {
-            // SAFETY: an even pointer came from `Arc::into_raw` and `self` holds a count.
-            unsafe { Arc::increment_strong_count(self.ptr.as_ptr().cast_const()) };
+            // SAFETY: an even pointer came from `Rc::into_raw` and `self` holds a count.
+            unsafe { Rc::increment_strong_count(self.ptr.as_ptr().cast_const()) };
         }
         Text { ptr: self.ptr }
     }
@@ -281,9 +284,9 @@ impl Drop for Text {
     #[inline]
     fn drop(&mut self) {
         if self.ptr.as_ptr().addr() & 1 == 0 {
-            // SAFETY: an even pointer came from `Arc::into_raw`; this `Text` gives back the
+            // SAFETY: an even pointer came from `Rc::into_raw`; this `Text` gives back the
             // one count it held.
-            drop(unsafe { Arc::from_raw(self.ptr.as_ptr().cast_const()) });
+            drop(unsafe { Rc::from_raw(self.ptr.as_ptr().cast_const()) });
         }
     }
 }
@@ -310,45 +313,29 @@ impl PartialEq for Text {
     }
 }
 
-/// The value `a` holds, to change, when `a` is its only holder: [`Arc::get_mut`] with
-/// the test made by two plain reads of the counts. (`Arc::get_mut` locks the weak count
-/// with a compare-and-swap first, about twenty cycles, because another thread could be
-/// turning a `Weak` into an `Arc` meanwhile.)
-///
-/// # Safety
-///
-/// No `Weak` of `a`'s value may ever exist: `a` is kept in a private field, and neither
-/// it nor a copy of it is ever handed out of the crate. (With a `Weak` about, another
-/// thread could make and drop holders between the two reads.)
+/// The value `a` holds, to change, when `a` is its only holder: [`Rc::get_mut`], two
+/// plain reads of the counts (the values' counts are the thread's own, see the module
+/// documentation).
 #[inline(always)]
-pub(crate) unsafe fn sole_mut<T>(a: &mut Arc<T>) -> Option<&mut T> {
-    if Arc::strong_count(a) == 1 && Arc::weak_count(a) == 0 {
-        // What the last other holder did before letting its count go (a release) is
-        // seen before the value is changed.
-        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-        // SAFETY: `a` is the only `Arc` of its value and, by the caller's promise, there
-        // is no `Weak` to make another; `a` stays borrowed mutably while the result lives.
-        Some(unsafe { &mut *Arc::as_ptr(a).cast_mut() })
-    } else {
-        None
-    }
+pub(crate) fn sole_mut<T>(a: &mut Rc<T>) -> Option<&mut T> {
+    Rc::get_mut(a)
 }
 
 /// The value `a` holds, to change: in place when `a` is its only holder (one
-/// [`Arc::get_mut`]), otherwise in a copy made by `copy` that replaces it in `a`.
+/// [`Rc::get_mut`]), otherwise in a copy made by `copy` that replaces it in `a`.
 #[inline(always)]
-pub(crate) fn unique_or_copy<T>(a: &mut Arc<T>, copy: impl FnOnce(&T) -> T) -> &mut T {
-    if let Some(v) = Arc::get_mut(a) {
+pub(crate) fn unique_or_copy<T>(a: &mut Rc<T>, copy: impl FnOnce(&T) -> T) -> &mut T {
+    if let Some(v) = Rc::get_mut(a) {
         let v: *mut T = v;
         // SAFETY: `v` is the value `a` alone holds, borrowed from `a` for as long as the
         // result lives (returning the borrow itself is refused only by the current
         // borrow checker's handling of a borrow returned from one branch).
         return unsafe { &mut *v };
     }
-    *a = Arc::new(copy(a));
-    match Arc::get_mut(a) {
+    *a = Rc::new(copy(a));
+    match Rc::get_mut(a) {
         Some(v) => v,
-        None => unreachable!("a new Arc has one holder"),
+        None => unreachable!("a new Rc has one holder"),
     }
 }
 
@@ -509,9 +496,9 @@ impl Value {
     pub fn private_copy(&self) -> Value {
         match self {
             Value::Str(t) => Value::Str(t.private_copy()),
-            Value::List(l) => Value::List(Arc::new(l.iter().map(Value::private_copy).collect())),
-            Value::Dict(d) => Value::Dict(Arc::new(d.private_copy())),
-            Value::Message(m) => Value::Message(Arc::new(Message {
+            Value::List(l) => Value::List(Rc::new(l.iter().map(Value::private_copy).collect())),
+            Value::Dict(d) => Value::Dict(Rc::new(d.private_copy())),
+            Value::Message(m) => Value::Message(Rc::new(Message {
                 label: m.label,
                 attrs: m
                     .attrs
@@ -540,9 +527,9 @@ impl Value {
             Value::Int(i) => Value::Int(*i),
             Value::Float(x) => Value::Float(*x),
             Value::Str(t) => Value::Str(t.clone()),
-            Value::List(l) => Value::List(Arc::clone(l)),
-            Value::Dict(d) => Value::Dict(Arc::clone(d)),
-            Value::Message(m) => Value::Message(Arc::clone(m)),
+            Value::List(l) => Value::List(Rc::clone(l)),
+            Value::Dict(d) => Value::Dict(Rc::clone(d)),
+            Value::Message(m) => Value::Message(Rc::clone(m)),
         }
     }
 
@@ -603,12 +590,12 @@ impl Value {
 
     /// A list value.
     pub fn list(items: List) -> Value {
-        Value::List(Arc::new(items))
+        Value::List(Rc::new(items))
     }
 
     /// A dictionary value.
     pub fn dict(items: Dict) -> Value {
-        Value::Dict(Arc::new(items))
+        Value::Dict(Rc::new(items))
     }
 
     /// `nil` and `false` are false; everything else is true.
@@ -740,9 +727,9 @@ impl PartialEq for Value {
                 (*a as f64) == b.get() && b.fract() == 0.0 && (b.get() as i64) == *a
             }
             (Value::Str(a), Value::Str(b)) => a == b,
-            (Value::List(a), Value::List(b)) => Arc::ptr_eq(a, b) || a == b,
-            (Value::Dict(a), Value::Dict(b)) => Arc::ptr_eq(a, b) || a == b,
-            (Value::Message(a), Value::Message(b)) => Arc::ptr_eq(a, b) || a == b,
+            (Value::List(a), Value::List(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Value::Dict(a), Value::Dict(b)) => Rc::ptr_eq(a, b) || a == b,
+            (Value::Message(a), Value::Message(b)) => Rc::ptr_eq(a, b) || a == b,
             _ => false,
         }
     }
@@ -943,16 +930,16 @@ mod tests {
         match (a, b) {
             (Value::Str(x), Value::Str(y)) => !x.is_symbol() && x.ptr == y.ptr,
             (Value::List(x), Value::List(y)) => {
-                Arc::ptr_eq(x, y) || x.iter().zip(y.iter()).any(|(a, b)| share(a, b))
+                Rc::ptr_eq(x, y) || x.iter().zip(y.iter()).any(|(a, b)| share(a, b))
             }
             (Value::Dict(x), Value::Dict(y)) => {
-                Arc::ptr_eq(x, y) || x.iter().zip(y.iter()).any(|((k, a), (l, b))| {
+                Rc::ptr_eq(x, y) || x.iter().zip(y.iter()).any(|((k, a), (l, b))| {
                     matches!((k, l), (Key::Str(k), Key::Str(l)) if !k.is_symbol() && k.ptr == l.ptr)
                         || share(a, b)
                 })
             }
             (Value::Message(x), Value::Message(y)) => {
-                Arc::ptr_eq(x, y)
+                Rc::ptr_eq(x, y)
                     || x.attrs
                         .values()
                         .zip(y.attrs.values())
@@ -971,7 +958,7 @@ mod tests {
             .collect();
         let dict: Dict = [
             (Key::Str(Text::owned("an owned key".into())), owned()),
-            (Key::Int(3), Value::List(Arc::new(List::from_vec(long)))),
+            (Key::Int(3), Value::List(Rc::new(List::from_vec(long)))),
             (
                 Key::Str(Text::sym(Symbol::intern("a1"))),
                 Value::sym(Symbol::intern("P")),
@@ -985,11 +972,11 @@ mod tests {
                 .into_iter()
                 .collect::<Attrs>(),
         );
-        let original = Value::List(Arc::new(List::from_vec(vec![
+        let original = Value::List(Rc::new(List::from_vec(vec![
             Value::Int(1),
             owned(),
-            Value::Dict(Arc::new(dict)),
-            Value::Message(Arc::new(message)),
+            Value::Dict(Rc::new(dict)),
+            Value::Message(Rc::new(message)),
             Value::Nil,
         ])));
         let copy = original.private_copy();
@@ -1008,29 +995,23 @@ mod tests {
 
     #[test]
     fn sole_holders_change_in_place_and_shared_values_are_copied() {
-        let mut a = Arc::new(vec![1, 2]);
-        // SAFETY (here and below): no `Weak` of `a` or `b` is made while `sole_mut` runs.
-        unsafe { sole_mut(&mut a) }
-            .expect("the only holder")
-            .push(3);
+        let mut a = Rc::new(vec![1, 2]);
+        sole_mut(&mut a).expect("the only holder").push(3);
         let b = a.clone();
-        assert!(unsafe { sole_mut(&mut a) }.is_none(), "another holds it");
+        assert!(sole_mut(&mut a).is_none(), "another holds it");
         unique_or_copy(&mut a, |v| v.clone()).push(4);
         let (seen_a, seen_b): (&[i32], &[i32]) = (&a, &b);
         assert_eq!((seen_a, seen_b), (&[1, 2, 3, 4][..], &[1, 2, 3][..]));
-        assert!(
-            !Arc::ptr_eq(&a, &b),
-            "the other holder's value is untouched"
-        );
+        assert!(!Rc::ptr_eq(&a, &b), "the other holder's value is untouched");
         let mut b = b;
-        let before = Arc::as_ptr(&b);
+        let before = Rc::as_ptr(&b);
         unique_or_copy(&mut b, |_| unreachable!("b is its only holder now")).push(5);
-        assert_eq!(Arc::as_ptr(&b), before, "changed in place");
-        assert!(unsafe { sole_mut(&mut b) }.is_some());
-        let weak = Arc::downgrade(&b);
+        assert_eq!(Rc::as_ptr(&b), before, "changed in place");
+        assert!(sole_mut(&mut b).is_some());
+        let weak = Rc::downgrade(&b);
         unique_or_copy(&mut b, |v| v.clone()).push(6);
         assert!(
-            !std::ptr::eq(Arc::as_ptr(&b), before),
+            !std::ptr::eq(Rc::as_ptr(&b), before),
             "a Weak could make another holder"
         );
         assert_eq!(weak.upgrade().map(|v| v.len()), None, "the old value went");
@@ -1086,13 +1067,13 @@ mod tests {
         let Value::List(l) = &list else {
             unreachable!()
         };
-        let before = Arc::strong_count(l);
+        let before = Rc::strong_count(l);
         let copies: Vec<Value> = (0..3).map(|_| list.clone()).collect();
-        assert_eq!(Arc::strong_count(l), before + 3);
+        assert_eq!(Rc::strong_count(l), before + 3);
         for c in copies {
             Value::release(c);
         }
-        assert_eq!(Arc::strong_count(l), before);
+        assert_eq!(Rc::strong_count(l), before);
         let text = made.clone();
         Value::release(text);
         assert_eq!(made.to_string(), "\"value-test-counted-text\"");

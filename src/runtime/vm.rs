@@ -6,6 +6,7 @@
 //! any two join-point steps (stepping) or inside `(wait signal ...)` and be resumed later,
 //! and a chain 100,000 messages deep costs memory, not stack.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -493,26 +494,26 @@ struct JoinPoint {
 /// point goes holding the only reference (a message made by `send new message`, most
 /// often), the allocation is kept, emptied, for the next message a form makes on this
 /// thread ([`spare_message`]) instead of being freed and allocated again.
-struct Handled(std::mem::ManuallyDrop<Arc<Message>>);
+struct Handled(std::mem::ManuallyDrop<Rc<Message>>);
 
 impl Handled {
     #[inline(always)]
-    fn new(msg: Arc<Message>) -> Handled {
+    fn new(msg: Rc<Message>) -> Handled {
         Handled(std::mem::ManuallyDrop::new(msg))
     }
 }
 
 impl std::ops::Deref for Handled {
-    type Target = Arc<Message>;
+    type Target = Rc<Message>;
     #[inline(always)]
-    fn deref(&self) -> &Arc<Message> {
+    fn deref(&self) -> &Rc<Message> {
         &self.0
     }
 }
 
 impl std::ops::DerefMut for Handled {
     #[inline(always)]
-    fn deref_mut(&mut self) -> &mut Arc<Message> {
+    fn deref_mut(&mut self) -> &mut Rc<Message> {
         &mut self.0
     }
 }
@@ -531,7 +532,7 @@ impl Drop for Handled {
         let msg = unsafe { std::mem::ManuallyDrop::take(&mut self.0) };
         // A message someone else holds (a delivered or tried one, most often) is only
         // counted down, in line.
-        if Arc::strong_count(&msg) == 1 {
+        if Rc::strong_count(&msg) == 1 {
             keep_message(msg);
         }
     }
@@ -540,7 +541,7 @@ impl Drop for Handled {
 thread_local! {
     /// Message allocations kept for the next messages made on this thread (see
     /// [`Handled`]): two, as a message's behaviour often sends one that ends before it.
-    static SPARE_MESSAGES: std::cell::Cell<[Option<Arc<Message>>; 2]> =
+    static SPARE_MESSAGES: std::cell::Cell<[Option<Rc<Message>>; 2]> =
         const { std::cell::Cell::new([None, None]) };
 }
 
@@ -548,8 +549,8 @@ thread_local! {
 /// thread when nothing else holds it, its attributes have room for few (a message that
 /// had many gives back their memory) and a spare place is free.
 #[inline(never)]
-fn keep_message(mut msg: Arc<Message>) {
-    if let Some(m) = Arc::get_mut(&mut msg)
+fn keep_message(mut msg: Rc<Message>) {
+    if let Some(m) = Rc::get_mut(&mut msg)
         && m.attrs.capacity() <= super::attrs::ORDER_UP_TO
     {
         m.attrs.clear();
@@ -567,7 +568,7 @@ fn keep_message(mut msg: Arc<Message>) {
 /// A message allocation nothing else holds, its attributes empty, kept when a join point
 /// went (see [`Handled`]), if there is one.
 #[inline(always)]
-pub(super) fn spare_message() -> Option<Arc<Message>> {
+pub(super) fn spare_message() -> Option<Rc<Message>> {
     SPARE_MESSAGES
         .try_with(|s| {
             let mut spares = s.take();
@@ -803,7 +804,7 @@ impl Machine {
 
     /// A transaction delivering `msg` to the entity `to` from the user.
     pub fn deliver(world: World, cx: &mut Context<'_>, to: Symbol, msg: Message) -> Machine {
-        Machine::deliver_shared(world, cx, to, Arc::new(msg))
+        Machine::deliver_shared(world, cx, to, Rc::new(msg))
     }
 
     /// [`Machine::deliver`] for a message already shared (a candidate action's): trying a
@@ -813,7 +814,7 @@ impl Machine {
         world: World,
         cx: &mut Context<'_>,
         to: Symbol,
-        msg: Arc<Message>,
+        msg: Rc<Message>,
     ) -> Machine {
         let mut m = Machine::new(world, cx);
         match m.send_from_outside(cx, to, msg) {
@@ -827,7 +828,7 @@ impl Machine {
     /// `id`: a representation's `init`, or the message a click on its graphic notifies.
     pub fn deliver_to(world: World, cx: &mut Context<'_>, id: EntityId, msg: Message) -> Machine {
         let mut m = Machine::new(world, cx);
-        if let Err(e) = m.send_to(cx, id, Arc::new(msg), OUTSIDE, Then::Give) {
+        if let Err(e) = m.send_to(cx, id, Rc::new(msg), OUTSIDE, Then::Give) {
             m.done = Some(Status::Failed(e));
         }
         m
@@ -857,7 +858,7 @@ impl Machine {
     /// transaction with [`Machine::settle`]. Inlined into its two callers (a delivery, a
     /// trial): no call and prologue per transaction.
     #[inline(always)]
-    pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
+    pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Rc<Message>) {
         self.restart(cx);
         match self.send_from_outside_here(cx, to, msg) {
             // The commonest start: nothing to drop.
@@ -2539,9 +2540,9 @@ impl Machine {
                             .work(d.len())
                             .and_then(|()| self.meter.alloc(ELEMENT_BYTES * d.len() as u64))
                             .map_err(|e| self.builtin_error(code.spans[ip - 1], e))?;
-                        Arc::new(d.keys().map(|k| k.to_value()).collect())
+                        Rc::new(d.keys().map(|k| k.to_value()).collect())
                     }
-                    Value::Nil => Arc::new(List::new()),
+                    Value::Nil => Rc::new(List::new()),
                     other => {
                         return Err(self.error(
                             code.spans[ip - 1],
@@ -2813,7 +2814,7 @@ impl Machine {
         &mut self,
         cx: &mut Context<'_>,
         to: Symbol,
-        msg: Arc<Message>,
+        msg: Rc<Message>,
     ) -> Result<Flow, RuntimeError> {
         self.send_from_outside_here(cx, to, msg)
     }
@@ -2825,7 +2826,7 @@ impl Machine {
         &mut self,
         cx: &mut Context<'_>,
         to: Symbol,
-        msg: Arc<Message>,
+        msg: Rc<Message>,
     ) -> Result<Flow, RuntimeError> {
         debug_assert!(self.frames.is_empty() && self.jps.is_empty());
         let entity = match self.fixed_entity_of(to) {
@@ -2840,7 +2841,7 @@ impl Machine {
         &mut self,
         cx: &mut Context<'_>,
         to: &Value,
-        msg: Arc<Message>,
+        msg: Rc<Message>,
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         // An entity the game started with is found in line (`entity_named`, out of line,
@@ -2874,7 +2875,7 @@ impl Machine {
         &mut self,
         cx: &mut Context<'_>,
         entity: EntityId,
-        msg: Arc<Message>,
+        msg: Rc<Message>,
         span: Span,
         then: Then,
     ) -> Result<Flow, RuntimeError> {
@@ -2889,7 +2890,7 @@ impl Machine {
         &mut self,
         cx: &mut Context<'_>,
         entity: EntityId,
-        msg: Arc<Message>,
+        msg: Rc<Message>,
         span: Span,
         then: Then,
     ) -> Result<Flow, RuntimeError> {
@@ -3149,18 +3150,15 @@ impl Machine {
                 let dirs = steps.iter().map(&dir).collect::<Result<Vec<_>, _>>()?;
                 cell_value(board.walk(c, &dirs))
             }
-            // A list of cell names: scalars, one deep; the same list each time (kept).
+            // A list of cell names: scalars, one deep (the names kept from the first time).
             GameFn::Ray => {
                 let d = dir(&args[1])?;
                 game.rays.get_or_make(&game.boards, b as usize, c, d, || {
-                    Value::list(List::with_depth(
-                        board
-                            .ray(c, d)
-                            .into_iter()
-                            .map(|c| Value::sym(board.cell_name(c)))
-                            .collect(),
-                        1,
-                    ))
+                    board
+                        .ray(c, d)
+                        .into_iter()
+                        .map(|c| board.cell_name(c))
+                        .collect()
                 })
             }
             _ => Value::list(

@@ -5,7 +5,7 @@
 //! render`, `run --board` call it; playouts and perft do not), so games that are only
 //! played by programs never run representation code.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::symbol::Symbol;
 
@@ -24,7 +24,7 @@ pub enum Clicked {
         /// The entity whose representation drew the graphic.
         owner: Symbol,
         /// The message.
-        message: Arc<Message>,
+        message: Rc<Message>,
     },
     /// Emit a signal: it answers a transaction waiting for it.
     Emit {
@@ -70,7 +70,7 @@ impl Session {
                 represented.push(id);
             }
         }
-        self.world_mut().canvas = Arc::new(canvas);
+        self.world_mut().canvas = Rc::new(canvas);
         let mut output = Vec::new();
         for id in represented {
             let msg = Message {

@@ -6,6 +6,7 @@
 //! only that entity and the path to it.
 
 use std::hash::BuildHasherDefault;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::FxHasher;
@@ -343,21 +344,20 @@ pub struct World {
     /// The state of the random generator.
     pub rng: u64,
     /// What the representations drew (empty unless someone watches).
-    pub canvas: Arc<super::canvas::Canvas>,
+    pub canvas: Rc<super::canvas::Canvas>,
 }
 
 impl World {
     /// A copy of the world that shares no reference count with `self`: its own entities
     /// (and the nodes that hold them), property values copied all the way down (see
     /// [`Value::private_copy`]), its own outcome and advice. What a thread that plays from
-    /// this world gets, so that two threads reading the same property (a square's rays)
-    /// never count references to the same list; the canvas is shared (nobody draws while
-    /// threads play).
+    /// this world gets (values stay on the thread that made them, see [`Value`]); it has
+    /// no canvas (nobody draws while threads play).
     pub fn private_copy(&self) -> World {
         let mut entities = super::entities::Entities::new();
         for i in 0..self.entities.len() {
             let slot = self.entities.get(i).and_then(|e| e.as_deref());
-            entities.push_back(slot.map(|e| Arc::new(e.private_copy())));
+            entities.push_back(slot.map(|e| Rc::new(e.private_copy())));
         }
         World {
             entities,
@@ -365,7 +365,7 @@ impl World {
             outcome: self.outcome.as_ref().map(Dict::private_copy),
             advice: Arc::new((*self.advice).clone()),
             rng: self.rng,
-            canvas: self.canvas.clone(),
+            canvas: Rc::default(),
         }
     }
 
@@ -377,7 +377,7 @@ impl World {
             outcome: None,
             advice: Arc::new(AdviceTable::from_game(game)),
             rng: seed ^ 0x9E37_79B9_7F4A_7C15,
-            canvas: Arc::default(),
+            canvas: Rc::default(),
         }
     }
 
@@ -417,7 +417,7 @@ impl World {
     /// A writable entity `id` (copied first if a snapshot shares it).
     pub fn entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
         if id.is_representation() {
-            return Arc::make_mut(&mut self.canvas).representation_mut(id);
+            return Rc::make_mut(&mut self.canvas).representation_mut(id);
         }
         self.entities
             .get_mut(id.0 as usize)
@@ -433,7 +433,7 @@ impl World {
         };
         let id = EntityId(index);
         self.names.insert(entity.name, id);
-        self.entities.push_back(Some(Arc::new(entity)));
+        self.entities.push_back(Some(Rc::new(entity)));
         id
     }
 
@@ -445,7 +445,7 @@ impl World {
             self.names.remove(&e.name);
         }
         if self.canvas.active {
-            Arc::make_mut(&mut self.canvas).detach(id);
+            Rc::make_mut(&mut self.canvas).detach(id);
         }
     }
 
@@ -489,7 +489,7 @@ impl World {
                 .all(|(a, b)| match (a, b) {
                     (None, None) => true,
                     (Some(a), Some(b)) => {
-                        Arc::ptr_eq(a, b)
+                        Rc::ptr_eq(a, b)
                             || (a.name == b.name
                                 && a.ty == b.ty
                                 && a.state == b.state
@@ -501,7 +501,7 @@ impl World {
         entities_equal
             && self.outcome == other.outcome
             && self.rng == other.rng
-            && (Arc::ptr_eq(&self.canvas, &other.canvas) || self.canvas.same_as(&other.canvas))
+            && (Rc::ptr_eq(&self.canvas, &other.canvas) || self.canvas.same_as(&other.canvas))
             && self.advice.entries.len() == other.advice.entries.len()
             && self
                 .advice
@@ -540,15 +540,15 @@ mod tests {
     fn a_copied_entity_leaves_the_snapshot_unchanged() {
         // Inline (a few properties) and spilled (more than fit inline) layouts alike.
         for n in [0, 1, INLINE_PROPS, INLINE_PROPS + 3] {
-            let shared = Arc::new(entity(n));
-            let mut mine = Arc::clone(&shared);
-            let e = Arc::make_mut(&mut mine);
+            let shared = Rc::new(entity(n));
+            let mut mine = Rc::clone(&shared);
+            let e = Rc::make_mut(&mut mine);
             if let Some(first) = e.props.first_mut() {
                 *first = Value::str("changed");
             }
             e.extra
                 .insert(Key::sym(Symbol::intern("added")), Value::Int(7));
-            assert!(!Arc::ptr_eq(&shared, &mine));
+            assert!(!Rc::ptr_eq(&shared, &mine));
             assert_eq!(shared.props.len(), n);
             assert_eq!(mine.props.len(), n);
             for (i, v) in shared.props.iter().enumerate() {

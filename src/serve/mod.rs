@@ -29,10 +29,10 @@ use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::watch;
 
-use crate::repl::{OpenError, Repl, ReplOptions};
+use crate::repl::{OpenError, ReplOptions};
 use crate::runtime::outside::parse_literal;
 
-pub use table::{MAX_REQUEST, Seat, TO_MOVE, Table, Who};
+pub use table::{MAX_REQUEST, Seat, TO_MOVE, Table, TableError, Who};
 
 /// The page: one static HTML file with its script, no build step.
 pub const PAGE: &str = include_str!("page.html");
@@ -89,19 +89,25 @@ impl Server {
         if options.seats.is_empty() {
             return Err(usage("a game needs at least one seat (--seats 0,1)".into()));
         }
-        let mut seats = Vec::new();
+        let mut seats: Vec<Seat> = Vec::new();
         for s in &options.seats {
-            let player = parse_literal(s.trim());
-            if seats.iter().any(|x: &Seat| x.player == player) {
+            let player = s.trim();
+            if seats
+                .iter()
+                .any(|x| parse_literal(&x.player) == parse_literal(player))
+            {
                 return Err(usage(format!("seat {s} is given twice")));
             }
             seats.push(Seat {
-                player,
+                player: player.to_string(),
                 token: token().map_err(failed)?,
             });
         }
-        let repl = Repl::new(options.repl.clone())?;
-        let table = Table::new(repl, seats).map_err(failed)?;
+        let table = match Table::new(options.repl.clone(), seats) {
+            Ok(t) => t,
+            Err(TableError::Open(e)) => return Err(e),
+            Err(TableError::Game(e)) => return Err(failed(e)),
+        };
         let (changed, _) = watch::channel(table.version());
         let shared = Arc::new(Shared {
             table: Mutex::new(table),
@@ -133,11 +139,9 @@ impl Server {
 
     /// The players, in seat order.
     pub fn players(&self) -> Vec<String> {
-        self.shared
-            .table()
-            .seats()
-            .iter()
-            .map(|s| s.player.to_text())
+        let table = self.shared.table();
+        (0..table.seats().len())
+            .filter_map(|n| table.player_text(n))
             .collect()
     }
 

@@ -12,8 +12,9 @@ use serde::Deserialize;
 use serde_json::{Value as Json, json};
 
 use crate::compile::bytecode::CodeId;
-use crate::repl::Repl;
+use crate::repl::{OpenError, Repl, ReplOptions};
 use crate::runtime::canvas::View;
+use crate::runtime::outside::parse_literal;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
 
@@ -35,11 +36,21 @@ pub enum Who {
     Seat(usize),
 }
 
+/// Why a table could not be opened.
+#[derive(Debug)]
+pub enum TableError {
+    /// The game did not open (no such game, an unknown parameter, ...).
+    Open(OpenError),
+    /// The game's `(to-move)` does not compile.
+    Game(String),
+}
+
 /// One player's place at the table.
 #[derive(Clone, Debug)]
 pub struct Seat {
-    /// The player's id as the game knows it (what graphics' `view` names).
-    pub player: Value,
+    /// The player's id as given (`--seats`), read as a literal: what the game knows the
+    /// player as (what graphics' `view` names).
+    pub player: String,
     /// The secret in the seat's link.
     pub token: String,
 }
@@ -127,6 +138,8 @@ pub struct Handled {
 pub struct Table {
     repl: Repl,
     seats: Vec<Seat>,
+    /// Each seat's player, read from its text.
+    players: Vec<Value>,
     to_move: Option<CodeId>,
     /// The seat whose move waits for a signal.
     waiting_seat: Option<usize>,
@@ -137,18 +150,34 @@ pub struct Table {
     moves: Option<(Json, Json)>,
 }
 
+// SAFETY: a value's reference counts are not atomic (values stay on the thread that made
+// them, see `runtime::value`), and a table moves between the server's threads, behind its
+// mutex. That is sound because nothing outside a table holds a count of a value inside
+// it: it makes its game itself (`Table::new` takes options, not a game), takes only text
+// and returns only text, JSON and numbers, and its fields are private. So every count in
+// it is touched by the one thread that holds the table at the time, and the mutex orders
+// those threads.
+unsafe impl Send for Table {}
+
 impl Table {
-    /// Serve `repl` to `seats`; `(to-move)` is compiled when the game defines it.
-    pub fn new(mut repl: Repl, seats: Vec<Seat>) -> Result<Table, String> {
+    /// Open the game `options` name and serve it to `seats`; `(to-move)` is compiled when
+    /// the game defines it.
+    pub fn new(options: ReplOptions, seats: Vec<Seat>) -> Result<Table, TableError> {
+        let mut repl = Repl::new(options).map_err(TableError::Open)?;
         repl.set_rule_files(false);
+        let players = seats.iter().map(|s| parse_literal(&s.player)).collect();
         let to_move = if repl.has_function(TO_MOVE) {
-            Some(repl.compile_expression(&format!("({TO_MOVE})"))?)
+            Some(
+                repl.compile_expression(&format!("({TO_MOVE})"))
+                    .map_err(TableError::Game)?,
+            )
         } else {
             None
         };
         Ok(Table {
             repl,
             seats,
+            players,
             to_move,
             waiting_seat: None,
             version: 0,
@@ -160,6 +189,11 @@ impl Table {
     /// The seats.
     pub fn seats(&self) -> &[Seat] {
         &self.seats
+    }
+
+    /// The player in seat `n`, as the game writes it.
+    pub fn player_text(&self, n: usize) -> Option<String> {
+        self.players.get(n).map(Value::to_text)
     }
 
     /// The version of the game (one more after each change).
@@ -177,7 +211,7 @@ impl Table {
     fn view(&self, who: Who) -> View {
         match who {
             Who::Watcher => View::Public,
-            Who::Seat(i) => View::Player(self.seats[i].player.clone()),
+            Who::Seat(i) => View::Player(self.players[i].clone()),
         }
     }
 
@@ -202,7 +236,7 @@ impl Table {
         let waiting = self.repl.waiting_for().map(|s| {
             json!({
                 "signal": s.as_str(),
-                "player": self.waiting_seat.map(|i| self.seats[i].player.to_text()),
+                "player": self.waiting_seat.map(|i| self.players[i].to_text()),
             })
         });
         let message = json!({
@@ -210,7 +244,7 @@ impl Table {
             "version": self.version,
             "you": match who {
                 Who::Watcher => json!({"watcher": true}),
-                Who::Seat(i) => json!({"watcher": false, "player": self.seats[i].player.to_text()}),
+                Who::Seat(i) => json!({"watcher": false, "player": self.players[i].to_text()}),
             },
             "svg": svg,
             "moves": moves,
@@ -440,7 +474,7 @@ impl Table {
             ));
         }
         match self.turn() {
-            Ok(Some(p)) if p != self.seats[seat].player => Err(format!(
+            Ok(Some(p)) if p != self.players[seat] => Err(format!(
                 "not your turn: player {} is to move; nothing was done",
                 p.to_text()
             )),
@@ -455,7 +489,7 @@ impl Table {
             (Some(_), Some(s)) if s == seat => Ok(()),
             (Some(signal), Some(s)) => Err(format!(
                 "player {}'s move is waiting for signal \"{signal}\": only that player answers it",
-                self.seats[s].player.to_text()
+                self.players[s].to_text()
             )),
             (Some(_), None) => Ok(()),
         }

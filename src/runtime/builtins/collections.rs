@@ -531,7 +531,7 @@ impl std::fmt::Write for BoundedText {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
+    use std::rc::Rc as Arc;
 
     use super::super::test_support::*;
     use crate::runtime::value::{Dict, Value};

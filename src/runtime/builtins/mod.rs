@@ -15,7 +15,7 @@ mod numbers;
 mod strings;
 
 use std::fmt::{self, Write as _};
-use std::sync::Arc;
+use std::rc::Rc;
 
 pub(crate) use crate::compile::builtins::same_text;
 use crate::compile::builtins::{BUILTINS, lookup};
@@ -212,7 +212,7 @@ pub(crate) fn type_error(name: &str, expected: &str, got: &Value) -> BuiltinErro
 }
 
 /// Move argument `i` out as a list.
-fn take_list(args: &mut [Value], i: usize, name: &str) -> Result<Arc<List>, BuiltinError> {
+fn take_list(args: &mut [Value], i: usize, name: &str) -> Result<Rc<List>, BuiltinError> {
     match std::mem::take(&mut args[i]) {
         Value::List(l) => Ok(l),
         other => Err(type_error(name, "a list", &other)),
@@ -228,7 +228,7 @@ fn list_ref<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a List, Bui
 }
 
 /// Move argument `i` out as a dictionary.
-fn take_dict(args: &mut [Value], i: usize, name: &str) -> Result<Arc<Dict>, BuiltinError> {
+fn take_dict(args: &mut [Value], i: usize, name: &str) -> Result<Rc<Dict>, BuiltinError> {
     match std::mem::take(&mut args[i]) {
         Value::Dict(d) => Ok(d),
         other => Err(type_error(name, "a dictionary", &other)),

@@ -12,7 +12,7 @@
 //! there writes in place.
 //!
 //! Otherwise it is a vector of *chunks*, each a sorted vector of at most [`CHUNK_MAX`]
-//! entries behind its own `Arc`: a lookup is a binary search over the chunks' first keys,
+//! entries behind its own `Rc`: a lookup is a binary search over the chunks' first keys,
 //! then one in the chunk. A dictionary grows into chunks past [`FLAT_MAX`] entries, and a
 //! vector of more than [`CHUNK_MAX`] entries that someone else holds is copied into chunks
 //! when it is updated: such a dictionary is usually a property shared with the undo history
@@ -20,12 +20,12 @@
 //! chunks someone else holds copies the list of chunks (a reference count each) and the one
 //! chunk changed, not every entry. Adding a key moves at most a chunk's entries.
 //!
-//! Either way the value holds the dictionary behind an `Arc`: copying a dictionary value is
+//! Either way the value holds the dictionary behind an `Rc`: copying a dictionary value is
 //! a reference count.
 
 use std::fmt;
 use std::iter::FusedIterator;
-use std::sync::Arc;
+use std::rc::Rc;
 
 use super::{Key, Text, Value};
 
@@ -49,7 +49,7 @@ const FLATTEN_AT: usize = CHUNK_MAX / 2;
 const SCAN_UP_TO: usize = 32;
 
 type Entry = (Key, Value);
-type Chunk = Arc<Vec<Entry>>;
+type Chunk = Rc<Vec<Entry>>;
 
 /// A dictionary: values by [`Key`], in key order (see the module documentation).
 pub struct Dict {
@@ -234,13 +234,10 @@ fn copy_entries(entries: &[Entry], extra: usize) -> Vec<Entry> {
 /// chunk, otherwise a copy (with room for `extra` more entries) that replaces it in `slot`.
 #[inline]
 fn chunk_mut(slot: &mut Chunk, extra: usize) -> &mut Vec<Entry> {
-    // SAFETY: a chunk is held only by the private entries of dictionaries: nobody makes
-    // a `Weak` of it.
-    if unsafe { super::sole_mut(slot) }.is_none() {
-        *slot = Arc::new(copy_entries(slot, extra));
+    if super::sole_mut(slot).is_none() {
+        *slot = Rc::new(copy_entries(slot, extra));
     }
-    // SAFETY: as above; `slot` is its only holder now.
-    match unsafe { super::sole_mut(slot) } {
+    match super::sole_mut(slot) {
         Some(entries) => entries,
         None => unreachable!("a new chunk has one holder"),
     }
@@ -252,7 +249,7 @@ fn chunked(entries: Vec<Entry>) -> Vec<Chunk> {
     while rest.peek().is_some() {
         let mut chunk = Vec::with_capacity(CHUNK_MAX);
         chunk.extend(rest.by_ref().take(CHUNK_FILL));
-        chunks.push(Arc::new(chunk));
+        chunks.push(Rc::new(chunk));
     }
     chunks
 }
@@ -400,8 +397,7 @@ impl Dict {
         if let (Entries::Chunks(chunks, _), Ok(i)) = (&mut self.entries, place.at)
             && let Some((k, v)) = chunks
                 .get_mut(place.chunk)
-                // SAFETY: as in `chunk_mut`.
-                .and_then(|c| unsafe { super::sole_mut(c) })
+                .and_then(super::sole_mut)
                 .and_then(|c| c.get_mut(i))
             && *k == key
         {
@@ -433,7 +429,7 @@ impl Dict {
         };
         let Some(slot) = chunks.get_mut(c) else {
             // No chunk at all (never made so): the key is the first entry.
-            chunks.push(Arc::new(vec![(key, value)]));
+            chunks.push(Rc::new(vec![(key, value)]));
             *len += 1;
             return None;
         };
@@ -460,7 +456,7 @@ impl Dict {
                 } else {
                     upper.insert(i - CHUNK_MAX / 2, (key, value));
                 }
-                chunks.insert(c + 1, Arc::new(upper));
+                chunks.insert(c + 1, Rc::new(upper));
                 None
             }
         }
@@ -504,7 +500,7 @@ impl Dict {
                 if *len <= FLATTEN_AT {
                     let mut flat = Vec::with_capacity(*len);
                     for chunk in std::mem::take(chunks) {
-                        flat.extend(Arc::unwrap_or_clone(chunk));
+                        flat.extend(Rc::unwrap_or_clone(chunk));
                     }
                     self.entries = Entries::Flat(flat);
                 } else if left == 0 {
@@ -521,8 +517,8 @@ impl Dict {
     /// `this`) in the dictionary in `this`: in place when nobody else holds it, otherwise
     /// in a copy that replaces it in `this`. Gives the value replaced.
     #[inline]
-    pub fn insert_in(this: &mut Arc<Dict>, place: Place, key: Key, value: Value) -> Option<Value> {
-        if let Some(d) = Arc::get_mut(this) {
+    pub fn insert_in(this: &mut Rc<Dict>, place: Place, key: Key, value: Value) -> Option<Value> {
+        if let Some(d) = Rc::get_mut(this) {
             return d.insert_at(place, key, value);
         }
         // The copy may be held differently (a large vector is copied into chunks): search it.
@@ -534,11 +530,11 @@ impl Dict {
     /// Take out the value at `key`, which is at `place` ([`Dict::search`] of `key` for the
     /// dictionary in `this`), from the dictionary in `this`: in place when nobody else holds
     /// it, otherwise from a copy that replaces it in `this`.
-    pub fn remove_in(this: &mut Arc<Dict>, place: Place, key: &Key) -> Option<Value> {
+    pub fn remove_in(this: &mut Rc<Dict>, place: Place, key: &Key) -> Option<Value> {
         if place.is_new() {
             return None;
         }
-        if let Some(d) = Arc::get_mut(this) {
+        if let Some(d) = Rc::get_mut(this) {
             return d.remove_at(place, key);
         }
         Dict::make_mut(this, 0).remove(key)
@@ -549,7 +545,7 @@ impl Dict {
     /// a chunked dictionary shares its chunks (the one updated is copied then); a large
     /// vector is copied into chunks, so a [`Place`] found before is not one of the copy.
     #[inline]
-    pub fn make_mut(this: &mut Arc<Dict>, extra: usize) -> &mut Dict {
+    pub fn make_mut(this: &mut Rc<Dict>, extra: usize) -> &mut Dict {
         super::unique_or_copy(this, |d| d.copy_with_room(extra))
     }
 
@@ -668,7 +664,7 @@ fn merge_small(chunks: &mut Vec<Chunk>, c: usize) {
     if let Some(a) = pair {
         let b = chunks.remove(a + 1);
         let more = b.len();
-        chunk_mut(&mut chunks[a], more).extend(Arc::unwrap_or_clone(b));
+        chunk_mut(&mut chunks[a], more).extend(Rc::unwrap_or_clone(b));
     }
 }
 
@@ -756,7 +752,7 @@ impl IntoIterator for Dict {
             Entries::Chunks(chunks, len) => {
                 let mut all = Vec::with_capacity(len);
                 for chunk in chunks {
-                    all.extend(Arc::unwrap_or_clone(chunk));
+                    all.extend(Rc::unwrap_or_clone(chunk));
                 }
                 all.into_iter()
             }
@@ -918,9 +914,9 @@ mod tests {
     fn against_the_model(seed: u64, keys: u64, steps: usize) -> bool {
         let mut chunked = false;
         let mut rng = Rng(seed);
-        let mut d = Arc::new(Dict::new());
+        let mut d = Rc::new(Dict::new());
         let mut model = BTreeMap::new();
-        let mut held: Vec<(Arc<Dict>, BTreeMap<Key, Value>)> = Vec::new();
+        let mut held: Vec<(Rc<Dict>, BTreeMap<Key, Value>)> = Vec::new();
         for step in 0..steps {
             let k = key(rng.below(keys));
             match rng.below(10) {
@@ -1022,7 +1018,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let held = Arc::new(original);
+            let held = Rc::new(original);
             let mut copy = held.clone();
             let place = copy.search(&Key::Int(1));
             Dict::insert_in(&mut copy, place, Key::Int(1), Value::Nil);
@@ -1041,7 +1037,7 @@ mod tests {
 
     #[test]
     fn copied_chunks_count_the_values_they_share() {
-        let inner = Arc::new(super::super::List::from_vec(vec![
+        let inner = Rc::new(super::super::List::from_vec(vec![
             Value::Int(1),
             Value::Int(2),
         ]));
@@ -1061,7 +1057,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let first = Arc::new(original);
+            let first = Rc::new(original);
             // A large one is chunked from here on: each update below copies one chunk.
             let mut held = first.clone();
             Dict::make_mut(&mut held, 0);
@@ -1090,7 +1086,7 @@ mod tests {
             drop(held);
         }
         // Every copy of the counted values was given back.
-        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(Rc::strong_count(&inner), 1);
         assert_eq!(text.to_string(), "\"dict-test-shared-text\"");
     }
 
@@ -1100,7 +1096,7 @@ mod tests {
         /// order, as an ordered map given the same sequence, and never changes a copy kept.
         #[test]
         fn behaves_as_an_ordered_map(ops in proptest::collection::vec((0u8..10, 0u64..400), 0..300)) {
-            let mut d = Arc::new(Dict::new());
+            let mut d = Rc::new(Dict::new());
             let mut model = BTreeMap::new();
             let mut held = Vec::new();
             for (i, (op, k)) in ops.into_iter().enumerate() {

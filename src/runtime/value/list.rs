@@ -4,7 +4,7 @@
 //! position key, a row of houses, the legal moves) is a plain vector: one allocation of exactly its size,
 //! read by slice, copied by a loop. A longer one is a persistent imbl vector, so adding to
 //! a long list someone else holds copies a chunk, not the list, and `concat` of a list
-//! with itself shares instead of copying. Either way the value holds it behind an `Arc`:
+//! with itself shares instead of copying. Either way the value holds it behind an `Rc`:
 //! copying a list value is a reference count, and updating one nobody else holds happens
 //! in place.
 //!
@@ -16,7 +16,7 @@
 
 use std::fmt;
 use std::iter::FusedIterator;
-use std::sync::Arc;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering as Relaxed};
 
 use super::Value;
@@ -199,7 +199,7 @@ impl List {
     /// The list in `this`, to update: in place when nobody else holds it, otherwise a
     /// copy (with room for `extra` more elements) that replaces it in `this`.
     #[inline]
-    pub fn make_mut(this: &mut Arc<List>, extra: usize) -> &mut List {
+    pub fn make_mut(this: &mut Rc<List>, extra: usize) -> &mut List {
         super::unique_or_copy(this, |l| l.copy_with_room(extra))
     }
 
@@ -320,12 +320,12 @@ impl List {
 
     /// The list in `this` without its first `n` elements: in place when nobody else
     /// holds it, otherwise a copy of the rest only.
-    pub fn drop_front_of(this: &mut Arc<List>, n: usize) {
-        if Arc::get_mut(this).is_none()
+    pub fn drop_front_of(this: &mut Rc<List>, n: usize) {
+        if Rc::get_mut(this).is_none()
             && let Some(items) = this.as_slice()
         {
             let rest = items[n.min(items.len())..].to_vec();
-            *this = Arc::new(List::with_depth(rest, this.depth()));
+            *this = Rc::new(List::with_depth(rest, this.depth()));
             return;
         }
         List::make_mut(this, 0).drop_front(n);
@@ -346,7 +346,7 @@ impl List {
 
     /// Add the elements of `other` at the end (moved when nobody else holds it, copied
     /// otherwise; a long list's parts are shared, not copied).
-    pub fn append(&mut self, other: Arc<List>) {
+    pub fn append(&mut self, other: Rc<List>) {
         let d = other.depth();
         let depth = self.depth.get_mut();
         *depth = (*depth).max(d);
@@ -356,7 +356,7 @@ impl List {
         if let Items::Flat(items) = &mut self.items
             && items.len() + other.len() <= FLAT_MAX
         {
-            match Arc::try_unwrap(other) {
+            match Rc::try_unwrap(other) {
                 Ok(mut more) => match &mut more.items {
                     Items::Flat(more) => items.append(more),
                     Items::Tree(_) => items.extend(more.iter().cloned()),
@@ -526,7 +526,7 @@ mod tests {
         use crate::symbol::Symbol;
         let made = Value::str("list-test-counted-text");
         assert!(!made.holds_nothing());
-        let inner = Arc::new(ints(0..3));
+        let inner = Rc::new(ints(0..3));
         let plain: Vec<Value> = (0..64)
             .map(|i| match i % 4 {
                 0 => Value::Nil,
@@ -539,10 +539,10 @@ mod tests {
         mixed[10] = made.clone();
         mixed[20] = Value::List(inner.clone());
         for items in [plain, mixed] {
-            let mut shared = Arc::new(List::from_vec(items.clone()));
+            let mut shared = Rc::new(List::from_vec(items.clone()));
             let other = shared.clone();
             List::make_mut(&mut shared, 1).set(5, Value::Int(-1), 0);
-            assert!(!Arc::ptr_eq(&shared, &other));
+            assert!(!Rc::ptr_eq(&shared, &other));
             assert_eq!(other.as_slice(), Some(items.as_slice()));
             let mut expected = items.clone();
             expected[5] = Value::Int(-1);
@@ -551,7 +551,7 @@ mod tests {
             drop(shared);
         }
         // Every copy of the counted elements was given back.
-        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(Rc::strong_count(&inner), 1);
         let copy = made.clone();
         drop(made);
         assert_eq!(copy.to_string(), "\"list-test-counted-text\"");
@@ -559,7 +559,7 @@ mod tests {
 
     #[test]
     fn a_shared_list_of_lists_is_copied_and_dropped_with_its_counts() {
-        let inner = Arc::new(ints(0..3));
+        let inner = Rc::new(ints(0..3));
         let text = Value::str("list-test-group-text");
         // Lists only (groups of cells), and lists after values that hold nothing.
         let groups: Vec<Value> = (0..20).map(|_| Value::List(inner.clone())).collect();
@@ -567,7 +567,7 @@ mod tests {
         late.push(Value::List(inner.clone()));
         late.push(text.clone());
         for items in [groups, late] {
-            let mut shared = Arc::new(List::from_vec(items.clone()));
+            let mut shared = Rc::new(List::from_vec(items.clone()));
             let other = shared.clone();
             List::make_mut(&mut shared, 2).push_back(text.clone(), 0);
             List::make_mut(&mut shared, 0).set(0, Value::Int(-1), 0);
@@ -578,7 +578,7 @@ mod tests {
             assert_eq!(shared.as_slice(), Some(expected.as_slice()));
             drop((other, shared, expected, items));
         }
-        assert_eq!(Arc::strong_count(&inner), 1);
+        assert_eq!(Rc::strong_count(&inner), 1);
         assert_eq!(text.to_string(), "\"list-test-group-text\"");
     }
 
@@ -588,7 +588,7 @@ mod tests {
     #[test]
     fn a_plain_list_stays_plain_only_while_its_elements_hold_nothing() {
         use crate::symbol::Symbol;
-        let inner = Arc::new(ints(0..3));
+        let inner = Rc::new(ints(0..3));
         let counted = || Value::List(inner.clone());
         let name = Value::sym(Symbol::intern("list-test-plain"));
         type Change = fn(&mut List, Value);
@@ -596,11 +596,11 @@ mod tests {
             |l, v| l.push_back(v, 1),
             |l, v| l.push_front(v, 1),
             |l, v| l.set(1, v, 1),
-            |l, v| l.append(Arc::new(List::from_vec(vec![Value::Int(0), v]))),
+            |l, v| l.append(Rc::new(List::from_vec(vec![Value::Int(0), v]))),
         ];
         for change in changes {
             // Built from nothing by names, copied (known plain), then changed.
-            let mut board = Arc::new(List::new());
+            let mut board = Rc::new(List::new());
             for _ in 0..8 {
                 List::make_mut(&mut board, 1).push_back(name.clone(), 0);
             }
@@ -609,13 +609,13 @@ mod tests {
             change(List::make_mut(&mut copy, 1), counted());
             let mut again = copy.clone();
             List::make_mut(&mut again, 0).set(2, Value::Nil, 0);
-            assert_eq!(Arc::strong_count(&inner), 3);
+            assert_eq!(Rc::strong_count(&inner), 3);
             drop((copy, again));
-            assert_eq!(Arc::strong_count(&inner), 1);
+            assert_eq!(Rc::strong_count(&inner), 1);
             assert_eq!(*before, *board);
         }
         // Copies of a plain list changed by names only stay plain and equal.
-        let mut a = Arc::new(List::from_vec(vec![name.clone(); 64]));
+        let mut a = Rc::new(List::from_vec(vec![name.clone(); 64]));
         let held = a.clone();
         List::make_mut(&mut a, 0).set(3, Value::Int(5), 0);
         let held2 = a.clone();
@@ -644,8 +644,8 @@ mod tests {
             l.truncate(n as usize - 1);
             assert_eq!(l, ints(1..n.max(1)));
             let mut a = ints(0..n);
-            a.append(Arc::new(ints(n..2 * n)));
-            let shared = Arc::new(ints(2 * n..3 * n));
+            a.append(Rc::new(ints(n..2 * n)));
+            let shared = Rc::new(ints(2 * n..3 * n));
             a.append(shared.clone());
             assert_eq!(*shared, ints(2 * n..3 * n));
             a.truncate(2 * n as usize);
@@ -675,13 +675,13 @@ mod tests {
 
     #[test]
     fn updating_a_shared_list_copies_it() {
-        let mut a = Arc::new(ints(0..3));
+        let mut a = Rc::new(ints(0..3));
         let b = a.clone();
         List::make_mut(&mut a, 1).push_back(Value::Int(3), 0);
         assert_eq!(*a, ints(0..4));
         assert_eq!(*b, ints(0..3));
         for n in [3, FLAT_MAX as i64 + 10] {
-            let mut c = Arc::new(ints(0..n));
+            let mut c = Rc::new(ints(0..n));
             let held = c.clone();
             List::drop_front_of(&mut c, 2);
             assert_eq!(*c, ints(2..n));

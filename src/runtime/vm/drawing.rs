@@ -3,7 +3,7 @@
 //!
 //! None of this runs unless the world's canvas is active (someone watches the game).
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -55,12 +55,12 @@ impl Machine {
                     ));
                     return Err(e);
                 }
-                let canvas = Arc::make_mut(&mut self.world.canvas);
+                let canvas = Rc::make_mut(&mut self.world.canvas);
                 let order = canvas.next_order;
                 canvas.next_order += 1;
                 canvas.graphics.insert(
                     (owner, id),
-                    Arc::new(Graphic {
+                    Rc::new(Graphic {
                         owner: owner_name,
                         id,
                         attrs,
@@ -94,7 +94,7 @@ impl Machine {
                 let [id] = self.pop_args();
                 let id = self.graphic_id(&id, span)?;
                 self.graphic_mut(owner, owner_name, id, span)?;
-                Arc::make_mut(&mut self.world.canvas)
+                Rc::make_mut(&mut self.world.canvas)
                     .graphics
                     .remove(&(owner, id));
                 Ok(Flow::Value(Value::Nil))
@@ -106,7 +106,7 @@ impl Machine {
                 // Observing a property the entity does not have is a mistake to report now,
                 // not a notification that never comes.
                 self.read_property(cx, owner, property, span)?;
-                Arc::make_mut(&mut self.world.canvas)
+                Rc::make_mut(&mut self.world.canvas)
                     .observers
                     .insert((owner, property), label);
                 Ok(Flow::Value(Value::Nil))
@@ -182,11 +182,11 @@ impl Machine {
         }
         let error = self.error(span, "internal: graphic vanished");
         self.keep_start();
-        let canvas = Arc::make_mut(&mut self.world.canvas);
+        let canvas = Rc::make_mut(&mut self.world.canvas);
         canvas
             .graphics
             .get_mut(&(owner, id))
-            .map(Arc::make_mut)
+            .map(Rc::make_mut)
             .ok_or(error)
     }
 
@@ -224,7 +224,7 @@ impl Machine {
             new,
             held: std::mem::take(&mut self.paused),
         };
-        let msg = Arc::new(Message { label, attrs });
+        let msg = Rc::new(Message { label, attrs });
         self.send_to(cx, id.representation(), msg, span, then)
             .map(Some)
     }
@@ -255,8 +255,8 @@ impl Machine {
             extra: Default::default(),
         };
         self.keep_start();
-        Arc::make_mut(&mut self.world.canvas).attach(id, repr);
-        let msg = Arc::new(Message {
+        Rc::make_mut(&mut self.world.canvas).attach(id, repr);
+        let msg = Rc::new(Message {
             label: Symbol::intern("init"),
             attrs: Attrs::new(),
         });

@@ -1,6 +1,6 @@
 //! The game-model forms: properties, states, messages, entities, checkpoints, outcome.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -14,7 +14,7 @@ use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
 /// A message made by a form, and the recipient operand when the form sends it.
-type MadeMessage = (Arc<Message>, Option<Value>);
+type MadeMessage = (Rc<Message>, Option<Value>);
 
 impl Machine {
     /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. Out of
@@ -43,11 +43,11 @@ impl Machine {
             }
             // The general way: a message's attributes go straight into its inline record,
             // in the allocation it is shared by.
-            let mut msg = Arc::new(Message {
+            let mut msg = Rc::new(Message {
                 label: Symbol::from_id(0),
                 attrs: Attrs::new(),
             });
-            let Some(m) = Arc::get_mut(&mut msg) else {
+            let Some(m) = Rc::get_mut(&mut msg) else {
                 return Err(self.error(span, "internal: a new message is shared"));
             };
             self.pop_message_attrs(nattrs, span, &mut m.attrs)?;
@@ -223,7 +223,7 @@ impl Machine {
                 };
                 match self.jps.get_mut(f.jp as usize) {
                     Some(jp) => {
-                        Arc::make_mut(&mut jp.msg).attrs.insert(key, value);
+                        Rc::make_mut(&mut jp.msg).attrs.insert(key, value);
                         Ok(Flow::Value(Value::Nil))
                     }
                     None => Err(self.no_message(span)),
@@ -434,12 +434,12 @@ impl Machine {
         // The allocation of a message whose join point went, or a new one.
         let mut msg = match super::spare_message() {
             Some(msg) => msg,
-            None => Arc::new(Message {
+            None => Rc::new(Message {
                 label,
                 attrs: Attrs::new(),
             }),
         };
-        let m = Arc::get_mut(&mut msg)?;
+        let m = Rc::get_mut(&mut msg)?;
         debug_assert!(m.attrs.is_empty());
         m.label = label;
         let attrs = &mut m.attrs;

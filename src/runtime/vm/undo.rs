@@ -22,7 +22,7 @@
 //! The caller sees to it that the world is not watched: the log does not cover the
 //! canvas, and a trial does not draw.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use super::{Context, Machine, Undo, undo_down_to};
 use crate::compile::bytecode::CodeId;
@@ -97,7 +97,7 @@ struct Made {
     /// logged).
     start: Option<World>,
     /// The canvas the world had before it, taken off for the move (a trial does not draw).
-    canvas: Option<Arc<Canvas>>,
+    canvas: Option<Rc<Canvas>>,
 }
 
 impl MoveLog {
@@ -132,7 +132,7 @@ impl MoveLog {
 
     /// Keep `canvas`, taken off the world for the last move made, for its unmake to
     /// put back.
-    pub fn keep_canvas(&mut self, canvas: Arc<Canvas>) {
+    pub fn keep_canvas(&mut self, canvas: Rc<Canvas>) {
         if let Some(made) = self.moves.last_mut() {
             made.canvas = Some(canvas);
         }
@@ -152,7 +152,7 @@ pub enum TrialEnd<'a> {
 impl Machine {
     /// Start trying `msg` delivered to `to` in place, on the world the machine holds (as
     /// [`Machine::restart_deliver`]). End it with [`Machine::end_trial`].
-    pub fn restart_trial(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Arc<Message>) {
+    pub fn restart_trial(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Rc<Message>) {
         // Only `finish` and `end_trial` read the mark, long after the send is set up.
         self.restart_deliver(cx, to, msg);
         self.trial = true;
