@@ -260,8 +260,15 @@ fn discard(v: Value) {
         // These variants hold no heap data or reference count: forgetting frees nothing.
         std::mem::forget(v);
     } else {
-        drop(v);
+        drop_counted(v);
     }
+}
+
+/// Let go of a value that holds a reference count, out of line: the instruction loop keeps
+/// no code for what its last holder frees.
+#[inline(never)]
+fn drop_counted(v: Value) {
+    drop(v);
 }
 
 /// Overwrite `slot` with `v`, dropping what it held through [`discard`].
