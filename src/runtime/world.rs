@@ -330,6 +330,13 @@ type NameMap = imbl::GenericHashMap<
     imbl::shared_ptr::DefaultSharedPtr,
 >;
 
+// A copy of the world for another thread (`private_copy`) shares its name map: names and
+// ids, in nodes that are safe to share between threads.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<NameMap>();
+};
+
 /// Everything a game's state is.
 #[derive(Clone, Debug)]
 pub struct World {
