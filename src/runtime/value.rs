@@ -313,14 +313,6 @@ impl PartialEq for Text {
     }
 }
 
-/// The value `a` holds, to change, when `a` is its only holder: [`Rc::get_mut`], two
-/// plain reads of the counts (the values' counts are the thread's own, see the module
-/// documentation).
-#[inline(always)]
-pub(crate) fn sole_mut<T>(a: &mut Rc<T>) -> Option<&mut T> {
-    Rc::get_mut(a)
-}
-
 /// The value `a` holds, to change: in place when `a` is its only holder (one
 /// [`Rc::get_mut`]), otherwise in a copy made by `copy` that replaces it in `a`.
 #[inline(always)]
@@ -996,9 +988,9 @@ mod tests {
     #[test]
     fn sole_holders_change_in_place_and_shared_values_are_copied() {
         let mut a = Rc::new(vec![1, 2]);
-        sole_mut(&mut a).expect("the only holder").push(3);
+        Rc::get_mut(&mut a).expect("the only holder").push(3);
         let b = a.clone();
-        assert!(sole_mut(&mut a).is_none(), "another holds it");
+        assert!(Rc::get_mut(&mut a).is_none(), "another holds it");
         unique_or_copy(&mut a, |v| v.clone()).push(4);
         let (seen_a, seen_b): (&[i32], &[i32]) = (&a, &b);
         assert_eq!((seen_a, seen_b), (&[1, 2, 3, 4][..], &[1, 2, 3][..]));
@@ -1007,7 +999,7 @@ mod tests {
         let before = Rc::as_ptr(&b);
         unique_or_copy(&mut b, |_| unreachable!("b is its only holder now")).push(5);
         assert_eq!(Rc::as_ptr(&b), before, "changed in place");
-        assert!(sole_mut(&mut b).is_some());
+        assert!(Rc::get_mut(&mut b).is_some());
         let weak = Rc::downgrade(&b);
         unique_or_copy(&mut b, |v| v.clone()).push(6);
         assert!(

@@ -234,10 +234,10 @@ fn copy_entries(entries: &[Entry], extra: usize) -> Vec<Entry> {
 /// chunk, otherwise a copy (with room for `extra` more entries) that replaces it in `slot`.
 #[inline]
 fn chunk_mut(slot: &mut Chunk, extra: usize) -> &mut Vec<Entry> {
-    if super::sole_mut(slot).is_none() {
+    if Rc::get_mut(slot).is_none() {
         *slot = Rc::new(copy_entries(slot, extra));
     }
-    match super::sole_mut(slot) {
+    match Rc::get_mut(slot) {
         Some(entries) => entries,
         None => unreachable!("a new chunk has one holder"),
     }
@@ -397,7 +397,7 @@ impl Dict {
         if let (Entries::Chunks(chunks, _), Ok(i)) = (&mut self.entries, place.at)
             && let Some((k, v)) = chunks
                 .get_mut(place.chunk)
-                .and_then(super::sole_mut)
+                .and_then(Rc::get_mut)
                 .and_then(|c| c.get_mut(i))
             && *k == key
         {
