@@ -577,7 +577,6 @@ pub const SPLIT_AT_REPLIES: usize = 4;
 
 /// A subtree perft counts on a thread: below a legal first move (its number among the
 /// first candidates, and the candidate), or below a legal reply to it (the same).
-#[derive(Clone)]
 struct Task {
     /// The first move's place among the legal first moves.
     of: usize,
