@@ -1,7 +1,7 @@
 //! Lists, dictionaries and `str`.
 //!
 //! Every builtin that returns an updated collection moves its argument out of the slice
-//! and updates it with `Arc::make_mut`: in place when nobody else holds it, on a cheap
+//! and updates it with `Rc::make_mut`: in place when nobody else holds it, on a cheap
 //! structural copy otherwise, so other holders never see the change.
 
 use std::fmt::Write as _;
@@ -531,7 +531,7 @@ impl std::fmt::Write for BoundedText {
 
 #[cfg(test)]
 mod tests {
-    use std::rc::Rc as Arc;
+    use std::rc::Rc;
 
     use super::super::test_support::*;
     use crate::runtime::value::{Dict, Value};
@@ -656,20 +656,20 @@ mod tests {
     fn unique_collections_are_updated_in_place() {
         let list = ints(&[1, 2]);
         let before = match &list {
-            Value::List(a) => Arc::as_ptr(a),
+            Value::List(a) => Rc::as_ptr(a),
             _ => unreachable!(),
         };
         match ok("append", vec![list, i(3)]) {
-            Value::List(a) => assert_eq!(Arc::as_ptr(&a), before),
+            Value::List(a) => assert_eq!(Rc::as_ptr(&a), before),
             v => panic!("{v}"),
         }
         let dict = d(vec![]);
         let before = match &dict {
-            Value::Dict(a) => Arc::as_ptr(a),
+            Value::Dict(a) => Rc::as_ptr(a),
             _ => unreachable!(),
         };
         match ok("put", vec![dict, s("k"), i(1)]) {
-            Value::Dict(a) => assert_eq!(Arc::as_ptr(&a), before),
+            Value::Dict(a) => assert_eq!(Rc::as_ptr(&a), before),
             v => panic!("{v}"),
         }
     }

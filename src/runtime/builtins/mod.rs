@@ -5,7 +5,7 @@
 //! session (`self`, `sender`, `param`, `random`, `shuffle`, `notify`, `print`) are run by
 //! the VM, not here. The compiler resolves a call once with [`pure_fn`] and the VM calls
 //! the function pointer on the argument slice of its stack; values are moved out of that
-//! slice, so a collection the caller held uniquely is updated in place (`Arc::make_mut`).
+//! slice, so a collection the caller held uniquely is updated in place (`Rc::make_mut`).
 
 mod collections;
 pub(crate) use collections::text_of;
