@@ -832,8 +832,10 @@ pub struct Isolated<T>(T);
 // SAFETY: an `Isolated` is made only by `Session::fork` and `Isolated::new`, and each
 // copies every value it puts in all the way down (`new` by its caller's promise): no
 // reference count inside an `Isolated` is held outside it, so the thread that takes it
-// is the only one to touch those counts. What else it holds (the game, the advice, the
-// entity nodes) is behind atomic counts.
+// is the only one to touch those counts. What a fork shares with the session it came
+// from (the game, the advice, the names of the entities) is `Send` and `Sync`, checked
+// below and beside `World`; the rest of it (its entities and their tree, its machine's
+// buffers, its caches) is its own.
 unsafe impl<T> Send for Isolated<T> {}
 
 // What a fork shares with the session it was made from (rather than copying) is safe to
