@@ -99,7 +99,7 @@ pub const BUILTINS: &[Builtin] = &[
     b(
         "contains",
         Arity::exactly(2),
-        "(contains <list or dictionary> <value>)",
+        "(contains <list, dictionary or string> <value>)",
     ),
     b("index-of", Arity::exactly(2), "(index-of <list> <value>)"),
     b("remove", Arity::exactly(2), "(remove <list> <value>)"),
