@@ -130,7 +130,11 @@ pub const BUILTINS: &[Builtin] = &[
         Arity::between(2, 3),
         "(get <dictionary or list> <key>) or (get <dictionary> <key> <default>)",
     ),
-    b("put", Arity::exactly(3), "(put <dictionary> <key> <value>)"),
+    b(
+        "put",
+        Arity::exactly(3),
+        "(put <dictionary or list> <key> <value>)",
+    ),
     b("has", Arity::exactly(2), "(has <dictionary> <key>)"),
     b("keys", Arity::exactly(1), "(keys <dictionary>)"),
     b("values", Arity::exactly(1), "(values <dictionary>)"),
