@@ -275,10 +275,12 @@ pub fn to_json<'a>(map: &SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
     }
 }
 
-/// The candidate closest to `word`, if one is close enough to be a likely typo.
+/// The candidate closest to `word`, if one is close enough to be a likely typo: at most a
+/// third of its characters changed (one for a short word), and never all of them (`f` is
+/// not a typo for `%`).
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let len = word.chars().count();
-    let limit = (len / 3).max(1);
+    let limit = (len / 3).max(1).min(len.saturating_sub(1));
     let lower = word.to_lowercase();
     candidates
         .into_iter()
@@ -320,4 +322,23 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// Order diagnostics by file and position, as a reader meets them.
 pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.span.end));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closest;
+
+    #[test]
+    fn closest_finds_typos_but_not_every_character_changed() {
+        assert_eq!(closest("peice", ["piece", "rank"]), Some("piece"));
+        assert_eq!(closest("sqaure", ["square", "game"]), Some("square"));
+        assert_eq!(closest("fo", ["for", "if"]), Some("for"));
+        // A different case is a typo at any length.
+        assert_eq!(closest("N", ["n", "e"]), Some("n"));
+        // A one-character word is never a typo for another one-character name: every
+        // character would have changed.
+        assert_eq!(closest("f", ["%", "+"]), None);
+        assert_eq!(closest("x", ["n", "e", "s", "w"]), None);
+        assert_eq!(closest("ab", ["xy"]), None);
+    }
 }
