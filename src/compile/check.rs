@@ -507,16 +507,18 @@ impl Checker {
                     "{directive} binds to `{text}`, which is neither an entity type nor an instance"
                 ),
             );
-            let mut types: Vec<&str> = self.types.keys().map(|s| self.text(*s)).collect();
-            types.sort_unstable();
             d = match closest(&text, candidates.iter().copied()) {
                 Some(c) => d.with_hint(format!("did you mean `{c}`?")),
                 // The label and the state take a wildcard; the entity does not.
-                None if text == "*" => d.with_hint(format!(
-                    "the entity cannot be a wildcard: name an #entity type to reach all its \
-                     instances (this game's types: {})",
-                    types.join(", ")
-                )),
+                None if text == "*" => {
+                    let mut types: Vec<&str> = self.types.keys().map(|s| self.text(*s)).collect();
+                    types.sort_unstable();
+                    d.with_hint(format!(
+                        "the entity cannot be a wildcard: name an #entity type to reach all its \
+                         instances (this game's types: {})",
+                        types.join(", ")
+                    ))
+                }
                 None => d.with_hint(
                     "advice binds to an #entity type (all its instances) or one instance",
                 ),
