@@ -111,6 +111,11 @@ struct Checker {
     configured: FxHashSet<Symbol>,
     /// Advice files already checked.
     checked_files: FxHashSet<crate::source::FileId>,
+    /// The entity types and instances every directive binding an advice file names.
+    file_targets: FxHashMap<crate::source::FileId, Vec<Symbol>>,
+    /// The entity types and instances the code being checked can run as (a behaviour's
+    /// type, an advice's targets); empty where any entity or the user can run it.
+    running: Vec<Symbol>,
 }
 
 impl Checker {
@@ -126,6 +131,8 @@ impl Checker {
             checked_files: FxHashSet::default(),
             configured: FxHashSet::default(),
             base_advice: FxHashSet::default(),
+            file_targets: FxHashMap::default(),
+            running: Vec::new(),
         }
     }
 
@@ -183,6 +190,11 @@ impl Checker {
                     for state in &r.states {
                         self.labels
                             .extend(state.behaviours.iter().map(|b| b.label.sym));
+                    }
+                }
+                Item::Advice(a) => {
+                    if let crate::syntax::ast::AdviceBody::File { file: Some(id), .. } = &a.body {
+                        self.file_targets.entry(*id).or_default().push(a.target.sym);
                     }
                 }
                 _ => {}
@@ -476,7 +488,11 @@ impl Checker {
                         .with_hint("one behaviour per type, state and label; put extra rules in a #law or #sideeffect"),
                     );
                 }
+                if ctx == Context::Entity {
+                    self.running = vec![e.name.sym];
+                }
                 self.check_code(&b.body, ctx, &[]);
+                self.running.clear();
             }
         }
     }
@@ -565,13 +581,20 @@ impl Checker {
                 v.insert(span);
             }
         }
-        // A file bound by several directives is checked once.
-        if let crate::syntax::ast::AdviceBody::File { file: Some(id), .. } = &a.body
-            && !self.checked_files.insert(*id)
-        {
-            return;
+        // A file bound by several directives is checked once, as the code of every
+        // entity they bind it to.
+        self.running = vec![a.target.sym];
+        if let crate::syntax::ast::AdviceBody::File { file: Some(id), .. } = &a.body {
+            if !self.checked_files.insert(*id) {
+                self.running.clear();
+                return;
+            }
+            if let Some(targets) = self.file_targets.get(id) {
+                self.running.extend(targets.iter().copied());
+            }
         }
         self.check_code(a.body.statements(), Context::Entity, &[]);
+        self.running.clear();
     }
 
     fn lint_patterns(&mut self, items: &[Item]) {
@@ -757,8 +780,70 @@ impl Checker {
                     self.expr(v, ctx, scope);
                 }
                 self.form_context(*op, ctx, e.span);
+                if *op == FormOp::UpdatePropertyOf
+                    && let Some(Expr {
+                        kind: ExprKind::Str(target),
+                        ..
+                    }) = args.get(1)
+                {
+                    self.private_update(*target, args.first(), e.span);
+                }
             }
         }
+    }
+
+    /// Warn about `(update property p of "e" to v)` in code that can never run as `e`:
+    /// properties are private, so it would fail whenever it ran.
+    fn private_update(&mut self, target: Symbol, name: Option<&Expr>, span: Span) {
+        let Some(&(ty, _)) = self.instances.get(&target) else {
+            return;
+        };
+        if self.running.is_empty()
+            || self
+                .running
+                .iter()
+                .any(|&r| r == target || r == ty || self.descends_from(ty, r))
+        {
+            return;
+        }
+        let mut runners: Vec<&str> = self.running.iter().map(|r| self.text(*r)).collect();
+        runners.sort_unstable();
+        runners.dedup();
+        let property = match name.map(|n| &n.kind) {
+            Some(ExprKind::Str(p)) => format!("property \"{}\"", self.text(*p)),
+            _ => "a property".to_string(),
+        };
+        let (target, runners) = (self.text(target), runners.join(", "));
+        self.diags.push(
+            Diagnostic::warning(
+                "private-update",
+                span,
+                format!(
+                    "this code runs as {runners}, which cannot update {property} of {target}: \
+                     properties are private"
+                ),
+            )
+            .with_hint(format!(
+                "send {target} a message and let its own behaviour change the property"
+            )),
+        );
+    }
+
+    /// Whether type `ty` extends `ancestor`, directly or through others.
+    fn descends_from(&self, ty: Symbol, ancestor: Symbol) -> bool {
+        let mut cur = self.types.get(&ty).and_then(|i| i.extends.map(|n| n.sym));
+        let mut steps = 0;
+        while let Some(t) = cur {
+            if t == ancestor {
+                return true;
+            }
+            steps += 1;
+            if steps > self.types.len() {
+                return false;
+            }
+            cur = self.types.get(&t).and_then(|i| i.extends.map(|n| n.sym));
+        }
+        false
     }
 
     fn form_context(&mut self, op: FormOp, ctx: Context, span: Span) {
