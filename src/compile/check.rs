@@ -649,22 +649,17 @@ impl Checker {
     }
 
     fn ancestor_has_state(&self, ty: Symbol, state: Symbol) -> bool {
-        let mut cur = self.types.get(&ty).and_then(|i| i.extends.map(|n| n.sym));
-        let mut steps = 0;
-        while let Some(t) = cur {
-            let Some(info) = self.types.get(&t) else {
-                return false;
-            };
-            if info.states.contains(&state) {
-                return true;
-            }
-            steps += 1;
-            if steps > self.types.len() {
-                return false;
-            }
-            cur = info.extends.map(|n| n.sym);
-        }
-        false
+        self.ancestors(ty)
+            .any(|(_, info)| info.states.contains(&state))
+    }
+
+    /// The types `ty` extends, nearest first, as far as they are defined (at most as many
+    /// as there are types, so a loop of `#extends`, reported elsewhere, ends).
+    fn ancestors(&self, ty: Symbol) -> impl Iterator<Item = (Symbol, &TypeInfo)> {
+        let parent = |t: Symbol| self.types.get(&t).and_then(|i| i.extends.map(|n| n.sym));
+        std::iter::successors(parent(ty), move |&t| parent(t))
+            .take(self.types.len())
+            .map_while(|t| self.types.get(&t).map(|info| (t, info)))
     }
 
     fn check_code(&mut self, body: &[Expr], ctx: Context, params: &[Symbol]) {
@@ -831,19 +826,7 @@ impl Checker {
 
     /// Whether type `ty` extends `ancestor`, directly or through others.
     fn descends_from(&self, ty: Symbol, ancestor: Symbol) -> bool {
-        let mut cur = self.types.get(&ty).and_then(|i| i.extends.map(|n| n.sym));
-        let mut steps = 0;
-        while let Some(t) = cur {
-            if t == ancestor {
-                return true;
-            }
-            steps += 1;
-            if steps > self.types.len() {
-                return false;
-            }
-            cur = self.types.get(&t).and_then(|i| i.extends.map(|n| n.sym));
-        }
-        false
+        self.ancestors(ty).any(|(t, _)| t == ancestor)
     }
 
     fn form_context(&mut self, op: FormOp, ctx: Context, span: Span) {
