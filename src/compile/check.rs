@@ -51,6 +51,7 @@ pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut c = Checker::new();
     let items = &loaded.program.items;
     c.collect(items, Some(&loaded.sources));
+    c.lint = options.lint_unused_patterns;
     c.check_items(items);
     if options.lint_unused_patterns {
         c.lint_patterns(items);
@@ -79,6 +80,7 @@ pub fn check_snippet(
     c.collect(&program.items, None);
     c.diags.clear();
     c.base_advice = advice_in_force.iter().cloned().collect();
+    c.lint = true;
     match snippet {
         Snippet::User(body) => c.check_code(body, Context::Game, &[]),
         Snippet::Advice(a) => {
@@ -116,6 +118,11 @@ struct Checker {
     /// The entity types and instances the code being checked can run as (a behaviour's
     /// type, an advice's targets); empty where any entity or the user can run it.
     running: Vec<Symbol>,
+    /// Every label some advice is bound to, and whether some advice takes any label.
+    advice_labels: FxHashSet<Symbol>,
+    any_label_advice: bool,
+    /// Whether to warn about code as `flexrules check` does (lints).
+    lint: bool,
 }
 
 impl Checker {
@@ -133,6 +140,9 @@ impl Checker {
             base_advice: FxHashSet::default(),
             file_targets: FxHashMap::default(),
             running: Vec::new(),
+            advice_labels: FxHashSet::default(),
+            any_label_advice: false,
+            lint: false,
         }
     }
 
@@ -195,6 +205,12 @@ impl Checker {
                 Item::Advice(a) => {
                     if let crate::syntax::ast::AdviceBody::File { file: Some(id), .. } = &a.body {
                         self.file_targets.entry(*id).or_default().push(a.target.sym);
+                    }
+                    match a.label {
+                        Pattern::Name(label) => {
+                            self.advice_labels.insert(label.sym);
+                        }
+                        Pattern::Any(_) => self.any_label_advice = true,
                     }
                 }
                 _ => {}
@@ -783,6 +799,15 @@ impl Checker {
                 {
                     self.private_update(*target, args.first(), e.span);
                 }
+                if self.lint
+                    && matches!(op, FormOp::SendNew | FormOp::NewMessage)
+                    && let Some(Expr {
+                        kind: ExprKind::Str(label),
+                        span,
+                    }) = args.first()
+                {
+                    self.unhandled_label(*label, *span);
+                }
             }
         }
     }
@@ -822,6 +847,36 @@ impl Checker {
                 "send {target} a message and let its own behaviour change the property"
             )),
         );
+    }
+
+    /// Warn about a message made with a label that no behaviour handles and no advice is
+    /// bound to, when the label is a near miss of one that is: sent, it would do nothing,
+    /// and it is most likely a typo. (A label unlike any other may be a hook left for
+    /// rules files, or a game still being written.)
+    fn unhandled_label(&mut self, label: Symbol, span: Span) {
+        if self.any_label_advice
+            || self.labels.contains(&label)
+            || self.advice_labels.contains(&label)
+        {
+            return;
+        }
+        let text = self.text(label);
+        let known: Vec<&str> = self
+            .labels
+            .iter()
+            .chain(&self.advice_labels)
+            .map(|s| self.text(*s))
+            .collect();
+        if let Some(c) = closest(text, known.iter().copied()) {
+            self.diags.push(
+                Diagnostic::warning(
+                    "unhandled-message",
+                    span,
+                    format!("no behaviour handles label `{text}`, and no advice is bound to it"),
+                )
+                .with_hint(format!("did you mean `{c}`?")),
+            );
+        }
     }
 
     /// Whether type `ty` extends `ancestor`, directly or through others.
