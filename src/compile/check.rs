@@ -55,6 +55,7 @@ pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
     c.check_items(items);
     if options.lint_unused_patterns {
         c.lint_patterns(items);
+        c.lint_keys();
     }
     c.diags
 }
@@ -123,6 +124,12 @@ struct Checker {
     any_label_advice: bool,
     /// Whether to warn about code as `flexrules check` does (lints).
     lint: bool,
+    /// The attribute keys code gives messages (`with`, `update message attribute`), and
+    /// whether some key is not a constant (then any key may be given).
+    given_keys: FxHashSet<Symbol>,
+    any_key_given: bool,
+    /// The attribute keys code reads, as constants, and where.
+    read_keys: Vec<(Symbol, Span)>,
 }
 
 impl Checker {
@@ -143,6 +150,9 @@ impl Checker {
             advice_labels: FxHashSet::default(),
             any_label_advice: false,
             lint: false,
+            given_keys: FxHashSet::default(),
+            any_key_given: false,
+            read_keys: Vec::new(),
         }
     }
 
@@ -799,6 +809,7 @@ impl Checker {
                 {
                     self.private_update(*target, args.first(), e.span);
                 }
+                self.note_keys(*op, args, attrs);
                 if self.lint
                     && matches!(op, FormOp::SendNew | FormOp::NewMessage)
                     && let Some(Expr {
@@ -876,6 +887,60 @@ impl Checker {
                 )
                 .with_hint(format!("did you mean `{c}`?")),
             );
+        }
+    }
+
+    /// Note the attribute keys a form gives messages or reads, for [`Checker::lint_keys`].
+    fn note_keys(&mut self, op: FormOp, args: &[Expr], attrs: &[(Expr, Expr)]) {
+        let constant = |e: Option<&Expr>| match e.map(|e| &e.kind) {
+            Some(ExprKind::Str(k)) => Some(*k),
+            _ => None,
+        };
+        let given: Vec<Option<Symbol>> = match op {
+            FormOp::UpdateAttribute => vec![constant(args.first())],
+            _ => attrs.iter().map(|(k, _)| constant(Some(k))).collect(),
+        };
+        for k in given {
+            match k {
+                Some(k) => {
+                    self.given_keys.insert(k);
+                }
+                None => self.any_key_given = true,
+            }
+        }
+        if matches!(op, FormOp::Attribute | FormOp::AttributeOf)
+            && let Some(Expr {
+                kind: ExprKind::Str(k),
+                span,
+            }) = args.first()
+        {
+            self.read_keys.push((*k, *span));
+        }
+    }
+
+    /// Warn about an attribute read with a key no code gives a message, when the key is a
+    /// near miss of one some code does give: it would always read nil, most likely a typo.
+    /// (A key unlike any given may come with messages from outside: the REPL, the board.)
+    fn lint_keys(&mut self) {
+        if self.any_key_given {
+            return;
+        }
+        let given: Vec<&str> = self.given_keys.iter().map(|k| self.text(*k)).collect();
+        for &(key, span) in &self.read_keys {
+            if self.given_keys.contains(&key) {
+                continue;
+            }
+            let text = self.text(key);
+            if let Some(c) = closest(text, given.iter().copied()) {
+                self.diags.push(
+                    Diagnostic::warning(
+                        "unknown-attribute",
+                        span,
+                        format!("no message is given attribute `{text}` (reading it gives nil)"),
+                    )
+                    .with_hint(format!("did you mean `{c}`?")),
+                );
+            }
         }
     }
 
