@@ -892,29 +892,28 @@ impl Checker {
 
     /// Note the attribute keys a form gives messages or reads, for [`Checker::lint_keys`].
     fn note_keys(&mut self, op: FormOp, args: &[Expr], attrs: &[(Expr, Expr)]) {
-        let constant = |e: Option<&Expr>| match e.map(|e| &e.kind) {
-            Some(ExprKind::Str(k)) => Some(*k),
-            _ => None,
-        };
-        let given: Vec<Option<Symbol>> = match op {
-            FormOp::UpdateAttribute => vec![constant(args.first())],
-            _ => attrs.iter().map(|(k, _)| constant(Some(k))).collect(),
+        let given: Vec<&Expr> = match op {
+            FormOp::SendNew | FormOp::NewMessage => attrs.iter().map(|(k, _)| k).collect(),
+            FormOp::UpdateAttribute => args.first().into_iter().collect(),
+            FormOp::Attribute | FormOp::AttributeOf => {
+                if let Some(Expr {
+                    kind: ExprKind::Str(k),
+                    span,
+                }) = args.first()
+                {
+                    self.read_keys.push((*k, *span));
+                }
+                return;
+            }
+            _ => return,
         };
         for k in given {
-            match k {
-                Some(k) => {
+            match k.kind {
+                ExprKind::Str(k) => {
                     self.given_keys.insert(k);
                 }
-                None => self.any_key_given = true,
+                _ => self.any_key_given = true,
             }
-        }
-        if matches!(op, FormOp::Attribute | FormOp::AttributeOf)
-            && let Some(Expr {
-                kind: ExprKind::Str(k),
-                span,
-            }) = args.first()
-        {
-            self.read_keys.push((*k, *span));
         }
     }
 
