@@ -57,8 +57,8 @@ pub struct Stopped {
     pub plies: usize,
     /// The candidate being tried when it failed (`None`: `#actions` itself failed).
     pub action: Option<String>,
-    /// The error.
-    pub error: RuntimeError,
+    /// The error (boxed: a playout's result stays small).
+    pub error: Box<RuntimeError>,
 }
 
 /// What perft counted.
@@ -185,7 +185,7 @@ impl Session {
             let candidates = self.candidate_items().map_err(|error| Stopped {
                 plies,
                 action: None,
-                error,
+                error: Box::new(error),
             })?;
             match self.draw_legal(&candidates, &mut undrawn, chooser) {
                 Drawn::Legal => plies += 1,
@@ -193,7 +193,7 @@ impl Session {
                     return Err(Stopped {
                         plies,
                         action: Some(a.name()),
-                        error,
+                        error: Box::new(error),
                     });
                 }
                 Drawn::None => {

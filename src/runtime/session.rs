@@ -290,6 +290,7 @@ impl Session {
                     hint,
                     span: Some(late.span),
                     chain: Vec::new(),
+                    calls: None,
                 })
             };
             let described = match (&value, late.ring) {
@@ -682,6 +683,7 @@ impl Session {
                     hint: None,
                     span: Some(self.game.code(code).span),
                     chain: Vec::new(),
+                    calls: None,
                 });
             }
         };
@@ -690,6 +692,7 @@ impl Session {
             hint: Some("#actions must give a list of (list <recipient> <message>)".into()),
             span: Some(self.game.code(code).span),
             chain: Vec::new(),
+            calls: None,
         };
         let items = match value {
             Value::List(l) => l,

@@ -136,12 +136,50 @@ pub struct RuntimeError {
     pub span: Option<Span>,
     /// Innermost first: `hole4 handled seed from hole3`, ...
     pub chain: Vec<String>,
+    /// The calls of `#define`d functions the failing code is in, if any.
+    pub calls: Option<Box<Calls>>,
 }
+
+/// The calls of functions a runtime error happened inside.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Calls {
+    /// Where they were made, innermost first (at most [`CALLS_SHOWN`] places).
+    pub sites: Vec<CallSite>,
+    /// Calls made from other places, further out.
+    pub more: usize,
+}
+
+/// Where a function the failing code is in was called, and how many of the calls it is
+/// in were made there (more than one in a recursion).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSite {
+    /// The function (`function worth`).
+    pub function: String,
+    /// The call.
+    pub at: Span,
+    /// How many of the calls were made there.
+    pub times: usize,
+}
+
+/// The most places of calls a runtime error points at (innermost first).
+pub const CALLS_SHOWN: usize = 6;
 
 impl RuntimeError {
     /// The diagnostic for this error, when it has a place in the sources.
     pub fn to_diagnostic(&self) -> Option<Diagnostic> {
         let mut d = Diagnostic::error("runtime-error", self.span?, &self.message);
+        if let Some(calls) = &self.calls {
+            for c in &calls.sites {
+                let times = match c.times {
+                    1 => String::new(),
+                    n => format!(" ({n} of the nested calls)"),
+                };
+                d = d.with_note(c.at, format!("in {}, called here{times}", c.function));
+            }
+            if calls.more > 0 {
+                d = d.with_context(format!("... in {} more calls", calls.more));
+            }
+        }
         if !self.chain.is_empty() {
             d = d.with_context(format!("message chain: {}", self.chain.join(" <- ")));
         }

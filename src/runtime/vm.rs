@@ -451,6 +451,7 @@ fn unanswered(signal: Symbol) -> Status {
         hint: Some("signals are answered from the REPL (:signal) or the board".into()),
         span: None,
         chain: Vec::new(),
+        calls: None,
     })
 }
 
@@ -1085,7 +1086,10 @@ impl Machine {
                 Run::Waiting(sig)
             }
             Ok(_) => Run::Stepped,
-            Err(e) => self.finish(Status::Failed(e)),
+            Err(mut e) => {
+                self.note_calls(cx.game, &mut e);
+                self.finish(Status::Failed(e))
+            }
         }
     }
 
@@ -1114,7 +1118,10 @@ impl Machine {
             // The transaction is ended while `exec`'s result stays where `exec` left it
             // (`end` reads only how it ended), then the status moves once, to the
             // caller: it is large to move.
-            let r = self.exec(cx);
+            let mut r = self.exec(cx);
+            if let Err(e) = &mut r {
+                self.note_calls(cx.game, e);
+            }
             match &r {
                 Ok(Flow::End(status)) => self.end(Ending::of(status)),
                 Err(_) => self.end(Ending::Refused),
@@ -1227,6 +1234,7 @@ impl Machine {
             hint: e.hint,
             span: (span != OUTSIDE).then_some(span),
             chain: self.chain(),
+            calls: None,
         }
     }
 
@@ -1236,6 +1244,43 @@ impl Machine {
             hint: None,
             span: (span != OUTSIDE).then_some(span),
             chain: self.chain(),
+            calls: None,
+        }
+    }
+
+    /// Point error `e` at the calls of functions the failing code is in (the frames above
+    /// the body of the join point), innermost first, where each was called from: each
+    /// place once, with how many of the calls were made there.
+    #[cold]
+    fn note_calls(&self, game: &Game, e: &mut RuntimeError) {
+        let mut calls = super::trace::Calls::default();
+        let mut frames = self.frames.iter().rev().peekable();
+        while let Some(f) = frames.next() {
+            let (Kind::Function, Some(caller)) = (f.kind, frames.peek()) else {
+                break;
+            };
+            // The caller keeps the place after its `Call`.
+            let code = game.code(caller.code);
+            let Some(&at) = (caller.ip as usize)
+                .checked_sub(1)
+                .and_then(|i| code.spans.get(i))
+            else {
+                continue;
+            };
+            // A place already shown (a recursion) counts the call there.
+            let full = calls.sites.len() == super::trace::CALLS_SHOWN;
+            match calls.sites.iter_mut().find(|c| c.at == at) {
+                Some(shown) => shown.times += 1,
+                None if full => calls.more += 1,
+                None => calls.sites.push(super::trace::CallSite {
+                    function: game.code(f.code).name.clone(),
+                    at,
+                    times: 1,
+                }),
+            }
+        }
+        if !calls.sites.is_empty() {
+            e.calls = Some(Box::new(calls));
         }
     }
 

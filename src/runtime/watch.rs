@@ -133,6 +133,7 @@ impl Session {
                         hint: Some("wait for signals in the entities' behaviours".into()),
                         span: None,
                         chain: Vec::new(),
+                        calls: None,
                     });
                 }
             }
