@@ -1087,8 +1087,8 @@ impl Machine {
             }
             Ok(_) => Run::Stepped,
             Err(mut e) => {
-                self.note_calls(cx.game, &mut e);
-                self.finish(Status::Failed(e))
+                self.fail(cx.game, &mut e);
+                Run::Finished(Status::Failed(e))
             }
         }
     }
@@ -1119,12 +1119,9 @@ impl Machine {
             // (`end` reads only how it ended), then the status moves once, to the
             // caller: it is large to move.
             let mut r = self.exec(cx);
-            if let Err(e) = &mut r {
-                self.note_calls(cx.game, e);
-            }
-            match &r {
+            match &mut r {
                 Ok(Flow::End(status)) => self.end(Ending::of(status)),
-                Err(_) => self.end(Ending::Refused),
+                Err(e) => self.fail(cx.game, e),
                 Ok(_) => {}
             }
             match r {
@@ -1137,6 +1134,15 @@ impl Machine {
                 Ok(_) => {}
             }
         }
+    }
+
+    /// End the transaction after runtime error `e`, which is first told the calls of
+    /// functions it happened inside (see [`Machine::note_calls`]).
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, game: &Game, e: &mut RuntimeError) {
+        self.note_calls(game, e);
+        self.end(Ending::Refused);
     }
 
     fn finish(&mut self, status: Status) -> Run {
