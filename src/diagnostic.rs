@@ -231,6 +231,24 @@ pub fn render_plain(map: &SourceMap, diagnostics: &[Diagnostic]) -> String {
 /// The machine-readable form of one diagnostic (`--format json`).
 #[derive(Serialize)]
 pub struct JsonDiagnostic<'a> {
+    /// The primary place, and what is wrong (`message`).
+    #[serde(flatten)]
+    pub at: JsonPlace<'a>,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// Kind of problem.
+    pub code: &'a str,
+    /// How to fix it.
+    pub hint: Option<&'a str>,
+    /// Further context lines.
+    pub context: &'a [String],
+    /// Other places worth seeing (a first definition, the calls a runtime error was in).
+    pub notes: Vec<JsonPlace<'a>>,
+}
+
+/// A place in the sources, in JSON, with what is said of it.
+#[derive(Serialize)]
+pub struct JsonPlace<'a> {
     /// Path of the file.
     pub file: String,
     /// Byte range `[start, end)`.
@@ -243,35 +261,39 @@ pub struct JsonDiagnostic<'a> {
     pub end_line: usize,
     /// 1-based column of the end.
     pub end_column: usize,
-    /// `error` or `warning`.
-    pub severity: Severity,
-    /// Kind of problem.
-    pub code: &'a str,
-    /// What is wrong.
+    /// What is said of the place.
     pub message: &'a str,
-    /// How to fix it.
-    pub hint: Option<&'a str>,
-    /// Further context lines.
-    pub context: &'a [String],
 }
 
-/// The JSON form of `d`.
-pub fn to_json<'a>(map: &SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
-    let file = map.file(d.span.file);
-    let (line, column) = file.line_col(d.span.start as usize);
-    let (end_line, end_column) = file.line_col(d.span.end as usize);
-    JsonDiagnostic {
+/// The JSON form of place `span` and what `message` says of it.
+pub fn place<'a>(map: &SourceMap, span: Span, message: &'a str) -> JsonPlace<'a> {
+    let file = map.file(span.file);
+    let (line, column) = file.line_col(span.start as usize);
+    let (end_line, end_column) = file.line_col(span.end as usize);
+    JsonPlace {
         file: file.path.display().to_string(),
-        range: [d.span.start, d.span.end],
+        range: [span.start, span.end],
         line,
         column,
         end_line,
         end_column,
+        message,
+    }
+}
+
+/// The JSON form of `d`.
+pub fn to_json<'a>(map: &SourceMap, d: &'a Diagnostic) -> JsonDiagnostic<'a> {
+    JsonDiagnostic {
+        at: place(map, d.span, &d.message),
         severity: d.severity,
         code: d.code,
-        message: &d.message,
         hint: d.hint.as_deref(),
         context: &d.context,
+        notes: d
+            .notes
+            .iter()
+            .map(|n| place(map, n.span, &n.message))
+            .collect(),
     }
 }
 

@@ -188,7 +188,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
         .filter(|s| matches!(s.tx.status, Status::Failed(_)))
         .count();
     if args.json {
-        let Some(mut doc) = to_json(session, &steps) else {
+        let Some(mut doc) = to_json(session, &opened.sources, &steps) else {
             return refuse(
                 args,
                 format!(
@@ -315,7 +315,7 @@ pub fn describe(e: &TraceEvent) -> String {
 
 /// The `--json` document; `None` when its values would take more than [`JSON_CAP`] bytes
 /// (they are refused rather than cut: a cut document would look complete to a program).
-fn to_json(session: &Session, steps: &[Step]) -> Option<serde_json::Value> {
+fn to_json(session: &Session, sources: &SourceMap, steps: &[Step]) -> Option<serde_json::Value> {
     let game = &session.game;
     let mut budget = JSON_CAP;
     let mut entities = serde_json::Map::new();
@@ -355,6 +355,13 @@ fn to_json(session: &Session, steps: &[Step]) -> Option<serde_json::Value> {
                     o.insert("result".into(), json!("failed"));
                     o.insert("error".into(), json!(e.message));
                     o.insert("chain".into(), json!(e.chain));
+                    // Where it failed, and the calls it failed inside, as `check
+                    // --format json` gives a diagnostic.
+                    if let Some(d) = e.to_diagnostic()
+                        && let Ok(d) = serde_json::to_value(crate::diagnostic::to_json(sources, &d))
+                    {
+                        o.insert("diagnostic".into(), d);
+                    }
                 }
             }
             let output: Vec<serde_json::Value> =
