@@ -195,3 +195,35 @@ fn a_closed_pipe_ends_a_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.signal(), Some(libc::SIGPIPE), "{stderr}");
 }
+
+#[test]
+fn playout_json_gives_the_first_error_with_its_place() {
+    let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args([
+            "playout",
+            "tests/inputs/tic-tac-toe",
+            "--rules",
+            "tests/inputs/tic-tac-toe/variants/corner-typo.fr",
+            "-n",
+            "3",
+            "--jobs",
+            "1",
+            "--json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("flexrules runs");
+    assert_eq!(output.status.code(), Some(1));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("one JSON document on stdout");
+    let first = &doc["first_error"];
+    assert_eq!(first["error"], "no entity named \"gmae\"", "{doc}");
+    let d = &first["diagnostic"];
+    assert_eq!(d["code"], "runtime-error", "{doc}");
+    assert_eq!(
+        d["file"], "tests/inputs/tic-tac-toe/variants/corner-typo.fr",
+        "{doc}"
+    );
+    assert_eq!(d["line"], 7, "{doc}");
+    assert_eq!(d["hint"], "did you mean \"game\"?", "{doc}");
+}

@@ -246,6 +246,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         &tally,
         seconds,
         args.json,
+        &opened_sources,
         profile.as_ref().map(|p| (p, &*base.game)),
     );
     if let Some(p) = &profile {
@@ -276,6 +277,7 @@ fn print_tally(
     t: &Tally,
     seconds: f64,
     json: bool,
+    sources: &crate::source::SourceMap,
     profile: Option<(
         &crate::runtime::profile::Profile,
         &crate::compile::program::Game,
@@ -322,6 +324,10 @@ fn print_tally(
                 "move": s.action,
                 "error": s.error.message,
                 "chain": s.error.chain,
+                // Where, as `check --format json` gives a diagnostic.
+                "diagnostic": s.error.to_diagnostic().map(|d| {
+                    serde_json::to_value(crate::diagnostic::to_json(sources, &d)).ok()
+                }),
             })),
             "mean_plies": mean,
             "seconds": seconds,
