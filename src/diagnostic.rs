@@ -266,7 +266,7 @@ pub struct JsonPlace<'a> {
 }
 
 /// The JSON form of place `span` and what `message` says of it.
-pub fn place<'a>(map: &SourceMap, span: Span, message: &'a str) -> JsonPlace<'a> {
+fn place<'a>(map: &SourceMap, span: Span, message: &'a str) -> JsonPlace<'a> {
     let file = map.file(span.file);
     let (line, column) = file.line_col(span.start as usize);
     let (end_line, end_column) = file.line_col(span.end as usize);

@@ -157,3 +157,13 @@ pub fn stderr_color() -> bool {
     use std::io::IsTerminal;
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
 }
+
+/// Runtime error `e` as a JSON diagnostic (as `check --format json` writes one: its place,
+/// hint, context and notes), for the `--json` documents; `None` when it has no place.
+pub fn error_json(
+    sources: &crate::source::SourceMap,
+    e: &crate::runtime::trace::RuntimeError,
+) -> Option<serde_json::Value> {
+    let d = e.to_diagnostic()?;
+    serde_json::to_value(crate::diagnostic::to_json(sources, &d)).ok()
+}

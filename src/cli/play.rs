@@ -324,10 +324,7 @@ fn print_tally(
                 "move": s.action,
                 "error": s.error.message,
                 "chain": s.error.chain,
-                // Where, as `check --format json` gives a diagnostic.
-                "diagnostic": s.error.to_diagnostic().map(|d| {
-                    serde_json::to_value(crate::diagnostic::to_json(sources, &d)).ok()
-                }),
+                "diagnostic": super::error_json(sources, &s.error),
             })),
             "mean_plies": mean,
             "seconds": seconds,

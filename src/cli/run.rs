@@ -355,11 +355,7 @@ fn to_json(session: &Session, sources: &SourceMap, steps: &[Step]) -> Option<ser
                     o.insert("result".into(), json!("failed"));
                     o.insert("error".into(), json!(e.message));
                     o.insert("chain".into(), json!(e.chain));
-                    // Where it failed, and the calls it failed inside, as `check
-                    // --format json` gives a diagnostic.
-                    if let Some(d) = e.to_diagnostic()
-                        && let Ok(d) = serde_json::to_value(crate::diagnostic::to_json(sources, &d))
-                    {
+                    if let Some(d) = super::error_json(sources, e) {
                         o.insert("diagnostic".into(), d);
                     }
                 }

@@ -809,7 +809,9 @@ impl Checker {
                 {
                     self.private_update(*target, args.first(), e.span);
                 }
-                self.note_keys(*op, args, attrs);
+                if self.lint {
+                    self.note_keys(*op, args, attrs);
+                }
                 if self.lint
                     && matches!(op, FormOp::SendNew | FormOp::NewMessage)
                     && let Some(Expr {
