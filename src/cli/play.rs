@@ -1,9 +1,10 @@
 //! `flexrules playout` and `flexrules perft`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::runtime::agent::{Agent, Agents, TO_MOVE};
 use crate::runtime::playout::{Chooser, Ending, PerftProgress, Playout, Stopped};
 use crate::runtime::session::Session;
 
@@ -29,6 +30,13 @@ pub struct PlayoutArgs {
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+    /// Who chooses the moves: `random` (uniform among the legal moves, the default) or
+    /// `mcts[:<iterations>]` (Monte Carlo tree search, 200 iterations unless given), for
+    /// every player, or as `<player>=<agent>` for one player as the game's `to-move`
+    /// names it (repeatable: --agent white=mcts:400 --agent black=random). Any agent but
+    /// random needs the game to define `to-move`.
+    #[arg(long = "agent", value_name = "[PLAYER=]AGENT")]
+    pub agents: Vec<String>,
     /// Count where the steps go and print the bodies (laws, side-effects, behaviours,
     /// functions, #actions) that execute most of them. Steps, not time: the same on any
     /// machine and with any --jobs; the run takes several times longer.
@@ -95,6 +103,8 @@ pub struct Tally {
     /// The error that stopped the game with the smallest number, with that number (the
     /// same whatever the number of threads).
     pub first_error: Option<(u64, Stopped)>,
+    /// With agents: the players who had the move in some game, by their text.
+    pub movers: BTreeSet<String>,
 }
 
 impl Tally {
@@ -130,6 +140,7 @@ impl Tally {
         self.too_long += other.too_long;
         self.plies += other.plies;
         self.failed += other.failed;
+        self.movers.extend(other.movers);
         self.first_error = match (self.first_error, other.first_error) {
             (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
             (a, b) => a.or(b),
@@ -152,19 +163,63 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
-/// Play game `index` of a run from the session's current world.
+/// Play game `index` of a run from the session's current world, every move chosen at
+/// random, or by `agents`.
 fn one(
     session: &mut Session,
     start: &crate::runtime::world::World,
     seed: u64,
     index: u64,
     max_plies: usize,
+    agents: Option<&Agents>,
+    movers: &mut BTreeSet<String>,
 ) -> Result<Playout, Stopped> {
     *session.world_mut() = start.clone();
     let mut chooser = Chooser::new(seed, index);
     // Game code that draws random numbers gets its own stream per playout too.
     session.world_mut().rng = chooser.next_u64();
-    session.playout(&mut chooser, max_plies)
+    match agents {
+        Some(agents) => session.playout_with(agents, &mut chooser, max_plies, movers),
+        None => session.playout(&mut chooser, max_plies),
+    }
+}
+
+/// The agents `--agent` names, with `(to-move)` compiled into the game; `None` when every
+/// player plays at random. The error is for the user (a wrong command line).
+fn agents(session: &mut Session, given: &[String]) -> Result<Option<Agents>, String> {
+    let mut players: Vec<(String, Agent)> = Vec::new();
+    let mut others = None;
+    for text in given {
+        let (player, agent) = match text.split_once('=') {
+            Some((p, a)) => (Some(p.trim()), a.trim()),
+            None => (None, text.trim()),
+        };
+        let agent = Agent::parse(agent).map_err(|e| format!("--agent {text}: {e}"))?;
+        match player {
+            Some("") => return Err(format!("--agent {text}: the player before `=` is empty")),
+            Some(p) => {
+                // The player as the game writes it (an integer or a string), by its text.
+                let p = crate::runtime::outside::parse_literal(p).to_text();
+                if players.iter().any(|(q, _)| *q == p) {
+                    return Err(format!(
+                        "--agent {text}: player `{p}` is given an agent twice"
+                    ));
+                }
+                players.push((p, agent));
+            }
+            None if others.is_some() => {
+                return Err(format!(
+                    "--agent {text}: an agent for every player is given twice (name a player: --agent <player>=<agent>)"
+                ));
+            }
+            None => others = Some(agent),
+        }
+    }
+    let others = others.unwrap_or(Agent::Random);
+    if others == Agent::Random && players.iter().all(|(_, a)| *a == Agent::Random) {
+        return Ok(None);
+    }
+    Agents::new(session.game_mut(), players, others).map(Some)
 }
 
 /// Run `flexrules playout`.
@@ -174,11 +229,18 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         Err(code) => return code,
     };
     let mut base = opened.session;
+    let opened_sources = opened.sources;
+    let agents = match agents(&mut base, &args.agents) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if let Err(code) = super::disasm::check_names(&base.game, &args.disasm) {
         return code;
     }
     base.set_profiling(args.profile);
-    let opened_sources = opened.sources;
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -191,7 +253,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     // session and its start: values stay on the thread that made them (see
     // `Session::fork`). The tallies add up whatever the order.
     let next = std::sync::atomic::AtomicU64::new(0);
-    let (next, bar_ref) = (&next, &bar);
+    let (next, bar_ref, agents) = (&next, &bar, agents.as_ref());
     let run = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel();
         let mut started = 0;
@@ -207,7 +269,16 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
                     if i >= args.games {
                         break;
                     }
-                    tally.add(i, one(&mut session, &own, seed, i, args.max_plies));
+                    let played = one(
+                        &mut session,
+                        &own,
+                        seed,
+                        i,
+                        args.max_plies,
+                        agents,
+                        &mut tally.movers,
+                    );
+                    tally.add(i, played);
                     bar_ref.inc(1);
                 }
                 let _ = tx.send((tally, session.take_profile()));
@@ -242,10 +313,26 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     };
     bar.finish_and_clear();
     let seconds = began.elapsed().as_secs_f64();
+    if let Some(agents) = agents {
+        for (p, _) in &agents.players {
+            if !tally.movers.contains(p) {
+                let had: Vec<&str> = tally.movers.iter().map(String::as_str).collect();
+                eprintln!(
+                    "warning: --agent names player `{p}`, who never had the move (by `{TO_MOVE}`, the players to move were: {})",
+                    if had.is_empty() {
+                        "none".to_string()
+                    } else {
+                        had.join(", ")
+                    }
+                );
+            }
+        }
+    }
     print_tally(
         &tally,
         seconds,
         args.json,
+        agents,
         &opened_sources,
         profile.as_ref().map(|p| (p, &*base.game)),
     );
@@ -277,6 +364,7 @@ fn print_tally(
     t: &Tally,
     seconds: f64,
     json: bool,
+    agents: Option<&Agents>,
     sources: &crate::source::SourceMap,
     profile: Option<(
         &crate::runtime::profile::Profile,
@@ -330,6 +418,18 @@ fn print_tally(
             "seconds": seconds,
             "playouts_per_second": rate,
         });
+        // Only with --agent: who chose the moves.
+        if let (Some(agents), Some(fields)) = (agents, summary.as_object_mut()) {
+            let players: serde_json::Map<String, serde_json::Value> = agents
+                .players
+                .iter()
+                .map(|(p, a)| (p.clone(), a.to_string().into()))
+                .collect();
+            fields.insert(
+                "agents".into(),
+                serde_json::json!({"players": players, "others": agents.others.to_string()}),
+            );
+        }
         // Only with --profile: the summary is otherwise as it always was.
         if let (Some((p, game)), Some(fields)) = (profile, summary.as_object_mut()) {
             let bodies: Vec<serde_json::Value> = p
@@ -352,6 +452,19 @@ fn print_tally(
     println!(
         "{n} games, mean length {mean:.1} moves, {rate:.decimals$} playouts/s ({seconds:.2} s)"
     );
+    if let Some(agents) = agents {
+        let mut who: Vec<String> = agents
+            .players
+            .iter()
+            .map(|(p, a)| format!("{p} {a}"))
+            .collect();
+        who.push(if agents.players.is_empty() {
+            format!("every player {}", agents.others)
+        } else {
+            format!("every other player {}", agents.others)
+        });
+        println!("  agents: {}", who.join(", "));
+    }
     for (w, &k) in &t.wins {
         let (k, p, lo, hi) = row(k);
         println!(

@@ -467,6 +467,19 @@ pub fn compile_body(
     }
 }
 
+/// A body that calls the function `name` with no arguments and gives its value, to be run
+/// from outside the game (an agent asking `to-move`), with `span` as its place.
+pub fn compile_call(game: &mut Game, name: Symbol, span: Span) -> Result<CodeId, Vec<Diagnostic>> {
+    let call = Expr {
+        kind: ExprKind::Call {
+            func: Name { sym: name, span },
+            args: Vec::new(),
+        },
+        span,
+    };
+    compile_body(game, &[call], format!("({name})"), span)
+}
+
 struct Emitter<'a> {
     ops: Vec<Op>,
     spans: Vec<Span>,

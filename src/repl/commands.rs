@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use crate::compile::program::AdviceTarget;
 use crate::diagnostic::Diagnostic;
+use crate::runtime::agent::{Agent, Agents, TO_MOVE};
 use crate::runtime::moves::Verdict;
+use crate::runtime::playout::Chooser;
 use crate::runtime::world::{AdviceEntry, next_version};
 use crate::symbol::Symbol;
 use crate::syntax::ast::{AdviceBody, AdviceKind, Item};
@@ -26,6 +28,11 @@ pub struct Command {
     /// What it does.
     pub help: &'static str,
 }
+
+/// The iterations of a plain `:hint`.
+const HINT_ITERATIONS: u32 = 1000;
+/// The moves a random playout of `:hint` plays at most before it counts as a draw.
+const HINT_MAX_PLIES: usize = 10_000;
 
 const fn c(name: &'static str, args: &'static str, help: &'static str) -> Command {
     Command { name, args, help }
@@ -125,6 +132,11 @@ pub const COMMANDS: &[Command] = &[
         "why a move is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
     ),
     c("random", "[<n>]", "play <n> random legal moves (default 1)"),
+    c(
+        "hint",
+        "[<iterations>]",
+        "what Monte Carlo tree search would play: each legal move with its visits and score (needs the game's to-move)",
+    ),
     c(
         "save",
         "<file>",
@@ -261,6 +273,17 @@ impl Repl {
             "moves" => self.moves(),
             "play" => self.play(rest, false),
             "why" => self.why(rest),
+            "hint" => {
+                let n = if rest.is_empty() {
+                    Ok(HINT_ITERATIONS)
+                } else {
+                    rest.parse::<u32>()
+                };
+                match n {
+                    Ok(n) if n >= 1 => self.hint(n),
+                    _ => "usage: :hint [<iterations>] (at least 1)".into(),
+                }
+            }
             "random" => {
                 let n = if rest.is_empty() {
                     Ok(1)
@@ -826,6 +849,60 @@ impl Repl {
                 }
             }
         }
+    }
+
+    /// `:hint [<iterations>]`: the legal moves as Monte Carlo tree search sees them for
+    /// the player to move, most visited (its choice) first. The search's random choices
+    /// are seeded by the world's generator, so the same position gives the same answer.
+    fn hint(&mut self, iterations: u32) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        if self.session.ending().is_some() {
+            return "the game is over".into();
+        }
+        let agents = match Agents::new(self.session.game_mut(), Vec::new(), Agent::Random) {
+            Ok(a) => a,
+            Err(e) => return format!("error: {e}"),
+        };
+        let player = match self.session.player_to_move(agents.to_move) {
+            Ok(p) => p,
+            Err(e) => {
+                return format!(
+                    "error: ({TO_MOVE}) failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        let mut chooser = Chooser::new(self.session.world().rng, 0);
+        let scores = match self
+            .session
+            .analyse(&agents, &mut chooser, iterations, HINT_MAX_PLIES)
+        {
+            Ok(s) => s,
+            Err((action, e)) => {
+                let what = action.map_or("#actions".to_string(), |a| format!("`{a}`"));
+                return format!(
+                    "error: searching, {what} failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        if scores.is_empty() {
+            return "no legal move".into();
+        }
+        let who = player.map_or("nobody in particular".to_string(), |p| format!("`{p}`"));
+        let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        let mut out = vec![format!(
+            "{who} to move; {iterations} iterations of Monte Carlo tree search (score: 1 a win, 0.5 a draw, 0 a loss):"
+        )];
+        for s in &scores {
+            out.push(format!(
+                "  {:<width$}  visits {:>6}  score {:.2}",
+                s.name, s.visits, s.score
+            ));
+        }
+        out.join("\n")
     }
 
     fn random(&mut self, n: usize) -> String {

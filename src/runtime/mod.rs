@@ -3,6 +3,7 @@
 //! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
 //! source text except through spans carried by compiled code.
 
+pub mod agent;
 pub mod attrs;
 pub mod budget;
 pub mod builtins;

@@ -96,7 +96,7 @@ pub struct PerftProgress {
 }
 
 /// What drawing candidates found.
-enum Drawn {
+pub(super) enum Drawn {
     /// A legal move, played.
     Legal,
     /// A candidate that failed with a runtime error.
@@ -164,7 +164,7 @@ impl Session {
     }
 
     /// [`Session::playout`] on a world without an active canvas.
-    fn play_unwatched(
+    pub(super) fn play_unwatched(
         &mut self,
         chooser: &mut Chooser,
         max_plies: usize,
@@ -215,7 +215,7 @@ impl Session {
     /// `undrawn` (a buffer reused from ply to ply) holds the places of the candidates not
     /// drawn yet; it is shuffled exactly as the list of candidates itself would be, so the
     /// moves drawn are those that drawing from that list would give.
-    fn draw_legal(
+    pub(super) fn draw_legal(
         &mut self,
         candidates: &CandidateItems,
         undrawn: &mut Vec<usize>,

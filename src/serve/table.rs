@@ -24,8 +24,7 @@ pub const MAX_REQUEST: usize = 16 * 1024;
 /// The longest name (entity, graphic, move, signal, rule) a request may carry.
 const MAX_NAME: usize = 200;
 
-/// The function a game defines to say which player is to move.
-pub const TO_MOVE: &str = "to-move";
+pub use crate::runtime::agent::TO_MOVE;
 
 /// Who is at the other end of a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

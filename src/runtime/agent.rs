@@ -1,0 +1,515 @@
+//! Playing agents for playouts: who chooses each move of a game played to its end.
+//!
+//! `random` draws uniformly among the legal moves (what [`Session::playout`] does). `mcts`
+//! searches before each of its moves: Monte Carlo tree search with the UCT rule, a fixed
+//! number of iterations, random playouts to the end of the game as its evaluation, and
+//! the move whose subtree was visited most as its choice. It knows nothing of any game:
+//! the legal moves are the candidates of `#actions` that commit, the player to move is
+//! what the game's function `to-move` gives, and an ending is what `(finish with ...)`
+//! recorded. So an agent stronger than random is there for every game written in the
+//! language, to measure its balance (win rates of each side) under play that has some
+//! sense, not only under random play.
+//!
+//! Every node of the search tree keeps its world (a persistent value: what it shares
+//! with its parent is not copied), so an iteration never replays the moves above it. The
+//! random choices come from the game's [`Chooser`], so a game's moves depend only on the
+//! seed and the game's number.
+
+use super::playout::{Chooser, Drawn, Ending, Playout, Stopped};
+use super::session::{Candidate, CandidateItems, Session, Start};
+use super::trace::{RuntimeError, Status};
+use super::value::Value;
+use super::vm::TrialEnd;
+use super::world::World;
+use crate::compile::bytecode::CodeId;
+use crate::compile::program::Game;
+use crate::symbol::Symbol;
+
+/// How a player chooses its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    /// Uniformly among the legal moves.
+    Random,
+    /// Monte Carlo tree search with this many iterations (at least 1) before each move.
+    Mcts {
+        /// Iterations (random playouts from a new node of the tree) per move.
+        iterations: u32,
+    },
+}
+
+impl Agent {
+    /// The agent a command line names: `random`, `mcts` (with [`Agent::MCTS_ITERATIONS`])
+    /// or `mcts:<iterations>`.
+    pub fn parse(text: &str) -> Result<Agent, String> {
+        let (kind, arg) = match text.split_once(':') {
+            Some((k, a)) => (k, Some(a)),
+            None => (text, None),
+        };
+        match (kind, arg) {
+            ("random", None) => Ok(Agent::Random),
+            ("random", Some(_)) => Err("`random` takes no argument".into()),
+            ("mcts", None) => Ok(Agent::Mcts {
+                iterations: Agent::MCTS_ITERATIONS,
+            }),
+            ("mcts", Some(n)) => match n.parse::<u32>() {
+                Ok(iterations) if iterations >= 1 => Ok(Agent::Mcts { iterations }),
+                _ => Err(format!(
+                    "`mcts:{n}`: the iterations are a whole number from 1 to {}",
+                    u32::MAX
+                )),
+            },
+            _ => Err(format!(
+                "unknown agent `{kind}`: the agents are `random` and `mcts[:<iterations>]`"
+            )),
+        }
+    }
+
+    /// The iterations of a plain `mcts`.
+    pub const MCTS_ITERATIONS: u32 = 200;
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Agent::Random => write!(f, "random"),
+            Agent::Mcts { iterations } => write!(f, "mcts:{iterations}"),
+        }
+    }
+}
+
+/// Who plays each side of a game: an agent per player (as `to-move` gives players, by
+/// their text), and one for every other player.
+#[derive(Clone, Debug)]
+pub struct Agents {
+    /// The compiled `(to-move)`: the player to move (`nil`: nobody in particular).
+    pub to_move: CodeId,
+    /// Agents of named players, by the text of the player's value.
+    pub players: Vec<(String, Agent)>,
+    /// The agent of every other player (and of a position where `to-move` gives `nil`).
+    pub others: Agent,
+}
+
+/// The function a game defines to say whose turn it is.
+pub const TO_MOVE: &str = "to-move";
+
+impl Agents {
+    /// The agents of a game: `players` (by the text of each player's value) and `others`,
+    /// with the game's `(to-move)` compiled into it. The error, for the user, says why the
+    /// game cannot have them: it defines no `to-move` without parameters.
+    pub fn new(
+        game: &mut Game,
+        players: Vec<(String, Agent)>,
+        others: Agent,
+    ) -> Result<Agents, String> {
+        let name = Symbol::intern(TO_MOVE);
+        let Some(f) = game.functions.iter().find(|f| f.name == name) else {
+            return Err(format!(
+                "Monte Carlo tree search needs to know whose turn it is, and the game defines no function `{TO_MOVE}`\n  hint: define `{TO_MOVE}` with no parameters, giving the player to move (nil when nobody is); `flexrules serve` asks it too"
+            ));
+        };
+        let code = game.code(f.code);
+        if code.params != 0 {
+            return Err(format!(
+                "the game's function `{TO_MOVE}` takes {} parameter(s); an agent calls it with none",
+                code.params
+            ));
+        }
+        let span = code.span;
+        let to_move = crate::compile::codegen::compile_call(game, name, span)
+            .map_err(|_| format!("`({TO_MOVE})` does not compile"))?;
+        Ok(Agents {
+            to_move,
+            players,
+            others,
+        })
+    }
+
+    /// The agent of `player` (`None`: nobody in particular).
+    pub fn of(&self, player: Option<&str>) -> Agent {
+        player
+            .and_then(|p| self.players.iter().find(|(name, _)| name == p))
+            .map_or(self.others, |(_, a)| *a)
+    }
+}
+
+/// A legal move as a search saw it ([`Session::analyse`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveScore {
+    /// Its name.
+    pub name: String,
+    /// Iterations that went through it.
+    pub visits: u32,
+    /// Their mean worth to the player who makes it: 1 a win, ½ a draw, 0 a loss.
+    pub score: f64,
+}
+
+/// An error met while searching: the candidate that failed, if it was one, and the error.
+pub type Failure = (Option<String>, RuntimeError);
+
+/// The exploration constant of UCT (√2, for rewards between 0 and 1).
+const EXPLORATION: f64 = std::f64::consts::SQRT_2;
+
+/// A position of the search tree.
+struct Node {
+    /// The world here.
+    world: World,
+    /// Who made the move that led here (`None` at the root, or nobody in particular).
+    mover: Option<String>,
+    /// Who moves here.
+    to_move: Option<String>,
+    /// How the game stands here: `Some` when it is over (or no move is legal: `Stuck`).
+    ending: Option<Ending>,
+    /// The candidates of `#actions` here, read when the node is first expanded.
+    candidates: Option<CandidateItems>,
+    /// The places in `candidates` not drawn yet.
+    undrawn: Vec<usize>,
+    /// The nodes reached by the legal moves drawn so far, with those moves.
+    children: Vec<(usize, Candidate)>,
+    /// Iterations that went through here.
+    visits: u32,
+    /// What those iterations were worth to `mover` (1 a win, ½ a draw, 0 a loss).
+    reward: f64,
+}
+
+impl Node {
+    fn new(
+        world: World,
+        mover: Option<String>,
+        to_move: Option<String>,
+        ending: Option<Ending>,
+    ) -> Node {
+        Node {
+            world,
+            mover,
+            to_move,
+            ending,
+            candidates: None,
+            undrawn: Vec::new(),
+            children: Vec::new(),
+            visits: 0,
+            reward: 0.0,
+        }
+    }
+
+    /// Whether every candidate here has been drawn.
+    fn expanded(&self) -> bool {
+        self.candidates.is_some() && self.undrawn.is_empty()
+    }
+}
+
+/// What an ending is worth to `player`: 1 a win, 0 a loss, ½ anything else (a draw, a
+/// game stuck or too long, or nobody in particular).
+fn worth(ending: &Ending, player: Option<&str>) -> f64 {
+    match (ending, player) {
+        (Ending::Winner(w), Some(p)) => {
+            if w.to_text() == p {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        _ => 0.5,
+    }
+}
+
+impl Session {
+    /// The player to move now by `(to-move)` (its value's text; `None` for `nil`).
+    pub fn player_to_move(&mut self, to_move: CodeId) -> Result<Option<String>, RuntimeError> {
+        match self.trial_in_place(Start::Eval(to_move), TrialEnd::Undo) {
+            Status::Committed(Value::Nil) => Ok(None),
+            Status::Committed(v) => Ok(Some(v.to_text())),
+            Status::Failed(e) => Err(e),
+            other => Err(RuntimeError {
+                message: format!("(to-move) did not commit: {}", other.summary()),
+                hint: Some("to-move should only read the world".into()),
+                span: Some(self.game.code(to_move).span),
+                chain: Vec::new(),
+                calls: None,
+            }),
+        }
+    }
+
+    /// Play a game from the current world to its end, each move chosen by the agent of
+    /// the player to move (see [`Agents`]): as [`Session::playout`], which is this with
+    /// `random` for every player. The players who had the move are added to `movers`
+    /// (each once; `nil` is not a player).
+    pub fn playout_with(
+        &mut self,
+        agents: &Agents,
+        chooser: &mut Chooser,
+        max_plies: usize,
+        movers: &mut std::collections::BTreeSet<String>,
+    ) -> Result<Playout, Stopped> {
+        let canvas = self.unwatch();
+        let played = self.play_agents(agents, chooser, max_plies, movers);
+        if let Some(canvas) = canvas
+            && matches!(
+                &played,
+                Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
+            )
+        {
+            self.world_mut().canvas = canvas;
+        }
+        played
+    }
+
+    fn play_agents(
+        &mut self,
+        agents: &Agents,
+        chooser: &mut Chooser,
+        max_plies: usize,
+        movers: &mut std::collections::BTreeSet<String>,
+    ) -> Result<Playout, Stopped> {
+        let mut plies = 0;
+        let mut undrawn = Vec::new();
+        loop {
+            if let Some(ending) = self.ending() {
+                return Ok(Playout { ending, plies });
+            }
+            if plies >= max_plies {
+                return Ok(Playout {
+                    ending: Ending::TooLong,
+                    plies,
+                });
+            }
+            let stopped = |action: Option<String>, error: RuntimeError| Stopped {
+                plies,
+                action,
+                error: Box::new(error),
+            };
+            let player = self
+                .player_to_move(agents.to_move)
+                .map_err(|e| stopped(None, e))?;
+            if let Some(p) = &player
+                && !movers.contains(p)
+            {
+                movers.insert(p.clone());
+            }
+            let drawn = match agents.of(player.as_deref()) {
+                Agent::Random => {
+                    let candidates = self.candidate_items().map_err(|e| stopped(None, e))?;
+                    self.draw_legal(&candidates, &mut undrawn, chooser)
+                }
+                Agent::Mcts { iterations } => self
+                    .search(agents, player, chooser, iterations, max_plies - plies)
+                    .map_err(|(action, e)| stopped(action, e))?,
+            };
+            match drawn {
+                Drawn::Legal => plies += 1,
+                Drawn::Failed(a, error) => return Err(stopped(Some(a.name()), error)),
+                Drawn::None => {
+                    return Ok(Playout {
+                        ending: Ending::Stuck,
+                        plies,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Choose a move by Monte Carlo tree search (see [`Session::search_tree`]) and play
+    /// it: the move whose subtree was visited most. An error met while searching stops
+    /// the game (with the candidate that failed, if it was one); the world is then as it
+    /// was.
+    fn search(
+        &mut self,
+        agents: &Agents,
+        root_player: Option<String>,
+        chooser: &mut Chooser,
+        iterations: u32,
+        plies_left: usize,
+    ) -> Result<Drawn, Failure> {
+        let root_world = self.world().clone();
+        let tree = self.search_tree(
+            &root_world,
+            agents,
+            root_player,
+            chooser,
+            iterations,
+            plies_left,
+        );
+        let best = tree.as_ref().ok().and_then(|tree| {
+            let &(n, _) = tree[0]
+                .children
+                .iter()
+                .max_by_key(|(n, _)| tree[*n].visits)?;
+            Some(tree[n].world.clone())
+        });
+        let played = best.is_some();
+        *self.world_mut() = best.unwrap_or(root_world);
+        tree.map(|_| if played { Drawn::Legal } else { Drawn::None })
+    }
+
+    /// What Monte Carlo tree search thinks of each legal move now, for the player to
+    /// move: the moves it found legal, most visited first, each with its visits and mean
+    /// score (1 a win for the player, ½ a draw, 0 a loss). Random playouts stop after
+    /// `max_plies` moves (a draw). The world is left as it was; the error is one met
+    /// while searching, with the candidate that failed, if it was one.
+    pub fn analyse(
+        &mut self,
+        agents: &Agents,
+        chooser: &mut Chooser,
+        iterations: u32,
+        max_plies: usize,
+    ) -> Result<Vec<MoveScore>, Failure> {
+        let canvas = self.unwatch();
+        let root_world = self.world().clone();
+        let tree = match self.player_to_move(agents.to_move) {
+            Ok(player) => {
+                self.search_tree(&root_world, agents, player, chooser, iterations, max_plies)
+            }
+            Err(e) => Err((None, e)),
+        };
+        *self.world_mut() = root_world;
+        if let Some(canvas) = canvas {
+            self.world_mut().canvas = canvas;
+        }
+        let tree = tree?;
+        let mut scores: Vec<MoveScore> = tree[0]
+            .children
+            .iter()
+            .map(|(n, c)| MoveScore {
+                name: c.name(),
+                visits: tree[*n].visits,
+                score: tree[*n].reward / f64::from(tree[*n].visits.max(1)),
+            })
+            .collect();
+        scores.sort_by_key(|s| std::cmp::Reverse(s.visits));
+        Ok(scores)
+    }
+
+    /// Monte Carlo tree search from `root_world`, where `root_player` moves: `iterations`
+    /// times, go down the tree by UCT to a node with candidates not drawn yet, draw one
+    /// that commits (a new node), play randomly from there to the end of the game (at
+    /// most `plies_left` moves below the root in all), and count the ending for every
+    /// node on the way, each from the side of the player who moved into it. Stops early
+    /// when the root has only one legal move. The tree, its root first; the session's
+    /// world is left where the last iteration ended.
+    fn search_tree(
+        &mut self,
+        root_world: &World,
+        agents: &Agents,
+        root_player: Option<String>,
+        chooser: &mut Chooser,
+        iterations: u32,
+        plies_left: usize,
+    ) -> Result<Vec<Node>, Failure> {
+        let mut tree = vec![Node::new(root_world.clone(), None, root_player, None)];
+        let mut path = Vec::new();
+        for _ in 0..iterations {
+            path.clear();
+            path.push(0);
+            let mut at = 0;
+            let ending = loop {
+                let depth = path.len() - 1;
+                if let Some(ending) = &tree[at].ending {
+                    break ending.clone();
+                }
+                if !tree[at].expanded() {
+                    // A new node: the next candidate here that commits.
+                    *self.world_mut() = tree[at].world.clone();
+                    if tree[at].candidates.is_none() {
+                        let items = self.candidate_items().map_err(|e| (None, e))?;
+                        let node = &mut tree[at];
+                        node.undrawn.extend(0..items.len());
+                        node.candidates = Some(items);
+                    }
+                    if let Some((child, ending)) = self.expand(&mut tree, at, agents, chooser)? {
+                        path.push(child);
+                        if let Some(ending) = ending {
+                            break ending;
+                        }
+                        // Played out at random from the new node.
+                        let left = plies_left.saturating_sub(depth + 1);
+                        let played = self
+                            .play_unwatched(chooser, left)
+                            .map_err(|s| (s.action, *s.error))?;
+                        break played.ending;
+                    }
+                    if tree[at].children.is_empty() {
+                        tree[at].ending = Some(Ending::Stuck);
+                        continue;
+                    }
+                }
+                if depth >= plies_left {
+                    break Ending::TooLong;
+                }
+                at = best_child(&tree, at);
+                path.push(at);
+            };
+            for &n in &path {
+                let node = &mut tree[n];
+                node.visits += 1;
+                node.reward += worth(&ending, node.mover.as_deref());
+            }
+            if tree[0].expanded() && tree[0].children.len() <= 1 {
+                break;
+            }
+        }
+        Ok(tree)
+    }
+
+    /// Draw the candidates of node `at` not drawn yet, in place on its world, until one
+    /// commits: the new node it leads to (and the game's ending there, if over), or
+    /// `None` when none is left. A candidate that fails stops the game.
+    fn expand(
+        &mut self,
+        tree: &mut Vec<Node>,
+        at: usize,
+        agents: &Agents,
+        chooser: &mut Chooser,
+    ) -> Result<Option<(usize, Option<Ending>)>, Failure> {
+        while !tree[at].undrawn.is_empty() {
+            let node = &mut tree[at];
+            let drawn = node.undrawn.swap_remove(chooser.below(node.undrawn.len()));
+            let Some(candidate) = node.candidates.as_ref().and_then(|c| c.get(drawn)) else {
+                continue;
+            };
+            let start = Start::Deliver(candidate.recipient, candidate.message.clone());
+            match self.trial_in_place(start, TrialEnd::Keep) {
+                Status::Committed(_) => {
+                    let ending = self.ending();
+                    let to_move = if ending.is_some() {
+                        None
+                    } else {
+                        self.player_to_move(agents.to_move).map_err(|e| (None, e))?
+                    };
+                    let mover = tree[at].to_move.clone();
+                    let child = tree.len();
+                    tree.push(Node::new(
+                        self.world().clone(),
+                        mover,
+                        to_move,
+                        ending.clone(),
+                    ));
+                    tree[at].children.push((child, candidate));
+                    return Ok(Some((child, ending)));
+                }
+                Status::Failed(error) => return Err((Some(candidate.name()), error)),
+                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// The child of node `at` (every candidate drawn, at least one legal) that UCT picks:
+/// the highest mean reward for the player who moves there plus the exploration term.
+fn best_child(tree: &[Node], at: usize) -> usize {
+    let parent = &tree[at];
+    let log_n = f64::from(parent.visits.max(1)).ln();
+    let mut best = (f64::NEG_INFINITY, parent.children[0].0);
+    for &(n, _) in &parent.children {
+        let child = &tree[n];
+        let score = if child.visits == 0 {
+            f64::INFINITY
+        } else {
+            let v = f64::from(child.visits);
+            child.reward / v + EXPLORATION * (log_n / v).sqrt()
+        };
+        if score > best.0 {
+            best = (score, n);
+        }
+    }
+    best.1
+}

@@ -1,0 +1,183 @@
+//! Playing agents: Monte Carlo tree search chooses legal moves, takes a win it sees and
+//! blocks one, beats random play, leaves no trace of the moves it only tried, and plays
+//! the same game for the same seed.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use flexrules::compile::build_game_with_rules;
+use flexrules::compile::program::Game;
+use flexrules::runtime::agent::{Agent, Agents};
+use flexrules::runtime::playout::{Chooser, Ending};
+use flexrules::runtime::session::{Session, SessionOptions};
+use flexrules::runtime::value::Value;
+use flexrules::syntax::load::DiskFs;
+
+fn game(dir: &str) -> Arc<Game> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
+    match build_game_with_rules(&DiskFs, &dir, &[]) {
+        Ok(b) => b.game,
+        Err(e) => panic!("{} does not build: {e:?}", dir.display()),
+    }
+}
+
+/// A session of `dir` with `players` given their agents and every other player `others`.
+fn with_agents(dir: &str, players: &[(&str, Agent)], others: Agent) -> (Session, Agents) {
+    let mut s = Session::start(game(dir), &SessionOptions::default())
+        .expect("the game starts")
+        .0;
+    let players = players.iter().map(|(p, a)| (p.to_string(), *a)).collect();
+    let agents = Agents::new(s.game_mut(), players, others).expect("the game has to-move");
+    (s, agents)
+}
+
+fn play_names(s: &mut Session, names: &[&str]) {
+    for name in names {
+        let legal = s.legal_actions().expect("legal moves");
+        let a = legal
+            .iter()
+            .find(|a| a.name == *name)
+            .unwrap_or_else(|| panic!("{name} is not legal"));
+        let tx = s.deliver(a.recipient, (*a.message).clone());
+        assert!(tx.status.committed(), "{name} did not commit");
+    }
+}
+
+fn mark(s: &Session, cell: &str) -> Value {
+    let id = s
+        .world()
+        .lookup(flexrules::symbol::Symbol::intern(cell))
+        .expect("a cell");
+    s.world()
+        .entity(id)
+        .and_then(|e| e.property(&s.game, flexrules::symbol::Symbol::intern("mark")))
+        .cloned()
+        .expect("a mark")
+}
+
+const MCTS: Agent = Agent::Mcts { iterations: 200 };
+
+/// X has a1 and a2 and the move: a3 wins, whatever the seed.
+#[test]
+fn mcts_takes_a_win_it_sees() {
+    for seed in 0..8 {
+        let (mut s, agents) = with_agents("tests/inputs/tic-tac-toe", &[], MCTS);
+        play_names(&mut s, &["a1", "b1", "a2", "b2"]);
+        let p = s
+            .playout_with(&agents, &mut Chooser::new(seed, 0), 1, &mut BTreeSet::new())
+            .expect("plays");
+        assert_eq!(p.plies, 1);
+        assert_eq!(
+            s.ending(),
+            Some(Ending::Winner(Value::str("X"))),
+            "seed {seed}"
+        );
+    }
+}
+
+/// X has a1 and a2, and O must block a3 or lose.
+#[test]
+fn mcts_blocks_a_win() {
+    for seed in 0..8 {
+        let (mut s, agents) = with_agents("tests/inputs/tic-tac-toe", &[], MCTS);
+        play_names(&mut s, &["a1", "b1", "a2"]);
+        s.playout_with(&agents, &mut Chooser::new(seed, 0), 1, &mut BTreeSet::new())
+            .expect("plays");
+        assert_eq!(mark(&s, "a3"), Value::str("O"), "seed {seed}");
+    }
+}
+
+/// The move a search plays is one of the legal moves, and the world is exactly the one
+/// that move leaves: nothing of the moves tried and played out below it remains.
+#[test]
+fn a_searched_move_is_legal_and_leaves_no_trace() {
+    let (mut s, agents) = with_agents("games/awele", &[], Agent::Mcts { iterations: 50 });
+    let mut movers = BTreeSet::new();
+    for ply in 0..12 {
+        let legal = s.try_candidates().expect("legal moves").legal;
+        let p = s
+            .playout_with(&agents, &mut Chooser::new(5, ply), 1, &mut movers)
+            .expect("plays");
+        assert_eq!(p.plies, 1);
+        assert!(
+            legal.iter().any(|(_, w)| w.same_as(s.world())),
+            "ply {ply}: the world is not one a legal move leaves"
+        );
+    }
+    let expected: BTreeSet<String> = ["0", "1"].iter().map(|p| p.to_string()).collect();
+    assert_eq!(movers, expected);
+}
+
+/// The same seed and game number play the same game.
+#[test]
+fn a_game_depends_only_on_the_seed() {
+    let (mut s, agents) = with_agents(
+        "games/awele",
+        &[("1", Agent::Mcts { iterations: 20 })],
+        Agent::Random,
+    );
+    let start = s.world().clone();
+    let mut play = |seed| {
+        *s.world_mut() = start.clone();
+        let p = s
+            .playout_with(
+                &agents,
+                &mut Chooser::new(seed, 3),
+                60,
+                &mut BTreeSet::new(),
+            )
+            .expect("plays");
+        (p, s.world().clone())
+    };
+    let (a, wa) = play(1);
+    let (b, wb) = play(1);
+    let (_, wc) = play(2);
+    assert_eq!(a, b);
+    assert!(wa.same_as(&wb), "the same seed left different worlds");
+    assert!(!wa.same_as(&wc), "another seed played the same game");
+}
+
+/// Searching beats random play at Awele, from either side.
+#[test]
+fn mcts_beats_random_at_awele() {
+    for (searcher, index) in [("0", 0), ("1", 100)] {
+        let (mut s, agents) = with_agents(
+            "games/awele",
+            &[(searcher, Agent::Mcts { iterations: 60 })],
+            Agent::Random,
+        );
+        let start = s.world().clone();
+        let mut wins = 0;
+        let games = 6;
+        for i in 0..games {
+            *s.world_mut() = start.clone();
+            let p = s
+                .playout_with(
+                    &agents,
+                    &mut Chooser::new(7, index + i),
+                    2_000,
+                    &mut BTreeSet::new(),
+                )
+                .expect("plays");
+            if p.ending == Ending::Winner(Value::Int(searcher.parse().expect("a number"))) {
+                wins += 1;
+            }
+        }
+        assert!(
+            wins >= games - 1,
+            "player {searcher} searching won {wins} of {games}"
+        );
+    }
+}
+
+/// A game without `to-move` cannot have agents that search; one whose `to-move` takes
+/// parameters neither.
+#[test]
+fn agents_need_to_move() {
+    let mut s = Session::start(game("games/mini-awele"), &SessionOptions::default())
+        .expect("starts")
+        .0;
+    let e = Agents::new(s.game_mut(), Vec::new(), MCTS).expect_err("no to-move");
+    assert!(e.contains("defines no function `to-move`"), "{e}");
+}
