@@ -181,3 +181,17 @@ fn agents_need_to_move() {
     let e = Agents::new(s.game_mut(), Vec::new(), MCTS).expect_err("no to-move");
     assert!(e.contains("defines no function `to-move`"), "{e}");
 }
+
+/// The interval of a difference of two rates, by Newcombe's method 10: his worked example
+/// (56/70 against 48/80 gives 0.2000, 0.0524 to 0.3339).
+#[test]
+fn difference_of_rates_has_newcombes_interval() {
+    let (d, lo, hi) = flexrules::cli::play::difference(56, 70, 48, 80);
+    assert!((d - 0.2).abs() < 1e-9, "{d}");
+    assert!((lo - 0.0524).abs() < 5e-5, "{lo}");
+    assert!((hi - 0.3339).abs() < 5e-5, "{hi}");
+    // No change, no games: an interval around 0 that stays within [-1, 1].
+    let (d, lo, hi) = flexrules::cli::play::difference(0, 0, 0, 0);
+    assert_eq!(d, 0.0);
+    assert!((-1.0..=0.0).contains(&lo) && (0.0..=1.0).contains(&hi));
+}

@@ -37,6 +37,11 @@ pub struct PlayoutArgs {
     /// random needs the game to define `to-move`.
     #[arg(long = "agent", value_name = "[PLAYER=]AGENT")]
     pub agents: Vec<String>,
+    /// Play the games again with this rules file (a variant, house rules) put in force
+    /// too, and say how each outcome's rate changed from the game as given, with a 95%
+    /// interval (repeatable: each file is compared with the game as given).
+    #[arg(long = "compare", value_name = "FILE", conflicts_with = "profile")]
+    pub compare: Vec<std::path::PathBuf>,
     /// Count where the steps go and print the bodies (laws, side-effects, behaviours,
     /// functions, #actions) that execute most of them. Steps, not time: the same on any
     /// machine and with any --jobs; the run takes several times longer.
@@ -224,23 +229,230 @@ fn agents(session: &mut Session, given: &[String]) -> Result<Option<Agents>, Str
 
 /// Run `flexrules playout`.
 pub fn playout(args: &PlayoutArgs) -> ExitCode {
-    let opened = match open(&args.options, false) {
-        Ok(o) => o,
-        Err(code) => return code,
+    let mut configs: Vec<Option<&std::path::PathBuf>> = vec![None];
+    configs.extend(args.compare.iter().map(Some));
+    // Every configuration is opened (and refused, if it must be) before any plays.
+    let mut opened = Vec::with_capacity(configs.len());
+    for rules in configs {
+        let mut options = args.options.clone();
+        options.start.rules.extend(rules.cloned());
+        match open_config(args, &options) {
+            Ok(o) => opened.push((rules, o)),
+            Err(code) => return code,
+        }
+    }
+    let mut played = Vec::with_capacity(opened.len());
+    for (rules, o) in opened {
+        match play_config(args, o) {
+            Ok(p) => played.push((rules, p)),
+            Err(code) => return code,
+        }
+    }
+    let mut code = ExitCode::SUCCESS;
+    if played.len() == 1 {
+        let p = &played[0].1;
+        print_tally(
+            &p.tally,
+            p.seconds,
+            args.json,
+            "",
+            p.agents.as_ref(),
+            &p.sources,
+            p.profile.as_ref().map(|pr| (pr, &*p.session.game)),
+        );
+        if let Some(pr) = &p.profile {
+            print!(
+                "{}",
+                super::disasm::counted(&p.session.game, &p.sources, &args.disasm, pr)
+            );
+        }
+    } else {
+        print_comparison(&played, args.json);
+    }
+    for (rules, p) in &played {
+        if let Some((index, stopped)) = &p.tally.first_error {
+            let what = match &stopped.action {
+                Some(a) => format!("trying move `{a}`"),
+                None => "running #actions".to_string(),
+            };
+            let with = match rules {
+                Some(r) if played.len() > 1 => format!(" with {}", r.display()),
+                None if played.len() > 1 => " of the game as given".to_string(),
+                _ => String::new(),
+            };
+            eprintln!(
+                "error: {} game(s){with} stopped by an error; the first (game {index}, after {} move(s), {what}):",
+                p.tally.failed, stopped.plies
+            );
+            eprint!(
+                "{}",
+                stopped.error.render(&p.sources, super::stderr_color())
+            );
+            code = ExitCode::from(1);
+        }
+    }
+    code
+}
+
+/// `playout --compare`: each configuration's tally (the game as given first), and for
+/// each rules file compared, how the rate of each outcome (each winner, a draw) moved from
+/// the game as given, in points, with a 95% interval (Newcombe's, from the two Wilson
+/// intervals); a change whose interval leaves out 0 is marked.
+fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool) {
+    let Some((_, base)) = played.first() else {
+        return;
     };
-    let mut base = opened.session;
-    let opened_sources = opened.sources;
-    let agents = match agents(&mut base, &args.agents) {
+    let rate = |t: &Tally, outcome: Option<&str>| {
+        let k = match outcome {
+            Some(w) => t.wins.get(w).copied().unwrap_or(0),
+            None => t.draws,
+        };
+        (k, t.games)
+    };
+    // Each outcome seen in either: the winners, then a draw (`None`).
+    let changes = |t: &Tally| -> Vec<(Option<String>, f64, f64, f64)> {
+        let winners: BTreeSet<&String> = base.tally.wins.keys().chain(t.wins.keys()).collect();
+        winners
+            .into_iter()
+            .map(|w| Some(w.clone()))
+            .chain(std::iter::once(None))
+            .map(|o| {
+                let (k1, n1) = rate(t, o.as_deref());
+                let (k0, n0) = rate(&base.tally, o.as_deref());
+                let (d, lo, hi) = difference(k1, n1, k0, n0);
+                (o, d, lo, hi)
+            })
+            .collect()
+    };
+    if json {
+        let configurations: Vec<serde_json::Value> = played
+            .iter()
+            .enumerate()
+            .map(|(i, (rules, p))| {
+                let mut summary = summary_json(
+                    &p.tally,
+                    p.seconds,
+                    p.agents.as_ref(),
+                    &p.sources,
+                    None,
+                );
+                if let Some(fields) = summary.as_object_mut() {
+                    fields.insert(
+                        "rules".into(),
+                        rules.map(|r| r.display().to_string()).into(),
+                    );
+                    if i > 0 {
+                        let mut wins = serde_json::Map::new();
+                        let mut draws = serde_json::Value::Null;
+                        for (o, d, lo, hi) in changes(&p.tally) {
+                            let change = serde_json::json!({"points": d * 100.0, "ci95": [lo * 100.0, hi * 100.0]});
+                            match o {
+                                Some(w) => {
+                                    wins.insert(w, change);
+                                }
+                                None => draws = change,
+                            }
+                        }
+                        fields.insert(
+                            "change".into(),
+                            serde_json::json!({"wins": wins, "draws": draws}),
+                        );
+                    }
+                }
+                summary
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({ "configurations": configurations })
+        );
+        return;
+    }
+    for (i, (rules, p)) in played.iter().enumerate() {
+        let heading = match rules {
+            Some(r) => format!("with {}: ", r.display()),
+            None => "the game as given: ".to_string(),
+        };
+        if i > 0 {
+            println!();
+        }
+        print_tally(
+            &p.tally,
+            p.seconds,
+            false,
+            &heading,
+            p.agents.as_ref(),
+            &p.sources,
+            None,
+        );
+        if i == 0 {
+            continue;
+        }
+        println!("  change from the game as given (points; * where the interval leaves out 0):");
+        for (o, d, lo, hi) in changes(&p.tally) {
+            let what = match o {
+                Some(w) => format!("winner {w}"),
+                None => "draw".to_string(),
+            };
+            let marked = if lo > 0.0 || hi < 0.0 { " *" } else { "" };
+            println!(
+                "    {what:<15} {:>+6.1}  (95% CI {:+.1} to {:+.1}){marked}",
+                d * 100.0,
+                lo * 100.0,
+                hi * 100.0
+            );
+        }
+    }
+}
+
+/// The difference of two rates, `k1/n1 − k0/n0`, with its 95% interval by Newcombe's
+/// method 10 (each rate's Wilson interval, combined): fractions.
+pub fn difference(k1: u64, n1: u64, k0: u64, n0: u64) -> (f64, f64, f64) {
+    let p1 = k1 as f64 / n1.max(1) as f64;
+    let p0 = k0 as f64 / n0.max(1) as f64;
+    let (l1, u1) = wilson(k1, n1);
+    let (l0, u0) = wilson(k0, n0);
+    let d = p1 - p0;
+    let lo = d - ((p1 - l1).powi(2) + (u0 - p0).powi(2)).sqrt();
+    let hi = d + ((u1 - p1).powi(2) + (p0 - l0).powi(2)).sqrt();
+    (d, lo.max(-1.0), hi.min(1.0))
+}
+
+/// The games of one configuration of a run (the game with its rules files), as played.
+struct Played {
+    tally: Tally,
+    seconds: f64,
+    agents: Option<Agents>,
+    profile: Option<crate::runtime::profile::Profile>,
+    session: Session,
+    sources: crate::source::SourceMap,
+}
+
+/// Open the game as `options` say, with the agents `args` give; on a problem, the problem
+/// is printed and the exit code given.
+fn open_config(
+    args: &PlayoutArgs,
+    options: &super::game::RunOptions,
+) -> Result<(super::game::Opened, Option<Agents>), ExitCode> {
+    let mut opened = open(options, false)?;
+    let agents = match agents(&mut opened.session, &args.agents) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
-    if let Err(code) = super::disasm::check_names(&base.game, &args.disasm) {
-        return code;
-    }
-    base.set_profiling(args.profile);
+    super::disasm::check_names(&opened.session.game, &args.disasm)?;
+    opened.session.set_profiling(args.profile);
+    Ok((opened, agents))
+}
+
+/// Play `args.games` games of an opened configuration, on `args.jobs` threads.
+fn play_config(
+    args: &PlayoutArgs,
+    (opened, agents): (super::game::Opened, Option<Agents>),
+) -> Result<Played, ExitCode> {
+    let base = opened.session;
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -253,13 +465,14 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     // session and its start: values stay on the thread that made them (see
     // `Session::fork`). The tallies add up whatever the order.
     let next = std::sync::atomic::AtomicU64::new(0);
-    let (next, bar_ref, agents) = (&next, &bar, agents.as_ref());
+    let (next, bar_ref, agents_ref) = (&next, &bar, agents.as_ref());
+    let base_ref = &base;
     let run = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel();
         let mut started = 0;
         for _ in 0..(jobs as u64).min(args.games) {
             let tx = tx.clone();
-            let forked = base.fork();
+            let forked = base_ref.fork();
             let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
                 let mut session = forked.into_inner();
                 let own = session.world().clone();
@@ -275,7 +488,7 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
                         seed,
                         i,
                         args.max_plies,
-                        agents,
+                        agents_ref,
                         &mut tally.movers,
                     );
                     tally.add(i, played);
@@ -308,12 +521,12 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start {jobs} threads: {e}");
-            return ExitCode::from(1);
+            return Err(ExitCode::from(1));
         }
     };
     bar.finish_and_clear();
     let seconds = began.elapsed().as_secs_f64();
-    if let Some(agents) = agents {
+    if let Some(agents) = &agents {
         for (p, _) in &agents.players {
             if !tally.movers.contains(p) {
                 let had: Vec<&str> = tally.movers.iter().map(String::as_str).collect();
@@ -328,49 +541,30 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
             }
         }
     }
-    print_tally(
-        &tally,
+    Ok(Played {
+        tally,
         seconds,
-        args.json,
         agents,
-        &opened_sources,
-        profile.as_ref().map(|p| (p, &*base.game)),
-    );
-    if let Some(p) = &profile {
-        print!(
-            "{}",
-            super::disasm::counted(&base.game, &opened_sources, &args.disasm, p)
-        );
-    }
-    if let Some((index, stopped)) = &tally.first_error {
-        let what = match &stopped.action {
-            Some(a) => format!("trying move `{a}`"),
-            None => "running #actions".to_string(),
-        };
-        eprintln!(
-            "error: {} game(s) stopped by an error; the first (game {index}, after {} move(s), {what}):",
-            tally.failed, stopped.plies
-        );
-        eprint!(
-            "{}",
-            stopped.error.render(&opened_sources, super::stderr_color())
-        );
-        return ExitCode::from(1);
-    }
-    ExitCode::SUCCESS
+        profile,
+        session: base,
+        sources: opened.sources,
+    })
 }
 
-fn print_tally(
+/// A profile and the game it counted.
+type Profiled<'a> = Option<(
+    &'a crate::runtime::profile::Profile,
+    &'a crate::compile::program::Game,
+)>;
+
+/// The summary of a tally as JSON (`playout --json`).
+fn summary_json(
     t: &Tally,
     seconds: f64,
-    json: bool,
     agents: Option<&Agents>,
     sources: &crate::source::SourceMap,
-    profile: Option<(
-        &crate::runtime::profile::Profile,
-        &crate::compile::program::Game,
-    )>,
-) {
+    profile: Profiled<'_>,
+) -> serde_json::Value {
     let n = t.games;
     let rate = if seconds > 0.0 {
         n as f64 / seconds
@@ -386,71 +580,97 @@ fn print_tally(
         let (lo, hi) = wilson(k, n);
         (k, k as f64 / n.max(1) as f64, lo, hi)
     };
-    if json {
-        let wins: serde_json::Map<String, serde_json::Value> = t
-            .wins
+    let wins: serde_json::Map<String, serde_json::Value> = t
+        .wins
+        .iter()
+        .map(|(w, &k)| {
+            let (k, p, lo, hi) = row(k);
+            (
+                w.clone(),
+                serde_json::json!({"games": k, "rate": p, "ci95": [lo, hi]}),
+            )
+        })
+        .collect();
+    let (dk, dp, dlo, dhi) = row(t.draws);
+    let mut summary = serde_json::json!({
+        "games": n,
+        "wins": wins,
+        "draws": {"games": dk, "rate": dp, "ci95": [dlo, dhi]},
+        "stuck": t.stuck,
+        "too_long": t.too_long,
+        "failed": t.failed,
+        "first_error": t.first_error.as_ref().map(|(index, s)| serde_json::json!({
+            "game": index,
+            "plies": s.plies,
+            "move": s.action,
+            "error": s.error.message,
+            "chain": s.error.chain,
+            "diagnostic": super::error_json(sources, &s.error),
+        })),
+        "mean_plies": mean,
+        "seconds": seconds,
+        "playouts_per_second": rate,
+    });
+    // Only with --agent: who chose the moves.
+    if let (Some(agents), Some(fields)) = (agents, summary.as_object_mut()) {
+        let players: serde_json::Map<String, serde_json::Value> = agents
+            .players
             .iter()
-            .map(|(w, &k)| {
-                let (k, p, lo, hi) = row(k);
-                (
-                    w.clone(),
-                    serde_json::json!({"games": k, "rate": p, "ci95": [lo, hi]}),
-                )
-            })
+            .map(|(p, a)| (p.clone(), a.to_string().into()))
             .collect();
-        let (dk, dp, dlo, dhi) = row(t.draws);
-        let mut summary = serde_json::json!({
-            "games": n,
-            "wins": wins,
-            "draws": {"games": dk, "rate": dp, "ci95": [dlo, dhi]},
-            "stuck": t.stuck,
-            "too_long": t.too_long,
-            "failed": t.failed,
-            "first_error": t.first_error.as_ref().map(|(index, s)| serde_json::json!({
-                "game": index,
-                "plies": s.plies,
-                "move": s.action,
-                "error": s.error.message,
-                "chain": s.error.chain,
-                "diagnostic": super::error_json(sources, &s.error),
-            })),
-            "mean_plies": mean,
-            "seconds": seconds,
-            "playouts_per_second": rate,
-        });
-        // Only with --agent: who chose the moves.
-        if let (Some(agents), Some(fields)) = (agents, summary.as_object_mut()) {
-            let players: serde_json::Map<String, serde_json::Value> = agents
-                .players
-                .iter()
-                .map(|(p, a)| (p.clone(), a.to_string().into()))
-                .collect();
-            fields.insert(
-                "agents".into(),
-                serde_json::json!({"players": players, "others": agents.others.to_string()}),
-            );
-        }
-        // Only with --profile: the summary is otherwise as it always was.
-        if let (Some((p, game)), Some(fields)) = (profile, summary.as_object_mut()) {
-            let bodies: Vec<serde_json::Value> = p
-                .rows(game)
-                .iter()
-                .map(
-                    |r| serde_json::json!({"body": r.body, "steps": r.steps, "entries": r.entries}),
-                )
-                .collect();
-            fields.insert(
-                "profile".into(),
-                serde_json::json!({"steps": p.total(), "bodies": bodies}),
-            );
-        }
-        println!("{summary}");
+        fields.insert(
+            "agents".into(),
+            serde_json::json!({"players": players, "others": agents.others.to_string()}),
+        );
+    }
+    // Only with --profile: the summary is otherwise as it always was.
+    if let (Some((p, game)), Some(fields)) = (profile, summary.as_object_mut()) {
+        let bodies: Vec<serde_json::Value> = p
+            .rows(game)
+            .iter()
+            .map(|r| serde_json::json!({"body": r.body, "steps": r.steps, "entries": r.entries}))
+            .collect();
+        fields.insert(
+            "profile".into(),
+            serde_json::json!({"steps": p.total(), "bodies": bodies}),
+        );
+    }
+    summary
+}
+
+/// Print a tally: as JSON, or as text whose first line starts with `heading`.
+fn print_tally(
+    t: &Tally,
+    seconds: f64,
+    json: bool,
+    heading: &str,
+    agents: Option<&Agents>,
+    sources: &crate::source::SourceMap,
+    profile: Profiled<'_>,
+) {
+    if json {
+        println!("{}", summary_json(t, seconds, agents, sources, profile));
         return;
     }
+    let n = t.games;
+    let rate = if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    };
+    let mean = if n > 0 {
+        t.plies as f64 / n as f64
+    } else {
+        0.0
+    };
+    let row = |k: u64| {
+        let (lo, hi) = wilson(k, n);
+        (k, k as f64 / n.max(1) as f64, lo, hi)
+    };
     // Slow games (a few playouts a second) keep two significant digits.
     let decimals = if rate < 10.0 { 2 } else { 0 };
     println!(
-        "{n} games, mean length {mean:.1} moves, {rate:.decimals$} playouts/s ({seconds:.2} s)"
+        "{heading}{n} games, mean length {mean:.1} moves, {rate:.decimals$} playouts/s ({seconds:.2} s)"
     );
     if let Some(agents) = agents {
         let mut who: Vec<String> = agents
