@@ -3,7 +3,8 @@
 //!
 //! The layers, lowest first: [`source`] and [`diagnostic`] (shared by all), [`syntax`]
 //! (tokens to AST), [`compile`] (name resolution and static checks), [`runtime`],
-//! [`repr`] (renderers), the front ends [`repl`] and [`serve`] (web play), [`cli`].
+//! [`repr`] (renderers), the front ends [`repl`], [`serve`] (web play) and [`lsp`] (editors),
+//! [`cli`].
 
 #![warn(missing_docs)]
 
@@ -11,6 +12,7 @@ pub mod board;
 pub mod cli;
 pub mod compile;
 pub mod diagnostic;
+pub mod lsp;
 pub mod repl;
 pub mod repr;
 pub mod runtime;

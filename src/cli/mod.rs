@@ -114,12 +114,21 @@ pub enum Command {
     /// something was listed, 1 when the game fails to load or check, 2 when the command
     /// line is wrong, the game cannot be found or no body has such a name.
     Disasm(disasm::DisasmArgs),
+    /// A language server for editors (the Language Server Protocol on standard input and
+    /// output): diagnostics as you type, hover, go to definition, completion.
+    ///
+    /// Each document is checked with the game it belongs to (the game.fr in its directory
+    /// or one above), or as a rules file against that game; see lang/editors/README.md.
+    Lsp,
 }
 
 /// Run the command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Repl(_) | Command::Serve(_)) {
+    if !matches!(
+        cli.command,
+        Command::Repl(_) | Command::Serve(_) | Command::Lsp
+    ) {
         quiet_broken_pipe();
     }
     let status = match cli.command {
@@ -133,6 +142,13 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Disasm(args) => disasm::run(&args),
+        Command::Lsp => match crate::lsp::run_stdio() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: flexrules lsp: {e}");
+                ExitCode::from(1)
+            }
+        },
     };
     #[cfg(feature = "op-stats")]
     eprint!("{}", crate::runtime::opstats::report());
