@@ -79,9 +79,15 @@ pub fn check_snippet(
 ) -> Vec<Diagnostic> {
     let mut c = Checker::new();
     c.collect(&program.items, None);
+    c.lint = true;
+    if let Snippet::Advice(_) = snippet {
+        // The game's code is walked for what the lints of advice need to know of it (the
+        // labels it sends); what it finds in the game itself was reported when the game
+        // was checked.
+        c.check_items(&program.items);
+    }
     c.diags.clear();
     c.base_advice = advice_in_force.iter().cloned().collect();
-    c.lint = true;
     match snippet {
         Snippet::User(body) => c.check_code(body, Context::Game, &[]),
         Snippet::Advice(a) => {
@@ -119,6 +125,9 @@ struct Checker {
     /// The entity types and instances the code being checked can run as (a behaviour's
     /// type, an advice's targets); empty where any entity or the user can run it.
     running: Vec<Symbol>,
+    /// Every label code sends as a constant (`send new message "l"`, `new message "l"`),
+    /// noted while linting.
+    sent_labels: FxHashSet<Symbol>,
     /// Every label some advice is bound to, and whether some advice takes any label.
     advice_labels: FxHashSet<Symbol>,
     any_label_advice: bool,
@@ -147,6 +156,7 @@ impl Checker {
             base_advice: FxHashSet::default(),
             file_targets: FxHashMap::default(),
             running: Vec::new(),
+            sent_labels: FxHashSet::default(),
             advice_labels: FxHashSet::default(),
             any_label_advice: false,
             lint: false,
@@ -631,18 +641,25 @@ impl Checker {
         }
     }
 
-    /// Warn about a law or side-effect bound to a label no behaviour handles, or to a
-    /// state its target's type (or the type of its target instance) does not declare.
+    /// Warn about a law or side-effect bound to a label no behaviour handles and no code
+    /// sends (it would never run), or to a state its target's type (or the type of its
+    /// target instance) does not declare.
     fn lint_advice(&mut self, a: &AdviceDef) {
         if let Pattern::Name(label) = a.label
             && !self.labels.contains(&label.sym)
+            && !self.sent_labels.contains(&label.sym)
         {
             let text = self.text(label.sym).to_string();
-            let labels: Vec<&str> = self.labels.iter().map(|s| self.text(*s)).collect();
+            let labels: Vec<&str> = self
+                .labels
+                .iter()
+                .chain(&self.sent_labels)
+                .map(|s| self.text(*s))
+                .collect();
             let mut d = Diagnostic::warning(
                 "unknown-label",
                 label.span,
-                format!("no behaviour handles label `{text}`"),
+                format!("no behaviour handles label `{text}`, and no code sends it"),
             );
             if let Some(c) = closest(&text, labels.iter().copied()) {
                 d = d.with_hint(format!("did you mean `{c}`?"));
@@ -819,6 +836,7 @@ impl Checker {
                         span,
                     }) = args.first()
                 {
+                    self.sent_labels.insert(*label);
                     self.unhandled_label(*label, *span);
                 }
             }
