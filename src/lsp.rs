@@ -1,7 +1,8 @@
 //! `flexrules lsp`: a language server (the Language Server Protocol, over standard input
 //! and output) for editors: the checker's diagnostics as the designer types, the usage
 //! of a builtin or the comment and parameters of a `#define` on hover, go to the
-//! definition of a function, an entity type or an advice file, and completion of names.
+//! definition of a function, an entity type or an advice file, completion of names, and
+//! the outline of a document.
 //!
 //! A document belongs to a *unit*, checked whole whenever one of its documents changes:
 //! the game whose directory (or a parent of it, up to [`GAME_LEVELS`] up) holds a
@@ -54,6 +55,7 @@ pub fn serve(connection: Connection) -> Result<(), ServerError> {
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp_types::OneOf::Left(true)),
         completion_provider: Some(lsp_types::CompletionOptions::default()),
+        document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
         ..ServerCapabilities::default()
     };
     connection.initialize(serde_json::to_value(capabilities)?)?;
@@ -378,7 +380,7 @@ impl Server {
     }
 
     fn request(&mut self, request: Request) -> Response {
-        use lsp_types::request::{Completion, GotoDefinition, HoverRequest};
+        use lsp_types::request::{Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest};
         let id = request.id.clone();
         let result = match request.method.as_str() {
             HoverRequest::METHOD => {
@@ -392,6 +394,11 @@ impl Server {
                     .map(|p| {
                         serde_json::to_value(self.definition(&p.text_document_position_params))
                     })
+            }
+            DocumentSymbolRequest::METHOD => {
+                serde_json::from_value::<lsp_types::DocumentSymbolParams>(request.params)
+                    .ok()
+                    .map(|p| serde_json::to_value(self.outline(&p.text_document.uri)))
             }
             Completion::METHOD => {
                 serde_json::from_value::<lsp_types::CompletionParams>(request.params)
@@ -499,6 +506,158 @@ impl Server {
             return location(&analysis.sources, e.name.span);
         }
         None
+    }
+
+    /// The outline of a document: its directives (entity types with their states and
+    /// behaviours, functions, laws and side-effects, instances, parameters, boards,
+    /// `#setup`, `#actions`), in file order.
+    fn outline(&self, uri: &Url) -> Option<lsp_types::DocumentSymbolResponse> {
+        use lsp_types::SymbolKind;
+        let path = path_of(uri)?;
+        let analysis = self.analyses.get(&path)?;
+        let (id, file) = analysis
+            .sources
+            .files()
+            .find(|(_, f)| normal(&f.path) == path)?;
+        let symbol =
+            |name: String, detail: Option<String>, kind, span: Span, at: Span, children| {
+                // The range covers the name, which the client selects.
+                let whole = span.start.min(at.start) as usize..span.end.max(at.end) as usize;
+                #[allow(deprecated)]
+                lsp_types::DocumentSymbol {
+                    name,
+                    detail,
+                    kind,
+                    tags: None,
+                    deprecated: None,
+                    range: lsp_range(file, whole),
+                    selection_range: lsp_range(file, at.start as usize..at.end as usize),
+                    children,
+                }
+            };
+        let mut out = Vec::new();
+        for item in analysis.program.iter().flat_map(|p| &p.items) {
+            if item.span().file != id {
+                continue;
+            }
+            let found = match item {
+                Item::Entity(e) | Item::Representation(e) => {
+                    let states = e
+                        .states
+                        .iter()
+                        .map(|st| {
+                            let behaviours = st
+                                .behaviours
+                                .iter()
+                                .map(|b| {
+                                    let label = b.label.sym.as_str().to_string();
+                                    symbol(
+                                        label,
+                                        Some("#onMessage".into()),
+                                        SymbolKind::METHOD,
+                                        b.span,
+                                        b.label.span,
+                                        None,
+                                    )
+                                })
+                                .collect();
+                            let span = st.behaviours.iter().fold(st.name.span, |a, b| a.to(b.span));
+                            symbol(
+                                st.name.sym.as_str().to_string(),
+                                Some("#state".into()),
+                                SymbolKind::ENUM_MEMBER,
+                                span,
+                                st.name.span,
+                                Some(behaviours),
+                            )
+                        })
+                        .collect();
+                    let directive = if matches!(item, Item::Entity(_)) {
+                        "#entity"
+                    } else {
+                        "#representation"
+                    };
+                    symbol(
+                        e.name.sym.as_str().to_string(),
+                        Some(directive.into()),
+                        SymbolKind::CLASS,
+                        e.span,
+                        e.name.span,
+                        Some(states),
+                    )
+                }
+                Item::Function(f) => {
+                    let params: Vec<&str> = f.params.iter().map(|p| p.sym.as_str()).collect();
+                    symbol(
+                        f.name.sym.as_str().to_string(),
+                        Some(format!("({})", params.join(" "))),
+                        SymbolKind::FUNCTION,
+                        f.span,
+                        f.name.span,
+                        None,
+                    )
+                }
+                Item::Advice(a) => {
+                    let kind = match a.kind {
+                        crate::syntax::ast::AdviceKind::Law => "#law",
+                        crate::syntax::ast::AdviceKind::SideEffect => "#sideeffect",
+                    };
+                    let label = match a.label {
+                        crate::syntax::ast::Pattern::Any(_) => "*",
+                        crate::syntax::ast::Pattern::Name(n) => n.sym.as_str(),
+                    };
+                    let name = a.name.map_or_else(
+                        || format!("on {label} to {}", a.target.sym.as_str()),
+                        |n| n.sym.as_str().to_string(),
+                    );
+                    let at = a.name.map_or(a.target.span, |n| n.span);
+                    symbol(name, Some(kind.into()), SymbolKind::EVENT, a.span, at, None)
+                }
+                Item::Instance(i) => symbol(
+                    i.name.sym.as_str().to_string(),
+                    Some(format!("#instance of {}", i.ty.sym.as_str())),
+                    SymbolKind::OBJECT,
+                    i.span,
+                    i.name.span,
+                    None,
+                ),
+                Item::Param(p) => symbol(
+                    p.name.sym.as_str().to_string(),
+                    Some("#param".into()),
+                    SymbolKind::CONSTANT,
+                    p.span,
+                    p.name.span,
+                    None,
+                ),
+                Item::Board(b) => symbol(
+                    format!("board of {}", b.ty.sym.as_str()),
+                    Some("#board".into()),
+                    SymbolKind::NAMESPACE,
+                    b.span,
+                    b.ty.span,
+                    None,
+                ),
+                Item::Setup(b) => symbol(
+                    "#setup".into(),
+                    None,
+                    SymbolKind::CONSTRUCTOR,
+                    b.span,
+                    b.span,
+                    None,
+                ),
+                Item::Actions(b) => symbol(
+                    "#actions".into(),
+                    None,
+                    SymbolKind::FUNCTION,
+                    b.span,
+                    b.span,
+                    None,
+                ),
+                Item::Include(_) => continue,
+            };
+            out.push(found);
+        }
+        Some(lsp_types::DocumentSymbolResponse::Nested(out))
     }
 
     fn completion(&self, at: &lsp_types::TextDocumentPositionParams) -> Option<CompletionResponse> {

@@ -266,6 +266,23 @@ fn hover_definition_and_completion() {
     for want in ["plus-one", "counter", "contains"] {
         assert!(labels.contains(&want), "{want} missing");
     }
+    // The outline: the entity type with its state and behaviour, the function, the
+    // instance and the law, in file order.
+    let outline = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&game)}}),
+    );
+    let names: Vec<&str> = outline
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names, ["counter", "plus-one", "c", "Only Small"]);
+    assert_eq!(outline[0]["children"][0]["name"], "default");
+    assert_eq!(outline[0]["children"][0]["children"][0]["name"], "add");
+    assert_eq!(outline[1]["detail"], "(x)");
+    assert_eq!(outline[1]["selectionRange"]["start"]["line"], 8);
     // Nothing to say about a space, past the end of the text, or in a document not open.
     assert_eq!(c.at("textDocument/hover", &game, 6, 0), Value::Null);
     assert_eq!(c.at("textDocument/hover", &game, 9999, 9999), Value::Null);

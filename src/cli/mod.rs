@@ -115,7 +115,7 @@ pub enum Command {
     /// line is wrong, the game cannot be found or no body has such a name.
     Disasm(disasm::DisasmArgs),
     /// A language server for editors (the Language Server Protocol on standard input and
-    /// output): diagnostics as you type, hover, go to definition, completion.
+    /// output): diagnostics as you type, hover, go to definition, completion, outline.
     ///
     /// Each document is checked with the game it belongs to (the game.fr in its directory
     /// or one above), or as a rules file against that game; see lang/editors/README.md.
