@@ -407,3 +407,72 @@ async fn private_graphics_never_reach_another_seat_and_signals_are_answered_by_c
     );
     server.stop();
 }
+
+/// Goofspiel's bids are simultaneous and secret: `to-move` gives both players, each seat
+/// is offered only its own bids and may play only those, a seat that has bid waits for
+/// the other, and the card bid shows only in its own player's view until both have bid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simultaneous_secret_bids_are_played_by_their_own_seats() {
+    let server = serve("games/goofspiel").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let mut watcher = Client::open(&server, None).await;
+
+    let state = p0.latest_state().await;
+    assert_eq!(state["toMove"], json!(["0", "1"]));
+    let mine: Vec<&str> = state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(mine.len(), 13, "{mine:?}");
+    assert!(mine.iter().all(|m| m.starts_with("0:")), "{mine:?}");
+    let all = watcher.latest_state().await;
+    assert_eq!(all["moves"].as_array().unwrap().len(), 26);
+
+    // Player 1 cannot bid for player 0.
+    let reply = p1.ask(json!({"op": "play", "name": "0:13"})).await;
+    assert_eq!(reply["type"], "error");
+    assert_eq!(
+        reply["message"],
+        "`0:13` is player 0's move, not yours; nothing was done"
+    );
+    // Player 0 bids 13; then it is player 1's alone to bid.
+    let reply = p0.ask(json!({"op": "play", "name": "0:13"})).await;
+    assert!(
+        reply["text"].as_str().unwrap().starts_with("committed"),
+        "{reply}"
+    );
+    let state = p0.state_at(1).await;
+    assert_eq!(state["toMove"], json!(["1"]));
+    assert_eq!(state["moves"], json!([]));
+    assert!(state["svg"].as_str().unwrap().contains("your bid: 13"));
+    let reply = p0.ask(json!({"op": "play", "name": "0:12"})).await;
+    assert_eq!(
+        reply["message"],
+        "not your turn: player 1 is to move; nothing was done"
+    );
+    p1.state_at(1).await;
+    watcher.state_at(1).await;
+    // Player 1 bids 5: both are revealed, player 0 takes the 13.
+    let reply = p1.ask(json!({"op": "play", "name": "1:5"})).await;
+    assert!(
+        reply["text"].as_str().unwrap().starts_with("committed"),
+        "{reply}"
+    );
+    let state = watcher.state_at(2).await;
+    let svg = state["svg"].as_str().unwrap();
+    assert!(svg.contains("points: 13 0"), "{svg}");
+    assert!(svg.contains("bids revealed: 13 5"), "{svg}");
+    p0.latest_state().await;
+    p1.latest_state().await;
+
+    let seen = |c: &Client| c.seen.join("\n");
+    assert!(
+        !seen(&p1).contains("your bid: 13"),
+        "player 1 saw player 0's bid"
+    );
+    assert!(!seen(&watcher).contains("your bid"), "a watcher saw a bid");
+    server.stop();
+}

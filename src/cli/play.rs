@@ -273,6 +273,8 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         if let Some((index, stopped)) = &p.tally.first_error {
             let what = match &stopped.action {
                 Some(a) => format!("trying move `{a}`"),
+                // With agents, `(to-move)` is asked too.
+                None if p.agents.is_some() => "choosing a move".to_string(),
                 None => "running #actions".to_string(),
             };
             let with = match rules {

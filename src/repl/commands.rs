@@ -865,8 +865,14 @@ impl Repl {
             Ok(a) => a,
             Err(e) => return format!("error: {e}"),
         };
-        let player = match self.session.player_to_move(agents.to_move) {
-            Ok(p) => p,
+        let player = match self.session.players_to_move(agents.to_move) {
+            Ok(several) if several.len() > 1 => {
+                return format!(
+                    "players {} are to move at once: :hint searches for one player to move",
+                    several.join(", ")
+                );
+            }
+            Ok(p) => p.into_iter().next(),
             Err(e) => {
                 return format!(
                     "error: ({TO_MOVE}) failed:\n{}",

@@ -31,6 +31,9 @@ pub struct Mark {
     pending: Option<usize>,
 }
 
+/// A legal move's name, and the player it belongs to when its message says.
+pub type OwnedMove = (String, Option<String>);
+
 impl Repl {
     /// The canvas being looked at: the waiting transaction's, else the session's.
     pub fn canvas(&self) -> &Canvas {
@@ -70,13 +73,23 @@ impl Repl {
             .collect()
     }
 
-    /// The names of the legal moves; `None` when the game has no `#actions`.
-    pub fn legal_move_names(&mut self) -> Option<Result<Vec<String>, String>> {
+    /// The names of the legal moves, each with the player it belongs to when its message
+    /// says (a `player` attribute, as in a game of simultaneous moves), as text; `None`
+    /// when the game has no `#actions`.
+    pub fn legal_moves_with_players(&mut self) -> Option<Result<Vec<OwnedMove>, String>> {
         self.session.game.actions?;
+        let player = crate::runtime::value::Key::sym(Symbol::intern("player"));
         Some(
             self.session
                 .legal_actions()
-                .map(|a| a.into_iter().map(|a| a.name).collect())
+                .map(|a| {
+                    a.into_iter()
+                        .map(|a| {
+                            let owner = a.message.attrs.get(&player).map(Value::to_text);
+                            (a.name, owner)
+                        })
+                        .collect()
+                })
                 .map_err(|e| e.render(&self.sources, false)),
         )
     }

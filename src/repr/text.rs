@@ -74,6 +74,12 @@ pub fn render(canvas: &Canvas, view: &View) -> String {
         let (_, _, r, b) = bounds(g);
         width = width.max(col(r).max(0) as usize + 1);
         height = height.max(row(b).max(0) as usize + 1);
+        // A text takes a column a character, centred (`bounds` measures it in the SVG's
+        // narrower characters).
+        if let (Shape::Text, Some(t)) = (Shape::of(g), label(g)) {
+            let right = col(num(g, "x")) + t.chars().count().div_ceil(2) as i64 - 1;
+            width = width.max(right.max(0) as usize + 1);
+        }
     }
     let (width, height) = (width.min(MAX.0), height.min(MAX.1));
     let mut grid = Grid {

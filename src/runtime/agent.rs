@@ -146,6 +146,19 @@ pub struct MoveScore {
 /// An error met while searching: the candidate that failed, if it was one, and the error.
 pub type Failure = (Option<String>, RuntimeError);
 
+/// The error of a search asked to choose among simultaneous moves.
+fn simultaneous(player: &str, to_move: CodeId, session: &Session) -> RuntimeError {
+    RuntimeError {
+        message: format!(
+            "several players are to move at once (to-move gave a list), and player {player}'s agent searches: Monte Carlo tree search plays one player's moves at a time, seeing the world whole, and would see the orders the others have given"
+        ),
+        hint: Some("give the players who move at once the agent `random`".into()),
+        span: Some(session.game.code(to_move).span),
+        chain: Vec::new(),
+        calls: None,
+    }
+}
+
 /// The exploration constant of UCT (√2, for rewards between 0 and 1).
 const EXPLORATION: f64 = std::f64::consts::SQRT_2;
 
@@ -213,11 +226,23 @@ fn worth(ending: &Ending, player: Option<&str>) -> f64 {
 }
 
 impl Session {
-    /// The player to move now by `(to-move)` (its value's text; `None` for `nil`).
+    /// The player to move now by `(to-move)` (its value's text; `None` for `nil`, or
+    /// for a list of players, when several move at once: see [`Session::players_to_move`]).
     pub fn player_to_move(&mut self, to_move: CodeId) -> Result<Option<String>, RuntimeError> {
+        let players = self.players_to_move(to_move)?;
+        Ok(match <[String; 1]>::try_from(players) {
+            Ok([one]) => Some(one),
+            Err(_) => None,
+        })
+    }
+
+    /// The players to move now by `(to-move)`, by their values' text: none for `nil` (or
+    /// an empty list), one for a value, each of a list (a game of simultaneous moves).
+    pub fn players_to_move(&mut self, to_move: CodeId) -> Result<Vec<String>, RuntimeError> {
         match self.trial_in_place(Start::Eval(to_move), TrialEnd::Undo) {
-            Status::Committed(Value::Nil) => Ok(None),
-            Status::Committed(v) => Ok(Some(v.to_text())),
+            Status::Committed(Value::Nil) => Ok(Vec::new()),
+            Status::Committed(Value::List(l)) => Ok(l.iter().map(Value::to_text).collect()),
+            Status::Committed(v) => Ok(vec![v.to_text()]),
             Status::Failed(e) => Err(e),
             other => Err(RuntimeError {
                 message: format!("(to-move) did not commit: {}", other.summary()),
@@ -277,15 +302,26 @@ impl Session {
                 action,
                 error: Box::new(error),
             };
-            let player = self
-                .player_to_move(agents.to_move)
+            let players = self
+                .players_to_move(agents.to_move)
                 .map_err(|e| stopped(None, e))?;
-            if let Some(p) = &player
-                && !movers.contains(p)
-            {
-                movers.insert(p.clone());
+            for p in &players {
+                if !movers.contains(p) {
+                    movers.insert(p.clone());
+                }
             }
-            let drawn = match agents.of(player.as_deref()) {
+            // Several players at once (simultaneous moves): each candidate is some
+            // player's, and all of them are drawn from alike; only random agents can.
+            let agent = match players.as_slice() {
+                [] => agents.others,
+                [one] => agents.of(Some(one)),
+                several => match several.iter().find(|p| agents.of(Some(p)) != Agent::Random) {
+                    None => Agent::Random,
+                    Some(p) => return Err(stopped(None, simultaneous(p, agents.to_move, self))),
+                },
+            };
+            let player = players.into_iter().next();
+            let drawn = match agent {
                 Agent::Random => {
                     let candidates = self.candidate_items().map_err(|e| stopped(None, e))?;
                     self.draw_legal(&candidates, &mut undrawn, chooser)

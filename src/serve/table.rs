@@ -146,7 +146,7 @@ pub struct Table {
     /// What each kind of connection is shown at this version.
     shown: HashMap<Who, Arc<str>>,
     /// The legal moves and the player to move at this version.
-    moves: Option<(Json, Json)>,
+    moves: Option<Turn>,
 }
 
 // SAFETY: a value's reference counts are not atomic (values stay on the thread that made
@@ -219,7 +219,7 @@ impl Table {
         if let Some(s) = self.shown.get(&who) {
             return s.clone();
         }
-        let (moves, to_move) = self.moves_and_turn();
+        let (moves, to_move) = self.moves_for(who);
         let svg = crate::repr::svg::render(self.repl.canvas(), &self.view(who));
         let view = self.view(who);
         let history = self.repl.history();
@@ -259,22 +259,53 @@ impl Table {
         text
     }
 
-    fn moves_and_turn(&mut self) -> (Json, Json) {
-        if let Some(m) = &self.moves {
-            return m.clone();
+    /// The legal moves and the player (or players) to move, kept until the game changes.
+    fn moves_and_turn(&mut self) -> &Turn {
+        if self.moves.is_none() {
+            let (moves, owners) = match self.repl.legal_moves_with_players() {
+                None => (Json::Null, Vec::new()),
+                Some(Ok(found)) => {
+                    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+                    let owners = found.iter().map(|(_, p)| p.clone()).collect();
+                    (json!(names), owners)
+                }
+                Some(Err(e)) => (json!({"error": e}), Vec::new()),
+            };
+            let to_move = match self.turn() {
+                Ok(Some(Value::List(l))) => json!(l.iter().map(Value::to_text).collect::<Vec<_>>()),
+                Ok(Some(v)) => json!(v.to_text()),
+                Ok(None) => Json::Null,
+                Err(e) => json!({"error": e}),
+            };
+            self.moves = Some(Turn {
+                moves,
+                owners,
+                to_move,
+            });
         }
-        let moves = match self.repl.legal_move_names() {
-            None => Json::Null,
-            Some(Ok(names)) => json!(names),
-            Some(Err(e)) => json!({"error": e}),
+        self.moves.as_ref().expect("just made")
+    }
+
+    /// The moves `who` may play: a seat does not see the moves of another player (a
+    /// move's `player` attribute) in a game of simultaneous moves.
+    fn moves_for(&mut self, who: Who) -> (Json, Json) {
+        let mine = match who {
+            Who::Seat(i) => Some(self.players[i].to_text()),
+            Who::Watcher => None,
         };
-        let to_move = match self.turn() {
-            Ok(Some(v)) => json!(v.to_text()),
-            Ok(None) => Json::Null,
-            Err(e) => json!({"error": e}),
+        let turn = self.moves_and_turn();
+        let moves = match (&turn.moves, mine) {
+            (Json::Array(names), Some(me)) if !turn.owners.is_empty() => json!(
+                names
+                    .iter()
+                    .zip(&turn.owners)
+                    .filter(|(_, owner)| owner.as_ref().is_none_or(|o| *o == me))
+                    .map(|(n, _)| n.clone())
+                    .collect::<Vec<_>>()
+            ),
+            (m, _) => m.clone(),
         };
-        self.moves = Some((moves.clone(), to_move.clone()));
-        (moves, to_move)
+        (moves, turn.to_move.clone())
     }
 
     /// The player to move, when the game says (`nil` from `(to-move)` is nobody in
@@ -356,6 +387,7 @@ impl Table {
             } => {
                 name(&move_name, "move")?;
                 self.may_move(seat)?;
+                self.may_play(seat, &move_name)?;
                 (id, format!(":play {move_name}"))
             }
             Request::Signal { id, signal, tag } => {
@@ -473,12 +505,42 @@ impl Table {
             ));
         }
         match self.turn() {
+            // Several players to move (simultaneous orders): any of them.
+            Ok(Some(Value::List(l))) if !l.iter().any(|p| *p == self.players[seat]) => {
+                let names: Vec<String> = l.iter().map(Value::to_text).collect();
+                let who = match names.as_slice() {
+                    [one] => format!("player {one} is"),
+                    _ => format!("players {} are", names.join(", ")),
+                };
+                Err(format!("not your turn: {who} to move; nothing was done"))
+            }
+            Ok(Some(Value::List(_))) => Ok(()),
             Ok(Some(p)) if p != self.players[seat] => Err(format!(
                 "not your turn: player {} is to move; nothing was done",
                 p.to_text()
             )),
             Ok(_) => Ok(()),
             Err(e) => Err(format!("cannot tell whose turn it is: {e}")),
+        }
+    }
+
+    /// Whether seat `seat` may play the move `name`: not when the move is another
+    /// player's (its message's `player` attribute), as in a game of simultaneous moves.
+    fn may_play(&mut self, seat: usize, name: &str) -> Result<(), String> {
+        let me = self.players[seat].to_text();
+        let turn = self.moves_and_turn();
+        let owner = match &turn.moves {
+            Json::Array(names) => names
+                .iter()
+                .position(|n| n.as_str() == Some(name))
+                .and_then(|i| turn.owners.get(i).cloned().flatten()),
+            _ => None,
+        };
+        match owner {
+            Some(owner) if owner != me => Err(format!(
+                "`{name}` is player {owner}'s move, not yours; nothing was done"
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -493,6 +555,16 @@ impl Table {
             (Some(_), None) => Ok(()),
         }
     }
+}
+
+/// The legal moves and whose turn it is, as the state messages give them.
+struct Turn {
+    /// The names of the legal moves (or an error, or null for a game without `#actions`).
+    moves: Json,
+    /// For each legal move, the player it belongs to (its `player` attribute), if it says.
+    owners: Vec<Option<String>>,
+    /// The player to move, the players (several may move at once), or null.
+    to_move: Json,
 }
 
 /// Check a name a request carries: one word of printable characters.
