@@ -135,6 +135,28 @@ impl Tally {
         }
     }
 
+    /// Games played, games a second, mean moves a game.
+    fn figures(&self, seconds: f64) -> (u64, f64, f64) {
+        let n = self.games;
+        let rate = if seconds > 0.0 {
+            n as f64 / seconds
+        } else {
+            0.0
+        };
+        let mean = if n > 0 {
+            self.plies as f64 / n as f64
+        } else {
+            0.0
+        };
+        (n, rate, mean)
+    }
+
+    /// `k` of the games: `k`, its share, and the share's 95% Wilson interval.
+    fn row(&self, k: u64) -> (u64, f64, f64, f64) {
+        let (lo, hi) = wilson(k, self.games);
+        (k, k as f64 / self.games.max(1) as f64, lo, hi)
+    }
+
     fn merge(mut self, other: Tally) -> Tally {
         self.games += other.games;
         for (k, v) in other.wins {
@@ -567,21 +589,8 @@ fn summary_json(
     sources: &crate::source::SourceMap,
     profile: Profiled<'_>,
 ) -> serde_json::Value {
-    let n = t.games;
-    let rate = if seconds > 0.0 {
-        n as f64 / seconds
-    } else {
-        0.0
-    };
-    let mean = if n > 0 {
-        t.plies as f64 / n as f64
-    } else {
-        0.0
-    };
-    let row = |k: u64| {
-        let (lo, hi) = wilson(k, n);
-        (k, k as f64 / n.max(1) as f64, lo, hi)
-    };
+    let (n, rate, mean) = t.figures(seconds);
+    let row = |k: u64| t.row(k);
     let wins: serde_json::Map<String, serde_json::Value> = t
         .wins
         .iter()
@@ -654,21 +663,8 @@ fn print_tally(
         println!("{}", summary_json(t, seconds, agents, sources, profile));
         return;
     }
-    let n = t.games;
-    let rate = if seconds > 0.0 {
-        n as f64 / seconds
-    } else {
-        0.0
-    };
-    let mean = if n > 0 {
-        t.plies as f64 / n as f64
-    } else {
-        0.0
-    };
-    let row = |k: u64| {
-        let (lo, hi) = wilson(k, n);
-        (k, k as f64 / n.max(1) as f64, lo, hi)
-    };
+    let (n, rate, mean) = t.figures(seconds);
+    let row = |k: u64| t.row(k);
     // Slow games (a few playouts a second) keep two significant digits.
     let decimals = if rate < 10.0 { 2 } else { 0 };
     println!(

@@ -265,17 +265,7 @@ impl Session {
         max_plies: usize,
         movers: &mut std::collections::BTreeSet<String>,
     ) -> Result<Playout, Stopped> {
-        let canvas = self.unwatch();
-        let played = self.play_agents(agents, chooser, max_plies, movers);
-        if let Some(canvas) = canvas
-            && matches!(
-                &played,
-                Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
-            )
-        {
-            self.world_mut().canvas = canvas;
-        }
-        played
+        self.unwatched_game(|s| s.play_agents(agents, chooser, max_plies, movers))
     }
 
     fn play_agents(
@@ -288,14 +278,8 @@ impl Session {
         let mut plies = 0;
         let mut undrawn = Vec::new();
         loop {
-            if let Some(ending) = self.ending() {
-                return Ok(Playout { ending, plies });
-            }
-            if plies >= max_plies {
-                return Ok(Playout {
-                    ending: Ending::TooLong,
-                    plies,
-                });
+            if let Some(over) = self.stands(plies, max_plies) {
+                return Ok(over);
             }
             let stopped = |action: Option<String>, error: RuntimeError| Stopped {
                 plies,

@@ -148,10 +148,18 @@ impl Session {
     /// moves). A candidate drawn that fails with a runtime error stops the game: the error
     /// is returned. Candidates not drawn are not tried.
     pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
-        // Moves are tried and played in place, on the world without its canvas: a game
-        // that played no move keeps it.
+        self.unwatched_game(|s| s.play_unwatched(chooser, max_plies))
+    }
+
+    /// Play a game with `play` on the world without its canvas (moves are tried and
+    /// played in place, and trying moves does not draw); a game that played no move
+    /// keeps the canvas.
+    pub(super) fn unwatched_game(
+        &mut self,
+        play: impl FnOnce(&mut Session) -> Result<Playout, Stopped>,
+    ) -> Result<Playout, Stopped> {
         let canvas = self.unwatch();
-        let played = self.play_unwatched(chooser, max_plies);
+        let played = play(self);
         if let Some(canvas) = canvas
             && matches!(
                 &played,
@@ -161,6 +169,18 @@ impl Session {
             self.world_mut().canvas = canvas;
         }
         played
+    }
+
+    /// How a game `plies` moves long stands before its next move: over (with the game's
+    /// ending, or at the ply limit) or not (`None`).
+    pub(super) fn stands(&self, plies: usize, max_plies: usize) -> Option<Playout> {
+        if let Some(ending) = self.ending() {
+            return Some(Playout { ending, plies });
+        }
+        (plies >= max_plies).then_some(Playout {
+            ending: Ending::TooLong,
+            plies,
+        })
     }
 
     /// [`Session::playout`] on a world without an active canvas.
@@ -173,14 +193,8 @@ impl Session {
         // The places of the candidates not drawn yet, kept from ply to ply.
         let mut undrawn = Vec::new();
         loop {
-            if let Some(ending) = self.ending() {
-                return Ok(Playout { ending, plies });
-            }
-            if plies >= max_plies {
-                return Ok(Playout {
-                    ending: Ending::TooLong,
-                    plies,
-                });
+            if let Some(over) = self.stands(plies, max_plies) {
+                return Ok(over);
             }
             let candidates = self.candidate_items().map_err(|error| Stopped {
                 plies,
