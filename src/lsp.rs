@@ -166,64 +166,46 @@ fn normal(path: &Path) -> PathBuf {
 }
 
 impl Server {
+    /// A document opened, changed, saved or closed: the diagnostics to publish.
     fn notification(&mut self, n: Notification) -> Vec<Notification> {
         use lsp_types::notification::{
             DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
         };
+        use lsp_types::{
+            DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+            DidSaveTextDocumentParams,
+        };
         let changed = match n.method.as_str() {
-            DidOpenTextDocument::METHOD => {
-                let Ok(p) =
-                    serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(n.params)
-                else {
-                    return Vec::new();
-                };
-                let Some(path) = path_of(&p.text_document.uri) else {
-                    return Vec::new();
-                };
+            DidOpenTextDocument::METHOD => params::<DidOpenTextDocumentParams>(n).and_then(|p| {
+                let path = path_of(&p.text_document.uri)?;
                 self.docs.insert(path.clone(), p.text_document.text);
-                path
-            }
+                Some(path)
+            }),
             DidChangeTextDocument::METHOD => {
-                let Ok(p) =
-                    serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(n.params)
-                else {
-                    return Vec::new();
-                };
-                let Some(path) = path_of(&p.text_document.uri) else {
-                    return Vec::new();
-                };
-                // Whole texts only (the sync kind the server asked for): the last one.
-                if let Some(change) = p.content_changes.into_iter().last() {
-                    self.docs.insert(path.clone(), change.text);
-                }
-                path
+                params::<DidChangeTextDocumentParams>(n).and_then(|p| {
+                    let path = path_of(&p.text_document.uri)?;
+                    // Whole texts only (the sync kind the server asked for): the last one.
+                    if let Some(change) = p.content_changes.into_iter().last() {
+                        self.docs.insert(path.clone(), change.text);
+                    }
+                    Some(path)
+                })
             }
             DidSaveTextDocument::METHOD => {
-                let Ok(p) =
-                    serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(n.params)
-                else {
-                    return Vec::new();
-                };
-                let Some(path) = path_of(&p.text_document.uri) else {
-                    return Vec::new();
-                };
-                path
+                params::<DidSaveTextDocumentParams>(n).and_then(|p| path_of(&p.text_document.uri))
             }
             DidCloseTextDocument::METHOD => {
-                let Ok(p) =
-                    serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(n.params)
-                else {
-                    return Vec::new();
-                };
-                if let Some(path) = path_of(&p.text_document.uri) {
+                if let Some(path) = params::<DidCloseTextDocumentParams>(n)
+                    .and_then(|p| path_of(&p.text_document.uri))
+                {
                     self.docs.remove(&path);
                     self.analyses.remove(&path);
                 }
-                return Vec::new();
+                None
             }
-            _ => return Vec::new(),
+            _ => None,
         };
-        self.check(&changed)
+        changed.map(|path| self.check(&path)).unwrap_or_default()
     }
 
     /// Check the unit of the document at `path`; the diagnostics to publish.
@@ -721,6 +703,11 @@ fn keep_from(diagnostics: Vec<Diagnostic>, base: usize) -> Vec<Diagnostic> {
         .into_iter()
         .filter(|d| d.span.file.0 as usize >= base)
         .collect()
+}
+
+/// The parameters of a notification, when they are what its method says.
+fn params<P: serde::de::DeserializeOwned>(n: Notification) -> Option<P> {
+    serde_json::from_value(n.params).ok()
 }
 
 /// The path of a `file:` URI, made normal.
