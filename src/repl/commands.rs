@@ -280,8 +280,11 @@ impl Repl {
                     rest.parse::<u32>()
                 };
                 match n {
-                    Ok(n) if n >= 1 => self.hint(n),
-                    _ => "usage: :hint [<iterations>] (at least 1)".into(),
+                    Ok(n) if (1..=Agent::MAX_ITERATIONS).contains(&n) => self.hint(n),
+                    _ => format!(
+                        "usage: :hint [<iterations>] (1 to {})",
+                        Agent::MAX_ITERATIONS
+                    ),
                 }
             }
             "random" => {

@@ -52,10 +52,12 @@ impl Agent {
                 iterations: Agent::MCTS_ITERATIONS,
             }),
             ("mcts", Some(n)) => match n.parse::<u32>() {
-                Ok(iterations) if iterations >= 1 => Ok(Agent::Mcts { iterations }),
+                Ok(iterations) if (1..=Agent::MAX_ITERATIONS).contains(&iterations) => {
+                    Ok(Agent::Mcts { iterations })
+                }
                 _ => Err(format!(
                     "`mcts:{n}`: the iterations are a whole number from 1 to {}",
-                    u32::MAX
+                    Agent::MAX_ITERATIONS
                 )),
             },
             _ => Err(format!(
@@ -66,6 +68,10 @@ impl Agent {
 
     /// The iterations of a plain `mcts`.
     pub const MCTS_ITERATIONS: u32 = 200;
+
+    /// The most iterations a search may run: its tree keeps a node (a world) for each, so
+    /// this bounds its memory (a few hundred megabytes for the bundled games).
+    pub const MAX_ITERATIONS: u32 = 100_000;
 }
 
 impl std::fmt::Display for Agent {
