@@ -13,7 +13,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
 #[path = "common/serving.rs"]
 mod serving;
-use serving::serve;
+use serving::{serve, serve_with};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -475,4 +475,71 @@ async fn simultaneous_secret_bids_are_played_by_their_own_seats() {
     );
     assert!(!seen(&watcher).contains("your bid"), "a watcher saw a bid");
     server.stop();
+}
+
+/// A seat the server plays (`--agent O=mcts:300`) answers each move at once, in the same
+/// change of version the seat's move made: it blocks X's threat, and the game goes on
+/// from the page. An agent for a seat that does not exist, or for a game without
+/// `to-move`, is refused at start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_plays_a_seat_given_an_agent() {
+    let server = serve_with("tests/inputs/tic-tac-toe", &["X", "O"], &["O=mcts:300"])
+        .await
+        .expect("the server starts");
+    assert_eq!(server.seat_agent(1).as_deref(), Some("mcts:300"));
+    assert_eq!(server.seat_agent(0), None);
+    let mut x = Client::open(&server, Some(0)).await;
+    let reply = x.ask(json!({"op": "play", "name": "a1"})).await;
+    assert!(
+        reply["text"].as_str().unwrap().starts_with("committed"),
+        "{reply}"
+    );
+    // X's move, then O's answer: two changes.
+    let state = x.latest_state().await;
+    assert_eq!(state["history"].as_array().unwrap().len(), 2, "{state}");
+    assert_eq!(state["toMove"], "X");
+    // X threatens a1-a2-a3: O blocks at a3.
+    x.ask(json!({"op": "play", "name": "a2"})).await;
+    let state = x.latest_state().await;
+    let history = state["history"].as_array().unwrap();
+    assert_eq!(history.len(), 4, "{state}");
+    assert!(
+        history[3]["text"].as_str().unwrap().contains("a3"),
+        "O did not block: {state}"
+    );
+    // Undo takes back O's answer and X's move with it: X is to move again.
+    x.ask(json!({"op": "undo"})).await;
+    let state = x.latest_state().await;
+    assert_eq!(state["cursor"], 2, "{state}");
+    assert_eq!(state["toMove"], "X");
+    server.stop();
+
+    // Goofspiel: the server's player bids at once (at random among its own bids, as a
+    // search would see the other's), in secret; the human's bid reveals both.
+    let server = serve_with("games/goofspiel", &["0", "1"], &["1=mcts:50"])
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let state = p0.latest_state().await;
+    assert_eq!(state["history"].as_array().unwrap().len(), 1, "{state}");
+    assert_eq!(state["toMove"], json!(["0"]));
+    assert!(
+        !p0.seen.join("\n").contains("your bid"),
+        "player 0 saw the server's bid"
+    );
+    p0.ask(json!({"op": "play", "name": "0:13"})).await;
+    let state = p0.latest_state().await;
+    assert_eq!(state["history"].as_array().unwrap().len(), 3, "{state}");
+    assert!(
+        state["svg"].as_str().unwrap().contains("bids revealed: 13"),
+        "{state}"
+    );
+    server.stop();
+
+    let refused = serve_with("tests/inputs/tic-tac-toe", &["X", "O"], &["P=mcts"]).await;
+    let e = refused.err().expect("no seat P");
+    assert!(e.text.contains("no seat is player `P`"), "{}", e.text);
+    let refused = serve_with("games/mini-awele", &["0", "1"], &["1=mcts"]).await;
+    let e = refused.err().expect("no to-move");
+    assert!(e.text.contains("to-move"), "{}", e.text);
 }

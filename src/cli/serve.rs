@@ -17,6 +17,11 @@ pub struct ServeArgs {
     /// The players' ids, one seat each, separated by commas.
     #[arg(long, value_delimiter = ',', default_value = "0,1")]
     pub seats: Vec<String>,
+    /// A seat the server plays itself, as <player>=<agent>: `mcts[:<iterations>]` (Monte
+    /// Carlo tree search, as `playout --agent`) or `random` (repeatable). Play against
+    /// the computer: --agent 1=mcts:1000. Needs the game's `to-move`.
+    #[arg(long = "agent", value_name = "PLAYER=AGENT")]
+    pub agents: Vec<String>,
     /// How to start it.
     #[command(flatten)]
     pub start: super::game::StartOptions,
@@ -35,6 +40,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         },
         port: args.port,
         seats: args.seats.clone(),
+        agents: args.agents.clone(),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -63,7 +69,9 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             server.addr
         );
         for (n, player) in server.players().iter().enumerate() {
-            if let Some(link) = server.seat_link(n) {
+            if let Some(agent) = server.seat_agent(n) {
+                println!("player {player}: played by the server ({agent})");
+            } else if let Some(link) = server.seat_link(n) {
                 println!("player {player}: {link}");
             }
         }

@@ -32,7 +32,7 @@ pub struct Command {
 /// The iterations of a plain `:hint`.
 const HINT_ITERATIONS: u32 = 1000;
 /// The moves a random playout of `:hint` plays at most before it counts as a draw.
-const HINT_MAX_PLIES: usize = 10_000;
+pub(super) const HINT_MAX_PLIES: usize = 10_000;
 
 const fn c(name: &'static str, args: &'static str, help: &'static str) -> Command {
     Command { name, args, help }

@@ -3,7 +3,9 @@
 //! outcome, and read-only expressions. The web server (`crate::serve`) reads these.
 
 use crate::compile::bytecode::CodeId;
+use crate::runtime::agent::{Agent, Agents};
 use crate::runtime::canvas::Canvas;
+use crate::runtime::playout::Chooser;
 use crate::runtime::trace::Status;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
@@ -92,6 +94,49 @@ impl Repl {
                 })
                 .map_err(|e| e.render(&self.sources, false)),
         )
+    }
+
+    /// The game's agents' `(to-move)`, compiled (see [`Agents::new`]).
+    pub fn agents(&mut self) -> Result<Agents, String> {
+        Agents::new(self.session.game_mut(), Vec::new(), Agent::Random)
+    }
+
+    /// The move Monte Carlo tree search chooses now (`iterations` of it, seeded by the
+    /// world's generator, as `:hint` does): its name, or `None` when no move is legal.
+    pub fn best_move(
+        &mut self,
+        agents: &Agents,
+        iterations: u32,
+    ) -> Result<Option<String>, String> {
+        let mut chooser = Chooser::new(self.session.world().rng, 0);
+        self.session
+            .analyse(
+                agents,
+                &mut chooser,
+                iterations,
+                super::commands::HINT_MAX_PLIES,
+            )
+            .map(|scores| scores.into_iter().next().map(|s| s.name))
+            .map_err(|(_, e)| e.render(&self.sources, false))
+    }
+
+    /// A legal move of `player` drawn at random (seeded by the world's generator): one
+    /// whose message names `player` as its `player`, or names none; `None` when there is
+    /// none.
+    pub fn random_move_of(&mut self, player: &str) -> Result<Option<String>, String> {
+        let mine: Vec<String> = match self.legal_moves_with_players() {
+            None => return Ok(None),
+            Some(found) => found?
+                .into_iter()
+                .filter(|(_, owner)| owner.as_deref().is_none_or(|o| o == player))
+                .map(|(name, _)| name)
+                .collect(),
+        };
+        if mine.is_empty() {
+            return Ok(None);
+        }
+        let mut chooser = Chooser::new(self.session.world().rng, 0);
+        Ok(Some(mine[chooser.below(mine.len())].clone()))
     }
 
     /// The outcome, if the game is finished, as `key value, key value`.

@@ -50,6 +50,9 @@ pub struct ServeOptions {
     pub port: u16,
     /// The players' ids, one seat each (`0`, `1`, or names).
     pub seats: Vec<String>,
+    /// Seats played by the server, as `<player>=<agent>` (`1=mcts:500`): see
+    /// [`crate::runtime::agent::Agent`].
+    pub agents: Vec<String>,
 }
 
 /// A running server.
@@ -101,7 +104,33 @@ impl Server {
             seats.push(Seat {
                 player: player.to_string(),
                 token: token().map_err(failed)?,
+                agent: None,
             });
+        }
+        for a in &options.agents {
+            let Some((player, agent)) = a.split_once('=') else {
+                return Err(usage(format!(
+                    "--agent {a}: name the seat the server plays, as <player>=<agent> (1=mcts:500)"
+                )));
+            };
+            let agent = crate::runtime::agent::Agent::parse(agent.trim())
+                .map_err(|e| usage(format!("--agent {a}: {e}")))?;
+            let Some(seat) = seats
+                .iter_mut()
+                .find(|x| parse_literal(&x.player) == parse_literal(player.trim()))
+            else {
+                return Err(usage(format!(
+                    "--agent {a}: no seat is player `{}` (the seats: {})",
+                    player.trim(),
+                    options.seats.join(", ")
+                )));
+            };
+            if seat.agent.is_some() {
+                return Err(usage(format!(
+                    "--agent {a}: that seat has an agent already"
+                )));
+            }
+            seat.agent = Some(agent);
         }
         let table = match Table::new(options.repl.clone(), seats) {
             Ok(t) => t,
@@ -135,6 +164,12 @@ impl Server {
         let table = self.shared.table();
         let seat = table.seats().get(n)?;
         Some(format!("http://{}/?seat={}", self.addr, seat.token))
+    }
+
+    /// The agent that plays seat `n`, when the server plays it.
+    pub fn seat_agent(&self, n: usize) -> Option<String> {
+        let table = self.shared.table();
+        table.seats().get(n)?.agent.map(|a| a.to_string())
     }
 
     /// The players, in seat order.

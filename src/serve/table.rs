@@ -25,6 +25,11 @@ pub const MAX_REQUEST: usize = 16 * 1024;
 const MAX_NAME: usize = 200;
 
 pub use crate::runtime::agent::TO_MOVE;
+use crate::runtime::agent::{Agent, Agents};
+
+/// The most moves the seats the server plays make in a row (a game whose every seat is
+/// played by an agent stops there, and goes on with the next request).
+const MAX_AGENT_MOVES: usize = 10_000;
 
 /// Who is at the other end of a connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,6 +57,8 @@ pub struct Seat {
     pub player: String,
     /// The secret in the seat's link.
     pub token: String,
+    /// The agent that plays the seat, when the server plays it (`--agent`).
+    pub agent: Option<Agent>,
 }
 
 /// A request from a page.
@@ -147,6 +154,8 @@ pub struct Table {
     shown: HashMap<Who, Arc<str>>,
     /// The legal moves and the player to move at this version.
     moves: Option<Turn>,
+    /// The game's `(to-move)` for the agents, when a seat is played by one.
+    agents: Option<Agents>,
 }
 
 // SAFETY: a value's reference counts are not atomic (values stay on the thread that made
@@ -173,7 +182,12 @@ impl Table {
         } else {
             None
         };
-        Ok(Table {
+        let agents = if seats.iter().any(|s| s.agent.is_some()) {
+            Some(repl.agents().map_err(TableError::Game)?)
+        } else {
+            None
+        };
+        let mut table = Table {
             repl,
             seats,
             players,
@@ -182,7 +196,91 @@ impl Table {
             version: 0,
             shown: HashMap::new(),
             moves: None,
+            agents,
+        };
+        // A seat the server plays may have the first move.
+        table.play_agents();
+        Ok(table)
+    }
+
+    /// Whether the player (one of the players) to move is a seat the server plays.
+    fn agent_to_move(&mut self) -> bool {
+        let to_move: Vec<Value> = match self.turn() {
+            Ok(Some(Value::List(l))) => l.iter().cloned().collect(),
+            Ok(Some(v)) => vec![v],
+            _ => return false,
+        };
+        to_move.iter().any(|p| {
+            self.players
+                .iter()
+                .position(|x| x == p)
+                .is_some_and(|seat| self.seats[seat].agent.is_some())
         })
+    }
+
+    /// Take back changes while a seat the server plays is to move (it would only make
+    /// the same move again), down to the start.
+    fn undo_agents(&mut self) {
+        for _ in 0..MAX_AGENT_MOVES {
+            if self.agents.is_none() || !self.agent_to_move() {
+                break;
+            }
+            let before = self.repl.mark();
+            self.repl.handle(":undo");
+            if self.repl.mark() == before {
+                break;
+            }
+            self.version += 1;
+            self.shown.clear();
+            self.moves = None;
+        }
+    }
+
+    /// Play the moves of the seats the server plays, for as long as one of them is to
+    /// move (and no move waits for a signal): the search's choice (`mcts`) or a legal move
+    /// at random (`random`, and in a position where several players move at once, whose
+    /// orders a search would see); each is a change of the history, as a seat's `:play`
+    /// is. Whether the game changed.
+    fn play_agents(&mut self) -> bool {
+        let mut changed = false;
+        // Bounded: a game whose agents play each other stops after this many moves.
+        for _ in 0..MAX_AGENT_MOVES {
+            if self.repl.waiting_for().is_some() || self.agents.is_none() {
+                break;
+            }
+            let to_move: Vec<Value> = match self.turn() {
+                Ok(Some(Value::List(l))) => l.iter().cloned().collect(),
+                Ok(Some(v)) => vec![v],
+                _ => break,
+            };
+            let several = to_move.len() > 1;
+            let Some((player, agent)) = to_move.iter().find_map(|p| {
+                let seat = self.players.iter().position(|x| x == p)?;
+                Some((p.to_text(), self.seats[seat].agent?))
+            }) else {
+                break;
+            };
+            let chosen = match (agent, several) {
+                (Agent::Mcts { iterations }, false) => self
+                    .agents
+                    .as_ref()
+                    .map(|a| self.repl.best_move(a, iterations)),
+                _ => Some(self.repl.random_move_of(&player)),
+            };
+            let Some(Ok(Some(name))) = chosen else {
+                break;
+            };
+            let before = self.repl.mark();
+            self.repl.handle(&format!(":play {name}"));
+            if self.repl.mark() == before {
+                break;
+            }
+            changed = true;
+            self.version += 1;
+            self.shown.clear();
+            self.moves = None;
+        }
+        changed
     }
 
     /// The seats.
@@ -435,6 +533,16 @@ impl Table {
             self.version += 1;
             self.shown.clear();
             self.moves = None;
+        }
+        if changed {
+            if line == ":undo" {
+                // Taking back a move made against the server takes back the server's
+                // answer too: back to where a seat it does not play is to move.
+                self.undo_agents();
+            } else {
+                // The seats the server plays answer at once.
+                self.play_agents();
+            }
         }
         let ok = !(reply.text.starts_with("error") || reply.text.starts_with("usage"));
         Ok(Handled {

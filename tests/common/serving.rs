@@ -9,6 +9,18 @@ use flexrules::serve::{ServeOptions, Server};
 /// A server for `game` (a path from the crate root) on a free loopback port, seed 0, with
 /// the seats "0" and "1".
 pub async fn serve(game: &str) -> Server {
+    serve_with(game, &["0", "1"], &[])
+        .await
+        .expect("the server starts")
+}
+
+/// A server for `game` with these seats and seats played by agents (`--agent`).
+#[allow(dead_code)] // not every test binary plays against the server
+pub async fn serve_with(
+    game: &str,
+    seats: &[&str],
+    agents: &[&str],
+) -> Result<Server, flexrules::repl::OpenError> {
     Server::start(ServeOptions {
         repl: ReplOptions {
             game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
@@ -19,8 +31,8 @@ pub async fn serve(game: &str) -> Server {
             color: false,
         },
         port: 0,
-        seats: vec!["0".into(), "1".into()],
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        agents: agents.iter().map(|s| s.to_string()).collect(),
     })
     .await
-    .expect("the server starts")
 }
