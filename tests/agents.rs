@@ -3,7 +3,7 @@
 //! the same game for the same seed.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use flexrules::compile::build_game_with_rules;
@@ -56,7 +56,10 @@ fn mark(s: &Session, cell: &str) -> Value {
         .expect("a mark")
 }
 
-const MCTS: Agent = Agent::Mcts { iterations: 200 };
+const MCTS: Agent = Agent::Mcts {
+    iterations: 200,
+    depth: None,
+};
 
 /// X has a1 and a2 and the move: a3 wins, whatever the seed.
 #[test]
@@ -92,7 +95,14 @@ fn mcts_blocks_a_win() {
 /// that move leaves: nothing of the moves tried and played out below it remains.
 #[test]
 fn a_searched_move_is_legal_and_leaves_no_trace() {
-    let (mut s, agents) = with_agents("games/awele", &[], Agent::Mcts { iterations: 50 });
+    let (mut s, agents) = with_agents(
+        "games/awele",
+        &[],
+        Agent::Mcts {
+            iterations: 50,
+            depth: None,
+        },
+    );
     let mut movers = BTreeSet::new();
     for ply in 0..12 {
         let legal = s.try_candidates().expect("legal moves").legal;
@@ -114,7 +124,13 @@ fn a_searched_move_is_legal_and_leaves_no_trace() {
 fn a_game_depends_only_on_the_seed() {
     let (mut s, agents) = with_agents(
         "games/awele",
-        &[("1", Agent::Mcts { iterations: 20 })],
+        &[(
+            "1",
+            Agent::Mcts {
+                iterations: 20,
+                depth: None,
+            },
+        )],
         Agent::Random,
     );
     let start = s.world().clone();
@@ -144,7 +160,13 @@ fn mcts_beats_random_at_awele() {
     for (searcher, index) in [("0", 0), ("1", 100)] {
         let (mut s, agents) = with_agents(
             "games/awele",
-            &[(searcher, Agent::Mcts { iterations: 60 })],
+            &[(
+                searcher,
+                Agent::Mcts {
+                    iterations: 60,
+                    depth: None,
+                },
+            )],
             Agent::Random,
         );
         let start = s.world().clone();
@@ -194,4 +216,74 @@ fn difference_of_rates_has_newcombes_interval() {
     let (d, lo, hi) = flexrules::cli::play::difference(0, 0, 0, 0);
     assert_eq!(d, 0.0);
     assert!((-1.0..=0.0).contains(&lo) && (0.0..=1.0).contains(&hi));
+}
+
+/// A one-player game that never ends by itself: each turn `good` or `bad` is marked, and
+/// `evaluate` scores the last mark. Random playouts to the end tell the moves apart not at
+/// all; scored after 0 moves, the search picks `good` every time.
+const MARKS: &str = r#"
+#entity board
+  #property last nil
+  #state default
+    #onMessage mark
+      (update property "last" to (attribute "name"))
+#instance board of board
+#actions
+  (list (list "board" (new message "mark" with "name" "good"))
+        (list "board" (new message "mark" with "name" "bad")))
+#define to-move () "p"
+#define evaluate () (dict "p" (if (= (property "last" of "board") "good") 1 else 0))
+"#;
+
+fn marks(text: &str) -> Session {
+    let mut fs = flexrules::syntax::load::MemoryFs::new();
+    fs.insert("game.fr", text.to_string());
+    let built = build_game_with_rules(&fs, Path::new("game.fr"), &[]).expect("the game builds");
+    Session::start(built.game, &SessionOptions::default())
+        .expect("starts")
+        .0
+}
+
+#[test]
+fn evaluate_scores_the_positions_a_search_stops_at() {
+    let mut s = marks(MARKS);
+    let agents = Agents::new(
+        s.game_mut(),
+        Vec::new(),
+        Agent::Mcts {
+            iterations: 20,
+            depth: Some(0),
+        },
+    )
+    .expect("agents");
+    assert!(agents.evaluate.is_some());
+    for seed in 0..8 {
+        s.playout_with(&agents, &mut Chooser::new(seed, 0), 1, &mut BTreeSet::new())
+            .expect("plays");
+        let board = s.world().lookup(flexrules::symbol::Symbol::intern("board"));
+        let last = s
+            .world()
+            .entity(board.expect("board"))
+            .and_then(|e| e.property(&s.game, flexrules::symbol::Symbol::intern("last")))
+            .cloned();
+        assert_eq!(last, Some(Value::str("good")), "seed {seed}");
+    }
+    // A depth needs `evaluate`; `evaluate` must give a dictionary of numbers.
+    let mut s = marks(&MARKS.replace("#define evaluate ()", "#define score ()"));
+    let deep = Agent::Mcts {
+        iterations: 20,
+        depth: Some(3),
+    };
+    let e = Agents::new(s.game_mut(), Vec::new(), deep).expect_err("no evaluate");
+    assert!(e.contains("defines no function `evaluate`"), "{e}");
+    let mut s = marks(&MARKS.replace("(dict \"p\" (if", "(list \"p\" (if"));
+    let agents = Agents::new(s.game_mut(), Vec::new(), deep).expect("agents");
+    let stopped = s
+        .playout_with(&agents, &mut Chooser::new(1, 0), 1, &mut BTreeSet::new())
+        .expect_err("evaluate gives a list");
+    assert!(
+        stopped.error.message.contains("(evaluate) gave list"),
+        "{}",
+        stopped.error.message
+    );
 }

@@ -884,19 +884,20 @@ impl Repl {
             }
         };
         let mut chooser = Chooser::new(self.session.world().rng, 0);
-        let scores = match self
-            .session
-            .analyse(&agents, &mut chooser, iterations, HINT_MAX_PLIES)
-        {
-            Ok(s) => s,
-            Err((action, e)) => {
-                let what = action.map_or("#actions".to_string(), |a| format!("`{a}`"));
-                return format!(
-                    "error: searching, {what} failed:\n{}",
-                    e.render(&self.sources, self.options.color).trim_end()
-                );
-            }
-        };
+        let scores =
+            match self
+                .session
+                .analyse(&agents, &mut chooser, (iterations, None), HINT_MAX_PLIES)
+            {
+                Ok(s) => s,
+                Err((action, e)) => {
+                    let what = action.map_or("#actions".to_string(), |a| format!("`{a}`"));
+                    return format!(
+                        "error: searching, {what} failed:\n{}",
+                        e.render(&self.sources, self.options.color).trim_end()
+                    );
+                }
+            };
         if scores.is_empty() {
             return "no legal move".into();
         }

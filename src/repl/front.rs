@@ -106,14 +106,14 @@ impl Repl {
     pub fn best_move(
         &mut self,
         agents: &Agents,
-        iterations: u32,
+        budget: crate::runtime::agent::Budget,
     ) -> Result<Option<String>, String> {
         let mut chooser = Chooser::new(self.session.world().rng, 0);
         self.session
             .analyse(
                 agents,
                 &mut chooser,
-                iterations,
+                budget,
                 super::commands::HINT_MAX_PLIES,
             )
             .map(|scores| scores.into_iter().next().map(|s| s.name))

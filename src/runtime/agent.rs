@@ -34,6 +34,9 @@ pub enum Agent {
     Mcts {
         /// Iterations (random playouts from a new node of the tree) per move.
         iterations: u32,
+        /// When the game defines `evaluate`: the moves a random playout makes before the
+        /// position is scored by it (`None`: [`Agent::EVALUATE_AFTER`]).
+        depth: Option<u32>,
     },
 }
 
@@ -41,33 +44,57 @@ impl Agent {
     /// The agent a command line names: `random`, `mcts` (with [`Agent::MCTS_ITERATIONS`])
     /// or `mcts:<iterations>`.
     pub fn parse(text: &str) -> Result<Agent, String> {
-        let (kind, arg) = match text.split_once(':') {
-            Some((k, a)) => (k, Some(a)),
-            None => (text, None),
-        };
-        match (kind, arg) {
-            ("random", None) => Ok(Agent::Random),
-            ("random", Some(_)) => Err("`random` takes no argument".into()),
-            ("mcts", None) => Ok(Agent::Mcts {
+        let mut parts = text.split(':');
+        let kind = parts.next().unwrap_or_default();
+        let args: Vec<&str> = parts.collect();
+        match (kind, args.as_slice()) {
+            ("random", []) => Ok(Agent::Random),
+            ("random", _) => Err("`random` takes no argument".into()),
+            ("mcts", []) => Ok(Agent::Mcts {
                 iterations: Agent::MCTS_ITERATIONS,
+                depth: None,
             }),
-            ("mcts", Some(n)) => match n.parse::<u32>() {
-                Ok(iterations) if (1..=Agent::MAX_ITERATIONS).contains(&iterations) => {
-                    Ok(Agent::Mcts { iterations })
-                }
-                _ => Err(format!(
-                    "`mcts:{n}`: the iterations are a whole number from 1 to {}",
-                    Agent::MAX_ITERATIONS
-                )),
-            },
+            ("mcts", [n]) | ("mcts", [n, _]) => {
+                let iterations = match n.parse::<u32>() {
+                    Ok(i) if (1..=Agent::MAX_ITERATIONS).contains(&i) => i,
+                    _ => {
+                        return Err(format!(
+                            "`mcts:{n}`: the iterations are a whole number from 1 to {}",
+                            Agent::MAX_ITERATIONS
+                        ));
+                    }
+                };
+                let depth = match args.get(1) {
+                    None => None,
+                    Some(d) => match d.parse::<u32>() {
+                        Ok(d) if d <= Agent::MAX_DEPTH => Some(d),
+                        _ => {
+                            return Err(format!(
+                                "`{text}`: the depth (moves played at random before `evaluate` scores the position) is a whole number from 0 to {}",
+                                Agent::MAX_DEPTH
+                            ));
+                        }
+                    },
+                };
+                Ok(Agent::Mcts { iterations, depth })
+            }
+            ("mcts", _) => Err(format!(
+                "`{text}`: write mcts, mcts:<iterations> or mcts:<iterations>:<depth>"
+            )),
             _ => Err(format!(
-                "unknown agent `{kind}`: the agents are `random` and `mcts[:<iterations>]`"
+                "unknown agent `{kind}`: the agents are `random` and `mcts[:<iterations>[:<depth>]]`"
             )),
         }
     }
 
     /// The iterations of a plain `mcts`.
     pub const MCTS_ITERATIONS: u32 = 200;
+
+    /// The moves a playout makes before `evaluate` scores the position, unless told.
+    pub const EVALUATE_AFTER: u32 = 20;
+
+    /// The most moves a playout may make before `evaluate` is asked.
+    pub const MAX_DEPTH: u32 = 100_000;
 
     /// The most iterations a search may run: its tree keeps a node (a world) for each, so
     /// this bounds its memory (a few hundred megabytes for the bundled games).
@@ -78,7 +105,14 @@ impl std::fmt::Display for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Agent::Random => write!(f, "random"),
-            Agent::Mcts { iterations } => write!(f, "mcts:{iterations}"),
+            Agent::Mcts {
+                iterations,
+                depth: None,
+            } => write!(f, "mcts:{iterations}"),
+            Agent::Mcts {
+                iterations,
+                depth: Some(d),
+            } => write!(f, "mcts:{iterations}:{d}"),
         }
     }
 }
@@ -89,6 +123,9 @@ impl std::fmt::Display for Agent {
 pub struct Agents {
     /// The compiled `(to-move)`: the player to move (`nil`: nobody in particular).
     pub to_move: CodeId,
+    /// The compiled `(evaluate)`, when the game defines it: what a position is worth to
+    /// each player (see [`EVALUATE`]).
+    pub evaluate: Option<CodeId>,
     /// Agents of named players, by the text of the player's value.
     pub players: Vec<(String, Agent)>,
     /// The agent of every other player (and of a position where `to-move` gives `nil`).
@@ -97,6 +134,11 @@ pub struct Agents {
 
 /// The function a game defines to say whose turn it is.
 pub const TO_MOVE: &str = "to-move";
+
+/// The function a game may define to score a position for a search: no parameters, a
+/// dictionary of each player (as `to-move` gives it) to what the position is worth to
+/// that player, from 0 (lost) to 1 (won).
+pub const EVALUATE: &str = "evaluate";
 
 impl Agents {
     /// The agents of a game: `players` (by the text of each player's value) and `others`,
@@ -107,24 +149,28 @@ impl Agents {
         players: Vec<(String, Agent)>,
         others: Agent,
     ) -> Result<Agents, String> {
-        let name = Symbol::intern(TO_MOVE);
-        let Some(f) = game.functions.iter().find(|f| f.name == name) else {
-            return Err(format!(
-                "Monte Carlo tree search needs to know whose turn it is, and the game defines no function `{TO_MOVE}`\n  hint: define `{TO_MOVE}` with no parameters, giving the player to move (nil when nobody is); `flexrules serve` asks it too"
-            ));
+        let to_move = match compile_function_call(game, TO_MOVE)? {
+            Some(code) => code,
+            None => {
+                return Err(format!(
+                    "Monte Carlo tree search needs to know whose turn it is, and the game defines no function `{TO_MOVE}`\n  hint: define `{TO_MOVE}` with no parameters, giving the player to move (nil when nobody is); `flexrules serve` asks it too"
+                ));
+            }
         };
-        let code = game.code(f.code);
-        if code.params != 0 {
+        let evaluate = compile_function_call(game, EVALUATE)?;
+        let deep = players
+            .iter()
+            .map(|(_, a)| a)
+            .chain([&others])
+            .find(|a| matches!(a, Agent::Mcts { depth: Some(_), .. }));
+        if let (Some(a), None) = (deep, evaluate) {
             return Err(format!(
-                "the game's function `{TO_MOVE}` takes {} parameter(s); an agent calls it with none",
-                code.params
+                "`{a}` gives a depth after which `{EVALUATE}` scores the position, and the game defines no function `{EVALUATE}`\n  hint: define `{EVALUATE}` with no parameters, giving a dictionary of each player to what the position is worth to it (0 to 1)"
             ));
         }
-        let span = code.span;
-        let to_move = crate::compile::codegen::compile_call(game, name, span)
-            .map_err(|_| format!("`({TO_MOVE})` does not compile"))?;
         Ok(Agents {
             to_move,
+            evaluate,
             players,
             others,
         })
@@ -138,6 +184,26 @@ impl Agents {
     }
 }
 
+/// A call of the game's function `name` with no arguments, compiled into the game; `None`
+/// when the game defines no such function. The error says it takes parameters.
+fn compile_function_call(game: &mut Game, name: &str) -> Result<Option<CodeId>, String> {
+    let sym = Symbol::intern(name);
+    let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
+        return Ok(None);
+    };
+    let code = game.code(f.code);
+    if code.params != 0 {
+        return Err(format!(
+            "the game's function `{name}` takes {} parameter(s); a search calls it with none",
+            code.params
+        ));
+    }
+    let span = code.span;
+    crate::compile::codegen::compile_call(game, sym, span)
+        .map(Some)
+        .map_err(|_| format!("`({name})` does not compile"))
+}
+
 /// A legal move as a search saw it ([`Session::analyse`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveScore {
@@ -148,6 +214,10 @@ pub struct MoveScore {
     /// Their mean worth to the player who makes it: 1 a win, ½ a draw, 0 a loss.
     pub score: f64,
 }
+
+/// What a search may spend: its iterations, and the moves of a playout before the game's
+/// `evaluate` scores the position (see [`Agent::Mcts`]).
+pub type Budget = (u32, Option<u32>);
 
 /// An error met while searching: the candidate that failed, if it was one, and the error.
 pub type Failure = (Option<String>, RuntimeError);
@@ -216,16 +286,27 @@ impl Node {
     }
 }
 
-/// What an ending is worth to `player`: 1 a win, 0 a loss, ½ anything else (a draw, a
-/// game stuck or too long, or nobody in particular).
-fn worth(ending: &Ending, player: Option<&str>) -> f64 {
-    match (ending, player) {
-        (Ending::Winner(w), Some(p)) => {
+/// How an iteration of a search ended: the game's ending, or a position `evaluate`
+/// scored (each player, by text, and its worth to that player, from 0 to 1).
+enum Outcome {
+    Ended(Ending),
+    Scored(Vec<(String, f64)>),
+}
+
+/// What an outcome is worth to `player`: 1 a win, 0 a loss, ½ anything else (a draw, a
+/// game stuck or too long, or nobody in particular); a scored position, its score (½ for
+/// a player `evaluate` does not name).
+fn worth(outcome: &Outcome, player: Option<&str>) -> f64 {
+    match (outcome, player) {
+        (Outcome::Ended(Ending::Winner(w)), Some(p)) => {
             if w.to_text() == p {
                 1.0
             } else {
                 0.0
             }
+        }
+        (Outcome::Scored(scores), Some(p)) => {
+            scores.iter().find(|(q, _)| q == p).map_or(0.5, |(_, w)| *w)
         }
         _ => 0.5,
     }
@@ -258,6 +339,35 @@ impl Session {
                 calls: None,
             }),
         }
+    }
+
+    /// What the game's `(evaluate)` says the current position is worth to each player.
+    fn evaluate(&mut self, code: CodeId) -> Result<Vec<(String, f64)>, RuntimeError> {
+        let bad = |what: String, session: &Session| RuntimeError {
+            message: format!("({EVALUATE}) gave {what}"),
+            hint: Some(format!(
+                "{EVALUATE} gives a dictionary of each player (as to-move names it) to a number from 0 (lost) to 1 (won)"
+            )),
+            span: Some(session.game.code(code).span),
+            chain: Vec::new(),
+            calls: None,
+        };
+        let scores = match self.trial_in_place(Start::Eval(code), TrialEnd::Undo) {
+            Status::Committed(Value::Dict(d)) => d,
+            Status::Committed(v) => return Err(bad(format!("{} {v}", v.type_name()), self)),
+            Status::Failed(e) => return Err(e),
+            other => return Err(bad(format!("no value: {}", other.summary()), self)),
+        };
+        let mut out = Vec::with_capacity(scores.len());
+        for (k, v) in scores.iter() {
+            let w = match v {
+                Value::Int(i) => *i as f64,
+                Value::Float(f) => f.get(),
+                other => return Err(bad(format!("{other} for player {}", k.to_value()), self)),
+            };
+            out.push((k.to_value().to_text(), w.clamp(0.0, 1.0)));
+        }
+        Ok(out)
     }
 
     /// Play a game from the current world to its end, each move chosen by the agent of
@@ -316,8 +426,14 @@ impl Session {
                     let candidates = self.candidate_items().map_err(|e| stopped(None, e))?;
                     self.draw_legal(&candidates, &mut undrawn, chooser)
                 }
-                Agent::Mcts { iterations } => self
-                    .search(agents, player, chooser, iterations, max_plies - plies)
+                Agent::Mcts { iterations, depth } => self
+                    .search(
+                        agents,
+                        player,
+                        chooser,
+                        (iterations, depth),
+                        max_plies - plies,
+                    )
                     .map_err(|(action, e)| stopped(action, e))?,
             };
             match drawn {
@@ -342,7 +458,7 @@ impl Session {
         agents: &Agents,
         root_player: Option<String>,
         chooser: &mut Chooser,
-        iterations: u32,
+        budget: Budget,
         plies_left: usize,
     ) -> Result<Drawn, Failure> {
         let root_world = self.world().clone();
@@ -351,7 +467,7 @@ impl Session {
             agents,
             root_player,
             chooser,
-            iterations,
+            budget,
             plies_left,
         );
         let best = tree.as_ref().ok().and_then(|tree| {
@@ -375,14 +491,18 @@ impl Session {
         &mut self,
         agents: &Agents,
         chooser: &mut Chooser,
-        iterations: u32,
+        budget: Budget,
         max_plies: usize,
     ) -> Result<Vec<MoveScore>, Failure> {
         let canvas = self.unwatch();
         let root_world = self.world().clone();
-        let tree = match self.player_to_move(agents.to_move) {
+        let tree = match self.players_to_move(agents.to_move) {
+            Ok(several) if several.len() > 1 => {
+                Err((None, simultaneous(&several[0], agents.to_move, self)))
+            }
             Ok(player) => {
-                self.search_tree(&root_world, agents, player, chooser, iterations, max_plies)
+                let player = player.into_iter().next();
+                self.search_tree(&root_world, agents, player, chooser, budget, max_plies)
             }
             Err(e) => Err((None, e)),
         };
@@ -417,19 +537,20 @@ impl Session {
         agents: &Agents,
         root_player: Option<String>,
         chooser: &mut Chooser,
-        iterations: u32,
+        (iterations, depth): Budget,
         plies_left: usize,
     ) -> Result<Vec<Node>, Failure> {
+        let depth = depth.unwrap_or(Agent::EVALUATE_AFTER) as usize;
         let mut tree = vec![Node::new(root_world.clone(), None, root_player, None)];
         let mut path = Vec::new();
         for _ in 0..iterations {
             path.clear();
             path.push(0);
             let mut at = 0;
-            let ending = loop {
-                let depth = path.len() - 1;
+            let outcome = loop {
+                let below = path.len() - 1;
                 if let Some(ending) = &tree[at].ending {
-                    break ending.clone();
+                    break Outcome::Ended(ending.clone());
                 }
                 if !tree[at].expanded() {
                     // A new node: the next candidate here that commits.
@@ -443,22 +564,31 @@ impl Session {
                     if let Some((child, ending)) = self.expand(&mut tree, at, agents, chooser)? {
                         path.push(child);
                         if let Some(ending) = ending {
-                            break ending;
+                            break Outcome::Ended(ending);
                         }
-                        // Played out at random from the new node.
-                        let left = plies_left.saturating_sub(depth + 1);
+                        // Played out at random from the new node: to the end, or, when
+                        // the game scores positions, for `depth` moves and scored.
+                        let mut left = plies_left.saturating_sub(below + 1);
+                        if agents.evaluate.is_some() {
+                            left = left.min(depth);
+                        }
                         let played = self
                             .play_unwatched(chooser, left)
                             .map_err(|s| (s.action, *s.error))?;
-                        break played.ending;
+                        match (played.ending, agents.evaluate) {
+                            (Ending::TooLong, Some(code)) => {
+                                break Outcome::Scored(self.evaluate(code).map_err(|e| (None, e))?);
+                            }
+                            (ending, _) => break Outcome::Ended(ending),
+                        }
                     }
                     if tree[at].children.is_empty() {
                         tree[at].ending = Some(Ending::Stuck);
                         continue;
                     }
                 }
-                if depth >= plies_left {
-                    break Ending::TooLong;
+                if below >= plies_left {
+                    break Outcome::Ended(Ending::TooLong);
                 }
                 at = best_child(&tree, at);
                 path.push(at);
@@ -466,7 +596,7 @@ impl Session {
             for &n in &path {
                 let node = &mut tree[n];
                 node.visits += 1;
-                node.reward += worth(&ending, node.mover.as_deref());
+                node.reward += worth(&outcome, node.mover.as_deref());
             }
             if tree[0].expanded() && tree[0].children.len() <= 1 {
                 break;

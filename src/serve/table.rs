@@ -261,10 +261,10 @@ impl Table {
                 break;
             };
             let chosen = match (agent, several) {
-                (Agent::Mcts { iterations }, false) => self
+                (Agent::Mcts { iterations, depth }, false) => self
                     .agents
                     .as_ref()
-                    .map(|a| self.repl.best_move(a, iterations)),
+                    .map(|a| self.repl.best_move(a, (iterations, depth))),
                 _ => Some(self.repl.random_move_of(&player)),
             };
             let Some(Ok(Some(name))) = chosen else {
