@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::compile::program::AdviceTarget;
 use crate::diagnostic::Diagnostic;
-use crate::runtime::agent::{Agent, Agents, TO_MOVE};
+use crate::runtime::agent::{Agent, TO_MOVE};
 use crate::runtime::moves::Verdict;
 use crate::runtime::playout::Chooser;
 use crate::runtime::world::{AdviceEntry, next_version};
@@ -864,7 +864,7 @@ impl Repl {
         if self.session.ending().is_some() {
             return "the game is over".into();
         }
-        let agents = match Agents::new(self.session.game_mut(), Vec::new(), Agent::Random) {
+        let agents = match self.agents() {
             Ok(a) => a,
             Err(e) => return format!("error: {e}"),
         };

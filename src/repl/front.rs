@@ -96,9 +96,15 @@ impl Repl {
         )
     }
 
-    /// The game's agents' `(to-move)`, compiled (see [`Agents::new`]).
+    /// The game's `(to-move)` and `(evaluate)` for a search, compiled into the game the
+    /// first time they are asked for (see [`Agents::new`]).
     pub fn agents(&mut self) -> Result<Agents, String> {
-        Agents::new(self.session.game_mut(), Vec::new(), Agent::Random)
+        if let Some(a) = &self.agents {
+            return Ok(a.clone());
+        }
+        let a = Agents::new(self.session.game_mut(), Vec::new(), Agent::Random)?;
+        self.agents = Some(a.clone());
+        Ok(a)
     }
 
     /// The move Monte Carlo tree search chooses now (`iterations` of it, seeded by the

@@ -126,6 +126,8 @@ pub struct Repl {
     replaying: bool,
     /// The steps of the user's transactions by body, while `:profile` is on.
     profile: Option<Profile>,
+    /// The game's `(to-move)` and `(evaluate)` compiled for searches (`:hint`), once.
+    agents: Option<crate::runtime::agent::Agents>,
 }
 
 /// Why a REPL could not open.
@@ -239,6 +241,7 @@ impl Repl {
             rule_files: true,
             replaying: false,
             profile: None,
+            agents: None,
         })
     }
 
