@@ -45,4 +45,8 @@ fn the_page_plays_in_chromium() {
         text.contains("cards: each seat sees its own private graphics only"),
         "{text}"
     );
+    assert!(
+        text.contains("goofspiel: the server bids in secret"),
+        "{text}"
+    );
 }

@@ -453,8 +453,19 @@ async fn simultaneous_secret_bids_are_played_by_their_own_seats() {
         reply["message"],
         "not your turn: player 1 is to move; nothing was done"
     );
-    p1.state_at(1).await;
-    watcher.state_at(1).await;
+    // Its bid is a secret order: the history names it for player 0 only.
+    assert!(
+        state["history"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("0:13"),
+        "{state}"
+    );
+    for other in [p1.state_at(1).await, watcher.state_at(1).await] {
+        let text = other["history"][0]["text"].as_str().unwrap();
+        assert!(!text.contains("0:13"), "{text}");
+        assert!(text.contains("an order of player 0"), "{text}");
+    }
     // Player 1 bids 5: both are revealed, player 0 takes the 13.
     let reply = p1.ask(json!({"op": "play", "name": "1:5"})).await;
     assert!(
@@ -523,6 +534,11 @@ async fn the_server_plays_a_seat_given_an_agent() {
     let state = p0.latest_state().await;
     assert_eq!(state["history"].as_array().unwrap().len(), 1, "{state}");
     assert_eq!(state["toMove"], json!(["0"]));
+    let text = state["history"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("an order of player 1"),
+        "the server's bid is named: {text}"
+    );
     assert!(
         !p0.seen.join("\n").contains("your bid"),
         "player 0 saw the server's bid"

@@ -156,6 +156,10 @@ pub struct Table {
     moves: Option<Turn>,
     /// The game's `(to-move)` for the agents, when a seat is played by one.
     agents: Option<Agents>,
+    /// The changes (by number) that are secret orders: moves played while `to-move` gave a
+    /// list of players, with the player who gave each. Only that player's connections
+    /// read its name in the history.
+    secret: HashMap<usize, String>,
 }
 
 // SAFETY: a value's reference counts are not atomic (values stay on the thread that made
@@ -197,6 +201,7 @@ impl Table {
             shown: HashMap::new(),
             moves: None,
             agents,
+            secret: HashMap::new(),
         };
         // A seat the server plays may have the first move.
         table.play_agents();
@@ -254,6 +259,7 @@ impl Table {
                 _ => break,
             };
             let several = to_move.len() > 1;
+            let orders = matches!(self.turn(), Ok(Some(Value::List(_))));
             let Some((player, agent)) = to_move.iter().find_map(|p| {
                 let seat = self.players.iter().position(|x| x == p)?;
                 Some((p.to_text(), self.seats[seat].agent?))
@@ -275,6 +281,7 @@ impl Table {
             if self.repl.mark() == before {
                 break;
             }
+            self.note_change(orders.then_some(player));
             changed = true;
             self.version += 1;
             self.shown.clear();
@@ -520,10 +527,16 @@ impl Table {
                 (id, format!(":remove {n}"))
             }
         };
+        // A move given while several may move (`to-move` gives a list) is a secret order.
+        let order = line.starts_with(":play ") && matches!(self.turn(), Ok(Some(Value::List(_))));
+        let navigating = matches!(line.as_str(), ":undo" | ":redo") || line.starts_with(":goto ");
         let before = self.repl.mark();
         let was_waiting = self.repl.waiting_for().is_some();
         let reply = self.repl.handle(&line);
         let changed = self.repl.mark() != before;
+        if changed && !navigating {
+            self.note_change(order.then(|| self.players[seat].to_text()));
+        }
         match (was_waiting, self.repl.waiting_for().is_some()) {
             (false, true) => self.waiting_seat = Some(seat),
             (_, false) => self.waiting_seat = None,
@@ -577,8 +590,19 @@ impl Table {
         })
     }
 
+    /// Note the change just made (the history's newest): a secret order of `owner`, or
+    /// not.
+    fn note_change(&mut self, owner: Option<String>) {
+        let n = self.repl.history().cursor();
+        match owner {
+            Some(o) => self.secret.insert(n, o),
+            None => self.secret.remove(&n),
+        };
+    }
+
     /// Change `n`'s description as `view` may read it: a click on a graphic that was not
-    /// in that view names no graphic (its id could tell what a private graphic is).
+    /// in that view names no graphic (its id could tell what a private graphic is), and a
+    /// secret order names no move but for the player who gave it.
     fn describe(&self, n: usize, view: &View) -> String {
         let history = self.repl.history();
         let Some(entry) = history.entries().get(n - 1) else {
@@ -586,6 +610,16 @@ impl Table {
         };
         let before = history.world_after(n - 1);
         let mut text = entry.description.clone();
+        if let Some(owner) = self.secret.get(&n)
+            && !matches!(view, View::Player(p) if p.to_text() == *owner)
+        {
+            for line in entry.lines.iter().filter(|l| l.starts_with(":play ")) {
+                text = text.replace(
+                    line.as_str(),
+                    &format!(":play (an order of player {owner})"),
+                );
+            }
+        }
         for line in &entry.lines {
             let mut words = line.split_whitespace();
             let (Some(":click"), Some(owner), Some(id)) =

@@ -1,7 +1,8 @@
 // Plays `flexrules serve`'s page in a real Chromium (Debian's /usr/bin/chromium, driven by
 // playwright-core): Awele by clicks (seeds move, a refused click is explained, undo), and
 // a game with private views opened in two seats (neither page ever shows the other seat's
-// private graphics). Screenshots go to target/browser-artifacts/.
+// private graphics), and Goofspiel against the server (its secret bid, revealed by ours).
+// Screenshots go to target/browser-artifacts/.
 //
 // Environment: FLEXRULES_BIN (the flexrules binary; default target/release/flexrules),
 // CHROMIUM (default /usr/bin/chromium).
@@ -22,10 +23,11 @@ function fail(message) {
   throw new Error(message);
 }
 
-// Start `flexrules serve <game> --port 0` and read the links it prints.
-function serve(game) {
+// Start `flexrules serve <game> --port 0 [args]` and read the links it prints (`humans`
+// seats get one).
+function serve(game, args = [], humans = 2) {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ["serve", path.join(root, game), "--port", "0"], {
+    const child = spawn(bin, ["serve", path.join(root, game), "--port", "0", ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -35,7 +37,7 @@ function serve(game) {
       out += chunk;
       const seats = [...out.matchAll(/^player (\S+): (\S+)$/gm)].map((m) => m[2]);
       const watcher = out.match(/^watchers: (\S+)$/m);
-      if (seats.length === 2 && watcher) {
+      if (seats.length === humans && watcher) {
         clearTimeout(timer);
         resolve({ child, seats, watcher: watcher[1] });
       }
@@ -141,6 +143,21 @@ try {
     fail("player 1's page shows player 0's private button");
   await p1.screenshot({ path: path.join(artifacts, "cards-seat1.png"), fullPage: true });
   console.log("cards: each seat sees its own private graphics only; signal answered by a click: ok");
+
+  // Goofspiel against the server: it has bid already, in secret; our bid reveals both.
+  const goof = await serve("games/goofspiel", ["--agent", "1=mcts:50", "--param", "cards=5"], 1);
+  servers.push(goof.child);
+  const g = await context.newPage();
+  await g.goto(goof.seats[0]);
+  await waitFor(g, "our turn", () => document.querySelector("#status").textContent === "player 0 to move");
+  if ((await g.content()).includes("your bid")) fail("the server's bid shows on our page");
+  const offered = await g.locator("#moves button").allTextContents();
+  if (offered.length !== 5 || !offered.every((m) => m.startsWith("0:"))) fail(`our bids only: ${offered}`);
+  await g.locator("#moves button", { hasText: "0:5" }).click();
+  await waitFor(g, "the bids revealed",
+    () => document.querySelector("#board").textContent.includes("bids revealed: 5"));
+  await g.screenshot({ path: path.join(artifacts, "goofspiel.png"), fullPage: true });
+  console.log("goofspiel: the server bids in secret, our bids only offered, both revealed: ok");
 } finally {
   if (context) await context.close();
   for (const child of servers) child.kill();
