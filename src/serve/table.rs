@@ -253,13 +253,13 @@ impl Table {
             if self.repl.waiting_for().is_some() || self.agents.is_none() {
                 break;
             }
-            let to_move: Vec<Value> = match self.turn() {
-                Ok(Some(Value::List(l))) => l.iter().cloned().collect(),
-                Ok(Some(v)) => vec![v],
+            // A list of players to move: the moves are secret orders.
+            let (to_move, orders): (Vec<Value>, bool) = match self.turn() {
+                Ok(Some(Value::List(l))) => (l.iter().cloned().collect(), true),
+                Ok(Some(v)) => (vec![v], false),
                 _ => break,
             };
             let several = to_move.len() > 1;
-            let orders = matches!(self.turn(), Ok(Some(Value::List(_))));
             let Some((player, agent)) = to_move.iter().find_map(|p| {
                 let seat = self.players.iter().position(|x| x == p)?;
                 Some((p.to_text(), self.seats[seat].agent?))
