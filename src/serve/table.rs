@@ -208,12 +208,28 @@ impl Table {
         Ok(table)
     }
 
+    /// The players to move, and whether `to-move` gave them as a list (several may move at
+    /// once, and their moves are secret orders); `None` when nobody in particular is (or
+    /// `to-move` fails).
+    fn movers(&mut self) -> Option<(Vec<Value>, bool)> {
+        match self.turn() {
+            Ok(Some(Value::List(l))) => Some((l.iter().cloned().collect(), true)),
+            Ok(Some(v)) => Some((vec![v], false)),
+            _ => None,
+        }
+    }
+
+    /// The game changed: a new version, whose states and moves are made anew.
+    fn bump(&mut self) {
+        self.version += 1;
+        self.shown.clear();
+        self.moves = None;
+    }
+
     /// Whether the player (one of the players) to move is a seat the server plays.
     fn agent_to_move(&mut self) -> bool {
-        let to_move: Vec<Value> = match self.turn() {
-            Ok(Some(Value::List(l))) => l.iter().cloned().collect(),
-            Ok(Some(v)) => vec![v],
-            _ => return false,
+        let Some((to_move, _)) = self.movers() else {
+            return false;
         };
         to_move.iter().any(|p| {
             self.players
@@ -235,9 +251,7 @@ impl Table {
             if self.repl.mark() == before {
                 break;
             }
-            self.version += 1;
-            self.shown.clear();
-            self.moves = None;
+            self.bump();
         }
     }
 
@@ -253,11 +267,8 @@ impl Table {
             if self.repl.waiting_for().is_some() || self.agents.is_none() {
                 break;
             }
-            // A list of players to move: the moves are secret orders.
-            let (to_move, orders): (Vec<Value>, bool) = match self.turn() {
-                Ok(Some(Value::List(l))) => (l.iter().cloned().collect(), true),
-                Ok(Some(v)) => (vec![v], false),
-                _ => break,
+            let Some((to_move, orders)) = self.movers() else {
+                break;
             };
             let several = to_move.len() > 1;
             let Some((player, agent)) = to_move.iter().find_map(|p| {
@@ -283,9 +294,7 @@ impl Table {
             }
             self.note_change(orders.then_some(player));
             changed = true;
-            self.version += 1;
-            self.shown.clear();
-            self.moves = None;
+            self.bump();
         }
         changed
     }
@@ -543,11 +552,7 @@ impl Table {
             (true, true) => {}
         }
         if changed {
-            self.version += 1;
-            self.shown.clear();
-            self.moves = None;
-        }
-        if changed {
+            self.bump();
             if line == ":undo" {
                 // Taking back a move made against the server takes back the server's
                 // answer too: back to where a seat it does not play is to move.
