@@ -31,10 +31,12 @@ pub struct PlayoutArgs {
     #[arg(long)]
     pub json: bool,
     /// Who chooses the moves: `random` (uniform among the legal moves, the default) or
-    /// `mcts[:<iterations>]` (Monte Carlo tree search, 200 iterations unless given), for
-    /// every player, or as `<player>=<agent>` for one player as the game's `to-move`
-    /// names it (repeatable: --agent white=mcts:400 --agent black=random). Any agent but
-    /// random needs the game to define `to-move`.
+    /// `mcts[:<iterations>[:<depth>]]` (Monte Carlo tree search, 200 iterations unless
+    /// given; where the game defines `evaluate`, random playouts stop after <depth> moves,
+    /// 20 unless given, and are scored by it), for every player, or as <player>=<agent>
+    /// for one player as the game's `to-move` names it (repeatable: --agent
+    /// white=mcts:400 --agent black=random). Any agent but random needs the game to
+    /// define `to-move`.
     #[arg(long = "agent", value_name = "[PLAYER=]AGENT")]
     pub agents: Vec<String>,
     /// Play the games again with this rules file (a variant, house rules) put in force
