@@ -128,8 +128,8 @@ pub const COMMANDS: &[Command] = &[
     ),
     c(
         "why",
-        "<name>",
-        "why a move is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
+        "<name> | send ...",
+        "why a move (or any message) is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
     ),
     c("random", "[<n>]", "play <n> random legal moves (default 1)"),
     c(
@@ -817,8 +817,11 @@ impl Repl {
 
     /// `:why <move>`: why a move is legal or not, without playing it.
     fn why(&mut self, name: &str) -> String {
+        if let Some(send) = name.strip_prefix("send ") {
+            return self.why_send(send);
+        }
         if self.session.game.actions.is_none() {
-            return "this game has no #actions".into();
+            return "this game has no #actions (`:why send <label> to <entity> ...` tries any message)".into();
         }
         if name.is_empty() {
             return "usage: :why <move> (:moves lists the legal ones)".into();
@@ -846,11 +849,38 @@ impl Repl {
                         format!("`{name}` is not an action here: #actions gives none")
                     }
                     None => format!(
-                        "`{name}` is not an action here; the candidates: {}",
+                        "`{name}` is not an action here; the candidates: {}\n(#actions does not propose it; `:why send <label> to <entity> with ...` tries any message and names the law that refuses it)",
                         names.join(" ")
                     ),
                 }
             }
+        }
+    }
+
+    /// `:why send <label> to <entity> [with ...]`: what delivering that message would do
+    /// now (a message `#actions` need not propose), without doing it.
+    fn why_send(&mut self, text: &str) -> String {
+        let (to, message) = match crate::runtime::outside::parse_send(text) {
+            Ok(m) => m,
+            Err(e) => return format!("error: {e}"),
+        };
+        if self.session.world().lookup(to).is_none() {
+            return format!("error: no entity named \"{to}\" (:entities lists them)");
+        }
+        let action = crate::runtime::session::Action {
+            name: format!("send {text}"),
+            recipient: to,
+            message: std::rc::Rc::new(message),
+        };
+        match self.session.verdict(&action) {
+            Verdict::Legal => format!("`send {text}` would commit"),
+            v @ Verdict::Failed(_) => {
+                format!(
+                    "`send {text}` {}",
+                    v.render(&self.sources, self.options.color)
+                )
+            }
+            v => format!("`send {text}` would not commit: {}", v.summary()),
         }
     }
 
