@@ -451,8 +451,10 @@ impl Server {
                     states.join(", ")
                 }
             )
+        } else if let Some(text) = label_hover(analysis, word) {
+            text
         } else {
-            return None;
+            property_hover(analysis, word)?
         };
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent {
@@ -673,6 +675,80 @@ impl Server {
         }
         Some(CompletionResponse::Array(items))
     }
+}
+
+/// What runs when a message labelled `label` arrives: the behaviours that handle it and
+/// the laws and side-effects bound to it, in the order they are in force (`None` when
+/// nothing names the label).
+fn label_hover(a: &Analysis, label: &str) -> Option<String> {
+    let program = a.program.as_ref()?;
+    let mut behaviours = Vec::new();
+    let mut advice = Vec::new();
+    for (i, item) in program.items.iter().enumerate() {
+        match item {
+            Item::Entity(e) | Item::Representation(e) => {
+                for st in &e.states {
+                    if st.behaviours.iter().any(|b| b.label.sym.as_str() == label) {
+                        behaviours.push(format!(
+                            "- `{}` in state `{}`",
+                            e.name.sym.as_str(),
+                            st.name.sym.as_str()
+                        ));
+                    }
+                }
+            }
+            Item::Advice(d) => {
+                let matches = match d.label {
+                    crate::syntax::ast::Pattern::Any(_) => true,
+                    crate::syntax::ast::Pattern::Name(n) => n.sym.as_str() == label,
+                };
+                if matches {
+                    let kind = match d.kind {
+                        crate::syntax::ast::AdviceKind::Law => "law",
+                        crate::syntax::ast::AdviceKind::SideEffect => "side-effect",
+                    };
+                    let name = crate::compile::check::advice_name(d, i);
+                    advice.push(format!(
+                        "- {kind} \"{name}\" on `{}`",
+                        d.target.sym.as_str()
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if behaviours.is_empty() && advice.is_empty() {
+        return None;
+    }
+    // Laws run before the behaviour, side-effects after it.
+    advice.sort_by_key(|line| !line.starts_with("- law"));
+    let mut text = format!("message `{label}`");
+    if !behaviours.is_empty() {
+        text.push_str(&format!("\n\nhandled by:\n{}", behaviours.join("\n")));
+    }
+    if !advice.is_empty() {
+        text.push_str(&format!(
+            "\n\nlaws and side-effects, in order:\n{}",
+            advice.join("\n")
+        ));
+    }
+    Some(text)
+}
+
+/// The entity types that declare a property `name`, each with its default as written.
+fn property_hover(a: &Analysis, name: &str) -> Option<String> {
+    let found: Vec<String> = entities(a)
+        .flat_map(|e| {
+            e.properties
+                .iter()
+                .filter(|p| p.name.sym.as_str() == name)
+                .map(move |p| {
+                    let default = a.sources.text(p.value.span);
+                    format!("- `{}`: default `{default}`", e.name.sym.as_str())
+                })
+        })
+        .collect();
+    (!found.is_empty()).then(|| format!("property `{name}` of:\n{}", found.join("\n")))
 }
 
 /// The `#define`s of an analysis.

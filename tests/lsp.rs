@@ -247,6 +247,19 @@ fn hover_definition_and_completion() {
     let hover = c.at("textDocument/hover", &game, 8, plus);
     let text = hover["contents"]["value"].as_str().expect("markdown");
     assert!(text.contains("(+ <number> ...)"), "{text}");
+    // A label: what handles it and what is bound to it. A property: who declares it.
+    let hover = c.at("textDocument/hover", &game, 4, 17);
+    let text = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(text.contains("`counter` in state `default`"), "{text}");
+    assert!(text.contains("law \"Only Small\" on `counter`"), "{text}");
+    let line = GAME.lines().nth(5).expect("the behaviour");
+    let n = line.find("\"n\"").expect("n") as u32 + 1;
+    let hover = c.at("textDocument/hover", &game, 5, n);
+    let text = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(
+        text.contains("property `n` of:\n- `counter`: default `0`"),
+        "{text}"
+    );
     // Go to the define from its call, and to the law's file from its path.
     let def = c.at("textDocument/definition", &game, 5, 38);
     assert_eq!(def["range"]["start"]["line"], 8);
