@@ -482,7 +482,8 @@ fn play_config(
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    if args.games < 200 {
+    // A few random games end at once; games whose moves are searched take a while.
+    if args.games < 200 && agents.is_none() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let began = Instant::now();
