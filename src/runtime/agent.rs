@@ -153,7 +153,7 @@ impl Agents {
             Some(code) => code,
             None => {
                 return Err(format!(
-                    "Monte Carlo tree search needs to know whose turn it is, and the game defines no function `{TO_MOVE}`\n  hint: define `{TO_MOVE}` with no parameters, giving the player to move (nil when nobody is); `flexrules serve` asks it too"
+                    "a playing agent (a search, or a seat the server plays) needs to know whose turn it is, and the game defines no function `{TO_MOVE}`\n  hint: define `{TO_MOVE}` with no parameters, giving the player to move (nil when nobody is); `flexrules serve` asks it too"
                 ));
             }
         };
