@@ -29,6 +29,9 @@ pub struct Command {
     pub help: &'static str,
 }
 
+/// The most moves the players the REPL plays make in a row.
+pub(super) const MAX_AGENT_MOVES: usize = 10_000;
+
 /// The iterations of a plain `:hint`.
 const HINT_ITERATIONS: u32 = 1000;
 /// The moves a random playout of `:hint` plays at most before it counts as a draw.
@@ -132,6 +135,11 @@ pub const COMMANDS: &[Command] = &[
         "why a move (or any message) is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
     ),
     c("random", "[<n>]", "play <n> random legal moves (default 1)"),
+    c(
+        "agent",
+        "[<player>=<agent> | <player>=off | off]",
+        "let the REPL play a player itself (mcts[:<iterations>[:<depth>]] or random), answering each move; without arguments, those it plays",
+    ),
     c(
         "hint",
         "[<iterations>]",
@@ -273,6 +281,7 @@ impl Repl {
             "moves" => self.moves(),
             "play" => self.play(rest, false),
             "why" => self.why(rest),
+            "agent" => self.agent(rest),
             "hint" => {
                 let n = if rest.is_empty() {
                     Ok(HINT_ITERATIONS)
@@ -793,7 +802,7 @@ impl Repl {
             .count()
     }
 
-    fn play(&mut self, name: &str, stepping: bool) -> String {
+    pub(super) fn play(&mut self, name: &str, stepping: bool) -> String {
         if self.session.game.actions.is_none() {
             return "this game has no #actions: send messages instead".into();
         }
@@ -881,6 +890,47 @@ impl Repl {
                 )
             }
             v => format!("`send {text}` would not commit: {}", v.summary()),
+        }
+    }
+
+    /// `:agent [<player>=<agent> | <player>=off | off]`: the players the REPL plays.
+    fn agent(&mut self, rest: &str) -> String {
+        let list = |seats: &[(String, Agent)]| {
+            if seats.is_empty() {
+                "the REPL plays no player (:agent <player>=mcts lets it play one)".to_string()
+            } else {
+                let who: Vec<String> = seats.iter().map(|(p, a)| format!("{p} ({a})")).collect();
+                format!("the REPL plays: {}", who.join(", "))
+            }
+        };
+        if rest.is_empty() {
+            return list(&self.seats);
+        }
+        if rest == "off" {
+            self.seats.clear();
+            return list(&self.seats);
+        }
+        let Some((player, agent)) = rest.split_once('=') else {
+            return "usage: :agent [<player>=<agent> | <player>=off | off]".into();
+        };
+        let player = crate::runtime::outside::parse_literal(player.trim()).to_text();
+        self.seats.retain(|(p, _)| *p != player);
+        if agent.trim() != "off" {
+            let agent = match Agent::parse(agent.trim()) {
+                Ok(a) => a,
+                Err(e) => return format!("error: {e}"),
+            };
+            if let Err(e) = self.agents() {
+                return format!("error: {e}");
+            }
+            self.seats.push((player, agent));
+        }
+        // The player may be to move already.
+        let answers = self.play_seats();
+        if answers.is_empty() {
+            list(&self.seats)
+        } else {
+            format!("{}\n{answers}", list(&self.seats))
         }
     }
 

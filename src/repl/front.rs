@@ -96,6 +96,78 @@ impl Repl {
         )
     }
 
+    /// The agent of the player the REPL plays that is to move now, with that player and
+    /// whether several players are to move at once; `None` when no such player is.
+    fn seat_to_move(&mut self) -> Option<(String, Agent, bool)> {
+        let agents = self.agents().ok()?;
+        let players = self.session.players_to_move(agents.to_move).ok()?;
+        let several = players.len() > 1;
+        players.into_iter().find_map(|p| {
+            let agent = self.seats.iter().find(|(q, _)| *q == p)?.1;
+            Some((p, agent, several))
+        })
+    }
+
+    /// The moves of the players the REPL plays, for as long as one of them is to move
+    /// (and no move waits for a signal): each a `:play` of the history, with its reply.
+    pub(super) fn play_seats(&mut self) -> String {
+        let mut out = Vec::new();
+        for _ in 0..super::commands::MAX_AGENT_MOVES {
+            if self.pending.is_some() || self.session.ending().is_some() {
+                break;
+            }
+            let Some((player, agent, several)) = self.seat_to_move() else {
+                break;
+            };
+            let chosen = match (agent, several) {
+                (Agent::Mcts { iterations, depth }, false) => match self.agents() {
+                    Ok(a) => self.best_move(&a, (iterations, depth)),
+                    Err(e) => Err(e),
+                },
+                _ => self.random_move_of(&player),
+            };
+            let name = match chosen {
+                Ok(Some(name)) => name,
+                Ok(None) => break,
+                Err(e) => {
+                    out.push(format!(
+                        "player {player} ({agent}) cannot choose a move: {e}"
+                    ));
+                    break;
+                }
+            };
+            let before = self.mark();
+            let text = self.play(&name, false);
+            out.push(format!("player {player} ({agent}) plays {name}: {text}"));
+            if self.mark() == before {
+                break;
+            }
+        }
+        out.join("\n")
+    }
+
+    /// Take back changes while a player the REPL plays is to move (it would only make
+    /// the same move again).
+    pub(super) fn undo_seats(&mut self) -> String {
+        let mut undone = 0;
+        for _ in 0..super::commands::MAX_AGENT_MOVES {
+            if self.seat_to_move().is_none() {
+                break;
+            }
+            let before = self.mark();
+            self.command("undo", &mut super::Reply::default());
+            if self.mark() == before {
+                break;
+            }
+            undone += 1;
+        }
+        if undone == 0 {
+            String::new()
+        } else {
+            format!("({undone} more change(s) taken back: a player the REPL plays was to move)")
+        }
+    }
+
     /// The game's `(to-move)` and `(evaluate)` for a search, compiled into the game the
     /// first time they are asked for (see [`Agents::new`]).
     pub fn agents(&mut self) -> Result<Agents, String> {

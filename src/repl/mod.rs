@@ -128,6 +128,8 @@ pub struct Repl {
     profile: Option<Profile>,
     /// The game's `(to-move)` and `(evaluate)` compiled for searches (`:hint`), once.
     agents: Option<crate::runtime::agent::Agents>,
+    /// The players the REPL plays itself (`:agent`), by their text, with their agents.
+    seats: Vec<(String, crate::runtime::agent::Agent)>,
 }
 
 /// Why a REPL could not open.
@@ -242,6 +244,7 @@ impl Repl {
             replaying: false,
             profile: None,
             agents: None,
+            seats: Vec::new(),
         })
     }
 
@@ -315,8 +318,31 @@ impl Repl {
         out
     }
 
-    /// Handle one input.
+    /// Handle one input; then, if it changed the game, the players the REPL plays
+    /// (`:agent`) make their moves, and an undo goes back to a turn of another player.
     pub fn handle(&mut self, input: &str) -> Reply {
+        let before = self.mark();
+        let mut reply = self.handle_line(input);
+        if !self.seats.is_empty() && !self.replaying && self.mark() != before {
+            let line = input.trim();
+            let answers = if line == ":undo" {
+                self.undo_seats()
+            } else if line == ":redo" || line.starts_with(":goto") {
+                String::new()
+            } else {
+                self.play_seats()
+            };
+            if !answers.is_empty() {
+                if !reply.text.is_empty() {
+                    reply.text.push('\n');
+                }
+                reply.text.push_str(&answers);
+            }
+        }
+        reply
+    }
+
+    fn handle_line(&mut self, input: &str) -> Reply {
         let line = input.trim();
         let mut reply = Reply::default();
         let text = if self.pending.is_some() {
