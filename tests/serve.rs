@@ -555,6 +555,19 @@ async fn the_server_plays_a_seat_given_an_agent() {
     let refused = serve_with("tests/inputs/tic-tac-toe", &["X", "O"], &["P=mcts"]).await;
     let e = refused.err().expect("no seat P");
     assert!(e.text.contains("no seat is player `P`"), "{}", e.text);
+    // A seat the server plays that cannot make the first move: nobody could play.
+    let refused = serve_with("tests/inputs/serve/failing-move.fr", &["p"], &["p=random"]).await;
+    let e = refused.err().expect("the seat cannot move");
+    assert!(
+        e.text.contains("player p (random) cannot choose a move"),
+        "{}",
+        e.text
+    );
+    assert!(
+        e.text.contains("trying `mark`: division by zero"),
+        "{}",
+        e.text
+    );
     let refused = serve_with("games/mini-awele", &["0", "1"], &["1=mcts"]).await;
     let e = refused.err().expect("no to-move");
     assert!(e.text.contains("to-move"), "{}", e.text);

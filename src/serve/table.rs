@@ -203,8 +203,11 @@ impl Table {
             agents,
             secret: HashMap::new(),
         };
-        // A seat the server plays may have the first move.
-        table.play_agents();
+        // A seat the server plays may have the first move; if it cannot make it, nobody
+        // could play: the game is refused.
+        if let Some(problem) = table.play_agents() {
+            return Err(TableError::Game(problem));
+        }
         Ok(table)
     }
 
@@ -259,44 +262,47 @@ impl Table {
     /// move (and no move waits for a signal): the search's choice (`mcts`) or a legal move
     /// at random (`random`, and in a position where several players move at once, whose
     /// orders a search would see); each is a change of the history, as a seat's `:play`
-    /// is. Whether the game changed.
-    fn play_agents(&mut self) -> bool {
-        let mut changed = false;
+    /// is. What stopped a seat from moving when it was to move, for the players to read.
+    fn play_agents(&mut self) -> Option<String> {
         // Bounded: a game whose agents play each other stops after this many moves.
         for _ in 0..MAX_AGENT_MOVES {
             if self.repl.waiting_for().is_some() || self.agents.is_none() {
-                break;
+                return None;
             }
-            let Some((to_move, orders)) = self.movers() else {
-                break;
-            };
+            let (to_move, orders) = self.movers()?;
             let several = to_move.len() > 1;
-            let Some((player, agent)) = to_move.iter().find_map(|p| {
+            let (player, agent) = to_move.iter().find_map(|p| {
                 let seat = self.players.iter().position(|x| x == p)?;
                 Some((p.to_text(), self.seats[seat].agent?))
-            }) else {
-                break;
+            })?;
+            let chosen = match (agent, several, &self.agents) {
+                (Agent::Mcts { iterations, depth }, false, Some(a)) => {
+                    let a = a.clone();
+                    self.repl.best_move(&a, (iterations, depth))
+                }
+                _ => self.repl.random_move_of(&player),
             };
-            let chosen = match (agent, several) {
-                (Agent::Mcts { iterations, depth }, false) => self
-                    .agents
-                    .as_ref()
-                    .map(|a| self.repl.best_move(a, (iterations, depth))),
-                _ => Some(self.repl.random_move_of(&player)),
-            };
-            let Some(Ok(Some(name))) = chosen else {
-                break;
+            let name = match chosen {
+                Ok(Some(name)) => name,
+                Ok(None) => return None,
+                Err(e) => {
+                    return Some(format!(
+                        "player {player} ({agent}) cannot choose a move: {e}"
+                    ));
+                }
             };
             let before = self.repl.mark();
-            self.repl.handle(&format!(":play {name}"));
+            let reply = self.repl.handle(&format!(":play {name}"));
             if self.repl.mark() == before {
-                break;
+                return Some(format!(
+                    "player {player} ({agent}) plays {name}: {}",
+                    reply.text
+                ));
             }
             self.note_change(orders.then_some(player));
-            changed = true;
             self.bump();
         }
-        changed
+        None
     }
 
     /// The seats.
@@ -541,7 +547,7 @@ impl Table {
         let navigating = matches!(line.as_str(), ":undo" | ":redo") || line.starts_with(":goto ");
         let before = self.repl.mark();
         let was_waiting = self.repl.waiting_for().is_some();
-        let reply = self.repl.handle(&line);
+        let mut reply = self.repl.handle(&line);
         let changed = self.repl.mark() != before;
         if changed && !navigating {
             self.note_change(order.then(|| self.players[seat].to_text()));
@@ -558,8 +564,11 @@ impl Table {
                 // answer too: back to where a seat it does not play is to move.
                 self.undo_agents();
             } else {
-                // The seats the server plays answer at once.
-                self.play_agents();
+                // The seats the server plays answer at once; what stops one is told.
+                if let Some(problem) = self.play_agents() {
+                    reply.text.push('\n');
+                    reply.text.push_str(&problem);
+                }
             }
         }
         let ok = !(reply.text.starts_with("error") || reply.text.starts_with("usage"));
