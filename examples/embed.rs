@@ -1,12 +1,10 @@
-//! Embedding flexrules: load a game as a library, send messages, read properties.
+//! Embedding flexrules: load a game as a library, send messages, read properties, play
+//! moves by name and by index, undo.
 //!
 //! Run with `cargo run --example embed`.
 
-use flexrules::compile::build_game;
-use flexrules::runtime::session::{Session, SessionOptions};
-use flexrules::runtime::value::{Attrs, Message};
-use flexrules::symbol::Symbol;
-use flexrules::syntax::load::MemoryFs;
+use flexrules::api::{Game, Match};
+use flexrules::runtime::value::Value;
 
 const GAME: &str = r#"
 #entity counter
@@ -20,43 +18,48 @@ const GAME: &str = r#"
 "#;
 
 fn main() {
-    let mut fs = MemoryFs::new();
-    fs.insert("counter.fr", GAME);
-    let built = match build_game(&fs, "counter.fr".as_ref()) {
-        Ok(b) => b,
-        Err(e) => {
-            eprint!("{}", e.render_plain());
-            std::process::exit(1);
-        }
-    };
-    let (mut session, _setup) =
-        Session::start(built.game, &SessionOptions::default()).expect("the game starts");
-
+    let game = Game::from_source("counter.fr", GAME).unwrap_or_else(|e| {
+        eprint!("{}", e.render(false));
+        std::process::exit(1);
+    });
+    let mut counter = game.start(0).expect("the game starts");
     for by in [3, 50, 4] {
-        let mut attrs = Attrs::new();
-        attrs.insert(
-            flexrules::runtime::value::Key::sym(Symbol::intern("by")),
-            flexrules::runtime::value::Value::Int(by),
-        );
-        let tx = session.deliver(
-            Symbol::intern("c"),
-            Message {
-                label: Symbol::intern("add"),
-                attrs,
-            },
-        );
-        println!("add {by}: {}", tx.status.summary());
+        match counter.send("c", "add", &[("by", Value::Int(by))]) {
+            Ok(played) => println!("add {by}: {}", played.transaction.status.summary()),
+            Err(refused) => println!("add {by}: {refused}"),
+        }
     }
+    println!("count = {}", shown(&counter, "c", "count"));
+    counter.undo();
+    println!("after undo, count = {}", shown(&counter, "c", "count"));
 
-    let game = session.game.clone();
-    let id = session
-        .world()
-        .lookup(Symbol::intern("c"))
-        .expect("c exists");
-    let counter = session.world().entity(id).expect("c is alive");
-    let count = counter.property(&game, Symbol::intern("count"));
+    // A game with moves: Awele, bundled with flexrules.
+    let awele =
+        Game::load(concat!(env!("CARGO_MANIFEST_DIR"), "/games/awele")).expect("Awele loads");
+    let mut m = awele.start(1).expect("Awele starts");
+    let moves = m.legal_moves().expect("Awele lists its moves");
+    let names: Vec<&str> = moves.iter().map(|mv| mv.name.as_str()).collect();
     println!(
-        "count = {}",
-        count.map_or("none".to_string(), |v| v.to_string())
+        "to move: {:?}; legal: {}",
+        m.players_to_move(),
+        names.join(" ")
     );
+    // An index is the same in every process: record it, send it, play it elsewhere.
+    let index = moves[2].index;
+    let played = m.play_index(index).expect("a legal move plays");
+    println!("played {} (index {index})", played.name);
+    let mut explore = m.fork();
+    let reply = explore.legal_moves().expect("moves")[0].name.clone();
+    explore.play(&reply).expect("a legal move plays");
+    println!(
+        "the fork played {} move(s), the match {}",
+        explore.moves_played(),
+        m.moves_played()
+    );
+}
+
+/// The property `name` of the entity `entity`, for showing.
+fn shown(m: &Match, entity: &str, name: &str) -> String {
+    m.property(entity, name)
+        .map_or("none".to_string(), |v| v.to_string())
 }

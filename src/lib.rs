@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod board;
 pub mod cli;
 pub mod compile;

@@ -4,14 +4,12 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::api;
 use crate::compile::program::Game;
-use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
-use crate::runtime::outside::parse_literal;
-use crate::runtime::session::{Session, SessionOptions};
+use crate::runtime::session::Session;
 use crate::runtime::vm::Limits;
 use crate::source::SourceMap;
-use crate::syntax::load::DiskFs;
 
 use super::stderr_color;
 
@@ -96,36 +94,23 @@ pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) {
 /// Load, check, compile and start the game; on any problem print it and return the exit
 /// code to use.
 pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
-    let (sources, game) = load_game(&options.game, &options.start.rules)?;
-    let options = &options.start;
-    let mut params = Vec::new();
-    for p in &options.params {
-        let Some((name, value)) = p.split_once('=') else {
-            eprintln!("error: --param takes NAME=VALUE, got `{p}`");
-            return Err(ExitCode::from(2));
-        };
-        params.push((name.trim().to_string(), parse_literal(value)));
-    }
-    let session_options = SessionOptions {
-        seed: options.seed,
-        params,
-        limits: options.limits(),
-        trace,
-    };
-    match Session::start(game, &session_options) {
+    let start = &options.start;
+    let loader = start
+        .params
+        .iter()
+        .fold(loader(&options.game, &start.rules), |l, p| l.param_text(p))
+        .limits(start.limits());
+    let game = load(loader)?;
+    match game.start_session(start.seed, trace) {
         Ok((session, setup)) => Ok(Opened {
-            sources,
+            sources: game.sources().clone(),
             session,
             setup,
         }),
         Err(e) => {
-            match e.diagnostic() {
-                Some(d) => report(&sources, &[d]),
-                None => eprintln!("error: {e}"),
-            }
-            // An unknown --param is a wrong command line.
-            let usage = matches!(e, crate::runtime::session::StartError::UnknownParam(_));
-            Err(ExitCode::from(if usage { 2 } else { 1 }))
+            eprint!("{}", e.render(game.sources(), stderr_color()));
+            // A malformed or unknown --param is a wrong command line.
+            Err(ExitCode::from(if e.is_usage() { 2 } else { 1 }))
         }
     }
 }
@@ -159,27 +144,36 @@ pub fn play_names(
     Ok(())
 }
 
+/// How to load the game at `path` with the rules files `rules`.
+fn loader(path: &Path, rules: &[std::path::PathBuf]) -> api::Loader {
+    rules
+        .iter()
+        .fold(api::Game::loader(path), |l, r| l.rules(r.clone()))
+}
+
+/// Load the game; print its warnings, or the problem and return the exit code to use.
+fn load(loader: api::Loader) -> Result<api::Game, ExitCode> {
+    match loader.load() {
+        Ok(game) => {
+            // Warnings (a rules file's label no behaviour handles, ...) are shown, and
+            // the game runs.
+            if !game.warnings().is_empty() {
+                report(game.sources(), game.warnings());
+            }
+            Ok(game)
+        }
+        Err(e) => {
+            eprint!("{}", e.render(stderr_color()));
+            Err(ExitCode::from(if e.is_usage() { 2 } else { 1 }))
+        }
+    }
+}
+
 /// Load, check and compile the game at `path` with the rules files `rules`.
 pub fn load_game(
     path: &Path,
     rules: &[std::path::PathBuf],
 ) -> Result<(SourceMap, Arc<Game>), ExitCode> {
-    match build_game_with_rules(&DiskFs, path, rules) {
-        Ok(built) => {
-            // Warnings (a rules file's label no behaviour handles, ...) are shown, and
-            // the game runs.
-            if !built.warnings.is_empty() {
-                report(&built.sources, &built.warnings);
-            }
-            Ok((built.sources, built.game))
-        }
-        Err(BuildError::Open(e)) => {
-            eprintln!("error: {e}");
-            Err(ExitCode::from(2))
-        }
-        Err(BuildError::Errors(sources, diagnostics)) => {
-            report(&sources, &diagnostics);
-            Err(ExitCode::from(1))
-        }
-    }
+    let game = load(loader(path, rules))?;
+    Ok((game.sources().clone(), game.compiled().clone()))
 }

@@ -16,17 +16,15 @@ pub mod terminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::api;
 use crate::compile::program::Game;
-use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
-use crate::runtime::outside::parse_literal;
 use crate::runtime::profile::Profile;
-use crate::runtime::session::{Session, SessionOptions};
+use crate::runtime::session::Session;
 use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
 use crate::runtime::vm::{Limits, Machine, Run};
 use crate::source::SourceMap;
 use crate::syntax::ast::Program;
-use crate::syntax::load::DiskFs;
 
 use history::{Entry, History};
 
@@ -150,53 +148,47 @@ impl std::fmt::Display for OpenError {
 
 /// Open the game and start it; the error is the text to show.
 fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
-    let usage = |text: String| OpenError { text, usage: true };
-    let built =
-        build_game_with_rules(&DiskFs, &options.game, &options.rules).map_err(|e| match e {
-            BuildError::Open(e) => usage(format!("error: {e}")),
-            BuildError::Errors(sources, diags) => OpenError {
-                text: render_diags(&sources, &diags, options.color),
-                usage: false,
-            },
-        })?;
-    let mut params = Vec::new();
-    for p in &options.params {
-        let Some((name, value)) = p.split_once('=') else {
-            return Err(usage(format!("error: --param takes NAME=VALUE, got `{p}`")));
-        };
-        params.push((name.trim().to_string(), parse_literal(value)));
-    }
-    let session_options = SessionOptions {
-        seed: options.seed,
-        params,
-        limits: options.limits,
-        trace: false,
-    };
-    let (mut session, _) = Session::start(built.game, &session_options).map_err(|e| OpenError {
-        usage: matches!(e, crate::runtime::session::StartError::UnknownParam(_)),
-        text: match e.diagnostic() {
-            Some(d) => render_diags(&built.sources, &[d], options.color),
-            None => format!("error: {e}"),
+    let loader =
+        (options.rules.iter()).fold(api::Game::loader(&options.game), |l, r| l.rules(r.clone()));
+    let loader = (options.params.iter())
+        .fold(loader, |l, p| l.param_text(p))
+        .limits(options.limits);
+    let game = loader.load().map_err(|e| OpenError {
+        usage: e.is_usage(),
+        text: match e {
+            api::LoadError::Invalid { .. } => e.render(options.color),
+            _ => format!("error: {e}"),
         },
     })?;
+    let (mut session, _) = game
+        .start_session(options.seed, false)
+        .map_err(|e| OpenError {
+            usage: e.is_usage(),
+            text: match &e {
+                api::Error::Start(s) if s.diagnostic().is_some() => {
+                    e.render(game.sources(), options.color)
+                }
+                _ => format!("error: {e}"),
+            },
+        })?;
     // The REPL watches the game: its representations draw from the start.
     session.watch().map_err(|e| OpenError {
         usage: false,
         text: match e.to_diagnostic() {
-            Some(d) => render_diags(&built.sources, &[d], options.color),
+            Some(d) => render_diags(game.sources(), &[d], options.color),
             None => format!("error: drawing the game failed: {}", e.message),
         },
     })?;
-    let warnings = if built.warnings.is_empty() {
+    let warnings = if game.warnings().is_empty() {
         String::new()
     } else {
-        render_diags(&built.sources, &built.warnings, options.color)
+        render_diags(game.sources(), game.warnings(), options.color)
     };
     Ok(Opened {
         session,
-        sources: built.sources,
-        program: built.program,
-        root: built.root,
+        sources: game.sources().clone(),
+        program: game.program().clone(),
+        root: game.root().to_path_buf(),
         warnings,
     })
 }

@@ -8,6 +8,7 @@ pub mod attrs;
 pub mod budget;
 pub mod builtins;
 pub mod canvas;
+pub mod digest;
 pub mod entities;
 pub mod moves;
 pub mod opstats;

@@ -786,6 +786,24 @@ impl Session {
         Isolated(session)
     }
 
+    /// A copy on this thread sharing everything with this one: the same world (a
+    /// persistent value, so the copy costs a few reference counts, and a write in either
+    /// copies only what it changes), parameters and defaults, with caches of its own.
+    pub fn branch(&self) -> Session {
+        Session {
+            game: self.game.clone(),
+            home: Box::new(Machine::holding(self.world().clone())),
+            params: self.params.clone(),
+            defaults: self.defaults.clone(),
+            cache: ChainCache::default(),
+            limits: self.limits,
+            trace: self.trace,
+            interrupt: self.interrupt.clone(),
+            fixed: self.fixed.clone(),
+            kept_message: None,
+        }
+    }
+
     /// The outcome recorded by `(finish with ...)`, if any.
     pub fn outcome(&self) -> Option<&super::value::Dict> {
         self.world().outcome.as_ref()

@@ -1,0 +1,234 @@
+//! A game loaded for play: read, checked and compiled with its rules files, its parameters
+//! parsed, ready to start matches from a seed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::compile::program;
+use crate::compile::{BuildError, build_game_with_rules};
+use crate::diagnostic::Diagnostic;
+use crate::runtime::outside::parse_literal;
+use crate::runtime::session::{Session, SessionOptions};
+use crate::runtime::vm::Limits;
+use crate::source::SourceMap;
+use crate::syntax::ast::Program;
+use crate::syntax::load::{DiskFs, FileSystem, MemoryFs};
+
+use super::error::{Error, LoadError};
+use super::play::Match;
+
+/// A game ready to play. Cloning it is cheap (its parts are shared), and so is starting
+/// any number of matches from it; it may be shared between threads, each starting its own
+/// matches.
+#[derive(Clone, Debug)]
+pub struct Game {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    compiled: Arc<program::Game>,
+    program: Arc<Program>,
+    sources: SourceMap,
+    root: PathBuf,
+    warnings: Vec<Diagnostic>,
+    /// The parameters as `(name, literal text)`, read when a match starts.
+    params: Vec<(String, String)>,
+    /// The first parameter given without `=`, refused when a match starts.
+    malformed: Option<String>,
+    limits: Limits,
+}
+
+/// How to load a game: its rules files, parameters and limits ([`Game::loader`]).
+#[derive(Clone, Debug)]
+pub struct Loader {
+    path: PathBuf,
+    rules: Vec<PathBuf>,
+    params: Vec<(String, String)>,
+    limits: Limits,
+    source: Option<String>,
+    /// The first parameter given without `=`.
+    malformed: Option<String>,
+}
+
+impl Loader {
+    /// Put a rules file (a variant, house rules) in force after the game's own advice;
+    /// rules files apply in the order given.
+    pub fn rules(mut self, path: impl Into<PathBuf>) -> Loader {
+        self.rules.push(path.into());
+        self
+    }
+
+    /// Set the `#param` called `name` to the literal `value` (a number, `true`, `false`,
+    /// `nil`, else a string). A name the game does not declare is refused when a match
+    /// starts.
+    pub fn param(mut self, name: &str, value: &str) -> Loader {
+        self.params
+            .push((name.trim().to_string(), value.to_string()));
+        self
+    }
+
+    /// Set a parameter from its command-line form, `name=value`. A text without `=` is
+    /// refused when a match starts ([`Error::Param`]), as an unknown name is.
+    pub fn param_text(mut self, text: &str) -> Loader {
+        match text.split_once('=') {
+            Some((name, value)) => self.param(name, value),
+            None => {
+                self.malformed.get_or_insert_with(|| text.to_string());
+                self
+            }
+        }
+    }
+
+    /// The limits of each transaction of the matches (steps, depth, nesting, lengths,
+    /// memory).
+    pub fn limits(mut self, limits: Limits) -> Loader {
+        self.limits = limits;
+        self
+    }
+
+    /// Read, check and compile the game.
+    pub fn load(self) -> Result<Game, LoadError> {
+        match &self.source {
+            Some(text) => {
+                let mut fs = MemoryFs::new();
+                fs.insert(self.path.clone(), text.as_str());
+                self.load_from(&fs)
+            }
+            None => self.load_from(&DiskFs),
+        }
+    }
+
+    fn load_from(self, fs: &dyn FileSystem) -> Result<Game, LoadError> {
+        let built = build_game_with_rules(fs, &self.path, &self.rules).map_err(|e| match e {
+            BuildError::Open(e) => LoadError::Open(e.to_string()),
+            BuildError::Errors(sources, diagnostics) => LoadError::Invalid {
+                sources,
+                diagnostics,
+            },
+        })?;
+        Ok(Game {
+            inner: Arc::new(Inner {
+                compiled: built.game,
+                program: built.program,
+                sources: built.sources,
+                root: built.root,
+                warnings: built.warnings,
+                params: self.params,
+                malformed: self.malformed,
+                limits: self.limits,
+            }),
+        })
+    }
+}
+
+impl Game {
+    /// How to load the game at `path` (a directory holding `game.fr`, or one `.fr` file),
+    /// to add rules files, parameters and limits before [`Loader::load`].
+    pub fn loader(path: impl AsRef<Path>) -> Loader {
+        Loader {
+            path: path.as_ref().to_path_buf(),
+            rules: Vec::new(),
+            params: Vec::new(),
+            limits: Limits::default(),
+            source: None,
+            malformed: None,
+        }
+    }
+
+    /// Load the game at `path` as it is written.
+    pub fn load(path: impl AsRef<Path>) -> Result<Game, LoadError> {
+        Game::loader(path).load()
+    }
+
+    /// A one-file game from its text (`name` is the file name its diagnostics show).
+    pub fn from_source(name: &str, text: &str) -> Result<Game, LoadError> {
+        Loader {
+            source: Some(text.to_string()),
+            ..Game::loader(name)
+        }
+        .load()
+    }
+
+    /// Start a match: the parameters, the instances, then `#setup`, with the random
+    /// generator seeded by `seed`. The game's representations draw from the start, so
+    /// [`Match::view`] shows every seat what it may see.
+    pub fn start(&self, seed: u64) -> Result<Match, Error> {
+        let mut m = self.start_headless(seed)?;
+        m.session_mut().watch().map_err(Error::Failed)?;
+        Ok(m)
+    }
+
+    /// Start a match that nobody looks at: its representations do not run (playouts,
+    /// searches, referees), and [`Match::view`] starts them from where the match is.
+    pub fn start_headless(&self, seed: u64) -> Result<Match, Error> {
+        let (session, _setup) = self.start_session(seed, false)?;
+        Ok(Match::new(self.clone(), session))
+    }
+
+    /// Start a session on the engine directly, for the front ends that step through
+    /// transactions (the REPL, traces): the same start as [`Game::start`], with the setup
+    /// transaction (traced when `trace` is set).
+    pub fn start_session(
+        &self,
+        seed: u64,
+        trace: bool,
+    ) -> Result<(Session, Option<crate::runtime::trace::Transaction>), Error> {
+        if let Some(text) = &self.inner.malformed {
+            return Err(Error::Param(format!(
+                "--param takes NAME=VALUE, got `{text}`"
+            )));
+        }
+        let options = SessionOptions {
+            seed,
+            params: (self.inner.params.iter())
+                .map(|(name, value)| (name.clone(), parse_literal(value)))
+                .collect(),
+            limits: self.inner.limits,
+            trace,
+        };
+        Session::start(self.inner.compiled.clone(), &options).map_err(Error::Start)
+    }
+
+    /// Every file read, for rendering diagnostics and runtime errors.
+    pub fn sources(&self) -> &SourceMap {
+        &self.inner.sources
+    }
+
+    /// The warnings found while loading (the game runs with them).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.inner.warnings
+    }
+
+    /// The game's directory.
+    pub fn root(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// The compiled game the engine runs.
+    pub fn compiled(&self) -> &Arc<program::Game> {
+        &self.inner.compiled
+    }
+
+    /// The checked program (code added while the game runs is checked against it).
+    pub fn program(&self) -> &Arc<Program> {
+        &self.inner.program
+    }
+
+    /// The limits each transaction runs under.
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Game;
+
+    fn shared<T: Send + Sync>() {}
+
+    #[test]
+    fn a_game_may_be_shared_between_threads() {
+        shared::<Game>();
+    }
+}

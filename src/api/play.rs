@@ -1,0 +1,283 @@
+//! A match: one play of a game from a seed, moved by names or indices, with its own undo
+//! history, forked cheaply, and seen as each seat may see it.
+
+use std::rc::Rc;
+
+use crate::compile::bytecode::CodeId;
+use crate::repr;
+use crate::runtime::canvas::{Canvas, View};
+use crate::runtime::moves::NotPlayable;
+use crate::runtime::session::{Action, Session, action_name};
+use crate::runtime::trace::Transaction;
+use crate::runtime::value::{Attrs, Key, Message, Value};
+use crate::runtime::world::World;
+use crate::symbol::Symbol;
+
+use super::error::Error;
+use super::game::Game;
+use super::moves::{Move, MoveIndex};
+
+/// The function a game defines to say whose turn it is: no parameters, giving the player
+/// to move, a list of players (orders given at once) or `nil` (nobody in particular).
+pub const TO_MOVE: &str = "to-move";
+
+/// A game being played.
+///
+/// Every request either does what it says or returns an [`Error`] and leaves the match
+/// exactly as it was. Not `Send`: a match lives on one thread; [`Game`] is shared, and
+/// each thread starts or rebuilds its own matches.
+pub struct Match {
+    game: Game,
+    session: Session,
+    /// The world before each move or message that committed, the last one last.
+    history: Vec<World>,
+    /// The game's `(to-move)`, compiled the first time it is asked for (`Some(None)`: the
+    /// game has none).
+    to_move: Option<Option<CodeId>>,
+}
+
+/// A move or message that committed.
+#[derive(Debug)]
+pub struct Played {
+    /// Its name: the move's, or `<recipient>.<label>` with its attributes for a message.
+    pub name: String,
+    /// The transaction: its value, what it notified and printed, its steps.
+    pub transaction: Transaction,
+}
+
+/// What one seat (or everyone) may see of the board: the public graphics and that seat's
+/// private ones.
+pub struct SeatView {
+    canvas: Rc<Canvas>,
+    view: View,
+}
+
+impl SeatView {
+    /// Drawn as text, for terminals.
+    pub fn text(&self) -> String {
+        repr::text::render(&self.canvas, &self.view)
+    }
+
+    /// Drawn as SVG, for browsers.
+    pub fn svg(&self) -> String {
+        repr::svg::render(&self.canvas, &self.view)
+    }
+}
+
+impl Match {
+    pub(super) fn new(game: Game, session: Session) -> Match {
+        Match {
+            game,
+            session,
+            history: Vec::new(),
+            to_move: None,
+        }
+    }
+
+    /// The game played.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The players to move now, as `to-move` names them (by their values' text): one, or
+    /// several when orders are given at once, or none when the game says nobody in
+    /// particular.
+    pub fn players_to_move(&mut self) -> Result<Vec<String>, Error> {
+        let code = self.to_move_code()?;
+        self.session.players_to_move(code).map_err(Error::Failed)
+    }
+
+    fn to_move_code(&mut self) -> Result<CodeId, Error> {
+        if self.to_move.is_none() {
+            self.to_move = Some(self.compile_call(TO_MOVE)?);
+        }
+        self.to_move.flatten().ok_or_else(|| {
+            Error::NoToMove(format!(
+                "the game defines no function `{TO_MOVE}`, so it cannot say whose turn it is"
+            ))
+        })
+    }
+
+    /// A call of the game's function `name` with no arguments, compiled into this match's
+    /// game; `None` when the game defines no such function.
+    fn compile_call(&mut self, name: &str) -> Result<Option<CodeId>, Error> {
+        let sym = Symbol::intern(name);
+        let game = &self.session.game;
+        let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
+            return Ok(None);
+        };
+        let code = game.code(f.code);
+        if code.params != 0 {
+            return Err(Error::NoToMove(format!(
+                "the game's function `{name}` takes {} parameter(s); it is called with none",
+                code.params
+            )));
+        }
+        let span = code.span;
+        let compiled = crate::compile::codegen::compile_call(self.session.game_mut(), sym, span)
+            .map_err(|d| {
+                Error::NoToMove(d.first().map_or_else(String::new, |d| d.message.clone()))
+            })?;
+        Ok(Some(compiled))
+    }
+
+    /// The legal moves now, in the order the game's `#actions` proposes them.
+    pub fn legal_moves(&mut self) -> Result<Vec<Move>, Error> {
+        let player = Key::sym(Symbol::intern("player"));
+        Ok(self
+            .legal_actions()?
+            .into_iter()
+            .map(|a| Move {
+                index: MoveIndex::of(&a.name),
+                player: a.message.attrs.get(&player).map(Value::to_text),
+                name: a.name,
+            })
+            .collect())
+    }
+
+    fn legal_actions(&mut self) -> Result<Vec<Action>, Error> {
+        if self.session.game.actions.is_none() {
+            return Err(Error::NoMoves);
+        }
+        self.session.legal_actions().map_err(Error::Failed)
+    }
+
+    /// Play the legal move called `name`.
+    pub fn play(&mut self, name: &str) -> Result<Played, Error> {
+        let action = self.session.playable(name).map_err(|e| match e {
+            NotPlayable::NoActions => Error::NoMoves,
+            NotPlayable::Actions(e) => Error::Failed(e),
+            NotPlayable::Unknown { name, legal } => Error::UnknownMove { name, legal },
+            NotPlayable::Illegal { name, verdict, .. } => Error::IllegalMove {
+                name,
+                reason: verdict.summary(),
+            },
+        })?;
+        self.deliver(action.name, action.recipient, (*action.message).clone())
+    }
+
+    /// Play the legal move whose name has the index `index` ([`MoveIndex::of`]).
+    pub fn play_index(&mut self, index: MoveIndex) -> Result<Played, Error> {
+        let mut found = self
+            .legal_actions()?
+            .into_iter()
+            .filter(|a| MoveIndex::of(&a.name) == index);
+        let (Some(action), None) = (found.next(), found.next()) else {
+            return Err(Error::UnknownIndex(index));
+        };
+        self.deliver(action.name, action.recipient, (*action.message).clone())
+    }
+
+    /// Send the message `label` with `attrs` to the entity called `to`, as one
+    /// transaction: what a click or a script does besides playing moves.
+    pub fn send(
+        &mut self,
+        to: &str,
+        label: &str,
+        attrs: &[(&str, Value)],
+    ) -> Result<Played, Error> {
+        let recipient = Symbol::intern(to);
+        if self.session.world().lookup(recipient).is_none() {
+            return Err(Error::NoSuchEntity(to.to_string()));
+        }
+        let mut message = Message {
+            label: Symbol::intern(label),
+            attrs: Attrs::new(),
+        };
+        for (key, value) in attrs {
+            message
+                .attrs
+                .insert(Key::sym(Symbol::intern(key)), value.clone());
+        }
+        let name = action_name(recipient, &message);
+        self.deliver(name, recipient, message)
+    }
+
+    fn deliver(&mut self, name: String, to: Symbol, message: Message) -> Result<Played, Error> {
+        let before = self.session.world().clone();
+        let transaction = self.session.deliver(to, message);
+        if !transaction.status.committed() {
+            return Err(Error::Refused(transaction.status));
+        }
+        self.history.push(before);
+        Ok(Played { name, transaction })
+    }
+
+    /// Take back the last move or message that committed; `false` when there is none.
+    pub fn undo(&mut self) -> bool {
+        match self.history.pop() {
+            Some(world) => {
+                self.session.replace_world(world);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// How many moves and messages committed (and were not taken back) since the start.
+    pub fn moves_played(&self) -> usize {
+        self.history.len()
+    }
+
+    /// The outcome `(finish with ...)` recorded, as (key, value) pairs in key order;
+    /// `None` while the game goes on.
+    pub fn outcome(&self) -> Option<Vec<(String, Value)>> {
+        let outcome = self.session.outcome()?;
+        Some(
+            outcome
+                .iter()
+                .map(|(k, v)| (k.to_value().to_text(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// The property `name` of the entity called `entity`; `None` when there is no such
+    /// entity or property.
+    pub fn property(&self, entity: &str, name: &str) -> Option<Value> {
+        let world = self.session.world();
+        let id = world.lookup(Symbol::intern(entity))?;
+        let e = world.entity(id)?;
+        e.property(&self.session.game, Symbol::intern(name))
+            .cloned()
+    }
+
+    /// A digest of the position: equal positions (entities, properties, states, the
+    /// outcome, the advice in force, the random generator) have equal digests.
+    pub fn digest(&self) -> u64 {
+        crate::runtime::digest::digest(&self.session.game, self.session.world())
+    }
+
+    /// What `player` may see (`None`: what everyone may see): the public graphics and the
+    /// player's own. In a match started headless the representations start drawing the
+    /// first time a view is asked for.
+    pub fn view(&mut self, player: Option<&str>) -> Result<SeatView, Error> {
+        self.session.watch().map_err(Error::Failed)?;
+        Ok(SeatView {
+            canvas: self.session.world().canvas.clone(),
+            view: player.map_or(View::Public, View::parse),
+        })
+    }
+
+    /// A copy of the match to explore from: the same position and history, sharing what
+    /// neither changes (the world is persistent, so this is cheap), each going on alone.
+    pub fn fork(&self) -> Match {
+        Match {
+            game: self.game.clone(),
+            session: self.session.branch(),
+            history: self.history.clone(),
+            to_move: self.to_move,
+        }
+    }
+
+    /// The engine's session beneath, for front ends that read the world or step through
+    /// transactions.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The engine's session beneath, to run what the API does not name (a traced or
+    /// stepped transaction). What it changes is not in the match's undo history.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+}
