@@ -3,6 +3,7 @@
 use super::fuse::CONTAINS;
 use super::ops::READS;
 use super::*;
+use crate::symbol::Symbol;
 
 /// `plain` fused, each instruction checked to stand for the plain one in its place.
 fn fused(plain: &[Op]) -> Vec<Op> {
