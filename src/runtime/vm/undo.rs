@@ -24,11 +24,11 @@
 
 use std::rc::Rc;
 
-use super::{Context, Machine, Undo, undo_down_to};
+use super::{Context, Machine};
 use crate::compile::bytecode::CodeId;
 use crate::runtime::canvas::Canvas;
-use crate::runtime::value::Message;
-use crate::runtime::world::World;
+use crate::runtime::value::{Message, Value};
+use crate::runtime::world::{EntityId, World};
 use crate::symbol::Symbol;
 
 /// An open checkpoint: what a rollback puts back.
@@ -187,4 +187,103 @@ impl Machine {
         self.trial = false;
         self.settle();
     }
+}
+
+/// A change a machine made in place to the world it was given, and what undoes it (see
+/// [`Machine::start`]).
+#[derive(Debug)]
+pub(super) enum Undo {
+    /// Layout property `slot` of entity `id` held `old`.
+    Slot { id: EntityId, slot: u16, old: Value },
+    /// Entity `id` was in state `old`.
+    State { id: EntityId, old: Symbol },
+}
+
+impl Machine {
+    /// Before a change the undo log does not record: rebuild the world as it was when
+    /// the transaction began from the log, and keep it from now on (writes then copy
+    /// what it shares, and the log is no longer kept); the open checkpoints, marks in
+    /// the log, become the worlds they stand for.
+    pub(super) fn keep_start(&mut self) {
+        if self.start.is_none() {
+            // The open checkpoints, last first, then the start, each rebuilt from the
+            // one after it (see `Checkpoint`).
+            let mut world = self.world.clone();
+            for checkpoint in self.checkpoints.iter_mut().rev() {
+                if let Checkpoint::Mark { len, rng } = *checkpoint {
+                    undo_down_to(&mut world, &mut self.undo, len, rng);
+                    *checkpoint = Checkpoint::World(world.clone());
+                }
+            }
+            undo_all(&mut world, &mut self.undo, self.start_rng);
+            self.start = Some(world);
+        }
+    }
+
+    /// Whether the machine logs the changes it makes in place (see [`Machine::start`]).
+    #[inline(always)]
+    pub(super) fn logging(&self) -> bool {
+        self.start.is_none()
+    }
+
+    /// Log that layout property `slot` of entity `id` held `old`.
+    #[inline(always)]
+    pub(super) fn log_slot(&mut self, id: EntityId, slot: u16, old: Value) {
+        self.undo.push(Undo::Slot { id, slot, old });
+    }
+
+    /// Log that entity `id` was in state `old`.
+    #[inline(always)]
+    pub(super) fn log_state(&mut self, id: EntityId, old: Symbol) {
+        self.undo.push(Undo::State { id, old });
+    }
+
+    /// Put the world back as it was when the transaction began (a veto, a failure, an
+    /// abandoned wait).
+    #[inline]
+    pub(super) fn restore_start(&mut self) {
+        // Copies of the world held by join points and checkpoints go first, so undoing
+        // in place finds the entities unshared again.
+        self.jps.clear();
+        self.befores.clear();
+        self.checkpoints.clear();
+        match &self.start {
+            Some(start) => self.world = start.clone(),
+            None => undo_all(&mut self.world, &mut self.undo, self.start_rng),
+        }
+    }
+}
+
+/// Undo the changes of `log`, last first, in `world`, and put the random generator back
+/// to `rng`: the world as it was before them (see [`Machine::start`]). Empties the log.
+fn undo_all(world: &mut World, log: &mut Vec<Undo>, rng: u64) {
+    undo_down_to(world, log, 0, rng);
+}
+
+/// Undo the changes of `log` past its first `len`, last first, in `world`, and put the
+/// random generator back to `rng`; the log keeps its first `len` changes.
+pub(super) fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, rng: u64) {
+    // A move's changes to one entity often follow each other: it is found once for them.
+    let mut entity: Option<(EntityId, &mut super::super::world::Entity)> = None;
+    while log.len() > len {
+        let Some(u) = log.pop() else {
+            break;
+        };
+        let (Undo::Slot { id, .. } | Undo::State { id, .. }) = u;
+        if entity.as_ref().is_none_or(|(found, _)| *found != id) {
+            entity = world.entity_mut(id).map(|e| (id, e));
+        }
+        let Some((_, e)) = entity.as_mut() else {
+            continue;
+        };
+        match u {
+            Undo::Slot { slot, old, .. } => {
+                if let Some(place) = e.props.get_mut(slot as usize) {
+                    *place = old;
+                }
+            }
+            Undo::State { old, .. } => e.state = old,
+        }
+    }
+    world.rng = rng;
 }
