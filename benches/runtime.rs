@@ -62,7 +62,7 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use flexrules::compile::bytecode::CodeId;
 use flexrules::compile::program::Game;
 use flexrules::compile::{build_game, build_game_with_rules};
-use flexrules::runtime::playout::Chooser;
+use flexrules::play::playout::Chooser;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::Status;
 use flexrules::runtime::value::{Attrs, Key, Message, Value};

@@ -2,8 +2,9 @@
 //! rules people change are laws and side-effects kept apart from the entities' behaviours.
 //!
 //! The layers, lowest first: [`source`] and [`diagnostic`] (shared by all), [`syntax`]
-//! (tokens to AST), [`compile`] (name resolution and static checks), [`runtime`],
-//! [`repr`] (renderers), the front ends [`repl`], [`serve`] (web play) and [`lsp`] (editors),
+//! (tokens to AST), [`compile`] (name resolution and static checks), [`runtime`], [`play`]
+//! (playouts, perft, agents: what plays a game rather than runs it), [`repr`]
+//! (renderers), the front ends [`repl`], [`serve`] (web play) and [`lsp`] (editors),
 //! [`cli`].
 
 #![warn(missing_docs)]
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod compile;
 pub mod diagnostic;
 pub mod lsp;
+pub mod play;
 pub mod repl;
 pub mod repr;
 pub mod runtime;

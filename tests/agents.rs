@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use flexrules::compile::build_game_with_rules;
 use flexrules::compile::program::Game;
-use flexrules::runtime::agent::{Agent, Agents};
-use flexrules::runtime::playout::{Chooser, Ending};
+use flexrules::play::agent::{Agent, Agents};
+use flexrules::play::playout::{Chooser, Ending};
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::value::Value;
 use flexrules::syntax::load::DiskFs;
@@ -208,12 +208,12 @@ fn agents_need_to_move() {
 /// (56/70 against 48/80 gives 0.2000, 0.0524 to 0.3339).
 #[test]
 fn difference_of_rates_has_newcombes_interval() {
-    let (d, lo, hi) = flexrules::cli::play::difference(56, 70, 48, 80);
+    let (d, lo, hi) = flexrules::play::stats::difference(56, 70, 48, 80);
     assert!((d - 0.2).abs() < 1e-9, "{d}");
     assert!((lo - 0.0524).abs() < 5e-5, "{lo}");
     assert!((hi - 0.3339).abs() < 5e-5, "{hi}");
     // No change, no games: an interval around 0 that stays within [-1, 1].
-    let (d, lo, hi) = flexrules::cli::play::difference(0, 0, 0, 0);
+    let (d, lo, hi) = flexrules::play::stats::difference(0, 0, 0, 0);
     assert_eq!(d, 0.0);
     assert!((-1.0..=0.0).contains(&lo) && (0.0..=1.0).contains(&hi));
 }

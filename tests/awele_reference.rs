@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use flexrules::compile::program::Game;
-use flexrules::runtime::playout::Ending;
+use flexrules::play::playout::Ending;
 use flexrules::runtime::session::{Action, Session, SessionOptions};
 use flexrules::runtime::trace::Output;
 use flexrules::runtime::value::{Key, Value};

@@ -15,7 +15,7 @@
 //! works (skipped with a note otherwise); `GOOFSPIEL_REFERENCE_SEEDS=1,2,...` chooses the
 //! seeds.
 
-use flexrules::runtime::playout::Ending;
+use flexrules::play::playout::Ending;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::value::Value;
 

@@ -3,14 +3,14 @@
 //! the game statistics must agree with those of the full-list method (recorded below), and
 //! trying moves must leave no trace in the session's world.
 
-use flexrules::cli::play::wilson;
+use flexrules::play::stats::wilson;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use flexrules::compile::build_game_with_rules;
 use flexrules::compile::program::Game;
-use flexrules::runtime::playout::{Chooser, Ending};
-use flexrules::runtime::playout::{Perft, PerftFailure, PerftProgress};
+use flexrules::play::perft::{Perft, PerftFailure, PerftProgress};
+use flexrules::play::playout::{Chooser, Ending};
 use flexrules::runtime::session::{Candidate, Session, SessionOptions};
 use flexrules::runtime::trace::{RuntimeError, Status};
 use flexrules::runtime::value::Value;
@@ -415,7 +415,7 @@ fn perft_split_at_the_replies_counts_what_one_thread_counts() {
   (if (and (= (self) "a3") (= (attribute "player") "O") (> (property "filled" of "game") 4))
       (/ 1 0))
 "#;
-    let depth = flexrules::runtime::playout::SPLIT_AT_REPLIES + 2;
+    let depth = flexrules::play::perft::SPLIT_AT_REPLIES + 2;
     let mut s = tic_tac_toe_with(rules);
     let before = s.world().clone();
     let mut progress = Vec::new();

@@ -1,11 +1,11 @@
 //! `flexrules playout` and `flexrules perft`.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::runtime::agent::{Agent, Agents, TO_MOVE};
-use crate::runtime::playout::{Chooser, Ending, PerftProgress, Playout, Stopped};
+use crate::play::agent::{Agent, Agents, TO_MOVE};
+use crate::play::perft::PerftProgress;
+use crate::play::stats::{Tally, changes};
 use crate::runtime::session::Session;
 
 use super::game::{RunOptions, open};
@@ -89,129 +89,6 @@ pub struct PerftArgs {
 
 /// How many bodies a profile prints.
 const PROFILE_ROWS: usize = 30;
-
-/// What many playouts add up to.
-#[derive(Default, Debug, Clone, PartialEq)]
-pub struct Tally {
-    /// Games played.
-    pub games: u64,
-    /// Wins per winner, by the winner's text.
-    pub wins: BTreeMap<String, u64>,
-    /// Games finished without a winner.
-    pub draws: u64,
-    /// Games where no move was legal but the game did not finish.
-    pub stuck: u64,
-    /// Games stopped at the ply limit.
-    pub too_long: u64,
-    /// Moves played in all games.
-    pub plies: u64,
-    /// Games stopped by a runtime error (a candidate move, or `#actions`, failed).
-    pub failed: u64,
-    /// The error that stopped the game with the smallest number, with that number (the
-    /// same whatever the number of threads).
-    pub first_error: Option<(u64, Stopped)>,
-    /// With agents: the players who had the move in some game, by their text.
-    pub movers: BTreeSet<String>,
-}
-
-impl Tally {
-    fn add(&mut self, index: u64, result: Result<Playout, Stopped>) {
-        self.games += 1;
-        match result {
-            Ok(p) => {
-                self.plies += p.plies as u64;
-                match p.ending {
-                    Ending::Winner(w) => *self.wins.entry(w.to_text()).or_default() += 1,
-                    Ending::Draw => self.draws += 1,
-                    Ending::Stuck => self.stuck += 1,
-                    Ending::TooLong => self.too_long += 1,
-                }
-            }
-            Err(e) => {
-                self.failed += 1;
-                self.plies += e.plies as u64;
-                if self.first_error.as_ref().is_none_or(|(i, _)| index < *i) {
-                    self.first_error = Some((index, e));
-                }
-            }
-        }
-    }
-
-    /// Games played, games a second, mean moves a game.
-    fn figures(&self, seconds: f64) -> (u64, f64, f64) {
-        let n = self.games;
-        let rate = if seconds > 0.0 {
-            n as f64 / seconds
-        } else {
-            0.0
-        };
-        let mean = if n > 0 {
-            self.plies as f64 / n as f64
-        } else {
-            0.0
-        };
-        (n, rate, mean)
-    }
-
-    /// `k` of the games: `k`, its share, and the share's 95% Wilson interval.
-    fn row(&self, k: u64) -> (u64, f64, f64, f64) {
-        let (lo, hi) = wilson(k, self.games);
-        (k, k as f64 / self.games.max(1) as f64, lo, hi)
-    }
-
-    fn merge(mut self, other: Tally) -> Tally {
-        self.games += other.games;
-        for (k, v) in other.wins {
-            *self.wins.entry(k).or_default() += v;
-        }
-        self.draws += other.draws;
-        self.stuck += other.stuck;
-        self.too_long += other.too_long;
-        self.plies += other.plies;
-        self.failed += other.failed;
-        self.movers.extend(other.movers);
-        self.first_error = match (self.first_error, other.first_error) {
-            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
-            (a, b) => a.or(b),
-        };
-        self
-    }
-}
-
-/// The Wilson score interval (95%) of `k` successes in `n` trials, as fractions.
-pub fn wilson(k: u64, n: u64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 0.0);
-    }
-    let z = 1.959_963_984_540_054_f64;
-    let n = n as f64;
-    let p = k as f64 / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
-/// Play game `index` of a run from the session's current world, every move chosen at
-/// random, or by `agents`.
-fn one(
-    session: &mut Session,
-    start: &crate::runtime::world::World,
-    seed: u64,
-    index: u64,
-    max_plies: usize,
-    agents: Option<&Agents>,
-    movers: &mut BTreeSet<String>,
-) -> Result<Playout, Stopped> {
-    *session.world_mut() = start.clone();
-    let mut chooser = Chooser::new(seed, index);
-    // Game code that draws random numbers gets its own stream per playout too.
-    session.world_mut().rng = chooser.next_u64();
-    match agents {
-        Some(agents) => session.playout_with(agents, &mut chooser, max_plies, movers),
-        None => session.playout(&mut chooser, max_plies),
-    }
-}
 
 /// The agents `--agent` names, with `(to-move)` compiled into the game; `None` when every
 /// player plays at random. The error is for the user (a wrong command line).
@@ -328,28 +205,6 @@ fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool
     let Some((_, base)) = played.first() else {
         return;
     };
-    let rate = |t: &Tally, outcome: Option<&str>| {
-        let k = match outcome {
-            Some(w) => t.wins.get(w).copied().unwrap_or(0),
-            None => t.draws,
-        };
-        (k, t.games)
-    };
-    // Each outcome seen in either: the winners, then a draw (`None`).
-    let changes = |t: &Tally| -> Vec<(Option<String>, f64, f64, f64)> {
-        let winners: BTreeSet<&String> = base.tally.wins.keys().chain(t.wins.keys()).collect();
-        winners
-            .into_iter()
-            .map(|w| Some(w.clone()))
-            .chain(std::iter::once(None))
-            .map(|o| {
-                let (k1, n1) = rate(t, o.as_deref());
-                let (k0, n0) = rate(&base.tally, o.as_deref());
-                let (d, lo, hi) = difference(k1, n1, k0, n0);
-                (o, d, lo, hi)
-            })
-            .collect()
-    };
     if json {
         let configurations: Vec<serde_json::Value> = played
             .iter()
@@ -370,7 +225,7 @@ fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool
                     if i > 0 {
                         let mut wins = serde_json::Map::new();
                         let mut draws = serde_json::Value::Null;
-                        for (o, d, lo, hi) in changes(&p.tally) {
+                        for (o, d, lo, hi) in changes(&base.tally, &p.tally) {
                             let change = serde_json::json!({"points": d * 100.0, "ci95": [lo * 100.0, hi * 100.0]});
                             match o {
                                 Some(w) => {
@@ -415,7 +270,7 @@ fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool
             continue;
         }
         println!("  change from the game as given (points; * where the interval leaves out 0):");
-        for (o, d, lo, hi) in changes(&p.tally) {
+        for (o, d, lo, hi) in changes(&base.tally, &p.tally) {
             let what = match o {
                 Some(w) => format!("winner {w}"),
                 None => "draw".to_string(),
@@ -429,19 +284,6 @@ fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool
             );
         }
     }
-}
-
-/// The difference of two rates, `k1/n1 − k0/n0`, with its 95% interval by Newcombe's
-/// method 10 (each rate's Wilson interval, combined): fractions.
-pub fn difference(k1: u64, n1: u64, k0: u64, n0: u64) -> (f64, f64, f64) {
-    let p1 = k1 as f64 / n1.max(1) as f64;
-    let p0 = k0 as f64 / n0.max(1) as f64;
-    let (l1, u1) = wilson(k1, n1);
-    let (l0, u0) = wilson(k0, n0);
-    let d = p1 - p0;
-    let lo = d - ((p1 - l1).powi(2) + (u0 - p0).powi(2)).sqrt();
-    let hi = d + ((u1 - p1).powi(2) + (p0 - l0).powi(2)).sqrt();
-    (d, lo.max(-1.0), hi.min(1.0))
 }
 
 /// The games of one configuration of a run (the game with its rules files), as played.
@@ -488,62 +330,15 @@ fn play_config(
     }
     let began = Instant::now();
     let jobs = jobs_or_cores(args.jobs);
-    // Each thread takes the next game not yet played, on copies of its own of the
-    // session and its start: values stay on the thread that made them (see
-    // `Session::fork`). The tallies add up whatever the order.
-    let next = std::sync::atomic::AtomicU64::new(0);
-    let (next, bar_ref, agents_ref) = (&next, &bar, agents.as_ref());
-    let base_ref = &base;
-    let run = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let mut started = 0;
-        for _ in 0..(jobs as u64).min(args.games) {
-            let tx = tx.clone();
-            let forked = base_ref.fork();
-            let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
-                let mut session = forked.into_inner();
-                let own = session.world().clone();
-                let mut tally = Tally::default();
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= args.games {
-                        break;
-                    }
-                    let played = one(
-                        &mut session,
-                        &own,
-                        seed,
-                        i,
-                        args.max_plies,
-                        agents_ref,
-                        &mut tally.movers,
-                    );
-                    tally.add(i, played);
-                    bar_ref.inc(1);
-                }
-                let _ = tx.send((tally, session.take_profile()));
-            });
-            // Threads that did start play every game between them.
-            match thread {
-                Ok(_) => started += 1,
-                Err(e) if started == 0 => return Err(e),
-                Err(_) => break,
-            }
-        }
-        drop(tx);
-        let mut tally = Tally::default();
-        let mut profile: Option<crate::runtime::profile::Profile> = None;
-        for (t, p) in rx {
-            tally = tally.merge(t);
-            if let Some(p) = p {
-                match &mut profile {
-                    Some(all) => all.merge(&p),
-                    None => profile = Some(p),
-                }
-            }
-        }
-        Ok((tally, profile))
-    });
+    let run = crate::play::games::play(
+        &base,
+        args.games,
+        jobs,
+        seed,
+        args.max_plies,
+        agents.as_ref(),
+        || bar.inc(1),
+    );
     let (tally, profile) = match run {
         Ok(r) => r,
         Err(e) => {
@@ -789,17 +584,4 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
 /// use (one when it cannot tell).
 fn jobs_or_cores(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wilson;
-
-    #[test]
-    fn wilson_interval_brackets_the_rate() {
-        let (lo, hi) = wilson(50, 100);
-        assert!(lo < 0.5 && hi > 0.5);
-        assert!((lo - 0.404).abs() < 0.01 && (hi - 0.596).abs() < 0.01);
-        assert_eq!(wilson(0, 0), (0.0, 0.0));
-    }
 }

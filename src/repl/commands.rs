@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use crate::compile::program::AdviceTarget;
 use crate::diagnostic::Diagnostic;
-use crate::runtime::agent::{Agent, TO_MOVE};
+use crate::play::agent::{Agent, TO_MOVE};
+use crate::play::playout::Chooser;
 use crate::runtime::moves::Verdict;
-use crate::runtime::playout::Chooser;
 use crate::runtime::world::{AdviceEntry, next_version};
 use crate::symbol::Symbol;
 use crate::syntax::ast::{AdviceBody, AdviceKind, Item};

@@ -3,9 +3,9 @@
 //! outcome, and read-only expressions. The web server (`crate::serve`) reads these.
 
 use crate::compile::bytecode::CodeId;
-use crate::runtime::agent::{Agent, Agents};
+use crate::play::agent::{Agent, Agents};
+use crate::play::playout::Chooser;
 use crate::runtime::canvas::Canvas;
-use crate::runtime::playout::Chooser;
 use crate::runtime::trace::Status;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
@@ -184,7 +184,7 @@ impl Repl {
     pub fn best_move(
         &mut self,
         agents: &Agents,
-        budget: crate::runtime::agent::Budget,
+        budget: crate::play::mcts::Budget,
     ) -> Result<Option<String>, String> {
         let mut chooser = Chooser::new(self.session.world().rng, 0);
         self.session

@@ -125,9 +125,9 @@ pub struct Repl {
     /// The steps of the user's transactions by body, while `:profile` is on.
     profile: Option<Profile>,
     /// The game's `(to-move)` and `(evaluate)` compiled for searches (`:hint`), once.
-    agents: Option<crate::runtime::agent::Agents>,
+    agents: Option<crate::play::agent::Agents>,
     /// The players the REPL plays itself (`:agent`), by their text, with their agents.
-    seats: Vec<(String, crate::runtime::agent::Agent)>,
+    seats: Vec<(String, crate::play::agent::Agent)>,
 }
 
 /// Why a REPL could not open.

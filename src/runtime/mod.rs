@@ -3,7 +3,6 @@
 //! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
 //! source text except through spans carried by compiled code.
 
-pub mod agent;
 pub mod attrs;
 pub mod budget;
 pub mod builtins;
@@ -13,7 +12,6 @@ pub mod entities;
 pub mod moves;
 pub mod opstats;
 pub mod outside;
-pub mod playout;
 pub mod profile;
 pub mod session;
 pub mod trace;

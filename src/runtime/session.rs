@@ -601,10 +601,31 @@ impl Session {
         log.unmake(self.world_mut())
     }
 
-    /// [`Session::make`] on a world without an active canvas.
-    pub(super) fn make_unwatched(&mut self, candidate: &Candidate, log: &mut MoveLog) -> Status {
+    /// [`Session::make`] on a world without an active canvas ([`Session::unwatch`]): the
+    /// canvas is neither taken off nor kept in `log`. How perft makes its moves.
+    pub fn make_unwatched(&mut self, candidate: &Candidate, log: &mut MoveLog) -> Status {
         let start = Start::Deliver(candidate.recipient, candidate.message.clone());
         self.trial_in_place(start, TrialEnd::Log(log))
+    }
+
+    /// Play `candidate`'s move in place on the session's world, which has no active
+    /// canvas ([`Session::unwatch`]), untraced: how its transaction ended. A move that
+    /// commits is kept; one that does not (vetoed, failed, rolled back) leaves the world
+    /// exactly as it was. How playouts and searches play their moves.
+    #[inline]
+    pub fn play_in_place(&mut self, candidate: Candidate) -> Status {
+        let start = Start::Deliver(candidate.recipient, candidate.message);
+        self.trial_in_place(start, TrialEnd::Keep)
+    }
+
+    /// Run `code` (a call of one of the game's functions, made by
+    /// [`crate::compile::codegen::compile_call`]) in place on the session's world, which
+    /// has no active canvas ([`Session::unwatch`]), untraced, and undo whatever it
+    /// changed: how it ended (with its value, when it committed). How a game's `to-move`
+    /// and `evaluate` are asked.
+    #[inline]
+    pub fn eval_in_place(&mut self, code: CodeId) -> Status {
+        self.trial_in_place(Start::Eval(code), TrialEnd::Undo)
     }
 
     /// Try a move in place on the session's world, which is not watched, on the machine
@@ -627,8 +648,8 @@ impl Session {
     }
 
     /// Take the canvas off the session's world if it is watched: trying moves does not
-    /// draw. The canvas taken, if any.
-    pub(super) fn unwatch(&mut self) -> Option<Rc<super::canvas::Canvas>> {
+    /// draw. The canvas taken, if any (put it back in [`World::canvas`] to watch again).
+    pub fn unwatch(&mut self) -> Option<Rc<super::canvas::Canvas>> {
         let world = self.world_mut();
         world
             .canvas

@@ -51,7 +51,7 @@ pub struct ServeOptions {
     /// The players' ids, one seat each (`0`, `1`, or names).
     pub seats: Vec<String>,
     /// Seats played by the server, as `<player>=<agent>` (`1=mcts:500`): see
-    /// [`crate::runtime::agent::Agent`].
+    /// [`crate::play::agent::Agent`].
     pub agents: Vec<String>,
 }
 
@@ -113,7 +113,7 @@ impl Server {
                     "--agent {a}: name the seat the server plays, as <player>=<agent> (1=mcts:500)"
                 )));
             };
-            let agent = crate::runtime::agent::Agent::parse(agent.trim())
+            let agent = crate::play::agent::Agent::parse(agent.trim())
                 .map_err(|e| usage(format!("--agent {a}: {e}")))?;
             let Some(seat) = seats
                 .iter_mut()

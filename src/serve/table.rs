@@ -24,8 +24,8 @@ pub const MAX_REQUEST: usize = 16 * 1024;
 /// The longest name (entity, graphic, move, signal, rule) a request may carry.
 const MAX_NAME: usize = 200;
 
-pub use crate::runtime::agent::TO_MOVE;
-use crate::runtime::agent::{Agent, Agents};
+pub use crate::play::agent::TO_MOVE;
+use crate::play::agent::{Agent, Agents};
 
 /// The most moves the seats the server plays make in a row (a game whose every seat is
 /// played by an agent stops there, and goes on with the next request).

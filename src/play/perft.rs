@@ -1,65 +1,24 @@
-//! Random playouts and perft, for any game with `#actions`.
+//! Perft: the move sequences of each length from a position counted, and how many of
+//! them ended the game, with the distinct errors met on the way.
 //!
-//! Both try moves in place, on the session's world (perft on a copy of it, which shares
-//! it), with the session's kept machine: a trial writes properties, states and the
-//! random generator in place with an undo log, so trying a move copies no entity the
-//! world does not share and tears down no world (see `vm/undo.rs`). A move that does not
-//! commit (vetoed, failed, rolled back) leaves the world exactly as it was.
-//!
-//! A playout plays the first drawn candidate that commits where it stands: it does not
-//! build the legal-move list, but draws candidates at random until one commits, which is
-//! uniform over the legal moves, and never runs a move twice.
-//!
-//! Perft makes and unmakes: a legal move's log (or the world before it, when the move
-//! made a change the log does not cover) is kept while the walk counts below it, then
-//! undone. The walk goes down from each legal move before trying the next candidate; the
-//! failures it meets are put back in the order of a walk that tries all the candidates
-//! of a position first (that order is what perft reports), and the first ply, whose
-//! progress needs the number of legal first moves, is tried whole first and its legal
-//! moves made again to go down from them. The subtrees of the first moves (or, from
-//! [`SPLIT_AT_REPLIES`] plies, of the replies to them) can be counted on several threads,
-//! each on its own copy of the session, and added up.
+//! Perft makes and unmakes moves in place on a copy of the session's world (which shares
+//! it), with the session's kept machine (see `vm/undo.rs`): a legal move's log (or the
+//! world before it, when the move made a change the log does not cover) is kept while
+//! the walk counts below it, then undone. The walk goes down from each legal move before
+//! trying the next candidate; the failures it meets are put back in the order of a walk
+//! that tries all the candidates of a position first (that order is what perft reports),
+//! and the first ply, whose progress needs the number of legal first moves, is tried
+//! whole first and its legal moves made again to go down from them. The subtrees of the
+//! first moves (or, from [`SPLIT_AT_REPLIES`] plies, of the replies to them) can be
+//! counted on several threads ([`super::pool`]), each on its own copy of the session, and
+//! added up.
 
-use super::moves::same_error;
-use super::profile::Profile;
-use super::session::{Candidate, CandidateItems, Isolated, Session, Start};
-use super::trace::{RuntimeError, Status};
-use super::value::{Key, Value};
-use super::vm::{MoveLog, TrialEnd};
-use crate::symbol::Symbol;
-
-/// How a playout ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Ending {
-    /// `(finish with "winner" w ...)` with a winner.
-    Winner(Value),
-    /// `(finish ...)` with no winner (or `"winner" nil`): a draw.
-    Draw,
-    /// No legal move, and the game did not finish.
-    Stuck,
-    /// The ply limit was reached.
-    TooLong,
-}
-
-/// One random game.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Playout {
-    /// How it ended.
-    pub ending: Ending,
-    /// Moves played.
-    pub plies: usize,
-}
-
-/// A playout stopped by a runtime error: a mistake in the rules, not an ending.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Stopped {
-    /// Moves played before the error.
-    pub plies: usize,
-    /// The candidate being tried when it failed (`None`: `#actions` itself failed).
-    pub action: Option<String>,
-    /// The error (boxed: a playout's result stays small).
-    pub error: Box<RuntimeError>,
-}
+use super::pool;
+use crate::runtime::moves::same_error;
+use crate::runtime::profile::Profile;
+use crate::runtime::session::{Candidate, CandidateItems, Isolated, Session};
+use crate::runtime::trace::{RuntimeError, Status};
+use crate::runtime::vm::MoveLog;
 
 /// What perft counted.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -95,167 +54,7 @@ pub struct PerftProgress {
     pub total: usize,
 }
 
-/// What drawing candidates found.
-pub(super) enum Drawn {
-    /// A legal move, played.
-    Legal,
-    /// A candidate that failed with a runtime error.
-    Failed(Candidate, RuntimeError),
-    /// No candidate commits.
-    None,
-}
-
-/// A small deterministic generator for choosing moves (splitmix64).
-#[derive(Clone, Debug)]
-pub struct Chooser(u64);
-
-impl Chooser {
-    /// A generator for playout number `index` of a run seeded with `seed`.
-    pub fn new(seed: u64, index: u64) -> Chooser {
-        Chooser(
-            seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03),
-        )
-    }
-
-    /// The next number.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
-
 impl Session {
-    /// How the game stands: finished (with or without a winner) or not.
-    pub fn ending(&self) -> Option<Ending> {
-        let outcome = self.outcome()?;
-        match outcome.get(&Key::sym(Symbol::intern("winner"))) {
-            None | Some(Value::Nil) => Some(Ending::Draw),
-            Some(w) => Some(Ending::Winner(w.clone())),
-        }
-    }
-
-    /// Play random legal moves from the current world until the game ends, no move is
-    /// legal, or `max_plies` moves were played. Moves are chosen by `chooser`: candidates
-    /// are drawn at random and the first that commits is played (uniform over the legal
-    /// moves). A candidate drawn that fails with a runtime error stops the game: the error
-    /// is returned. Candidates not drawn are not tried.
-    pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
-        self.unwatched_game(|s| s.play_unwatched(chooser, max_plies))
-    }
-
-    /// Play a game with `play` on the world without its canvas (moves are tried and
-    /// played in place, and trying moves does not draw); a game that played no move
-    /// keeps the canvas.
-    pub(super) fn unwatched_game(
-        &mut self,
-        play: impl FnOnce(&mut Session) -> Result<Playout, Stopped>,
-    ) -> Result<Playout, Stopped> {
-        let canvas = self.unwatch();
-        let played = play(self);
-        if let Some(canvas) = canvas
-            && matches!(
-                &played,
-                Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
-            )
-        {
-            self.world_mut().canvas = canvas;
-        }
-        played
-    }
-
-    /// How a game `plies` moves long stands before its next move: over (with the game's
-    /// ending, or at the ply limit) or not (`None`).
-    pub(super) fn stands(&self, plies: usize, max_plies: usize) -> Option<Playout> {
-        if let Some(ending) = self.ending() {
-            return Some(Playout { ending, plies });
-        }
-        (plies >= max_plies).then_some(Playout {
-            ending: Ending::TooLong,
-            plies,
-        })
-    }
-
-    /// [`Session::playout`] on a world without an active canvas.
-    pub(super) fn play_unwatched(
-        &mut self,
-        chooser: &mut Chooser,
-        max_plies: usize,
-    ) -> Result<Playout, Stopped> {
-        let mut plies = 0;
-        // The places of the candidates not drawn yet, kept from ply to ply.
-        let mut undrawn = Vec::new();
-        loop {
-            if let Some(over) = self.stands(plies, max_plies) {
-                return Ok(over);
-            }
-            let candidates = self.candidate_items().map_err(|error| Stopped {
-                plies,
-                action: None,
-                error: Box::new(error),
-            })?;
-            match self.draw_legal(&candidates, &mut undrawn, chooser) {
-                Drawn::Legal => plies += 1,
-                Drawn::Failed(a, error) => {
-                    return Err(Stopped {
-                        plies,
-                        action: Some(a.name()),
-                        error: Box::new(error),
-                    });
-                }
-                Drawn::None => {
-                    return Ok(Playout {
-                        ending: Ending::Stuck,
-                        plies,
-                    });
-                }
-            }
-        }
-    }
-
-    /// Draw candidates at random without replacement and try each in place until one
-    /// commits (it is played) or one fails with an error (it is given, with its error; the
-    /// world is as it was, as after a candidate that does not commit). Every legal
-    /// move is equally likely to be the first legal one drawn, so the choice is uniform over
-    /// the legal moves, and only the candidates drawn are tried (and read from the list).
-    ///
-    /// `undrawn` (a buffer reused from ply to ply) holds the places of the candidates not
-    /// drawn yet; it is shuffled exactly as the list of candidates itself would be, so the
-    /// moves drawn are those that drawing from that list would give.
-    pub(super) fn draw_legal(
-        &mut self,
-        candidates: &CandidateItems,
-        undrawn: &mut Vec<usize>,
-        chooser: &mut Chooser,
-    ) -> Drawn {
-        undrawn.clear();
-        undrawn.extend(0..candidates.len());
-        while !undrawn.is_empty() {
-            let drawn = undrawn.swap_remove(chooser.below(undrawn.len()));
-            let Some(a) = candidates.get(drawn) else {
-                continue;
-            };
-            let start = Start::Deliver(a.recipient, a.message);
-            match self.trial_in_place(start, TrialEnd::Keep) {
-                Status::Committed(_) => return Drawn::Legal,
-                Status::Failed(e) => {
-                    if let Some(a) = candidates.get(drawn) {
-                        return Drawn::Failed(a, e);
-                    }
-                }
-                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
-            }
-        }
-        Drawn::None
-    }
-
     /// Count the move sequences of each length up to `depth` from the current world, and
     /// how many of them ended the game. The world is left unchanged. Candidates that fail
     /// are not counted; their errors are collected, once per distinct error.
@@ -413,10 +212,11 @@ impl Session {
         }
     }
 
-    /// Count below the legal first moves on `jobs` threads: each thread takes the next
-    /// subtree not yet taken (see [`Task`]), counts it on its own copy of the session and
-    /// hands the count back here, where the counts are added up in whatever order they
-    /// come (the sum, and the failures' order, do not depend on it). At least
+    /// Count below the legal first moves on `jobs` threads ([`pool::spread`]): each
+    /// thread takes the next subtree not yet taken (see [`Task`]), counts it on its own
+    /// copy of the session and hands the count back here, where the counts are added up
+    /// in whatever order they come (the sum, and the failures' order, do not depend on
+    /// it). At least
     /// [`SPLIT_AT_REPLIES`] plies deep, the replies to the first moves are tried here
     /// first, as the walk tries them, and their subtrees are the threads' tasks. False,
     /// with nothing counted, when no thread could be started and nothing is counted yet.
@@ -470,53 +270,38 @@ impl Session {
                 one_more(progress);
             }
         }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let next = &next;
-        let started = std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::channel();
-            let mut started = 0;
-            for _ in 0..jobs.min(tasks.len()) {
-                let tx = tx.clone();
+        let spread = pool::spread(
+            jobs,
+            tasks.len(),
+            || {
                 // The thread's session and tasks are copies of its own: values stay on
                 // the thread that made them (see `value`).
                 let session = self.fork();
                 let own: Vec<Task> = tasks.iter().map(Task::private_copy).collect();
                 // SAFETY: every candidate of `own` was copied all the way down just now.
                 let own = unsafe { Isolated::new(own) };
-                let thread = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    let mut session = session.into_inner();
-                    let tasks = own.into_inner();
-                    let mut held = None;
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(task) = tasks.get(k) else {
-                            break;
-                        };
-                        let mut sub = PerftWalk::new(depth);
-                        session.perft_task(task, &mut held, &mut sub);
-                        sub.profile = session.take_profile();
-                        if tx.send((task.of, sub.into_counted())).is_err() {
-                            break;
-                        }
-                    }
-                });
-                // Threads that did start take every task between them.
-                match thread {
-                    Ok(_) => started += 1,
-                    Err(_) => break,
+                move || PerftThread {
+                    session: session.into_inner(),
+                    tasks: own.into_inner(),
+                    held: None,
                 }
-            }
-            drop(tx);
-            for (of, sub) in rx {
+            },
+            |thread, k| {
+                let task = &thread.tasks[k];
+                let mut sub = PerftWalk::new(depth);
+                thread.session.perft_task(task, &mut thread.held, &mut sub);
+                sub.profile = thread.session.take_profile();
+                (task.of, sub.into_counted())
+            },
+            |(of, sub)| {
                 walk.absorb(sub);
                 left[of] -= 1;
                 if left[of] == 0 {
                     one_more(progress);
                 }
-            }
-            started
-        });
-        if started > 0 || tasks.is_empty() {
+            },
+        );
+        if spread.is_ok() {
             return true;
         }
         if !replies {
@@ -600,6 +385,14 @@ struct Task {
     reply: Option<(usize, Candidate)>,
 }
 
+/// What a thread counting perft's subtrees holds: its copy of the session, its copies of
+/// the tasks, and the first move it keeps made while it counts the replies to it.
+struct PerftThread {
+    session: Session,
+    tasks: Vec<Task>,
+    held: Option<(usize, MoveLog)>,
+}
+
 /// What a walk counted ([`PerftWalk::into_counted`]).
 struct Counted {
     result: Perft,
@@ -608,7 +401,8 @@ struct Counted {
 }
 
 impl Task {
-    /// A copy sharing no reference count with this one (see [`Value::private_copy`]).
+    /// A copy sharing no reference count with this one (see
+    /// [`crate::runtime::value::Value::private_copy`]).
     fn private_copy(&self) -> Task {
         let (i, c) = &self.first;
         Task {

@@ -1,0 +1,226 @@
+//! Who chooses each move of a game: an [`Agent`] per player ([`Agents`]), as a command
+//! line names them, and the player to move, as the game's function `to-move` says.
+//!
+//! `random` draws uniformly among the legal moves (what [`Session::playout`] does);
+//! `mcts` searches before each of its moves ([`super::mcts`]). An agent knows nothing of
+//! any game: the legal moves are the candidates of `#actions` that commit, the player to
+//! move is what the game's function `to-move` gives, and an ending is what
+//! `(finish with ...)` recorded. So an agent stronger than random is there for every game
+//! written in the language, to measure its balance (win rates of each side) under play
+//! that has some sense, not only under random play.
+
+use crate::compile::bytecode::CodeId;
+use crate::compile::program::Game;
+use crate::runtime::session::Session;
+use crate::runtime::trace::{RuntimeError, Status};
+use crate::runtime::value::Value;
+use crate::symbol::Symbol;
+
+/// How a player chooses its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    /// Uniformly among the legal moves.
+    Random,
+    /// Monte Carlo tree search with this many iterations (at least 1) before each move.
+    Mcts {
+        /// Iterations (random playouts from a new node of the tree) per move.
+        iterations: u32,
+        /// When the game defines `evaluate`: the moves a random playout makes before the
+        /// position is scored by it (`None`: [`Agent::EVALUATE_AFTER`]).
+        depth: Option<u32>,
+    },
+}
+
+impl Agent {
+    /// The agent a command line names: `random`, `mcts` (with [`Agent::MCTS_ITERATIONS`])
+    /// or `mcts:<iterations>`.
+    pub fn parse(text: &str) -> Result<Agent, String> {
+        let mut parts = text.split(':');
+        let kind = parts.next().unwrap_or_default();
+        let args: Vec<&str> = parts.collect();
+        match (kind, args.as_slice()) {
+            ("random", []) => Ok(Agent::Random),
+            ("random", _) => Err("`random` takes no argument".into()),
+            ("mcts", []) => Ok(Agent::Mcts {
+                iterations: Agent::MCTS_ITERATIONS,
+                depth: None,
+            }),
+            ("mcts", [n]) | ("mcts", [n, _]) => {
+                let iterations = match n.parse::<u32>() {
+                    Ok(i) if (1..=Agent::MAX_ITERATIONS).contains(&i) => i,
+                    _ => {
+                        return Err(format!(
+                            "`mcts:{n}`: the iterations are a whole number from 1 to {}",
+                            Agent::MAX_ITERATIONS
+                        ));
+                    }
+                };
+                let depth = match args.get(1) {
+                    None => None,
+                    Some(d) => match d.parse::<u32>() {
+                        Ok(d) if d <= Agent::MAX_DEPTH => Some(d),
+                        _ => {
+                            return Err(format!(
+                                "`{text}`: the depth (moves played at random before `evaluate` scores the position) is a whole number from 0 to {}",
+                                Agent::MAX_DEPTH
+                            ));
+                        }
+                    },
+                };
+                Ok(Agent::Mcts { iterations, depth })
+            }
+            ("mcts", _) => Err(format!(
+                "`{text}`: write mcts, mcts:<iterations> or mcts:<iterations>:<depth>"
+            )),
+            _ => Err(format!(
+                "unknown agent `{kind}`: the agents are `random` and `mcts[:<iterations>[:<depth>]]`"
+            )),
+        }
+    }
+
+    /// The iterations of a plain `mcts`.
+    pub const MCTS_ITERATIONS: u32 = 200;
+
+    /// The moves a playout makes before `evaluate` scores the position, unless told.
+    pub const EVALUATE_AFTER: u32 = 20;
+
+    /// The most moves a playout may make before `evaluate` is asked.
+    pub const MAX_DEPTH: u32 = 100_000;
+
+    /// The most iterations a search may run: its tree keeps a node (a world) for each, so
+    /// this bounds its memory (a few hundred megabytes for the bundled games).
+    pub const MAX_ITERATIONS: u32 = 100_000;
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Agent::Random => write!(f, "random"),
+            Agent::Mcts {
+                iterations,
+                depth: None,
+            } => write!(f, "mcts:{iterations}"),
+            Agent::Mcts {
+                iterations,
+                depth: Some(d),
+            } => write!(f, "mcts:{iterations}:{d}"),
+        }
+    }
+}
+
+/// Who plays each side of a game: an agent per player (as `to-move` gives players, by
+/// their text), and one for every other player.
+#[derive(Clone, Debug)]
+pub struct Agents {
+    /// The compiled `(to-move)`: the player to move (`nil`: nobody in particular).
+    pub to_move: CodeId,
+    /// The compiled `(evaluate)`, when the game defines it: what a position is worth to
+    /// each player (see [`EVALUATE`]).
+    pub evaluate: Option<CodeId>,
+    /// Agents of named players, by the text of the player's value.
+    pub players: Vec<(String, Agent)>,
+    /// The agent of every other player (and of a position where `to-move` gives `nil`).
+    pub others: Agent,
+}
+
+/// The function a game defines to say whose turn it is.
+pub const TO_MOVE: &str = "to-move";
+
+/// The function a game may define to score a position for a search: no parameters, a
+/// dictionary of each player (as `to-move` gives it) to what the position is worth to
+/// that player, from 0 (lost) to 1 (won).
+pub const EVALUATE: &str = "evaluate";
+
+impl Agents {
+    /// The agents of a game: `players` (by the text of each player's value) and `others`,
+    /// with the game's `(to-move)` compiled into it. The error, for the user, says why the
+    /// game cannot have them: it defines no `to-move` without parameters.
+    pub fn new(
+        game: &mut Game,
+        players: Vec<(String, Agent)>,
+        others: Agent,
+    ) -> Result<Agents, String> {
+        let to_move = match compile_function_call(game, TO_MOVE)? {
+            Some(code) => code,
+            None => {
+                return Err(format!(
+                    "a playing agent (a search, or a seat the server plays) needs to know whose turn it is, and the game defines no function `{TO_MOVE}`\n  hint: define `{TO_MOVE}` with no parameters, giving the player to move (nil when nobody is); `flexrules serve` asks it too"
+                ));
+            }
+        };
+        let evaluate = compile_function_call(game, EVALUATE)?;
+        let deep = players
+            .iter()
+            .map(|(_, a)| a)
+            .chain([&others])
+            .find(|a| matches!(a, Agent::Mcts { depth: Some(_), .. }));
+        if let (Some(a), None) = (deep, evaluate) {
+            return Err(format!(
+                "`{a}` gives a depth after which `{EVALUATE}` scores the position, and the game defines no function `{EVALUATE}`\n  hint: define `{EVALUATE}` with no parameters, giving a dictionary of each player to what the position is worth to it (0 to 1)"
+            ));
+        }
+        Ok(Agents {
+            to_move,
+            evaluate,
+            players,
+            others,
+        })
+    }
+
+    /// The agent of `player` (`None`: nobody in particular).
+    pub fn of(&self, player: Option<&str>) -> Agent {
+        player
+            .and_then(|p| self.players.iter().find(|(name, _)| name == p))
+            .map_or(self.others, |(_, a)| *a)
+    }
+}
+
+/// A call of the game's function `name` with no arguments, compiled into the game; `None`
+/// when the game defines no such function. The error says it takes parameters.
+fn compile_function_call(game: &mut Game, name: &str) -> Result<Option<CodeId>, String> {
+    let sym = Symbol::intern(name);
+    let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
+        return Ok(None);
+    };
+    let code = game.code(f.code);
+    if code.params != 0 {
+        return Err(format!(
+            "the game's function `{name}` takes {} parameter(s); a search calls it with none",
+            code.params
+        ));
+    }
+    let span = code.span;
+    crate::compile::codegen::compile_call(game, sym, span)
+        .map(Some)
+        .map_err(|_| format!("`({name})` does not compile"))
+}
+
+impl Session {
+    /// The player to move now by `(to-move)` (its value's text; `None` for `nil`, or
+    /// for a list of players, when several move at once: see [`Session::players_to_move`]).
+    pub fn player_to_move(&mut self, to_move: CodeId) -> Result<Option<String>, RuntimeError> {
+        let players = self.players_to_move(to_move)?;
+        Ok(match <[String; 1]>::try_from(players) {
+            Ok([one]) => Some(one),
+            Err(_) => None,
+        })
+    }
+
+    /// The players to move now by `(to-move)`, by their values' text: none for `nil` (or
+    /// an empty list), one for a value, each of a list (a game of simultaneous moves).
+    pub fn players_to_move(&mut self, to_move: CodeId) -> Result<Vec<String>, RuntimeError> {
+        match self.eval_in_place(to_move) {
+            Status::Committed(Value::Nil) => Ok(Vec::new()),
+            Status::Committed(Value::List(l)) => Ok(l.iter().map(Value::to_text).collect()),
+            Status::Committed(v) => Ok(vec![v.to_text()]),
+            Status::Failed(e) => Err(e),
+            other => Err(RuntimeError {
+                message: format!("(to-move) did not commit: {}", other.summary()),
+                hint: Some("to-move should only read the world".into()),
+                span: Some(self.game.code(to_move).span),
+                chain: Vec::new(),
+                calls: None,
+            }),
+        }
+    }
+}

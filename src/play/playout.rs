@@ -1,0 +1,211 @@
+//! Random playouts: a game played from the current world to its end, every move drawn
+//! at random among the legal ones, with the generator that draws them ([`Chooser`]).
+//!
+//! A playout tries moves in place, on the session's world, with the session's kept
+//! machine: a trial writes properties, states and the random generator in place with an
+//! undo log, so trying a move copies no entity the world does not share and tears down
+//! no world (see `vm/undo.rs`). A move that does not commit (vetoed, failed, rolled back)
+//! leaves the world exactly as it was.
+//!
+//! A playout plays the first drawn candidate that commits where it stands: it does not
+//! build the legal-move list, but draws candidates at random until one commits, which is
+//! uniform over the legal moves, and never runs a move twice.
+
+use crate::runtime::session::{Candidate, CandidateItems, Session};
+use crate::runtime::trace::{RuntimeError, Status};
+use crate::runtime::value::{Key, Value};
+use crate::symbol::Symbol;
+
+/// How a playout ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// `(finish with "winner" w ...)` with a winner.
+    Winner(Value),
+    /// `(finish ...)` with no winner (or `"winner" nil`): a draw.
+    Draw,
+    /// No legal move, and the game did not finish.
+    Stuck,
+    /// The ply limit was reached.
+    TooLong,
+}
+
+/// One random game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Playout {
+    /// How it ended.
+    pub ending: Ending,
+    /// Moves played.
+    pub plies: usize,
+}
+
+/// A playout stopped by a runtime error: a mistake in the rules, not an ending.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stopped {
+    /// Moves played before the error.
+    pub plies: usize,
+    /// The candidate being tried when it failed (`None`: `#actions` itself failed).
+    pub action: Option<String>,
+    /// The error (boxed: a playout's result stays small).
+    pub error: Box<RuntimeError>,
+}
+
+/// What drawing candidates found.
+pub(super) enum Drawn {
+    /// A legal move, played.
+    Legal,
+    /// A candidate that failed with a runtime error.
+    Failed(Candidate, RuntimeError),
+    /// No candidate commits.
+    None,
+}
+
+/// A small deterministic generator for choosing moves (splitmix64).
+#[derive(Clone, Debug)]
+pub struct Chooser(u64);
+
+impl Chooser {
+    /// A generator for playout number `index` of a run seeded with `seed`.
+    pub fn new(seed: u64, index: u64) -> Chooser {
+        Chooser(
+            seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03),
+        )
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+impl Session {
+    /// How the game stands: finished (with or without a winner) or not.
+    pub fn ending(&self) -> Option<Ending> {
+        let outcome = self.outcome()?;
+        match outcome.get(&Key::sym(Symbol::intern("winner"))) {
+            None | Some(Value::Nil) => Some(Ending::Draw),
+            Some(w) => Some(Ending::Winner(w.clone())),
+        }
+    }
+
+    /// Play random legal moves from the current world until the game ends, no move is
+    /// legal, or `max_plies` moves were played. Moves are chosen by `chooser`: candidates
+    /// are drawn at random and the first that commits is played (uniform over the legal
+    /// moves). A candidate drawn that fails with a runtime error stops the game: the error
+    /// is returned. Candidates not drawn are not tried.
+    pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
+        self.unwatched_game(|s| s.play_unwatched(chooser, max_plies))
+    }
+
+    /// Play a game with `play` on the world without its canvas (moves are tried and
+    /// played in place, and trying moves does not draw); a game that played no move
+    /// keeps the canvas.
+    pub(super) fn unwatched_game(
+        &mut self,
+        play: impl FnOnce(&mut Session) -> Result<Playout, Stopped>,
+    ) -> Result<Playout, Stopped> {
+        let canvas = self.unwatch();
+        let played = play(self);
+        if let Some(canvas) = canvas
+            && matches!(
+                &played,
+                Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
+            )
+        {
+            self.world_mut().canvas = canvas;
+        }
+        played
+    }
+
+    /// How a game `plies` moves long stands before its next move: over (with the game's
+    /// ending, or at the ply limit) or not (`None`).
+    pub(super) fn stands(&self, plies: usize, max_plies: usize) -> Option<Playout> {
+        if let Some(ending) = self.ending() {
+            return Some(Playout { ending, plies });
+        }
+        (plies >= max_plies).then_some(Playout {
+            ending: Ending::TooLong,
+            plies,
+        })
+    }
+
+    /// [`Session::playout`] on a world without an active canvas.
+    pub(super) fn play_unwatched(
+        &mut self,
+        chooser: &mut Chooser,
+        max_plies: usize,
+    ) -> Result<Playout, Stopped> {
+        let mut plies = 0;
+        // The places of the candidates not drawn yet, kept from ply to ply.
+        let mut undrawn = Vec::new();
+        loop {
+            if let Some(over) = self.stands(plies, max_plies) {
+                return Ok(over);
+            }
+            let candidates = self.candidate_items().map_err(|error| Stopped {
+                plies,
+                action: None,
+                error: Box::new(error),
+            })?;
+            match self.draw_legal(&candidates, &mut undrawn, chooser) {
+                Drawn::Legal => plies += 1,
+                Drawn::Failed(a, error) => {
+                    return Err(Stopped {
+                        plies,
+                        action: Some(a.name()),
+                        error: Box::new(error),
+                    });
+                }
+                Drawn::None => {
+                    return Ok(Playout {
+                        ending: Ending::Stuck,
+                        plies,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Draw candidates at random without replacement and try each in place until one
+    /// commits (it is played) or one fails with an error (it is given, with its error; the
+    /// world is as it was, as after a candidate that does not commit). Every legal
+    /// move is equally likely to be the first legal one drawn, so the choice is uniform over
+    /// the legal moves, and only the candidates drawn are tried (and read from the list).
+    ///
+    /// `undrawn` (a buffer reused from ply to ply) holds the places of the candidates not
+    /// drawn yet; it is shuffled exactly as the list of candidates itself would be, so the
+    /// moves drawn are those that drawing from that list would give.
+    pub(super) fn draw_legal(
+        &mut self,
+        candidates: &CandidateItems,
+        undrawn: &mut Vec<usize>,
+        chooser: &mut Chooser,
+    ) -> Drawn {
+        undrawn.clear();
+        undrawn.extend(0..candidates.len());
+        while !undrawn.is_empty() {
+            let drawn = undrawn.swap_remove(chooser.below(undrawn.len()));
+            let Some(a) = candidates.get(drawn) else {
+                continue;
+            };
+            match self.play_in_place(a) {
+                Status::Committed(_) => return Drawn::Legal,
+                Status::Failed(e) => {
+                    if let Some(a) = candidates.get(drawn) {
+                        return Drawn::Failed(a, e);
+                    }
+                }
+                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+            }
+        }
+        Drawn::None
+    }
+}
