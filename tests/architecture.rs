@@ -4,7 +4,15 @@
 use std::path::Path;
 
 const ROOTS: &[&str] = &[
-    "src/", "tests/", "games/", "lang/", "docs/", "benches/", "tools/", "examples/", "fuzz/",
+    "src/",
+    "tests/",
+    "games/",
+    "lang/",
+    "docs/",
+    "benches/",
+    "tools/",
+    "examples/",
+    "fuzz/",
     ".ci/",
 ];
 

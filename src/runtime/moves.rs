@@ -7,8 +7,10 @@
 
 use super::session::{Action, Candidate, Session, Start};
 use super::trace::{Output, RuntimeError, Status};
+use super::value::Value;
 use super::vm::{MoveLog, TrialEnd};
 use super::world::World;
+use crate::compile::bytecode::CodeId;
 use crate::symbol::Symbol;
 
 /// The candidate actions of a position, tried.
@@ -356,6 +358,37 @@ impl Session {
             None => Err(NotPlayable::Unknown {
                 name: name.to_string(),
                 legal,
+            }),
+        }
+    }
+}
+
+/// Whose turn it is, by the game's `(to-move)`.
+impl Session {
+    /// The player to move now by `(to-move)` (its value's text; `None` for `nil`, or
+    /// for a list of players, when several move at once: see [`Session::players_to_move`]).
+    pub fn player_to_move(&mut self, to_move: CodeId) -> Result<Option<String>, RuntimeError> {
+        let players = self.players_to_move(to_move)?;
+        Ok(match <[String; 1]>::try_from(players) {
+            Ok([one]) => Some(one),
+            Err(_) => None,
+        })
+    }
+
+    /// The players to move now by `(to-move)`, by their values' text: none for `nil` (or
+    /// an empty list), one for a value, each of a list (a game of simultaneous moves).
+    pub fn players_to_move(&mut self, to_move: CodeId) -> Result<Vec<String>, RuntimeError> {
+        match self.eval_in_place(to_move) {
+            Status::Committed(Value::Nil) => Ok(Vec::new()),
+            Status::Committed(Value::List(l)) => Ok(l.iter().map(Value::to_text).collect()),
+            Status::Committed(v) => Ok(vec![v.to_text()]),
+            Status::Failed(e) => Err(e),
+            other => Err(RuntimeError {
+                message: format!("(to-move) did not commit: {}", other.summary()),
+                hint: Some("to-move should only read the world".into()),
+                span: Some(self.game.code(to_move).span),
+                chain: Vec::new(),
+                calls: None,
             }),
         }
     }
