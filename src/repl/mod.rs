@@ -416,7 +416,7 @@ impl Repl {
                 events = rest;
             }
             for e in events {
-                out.push_str(&crate::cli::run::describe(e));
+                out.push_str(&crate::runtime::trace_text::describe(e));
                 out.push('\n');
             }
         }
@@ -460,7 +460,7 @@ impl Repl {
         match trace {
             TraceShown::Show => {
                 for e in &tx.trace {
-                    out.push_str(&crate::cli::run::describe(e));
+                    out.push_str(&crate::runtime::trace_text::describe(e));
                     out.push('\n');
                 }
             }
@@ -562,7 +562,7 @@ impl Repl {
                 let mut out = String::new();
                 if self.trace {
                     for e in &p.machine.trace {
-                        out.push_str(&crate::cli::run::describe(e));
+                        out.push_str(&crate::runtime::trace_text::describe(e));
                         out.push('\n');
                     }
                 }
