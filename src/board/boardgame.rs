@@ -17,12 +17,12 @@ use rustc_hash::FxHashMap;
 
 use roxmltree::Node;
 
+use super::builder::{BoardBuilder, BuildError};
 use super::error::BoardError;
+use super::problem::{Problem, ProblemKind};
 use super::topology::{
-    Board, BoardBuilder, BuildError, CellId, DirId, DirKind, Geometry, InverseRule, Origin, PermId,
-    Permutation,
+    Board, CellId, DirId, DirKind, Geometry, InverseRule, Origin, PermId, Permutation,
 };
-use super::validate::{Problem, ProblemKind};
 use super::xml::{XmlFile, elements};
 use crate::symbol::Symbol;
 

@@ -56,49 +56,17 @@
 //! - Counts `0` and `1` are refused; cell names and directions of 3D and 4D boards are
 //!   this project's own (see [`super::grid`]).
 
+mod notation;
 mod read;
 
 use super::outline::{self, Lattice, Move, Traced};
 use super::shape::{Shape, ShapeError};
 
+pub use notation::{Ident, MAX_CELLS, letter};
+use notation::{
+    mirrored_left_right_14, mirrored_left_right_23, mirrored_top_bottom, point_symmetric,
+};
 pub use read::parse;
-
-/// The most cells a board described by a string may have.
-pub const MAX_CELLS: u64 = 1_000_000;
-
-/// The letter of every step.
-const LETTERS: [(char, Move); 8] = [
-    ('q', Move::new(-1, 1)),
-    ('w', Move::new(0, 1)),
-    ('e', Move::new(1, 1)),
-    ('a', Move::new(-1, 0)),
-    ('d', Move::new(1, 0)),
-    ('z', Move::new(-1, -1)),
-    ('s', Move::new(0, -1)),
-    ('c', Move::new(1, -1)),
-];
-
-/// The letter written for step `m`.
-pub fn letter(m: Move) -> char {
-    LETTERS
-        .iter()
-        .find(|(_, s)| *s == m)
-        .map_or('?', |(c, _)| *c)
-}
-
-fn step_of(c: char) -> Option<Move> {
-    LETTERS.iter().find(|(l, _)| *l == c).map(|(_, m)| *m)
-}
-
-/// A parsed identification string.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Ident {
-    /// The numbers before the planar board: none, `[levels]` (3D) or `[columns, rows]`
-    /// (4D).
-    pub extra: Vec<u32>,
-    /// The planar shape of every level.
-    pub shape: Shape,
-}
 
 impl Ident {
     /// The canonical string of this board.
@@ -131,34 +99,6 @@ fn parts(shape: &Shape) -> Result<[Vec<Move>; 4], ShapeError> {
         m[b..l].to_vec(),
         m[l..].to_vec(),
     ])
-}
-
-fn map(steps: &[Move], f: fn(Move) -> Move) -> Vec<Move> {
-    steps.iter().map(|m| f(*m)).collect()
-}
-
-fn rev(steps: &[Move]) -> Vec<Move> {
-    steps.iter().rev().copied().collect()
-}
-
-/// Point symmetry: C and D are A and B turned by half a turn.
-fn point_symmetric(p: &[Vec<Move>; 4]) -> bool {
-    p[0] == map(&p[2], Move::turned) && p[1] == map(&p[3], Move::turned)
-}
-
-/// `second` is `first` mirrored top to bottom (reversed, x flipped).
-fn mirrored_top_bottom(first: &[Move], second: &[Move]) -> bool {
-    first == map(&rev(second), Move::xflip)
-}
-
-/// The fourth part mirrors the first left to right (reversed, y flipped).
-fn mirrored_left_right_14(p: &[Vec<Move>; 4]) -> bool {
-    p[0] == map(&rev(&p[3]), Move::yflip)
-}
-
-/// The third part mirrors the second left to right.
-fn mirrored_left_right_23(p: &[Vec<Move>; 4]) -> bool {
-    rev(&p[1]) == map(&p[2], Move::yflip)
 }
 
 /// The symmetry markers after each part, as the seed sets them.

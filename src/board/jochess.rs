@@ -35,76 +35,14 @@
 
 use roxmltree::Node;
 
+use super::builder::{BoardBuilder, BuildError};
 use super::error::BoardError;
-use super::grid::file_index;
-use super::topology::{
-    Board, BoardBuilder, BuildError, CellId, DirId, DirKind, Geometry, InverseRule, Origin,
-    Permutation,
-};
-use super::validate::{Problem, ProblemKind};
+use super::naming::file_index;
+pub use super::origin::{ChessData, Piece, Player, Rule};
+use super::problem::{Problem, ProblemKind};
+use super::topology::{Board, CellId, DirId, DirKind, Geometry, InverseRule, Origin, Permutation};
 use super::xml::{XmlFile, attributes, children_named, elements};
 use crate::symbol::Symbol;
-
-/// The chess side of a joChess board file, as written.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ChessData {
-    /// The attributes of `<Board>` (`Name`, `BoardImage`, `RuleEngine`, ...), in order.
-    pub attributes: Vec<(String, String)>,
-    /// `<ColourScheme>`: each `<Family Name Color>` as (name, colour).
-    pub families: Vec<(String, String)>,
-    /// The `Family` of each position, indexed by cell.
-    pub position_families: Vec<Option<String>>,
-    /// `<Rules>`, in order.
-    pub rules: Vec<Rule>,
-    /// `<Pieces>`, in order.
-    pub pieces: Vec<Piece>,
-    /// `<Players>`, in order.
-    pub players: Vec<Player>,
-}
-
-/// A `<Rule>` with its attributes and nested rules.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Rule {
-    /// Its attributes (`Name`, `Type`, `Direction`, `Manoeuvre`, `MaxRecurrenceAllowed`,
-    /// `File`, `Rank`, `Family`, ...), in order.
-    pub attributes: Vec<(String, String)>,
-    /// The rules of its own `<Rules>` element (the steps after a transient move).
-    pub rules: Vec<Rule>,
-}
-
-impl Rule {
-    /// The value of attribute `name`.
-    pub fn attr(&self, name: &str) -> Option<&str> {
-        self.attributes
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// A `<Piece>` of `<Pieces>`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Piece {
-    /// `Name`.
-    pub name: String,
-    /// `Image`.
-    pub image: Option<String>,
-    /// `Family` (its colour).
-    pub family: Option<String>,
-    /// The rule names of `<AllowedMoves>`.
-    pub allowed_moves: Vec<String>,
-}
-
-/// A `<Player>` of `<Players>`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Player {
-    /// `Name`.
-    pub name: String,
-    /// Its `<Pieces>`: (piece name, position) pairs.
-    pub pieces: Vec<(String, String)>,
-    /// Its `<BoardMapping>`: (from, to) pairs of files and ranks.
-    pub mapping: Vec<(String, String)>,
-}
 
 struct PosDir<'a, 'i> {
     name: &'a str,

@@ -21,11 +21,17 @@
 //! hand their text to [`from_xml`].
 
 pub mod boardgame;
+pub mod builder;
 pub mod error;
+mod file;
 pub mod grid;
 pub mod ident;
+pub mod ids;
 pub mod jochess;
+pub mod naming;
+pub mod origin;
 pub mod outline;
+pub mod problem;
 pub mod render;
 pub mod shape;
 pub mod topology;
@@ -33,17 +39,19 @@ pub mod validate;
 mod xml;
 
 pub use error::{BoardError, ErrorPlace};
-pub use grid::{GridInfo, Naming, from_identification, from_identification_named, ring};
+pub use file::from_xml;
+pub use grid::{from_identification, from_identification_named, ring};
 pub use ident::Ident;
-pub use jochess::ChessData;
+pub use naming::Naming;
+pub use origin::ChessData;
+pub use origin::GridInfo;
 pub use outline::Move;
+pub use problem::{Problem, ProblemKind};
 pub use shape::{Shape, ShapeError};
 pub use topology::{
     Board, Cell, CellId, DirId, DirKind, Direction, Geometry, InverseRule, Link, Origin, PermId,
     Permutation, SourcePos, Step,
 };
-pub use validate::{Problem, ProblemKind};
-pub use xml::from_xml;
 
 /// Whether a `#board` description names a board file rather than giving an identification
 /// string: it ends with `.xml`, as the language reference says.

@@ -6,7 +6,8 @@
 
 use std::fmt::Write;
 
-use super::grid::{GridInfo, level_label};
+use super::naming::level_label;
+use super::origin::GridInfo;
 use super::topology::{Board, CellId, DirKind, Geometry, Origin};
 use super::validate::describe_perm;
 

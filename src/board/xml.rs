@@ -1,15 +1,15 @@
-//! Reading board files: the XML parser, format detection, and errors with line and column.
+//! Reading board files as XML: the parser within its limits, and errors with line and
+//! column.
 //!
-//! The root element tells the format: `<board>` is a BoardGame link file
-//! ([`super::boardgame`]), `<Board>` a joChess board ([`super::jochess`]). Helpers here
-//! read attributes and report what is wrong at the element or attribute at fault.
+//! Helpers here read attributes and report what is wrong at the element or attribute at
+//! fault; the format readers ([`super::boardgame`], [`super::jochess`]) use them.
 
 use std::ops::Range;
 
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::error::{BoardError, ErrorPlace};
-use super::topology::{Board, SourcePos};
+use super::ids::SourcePos;
 use crate::diagnostic::closest;
 
 /// The most XML nodes a board file may have.
@@ -22,9 +22,11 @@ const MAX_ATTRIBUTES: usize = 1_000;
 /// Most bytes entity references may expand to, in all (the file itself is at most 16 MB).
 const MAX_EXPANSION: u64 = 16 << 20;
 
-/// The board in a board file's text, whichever its format. `name` stands for the file in
-/// messages when the board has no name of its own.
-pub fn from_xml(text: &str, name: &str) -> Result<Board, BoardError> {
+/// The document in a board file's text, parsed within this reader's limits (nodes,
+/// attributes, entity expansion), and the file to report errors against.
+pub(crate) fn parse<'a, 'input>(
+    text: &'input str,
+) -> Result<(Document<'input>, XmlFile<'a, 'input>), BoardError> {
     let options = ParsingOptions {
         allow_dtd: true,
         nodes_limit: NODES_LIMIT,
@@ -32,23 +34,11 @@ pub fn from_xml(text: &str, name: &str) -> Result<Board, BoardError> {
     };
     prescan(text)?;
     let doc = Document::parse_with_options(text, options).map_err(|e| parse_error(text, &e))?;
-    let root = doc.root_element();
     let file = XmlFile {
         doc: std::marker::PhantomData,
         lines: Lines::new(text),
     };
-    match root.tag_name().name() {
-        "board" => super::boardgame::read(&file, root),
-        "Board" => super::jochess::read(&file, root, name),
-        other => Err(file
-            .error(
-                root,
-                format!("`<{other}>` is not a board format this program reads"),
-            )
-            .with_hint(
-                "a BoardGame link file has the root `<board>`, a joChess board the root `<Board>`",
-            )),
-    }
+    Ok((doc, file))
 }
 
 fn parse_error(text: &str, e: &roxmltree::Error) -> BoardError {

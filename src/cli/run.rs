@@ -7,7 +7,8 @@ use serde_json::json;
 use crate::runtime::moves::{Verdict, group_failures};
 use crate::runtime::outside::parse_send;
 use crate::runtime::session::Session;
-use crate::runtime::trace::{Output, Status, TraceEvent, Transaction};
+use crate::runtime::trace::{Output, Status, Transaction};
+pub use crate::runtime::trace_text::describe;
 use crate::runtime::value::{JSON_CAP, Value};
 use crate::source::SourceMap;
 
@@ -257,59 +258,6 @@ fn print_steps(sources: &SourceMap, steps: &[Step], args: &RunArgs) {
         if let Some(board) = &step.board {
             println!("{board}");
         }
-    }
-}
-
-/// One line for a trace event, indented by depth.
-pub fn describe(e: &TraceEvent) -> String {
-    let pad = |d: usize| "  ".repeat(d.saturating_sub(1));
-    match e {
-        TraceEvent::Arrive {
-            depth,
-            entity,
-            state,
-            message,
-            sender,
-        } => format!(
-            "{}{entity} ({state}) receives {message} from {}",
-            pad(*depth),
-            sender.map_or("user", |s| s.as_str())
-        ),
-        TraceEvent::Law { depth, name } => format!("{}  law {name}", pad(*depth)),
-        TraceEvent::Vetoed { depth, name } => format!("{}  vetoed by {name}", pad(*depth)),
-        TraceEvent::Behaviour { depth, name } => format!("{}  {name}", pad(*depth)),
-        TraceEvent::NoBehaviour {
-            depth,
-            entity,
-            label,
-            state,
-        } => format!(
-            "{}  no behaviour for {label} in {entity}'s state {state}: ignored",
-            pad(*depth)
-        ),
-        TraceEvent::SideEffect { depth, name } => format!("{}  side-effect {name}", pad(*depth)),
-        TraceEvent::Done { depth, value } => format!("{}  done: {value}", pad(*depth)),
-        TraceEvent::StateChange {
-            depth,
-            entity,
-            from,
-            to,
-        } => format!("{}  {entity}: state {from} -> {to}", pad(*depth)),
-        TraceEvent::Property {
-            depth,
-            entity,
-            name,
-            old,
-            new,
-        } => format!("{}  {entity}.{name}: {old} -> {new}", pad(*depth)),
-        TraceEvent::Created { depth, entity, ty } => {
-            format!("{}  created {entity} of {ty}", pad(*depth))
-        }
-        TraceEvent::Deleted { depth, entity } => format!("{}  deleted {entity}", pad(*depth)),
-        TraceEvent::Checkpoint { depth, open } => {
-            format!("{}  checkpoint opened ({open} open)", pad(*depth))
-        }
-        TraceEvent::Rollback { depth, reason } => format!("{}  rollback: {reason}", pad(*depth)),
     }
 }
 

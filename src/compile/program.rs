@@ -6,7 +6,6 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::runtime::value::Value;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::AdviceKind;
@@ -201,6 +200,13 @@ pub struct RayCache {
     kept: std::sync::atomic::AtomicUsize,
 }
 
+/// What [`RayCache::get_or_make`] gives a ray as, made from the names of its cells (the
+/// runtime gives a list value).
+pub trait FromRay {
+    /// The ray passing `cells`, in order.
+    fn from_ray(cells: &[Symbol]) -> Self;
+}
+
 /// The rays of one board, by `cell * directions + direction` (empty: not kept).
 type BoardRays = Box<[std::sync::OnceLock<Box<[Symbol]>>]>;
 
@@ -232,21 +238,16 @@ impl RayCache {
     /// cell names: the cells kept, or `make`'s, kept for next time while there is room.
     /// (The cells are kept rather than the list: values stay on the thread that made
     /// them, and the game is shared by every thread.)
-    pub fn get_or_make(
+    pub fn get_or_make<T: FromRay>(
         &self,
         boards: &[std::sync::Arc<crate::board::Board>],
         b: usize,
         c: crate::board::CellId,
         d: crate::board::DirId,
         make: impl FnOnce() -> Box<[Symbol]>,
-    ) -> Value {
+    ) -> T {
         use std::sync::atomic::Ordering::Relaxed;
-        let list = |cells: &[Symbol]| {
-            Value::list(crate::runtime::value::List::with_depth(
-                cells.iter().map(|&c| Value::sym(c)).collect(),
-                1,
-            ))
-        };
+        let list = |cells: &[Symbol]| T::from_ray(cells);
         let table = self.table.get_or_init(|| {
             boards
                 .iter()
@@ -393,11 +394,21 @@ impl Game {
 
 #[cfg(test)]
 mod tests {
-    use super::RayCache;
+    use super::{FromRay, RayCache};
     use crate::board::grid::from_identification;
     use crate::board::{CellId, DirId};
-    use crate::runtime::value::{List, Value};
+    use crate::symbol::Symbol;
     use std::sync::Arc;
+
+    /// A ray as the cell names it passes.
+    #[derive(Debug, PartialEq)]
+    struct Ray(Vec<Symbol>);
+
+    impl FromRay for Ray {
+        fn from_ray(cells: &[Symbol]) -> Ray {
+            Ray(cells.to_vec())
+        }
+    }
 
     fn cells_of(board: &crate::board::Board, c: CellId, d: DirId) -> Box<[crate::symbol::Symbol]> {
         board
@@ -407,14 +418,12 @@ mod tests {
             .collect()
     }
 
-    fn ray_of(board: &crate::board::Board, c: CellId, d: DirId) -> Value {
-        Value::list(
-            board
-                .ray(c, d)
-                .into_iter()
-                .map(|c| Value::sym(board.cell_name(c)))
-                .collect::<List>(),
-        )
+    fn ray_of(board: &crate::board::Board, c: CellId, d: DirId) -> Ray {
+        Ray(board
+            .ray(c, d)
+            .into_iter()
+            .map(|c| board.cell_name(c))
+            .collect())
     }
 
     #[test]
@@ -430,7 +439,7 @@ mod tests {
                 for d in board.all_directions() {
                     let want = ray_of(board, c, d);
                     let made = std::cell::Cell::new(0);
-                    let get = || {
+                    let get = || -> Ray {
                         cache.get_or_make(&boards, b, c, d, || {
                             made.set(made.get() + 1);
                             cells_of(board, c, d)
@@ -455,7 +464,7 @@ mod tests {
             let d = DirId(0);
             let made = std::cell::Cell::new(0);
             for _ in 0..2 {
-                let r = cache.get_or_make(&boards, 0, c, d, || {
+                let r: Ray = cache.get_or_make(&boards, 0, c, d, || {
                     made.set(made.get() + 1);
                     cells_of(&boards[0], c, d)
                 });

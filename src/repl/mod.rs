@@ -408,7 +408,7 @@ impl Repl {
                 events = rest;
             }
             for e in events {
-                out.push_str(&crate::cli::run::describe(e));
+                out.push_str(&crate::runtime::trace_text::describe(e));
                 out.push('\n');
             }
         }
@@ -452,7 +452,7 @@ impl Repl {
         match trace {
             TraceShown::Show => {
                 for e in &tx.trace {
-                    out.push_str(&crate::cli::run::describe(e));
+                    out.push_str(&crate::runtime::trace_text::describe(e));
                     out.push('\n');
                 }
             }
@@ -554,7 +554,7 @@ impl Repl {
                 let mut out = String::new();
                 if self.trace {
                     for e in &p.machine.trace {
-                        out.push_str(&crate::cli::run::describe(e));
+                        out.push_str(&crate::runtime::trace_text::describe(e));
                         out.push('\n');
                     }
                 }

@@ -18,7 +18,7 @@
 
 use std::cmp::Ordering;
 
-use super::builtins::BuiltinError;
+use super::builtin_error::BuiltinError;
 use super::value::{Dict, Key, List, Value};
 
 /// Limits on one transaction.

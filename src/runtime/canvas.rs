@@ -14,8 +14,8 @@ use std::rc::Rc;
 
 use crate::symbol::Symbol;
 
+use super::entity::{Entity, EntityId};
 use super::value::{Dict, Key, Message, Value};
-use super::world::{Entity, EntityId};
 
 /// The bit that marks an [`EntityId`] as the representation of the entity with the same
 /// index (the VM addresses representations like entities).

@@ -10,7 +10,7 @@
 
 use std::rc::Rc;
 
-use super::world::Entity;
+use super::entity::Entity;
 
 const BITS: u32 = 5;
 const WIDTH: usize = 1 << BITS;

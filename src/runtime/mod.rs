@@ -5,16 +5,19 @@
 
 pub mod attrs;
 pub mod budget;
+pub mod builtin_error;
 pub mod builtins;
 pub mod canvas;
 pub mod digest;
 pub mod entities;
+pub mod entity;
 pub mod moves;
 pub mod opstats;
 pub mod outside;
 pub mod profile;
 pub mod session;
 pub mod trace;
+pub mod trace_text;
 pub mod value;
 pub mod vm;
 pub mod watch;

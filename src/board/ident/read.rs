@@ -1,7 +1,7 @@
 //! Reading identification strings: dimensions, steps, counts and markers, then the shape
 //! the path encloses. Every error points at the byte of the string at fault.
 
-use super::{
+use super::notation::{
     Ident, MAX_CELLS, letter, map, mirrored_left_right_14, mirrored_left_right_23,
     mirrored_top_bottom, point_symmetric, rev, step_of,
 };
@@ -162,13 +162,13 @@ fn start_hint(w: u32) -> String {
     if w % 2 == 1 {
         format!(
             "the path starts on the middle file ({}), at its topmost cell",
-            crate::board::grid::file_label(lat.mid_x() as u32)
+            crate::board::naming::file_label(lat.mid_x() as u32)
         )
     } else {
         format!(
             "the path starts at the top-right corner of the topmost cell of file {}, on the \
              vertical bisector",
-            crate::board::grid::file_label(lat.mid_x() as u32 - 1)
+            crate::board::naming::file_label(lat.mid_x() as u32 - 1)
         )
     }
 }

@@ -6,9 +6,10 @@
 
 use std::fmt::Write as _;
 
-use super::{BuiltinError, dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
+use super::args::{dict_ref, int_arg, key_arg, list_ref, take_dict, take_list, type_error};
 use crate::compile::bytecode::Read;
 use crate::runtime::budget::{ELEMENT_BYTES, ENTRY_BYTES, Meter, is_collection, scalar_eq};
+use crate::runtime::builtin_error::BuiltinError;
 use crate::runtime::value::{Dict, Key, List, Text, Value};
 
 fn out_of_range(name: &str, index: i64, len: usize) -> BuiltinError {

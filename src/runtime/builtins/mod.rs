@@ -7,6 +7,7 @@
 //! the function pointer on the argument slice of its stack; values are moved out of that
 //! slice, so a collection the caller held uniquely is updated in place (`Rc::make_mut`).
 
+mod args;
 mod collections;
 pub(crate) use collections::text_of;
 pub use collections::{contains_letter, read_fast};
@@ -14,45 +15,11 @@ pub use strings::ascii_name;
 mod numbers;
 mod strings;
 
-use std::fmt::{self, Write as _};
-use std::rc::Rc;
-
+use crate::compile::builtins::BUILTINS;
 pub(crate) use crate::compile::builtins::same_text;
-use crate::compile::builtins::{BUILTINS, lookup};
 use crate::runtime::budget::Meter;
-use crate::runtime::value::{Dict, Key, List, Value};
-
-/// Why a builtin refused its arguments (the VM turns it into a diagnostic with the call's
-/// span).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BuiltinError {
-    /// One line saying what went wrong.
-    pub message: String,
-    /// What to do about it, when something helps.
-    pub hint: Option<String>,
-}
-
-impl BuiltinError {
-    /// An error without a hint.
-    pub fn new(message: impl Into<String>) -> BuiltinError {
-        BuiltinError {
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    /// The same error with a hint.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> BuiltinError {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-impl fmt::Display for BuiltinError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
+pub use crate::runtime::builtin_error::BuiltinError;
+use crate::runtime::value::Value;
 
 /// A pure builtin: takes its arguments (it may move them out of the slice) and the meter
 /// of the transaction (it counts the work it does and the values it makes), and returns
@@ -167,108 +134,6 @@ pub fn call_pure(
         .with_hint(format!("usage: {}", b.usage))));
     }
     Some(f(args, meter))
-}
-
-// ---------------------------------------------------------------------------------------
-// Helpers shared by the builtins.
-
-/// Longest value text quoted in an error message.
-const SHOWN: usize = 48;
-
-/// A value for an error message: its type and, for all but nil, its (shortened) display
-/// form, e.g. `integer 3`, `string "a"`, `list (1 2 …`.
-pub(crate) fn describe(v: &Value) -> String {
-    struct Bounded(String);
-    impl fmt::Write for Bounded {
-        fn write_str(&mut self, s: &str) -> fmt::Result {
-            for ch in s.chars() {
-                if self.0.chars().count() >= SHOWN {
-                    self.0.push('…');
-                    return Err(fmt::Error);
-                }
-                self.0.push(ch);
-            }
-            Ok(())
-        }
-    }
-    if let Value::Nil = v {
-        return "nil".to_string();
-    }
-    let mut out = Bounded(String::new());
-    let _ = write!(out, "{v}");
-    format!("{} {}", v.type_name(), out.0)
-}
-
-/// "`name` expects <expected>, got <value>", with the builtin's usage as the hint.
-pub(crate) fn type_error(name: &str, expected: &str, got: &Value) -> BuiltinError {
-    let e = BuiltinError::new(format!(
-        "`{name}` expects {expected}, got {}",
-        describe(got)
-    ));
-    match lookup(name) {
-        Some(b) => e.with_hint(format!("usage: {}", b.usage)),
-        None => e,
-    }
-}
-
-/// Move argument `i` out as a list.
-fn take_list(args: &mut [Value], i: usize, name: &str) -> Result<Rc<List>, BuiltinError> {
-    match std::mem::take(&mut args[i]) {
-        Value::List(l) => Ok(l),
-        other => Err(type_error(name, "a list", &other)),
-    }
-}
-
-/// Borrow argument `i` as a list.
-fn list_ref<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a List, BuiltinError> {
-    match &args[i] {
-        Value::List(l) => Ok(l),
-        other => Err(type_error(name, "a list", other)),
-    }
-}
-
-/// Move argument `i` out as a dictionary.
-fn take_dict(args: &mut [Value], i: usize, name: &str) -> Result<Rc<Dict>, BuiltinError> {
-    match std::mem::take(&mut args[i]) {
-        Value::Dict(d) => Ok(d),
-        other => Err(type_error(name, "a dictionary", &other)),
-    }
-}
-
-/// Borrow argument `i` as a dictionary.
-fn dict_ref<'a>(args: &'a [Value], i: usize, name: &str) -> Result<&'a Dict, BuiltinError> {
-    match &args[i] {
-        Value::Dict(d) => Ok(d),
-        other => Err(type_error(name, "a dictionary", other)),
-    }
-}
-
-/// An integer argument (`what` says which, e.g. "an integer index").
-fn int_arg(v: &Value, name: &str, what: &str) -> Result<i64, BuiltinError> {
-    match v {
-        Value::Int(i) => Ok(*i),
-        other => Err(type_error(name, what, other)),
-    }
-}
-
-/// A dictionary key: an integer, a string, or a float with an integral value.
-#[inline]
-fn key_arg(v: &Value, name: &str) -> Result<Key, BuiltinError> {
-    match v {
-        Value::Int(i) => Ok(Key::Int(*i)),
-        _ => key_arg_other(v, name),
-    }
-}
-
-/// [`key_arg`] of anything but an integer.
-#[inline(never)]
-fn key_arg_other(v: &Value, name: &str) -> Result<Key, BuiltinError> {
-    v.as_key().ok_or_else(|| {
-        BuiltinError::new(format!(
-            "`{name}`: dictionary keys are integers or strings, got {}",
-            describe(v)
-        ))
-    })
 }
 
 #[cfg(test)]

@@ -5,8 +5,9 @@
 
 use std::cmp::Ordering;
 
-use super::{BuiltinError, describe, list_ref, type_error};
+use super::args::{describe, list_ref, type_error};
 use crate::runtime::budget::{Meter, is_collection};
+use crate::runtime::builtin_error::BuiltinError;
 use crate::runtime::value::Value;
 
 fn overflow(name: &str) -> BuiltinError {

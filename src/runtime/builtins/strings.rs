@@ -4,8 +4,9 @@
 //! literal (so comparing it with one is a word compare), and otherwise a reference-counted
 //! string freed when no value holds it any more ([`Text`]).
 
-use super::{BuiltinError, describe, type_error};
+use super::args::{describe, type_error};
 use crate::runtime::budget::Meter;
+use crate::runtime::builtin_error::BuiltinError;
 use crate::runtime::builtins::collections::text_of;
 use crate::runtime::value::{List, Text, Value};
 use crate::symbol::Symbol;

@@ -1,0 +1,102 @@
+//! Where a board came from, with what its source says beyond the topology: the shape and
+//! naming of a grid, the chess data of a joChess file.
+
+use super::ident;
+use super::naming::Naming;
+use super::shape::Shape;
+
+/// What a grid board was built from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GridInfo {
+    /// The numbers before the planar board: none, `[levels]` or `[columns, rows]`.
+    pub extra: Vec<u32>,
+    /// The planar shape of every level.
+    pub shape: Shape,
+    /// How its files are named.
+    pub naming: Naming,
+}
+
+impl GridInfo {
+    /// The canonical identification string, if the shape has one (it always does when the
+    /// grid came from a string).
+    pub fn identification(&self) -> Option<String> {
+        ident::identification(&self.extra, &self.shape).ok()
+    }
+}
+
+/// The chess side of a joChess board file, as written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChessData {
+    /// The attributes of `<Board>` (`Name`, `BoardImage`, `RuleEngine`, ...), in order.
+    pub attributes: Vec<(String, String)>,
+    /// `<ColourScheme>`: each `<Family Name Color>` as (name, colour).
+    pub families: Vec<(String, String)>,
+    /// The `Family` of each position, indexed by cell.
+    pub position_families: Vec<Option<String>>,
+    /// `<Rules>`, in order.
+    pub rules: Vec<Rule>,
+    /// `<Pieces>`, in order.
+    pub pieces: Vec<Piece>,
+    /// `<Players>`, in order.
+    pub players: Vec<Player>,
+}
+
+/// A `<Rule>` with its attributes and nested rules.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rule {
+    /// Its attributes (`Name`, `Type`, `Direction`, `Manoeuvre`, `MaxRecurrenceAllowed`,
+    /// `File`, `Rank`, `Family`, ...), in order.
+    pub attributes: Vec<(String, String)>,
+    /// The rules of its own `<Rules>` element (the steps after a transient move).
+    pub rules: Vec<Rule>,
+}
+
+impl Rule {
+    /// The value of attribute `name`.
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A `<Piece>` of `<Pieces>`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Piece {
+    /// `Name`.
+    pub name: String,
+    /// `Image`.
+    pub image: Option<String>,
+    /// `Family` (its colour).
+    pub family: Option<String>,
+    /// The rule names of `<AllowedMoves>`.
+    pub allowed_moves: Vec<String>,
+}
+
+/// A `<Player>` of `<Players>`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Player {
+    /// `Name`.
+    pub name: String,
+    /// Its `<Pieces>`: (piece name, position) pairs.
+    pub pieces: Vec<(String, String)>,
+    /// Its `<BoardMapping>`: (from, to) pairs of files and ranks.
+    pub mapping: Vec<(String, String)>,
+}
+
+/// Where a board came from, with what its source says beyond the topology.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// An identification string: a grid of one, two or four extra dimensions.
+    Grid(GridInfo),
+    /// `ring <n>`.
+    Ring,
+    /// A BoardGame link file.
+    BoardGame {
+        /// The `image` attribute (the background picture).
+        image: String,
+    },
+    /// A joChess board file.
+    JoChess(Box<ChessData>),
+}
