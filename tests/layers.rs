@@ -14,14 +14,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The layers, bottom to top. A module may import its own layer and those below it; a
-/// top-level module not named here is in the top layer (front ends: `repr`, `sgf`,
-/// `play`, `api`, `repl`, `serve`, `lsp`, `cli`, ...).
+/// top-level module not named here is in the top layer (`cli`, which alone prints and
+/// picks exit codes).
 const LAYERS: &[&[&str]] = &[
     &["source", "diagnostic", "symbol"],
     &["board"],
     &["syntax"],
     &["compile"],
     &["runtime"],
+    &["repr"],
+    &["api"],
+    &["play"],
+    &["sgf"],
+    &["repl"],
+    &["serve", "lsp"],
 ];
 
 /// The directories (under `src/`) whose files' import circles are looked for.
