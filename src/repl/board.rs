@@ -4,35 +4,33 @@ use crate::runtime::canvas::View;
 use crate::runtime::watch::Clicked;
 
 use super::Repl;
+use super::command::Command;
 
 impl Repl {
-    /// `:board`, `:board <view>`, `:board on|off`.
-    pub(super) fn board_command(&mut self, rest: &str) -> String {
-        match rest.trim() {
-            "on" => {
-                self.show_board = true;
-                "the board is shown after every committed move".into()
-            }
-            "off" => {
-                self.show_board = false;
-                "the board is no longer shown after each move".into()
-            }
-            view => {
-                if !self.session.has_representations() {
-                    return "error: the game has no #representation, so there is no board to draw"
-                        .into();
-                }
-                let world = match &self.pending {
-                    Some(p) => &p.machine.world,
-                    None => self.session.world(),
-                };
-                let text = crate::repr::text::render(&world.canvas, &View::parse(view));
-                if text.is_empty() {
-                    "(nothing is drawn)".into()
-                } else {
-                    text
-                }
-            }
+    /// `:board on|off`: draw the board after every committed move, or stop.
+    pub(super) fn board_after_moves(&mut self, on: bool) -> String {
+        self.show_board = on;
+        if on {
+            "the board is shown after every committed move".into()
+        } else {
+            "the board is no longer shown after each move".into()
+        }
+    }
+
+    /// `:board [<view>]`: the board in the public view or one player's.
+    pub(super) fn board(&self, view: &str) -> String {
+        if !self.session.has_representations() {
+            return "error: the game has no #representation, so there is no board to draw".into();
+        }
+        let world = match &self.pending {
+            Some(p) => &p.machine.world,
+            None => self.session.world(),
+        };
+        let text = crate::repr::text::render(&world.canvas, &View::parse(view));
+        if text.is_empty() {
+            "(nothing is drawn)".into()
+        } else {
+            text
         }
     }
 
@@ -44,12 +42,11 @@ impl Repl {
 
     /// `:click <entity> <graphic>`: what the graphic's click hook says: a message to the
     /// representation (a transaction), or a signal answering the waiting transaction.
-    pub(super) fn click(&mut self, rest: &str) -> String {
-        let mut words = rest.split_whitespace();
-        let (Some(owner), Some(id), None) = (words.next(), words.next(), words.next()) else {
-            return "usage: :click <entity> <graphic>".into();
+    pub(super) fn click(&mut self, owner: &str, id: &str) -> String {
+        let click = Command::Click {
+            owner: owner.to_string(),
+            graphic: id.to_string(),
         };
-        let line = format!(":click {owner} {id}");
         match self.session_clicked(owner, id) {
             Err(e) => format!("error: {e}"),
             Ok(Clicked::Emit { signal, tag }) => {
@@ -64,7 +61,7 @@ impl Repl {
                     );
                 }
                 p.machine.signal(tag);
-                p.lines.push(line);
+                p.commands.push(click);
                 let stepping = p.stepping;
                 self.advance(stepping)
             }
@@ -73,7 +70,7 @@ impl Repl {
                     return "error: a move is in progress: answer it (:signal, or a click on what it waits for) or :abort it first".into();
                 }
                 match self.session.begin_click(owner, &message) {
-                    Ok(m) => self.run_machine(m, line, false),
+                    Ok(m) => self.run_machine(m, click, false),
                     Err(e) => format!("error: {e}"),
                 }
             }

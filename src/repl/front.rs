@@ -57,7 +57,7 @@ impl Repl {
         Mark {
             cursor: self.history.cursor(),
             entries: self.history.entries().len(),
-            pending: self.pending.as_ref().map(|p| p.lines.len()),
+            pending: self.pending.as_ref().map(|p| p.commands.len()),
         }
     }
 
@@ -112,7 +112,7 @@ impl Repl {
     /// (and no move waits for a signal): each a `:play` of the history, with its reply.
     pub(super) fn play_seats(&mut self) -> String {
         let mut out = Vec::new();
-        for _ in 0..super::commands::MAX_AGENT_MOVES {
+        for _ in 0..super::moves::MAX_AGENT_MOVES {
             if self.pending.is_some() || self.session.ending().is_some() {
                 break;
             }
@@ -150,12 +150,12 @@ impl Repl {
     /// the same move again).
     pub(super) fn undo_seats(&mut self) -> String {
         let mut undone = 0;
-        for _ in 0..super::commands::MAX_AGENT_MOVES {
+        for _ in 0..super::moves::MAX_AGENT_MOVES {
             if self.seat_to_move().is_none() {
                 break;
             }
             let before = self.mark();
-            self.command("undo", &mut super::Reply::default());
+            self.undo();
             if self.mark() == before {
                 break;
             }
@@ -188,12 +188,7 @@ impl Repl {
     ) -> Result<Option<String>, String> {
         let mut chooser = Chooser::new(self.session.world().rng, 0);
         self.session
-            .analyse(
-                agents,
-                &mut chooser,
-                budget,
-                super::commands::HINT_MAX_PLIES,
-            )
+            .analyse(agents, &mut chooser, budget, super::moves::HINT_MAX_PLIES)
             .map(|scores| scores.into_iter().next().map(|s| s.name))
             .map_err(|(_, e)| e.render(&self.sources, false))
     }

@@ -1,13 +1,15 @@
 //! The session's history: every change to the world (a committed or rolled-back
 //! transaction, a rule change), with the world after it, for undo, redo and goto.
 
+use super::command::Command;
 use crate::runtime::world::World;
 
 /// One change.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    /// The input lines that made it (replayed by `:load`).
-    pub lines: Vec<String>,
+    /// The commands that made it (a transaction, and the signals that answered it; or a
+    /// rule change); a journal holds them as text.
+    pub commands: Vec<Command>,
     /// What happened, for `:history`.
     pub description: String,
     /// The world after it.
@@ -92,10 +94,10 @@ impl History {
         &self.entries
     }
 
-    /// The input lines of the changes in effect, in order.
-    pub fn lines(&self) -> impl Iterator<Item = &str> {
+    /// The input lines of the changes in effect, in order (as a journal holds them).
+    pub fn lines(&self) -> impl Iterator<Item = String> {
         self.entries[..self.cursor]
             .iter()
-            .flat_map(|e| e.lines.iter().map(String::as_str))
+            .flat_map(|e| e.commands.iter().map(Command::to_string))
     }
 }

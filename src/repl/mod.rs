@@ -1,16 +1,24 @@
 //! The REPL backend: commands, stepping, house rules, history, journals.
 //!
 //! Boundary: this module knows nothing about terminals. [`Repl::handle`] takes one input
-//! (a line, or several lines of one expression) and returns the text to show; the
-//! rustyline front end ([`terminal`]) and the plain one ([`plain`]) only move text.
+//! (a line, or several lines of one expression), reads it as a [`Command`] and runs it
+//! ([`Repl::execute`]), and returns the text to show; the rustyline front end
+//! ([`terminal`]) and the plain one ([`plain`]) only move text.
 
 mod board;
-mod commands;
+pub mod command;
+mod execute;
+mod files;
 pub mod front;
+mod help;
 pub mod history;
+mod inspect;
 pub mod journal;
 mod journal_paths;
+mod moves;
+mod navigation;
 pub mod plain;
+mod rules;
 pub mod terminal;
 
 use std::path::{Path, PathBuf};
@@ -26,6 +34,8 @@ use crate::runtime::vm::{Limits, Machine, Run};
 use crate::source::SourceMap;
 use crate::syntax::ast::Program;
 
+pub use command::Command;
+use command::ParseError;
 use history::{Entry, History};
 
 /// How to open a REPL.
@@ -58,7 +68,7 @@ pub struct Reply {
 struct Pending {
     machine: Machine,
     /// The input that started it (and the signals answered since), for the journal.
-    lines: Vec<String>,
+    commands: Vec<Command>,
     /// How many trace events were shown already.
     shown: usize,
     /// Stopping after every step.
@@ -77,27 +87,26 @@ enum TraceShown {
 }
 
 /// Whether `line` is one a journal may hold: a send, an expression, or one of the commands
-/// that change the world or the rules, written exactly as the REPL records them (no
-/// surrounding blanks; only an expression spans several lines). `:load`, `:save` and
-/// every other command are refused, so replaying a journal cannot write files or load
-/// another journal.
-fn journal_line_kind(line: &str) -> Result<(), &'static str> {
+/// that change the world or the rules ([`command::Kind::journaled`]; `parsed` is the line
+/// read), written exactly as the REPL records them (no surrounding blanks; only an
+/// expression spans several lines). `:load`, `:save` and every other command are refused,
+/// so replaying a journal cannot write files or load another journal.
+fn journal_line_kind(line: &str, parsed: &Result<Command, ParseError>) -> Result<(), &'static str> {
     if line.trim() != line || line.is_empty() {
         return Err("a journal line has no surrounding blanks");
     }
-    if line.starts_with('(') {
+    let kind = match parsed {
+        Ok(command) => Some(command.kind()),
+        Err(e) => e.kind,
+    };
+    if kind == Some(command::Kind::Expression) {
         return Ok(());
     }
     if line.contains('\n') {
         return Err("only an expression spans several lines");
     }
-    if line.starts_with("send ") {
-        return Ok(());
-    }
-    let word = line.split_whitespace().next().unwrap_or("");
-    match word {
-        ":play" | ":law" | ":sideeffect" | ":rules" | ":disable" | ":enable" | ":remove"
-        | ":signal" | ":click" => Ok(()),
+    match kind {
+        Some(kind) if kind.journaled() => Ok(()),
         _ => Err("only sends, expressions and rule, play, click and signal commands are replayed"),
     }
 }
@@ -282,7 +291,7 @@ impl Repl {
 
     /// Names to complete: commands, entities, labels, advice names.
     pub fn completions(&self) -> Vec<String> {
-        let mut out: Vec<String> = commands::COMMANDS
+        let mut out: Vec<String> = help::COMMANDS
             .iter()
             .map(|c| format!(":{}", c.name))
             .collect();
@@ -308,85 +317,6 @@ impl Repl {
         out.sort();
         out.dedup();
         out
-    }
-
-    /// Handle one input; then, if it changed the game, the players the REPL plays
-    /// (`:agent`) make their moves, and an undo goes back to a turn of another player.
-    pub fn handle(&mut self, input: &str) -> Reply {
-        let before = self.mark();
-        let mut reply = self.handle_line(input);
-        if !self.seats.is_empty() && !self.replaying && self.mark() != before {
-            let line = input.trim();
-            let answers = if line == ":undo" {
-                self.undo_seats()
-            } else if line == ":redo" || line.starts_with(":goto") {
-                String::new()
-            } else {
-                self.play_seats()
-            };
-            if !answers.is_empty() {
-                if !reply.text.is_empty() {
-                    reply.text.push('\n');
-                }
-                reply.text.push_str(&answers);
-            }
-        }
-        reply
-    }
-
-    fn handle_line(&mut self, input: &str) -> Reply {
-        let line = input.trim();
-        let mut reply = Reply::default();
-        let text = if self.pending.is_some() {
-            self.handle_pending(line, &mut reply)
-        } else if line.is_empty() || line.starts_with(';') {
-            // A blank line or a comment (transcripts explain themselves with `;` lines).
-            String::new()
-        } else if let Some(rest) = line.strip_prefix(':') {
-            self.command(rest, &mut reply)
-        } else if line.starts_with('(') {
-            self.expression(line, false)
-        } else if let Some(rest) = line.strip_prefix("send ") {
-            self.send(rest, false)
-        } else {
-            format!(
-                "error: `{}` is neither a command (:help), a send (send <label> to <entity> ...) nor an expression in parentheses",
-                line.split_whitespace().next().unwrap_or(line)
-            )
-        };
-        reply.text = text;
-        reply
-    }
-
-    fn handle_pending(&mut self, line: &str, reply: &mut Reply) -> String {
-        let waiting = self.pending.as_ref().and_then(|p| p.machine.waiting_for());
-        match line {
-            "" | ":next" | ":n" if waiting.is_none() => self.advance(true),
-            ":continue" | ":c" if waiting.is_none() => self.advance(false),
-            ":abort" => {
-                if let Some(mut p) = self.pending.take() {
-                    self.keep_profile(&mut p.machine);
-                }
-                "aborted: the world is as it was before the transaction".into()
-            }
-            ":quit" | ":q" => {
-                reply.quit = true;
-                String::new()
-            }
-            _ if line.starts_with(":signal")
-                || line.starts_with(":click")
-                || line.starts_with(":board") =>
-            {
-                self.command(&line[1..], reply)
-            }
-            _ if is_read_only(line) => self.command(&line[1..], reply),
-            _ => match waiting {
-                Some(s) => format!(
-                    "the transaction waits for signal \"{s}\": answer with :signal {s} <tag>, or :abort"
-                ),
-                None => "a transaction is being stepped: Enter or :next for the next step, :continue to finish, :abort to abandon".into(),
-            },
-        }
     }
 
     /// Run the pending machine one step (or to the end); show what happened.
@@ -424,7 +354,7 @@ impl Repl {
                 self.pending = Some(p);
             }
             Run::Finished(status) => {
-                let lines = std::mem::take(&mut p.lines);
+                let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
                 let tx = self.session.conclude(p.machine, status);
                 let shown = if stepping || self.trace {
@@ -447,7 +377,7 @@ impl Repl {
     }
 
     /// Record a finished transaction and describe it.
-    fn finish(&mut self, lines: Vec<String>, tx: Transaction, trace: TraceShown) -> String {
+    fn finish(&mut self, lines: Vec<Command>, tx: Transaction, trace: TraceShown) -> String {
         let mut out = String::new();
         match trace {
             TraceShown::Show => {
@@ -481,7 +411,7 @@ impl Repl {
             }
         }
         let changed = !self.session.world().same_as(self.history.current());
-        let expression = lines.first().is_some_and(|l| l.starts_with('('));
+        let expression = matches!(lines.first(), Some(Command::Expression { .. }));
         match &tx.status {
             // An expression that changed nothing only looked: its value is the answer.
             Status::Committed(v) if expression && !changed => out.push_str(&v.to_string()),
@@ -492,13 +422,14 @@ impl Repl {
             out.push_str(e.render(&self.sources, self.options.color).trim_end());
         }
         if changed && matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. }) {
+            let typed: Vec<String> = lines.iter().map(Command::to_string).collect();
             self.history.push(Entry {
                 description: format!(
                     "{} -> {}",
-                    lines.join(" / ").replace('\n', " "),
+                    typed.join(" / ").replace('\n', " "),
                     tx.status.summary()
                 ),
-                lines,
+                commands: lines,
                 world: self.session.world().clone(),
             });
             if let Some(outcome) = self.session.outcome() {
@@ -516,14 +447,14 @@ impl Repl {
         out
     }
 
-    /// Run a machine to the end (or to a wait), as a transaction from `line`.
-    fn run_machine(&mut self, mut machine: Machine, line: String, stepping: bool) -> String {
+    /// Run a machine to the end (or to a wait), as a transaction from `command`.
+    fn run_machine(&mut self, mut machine: Machine, command: Command, stepping: bool) -> String {
         if self.profile.is_some() {
             machine.set_profile(Some(Box::default()));
         }
         self.pending = Some(Pending {
             machine,
-            lines: vec![line],
+            commands: vec![command],
             shown: 0,
             stepping,
         });
@@ -540,7 +471,7 @@ impl Repl {
         let run = self.session.resume(&mut p.machine, false);
         match run {
             Run::Finished(status) => {
-                let lines = std::mem::take(&mut p.lines);
+                let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
                 let tx = self.session.conclude(p.machine, status);
                 let shown = if self.trace {
@@ -579,7 +510,10 @@ impl Repl {
                     return format!("error: no entity named \"{to}\" (:entities lists them)");
                 }
                 let m = self.session.begin_deliver(to, msg, stepping);
-                self.run_machine(m, format!("send {text}"), stepping)
+                let command = Command::Send {
+                    text: text.to_string(),
+                };
+                self.run_machine(m, command, stepping)
             }
             Err(e) => format!("error: {e}"),
         }
@@ -597,7 +531,10 @@ impl Repl {
             }
         };
         let m = self.session.begin_eval(code);
-        self.run_machine(m, text.to_string(), stepping)
+        let command = Command::Expression {
+            text: text.to_string(),
+        };
+        self.run_machine(m, command, stepping)
     }
 
     /// Read, check and compile `text`, code typed by a user (statements run as the user),
@@ -629,7 +566,8 @@ impl Repl {
         let mut repl = Repl::new(options).map_err(|e| format!("the game does not open:\n{e}"))?;
         repl.replaying = true;
         for (i, line) in lines.iter().enumerate() {
-            if let Err(why) = journal_line_kind(line) {
+            let parsed = Command::parse(line);
+            if let Err(why) = journal_line_kind(line, &parsed) {
                 return Err(format!(
                     "change {} (`{}`) is not a change a journal can hold: {why}",
                     i + 1,
@@ -639,7 +577,11 @@ impl Repl {
             // Checked by what the line did, not by its reply: a change moves the history
             // on, or starts a transaction that waits for a signal.
             let before = repl.history.cursor();
-            let out = repl.handle(line).text;
+            let out = match parsed {
+                Ok(command) => repl.execute(command),
+                Err(e) => repl.refuse(e),
+            }
+            .text;
             if repl.history.cursor() != before + 1 && repl.pending.is_none() {
                 return Err(format!(
                     "change {} (`{line}`) did not go through:\n{out}",
@@ -662,29 +604,6 @@ impl Repl {
     fn journal_game(&self) -> &Path {
         &self.options.game
     }
-}
-
-/// Commands that only look, allowed while a transaction is pending.
-fn is_read_only(line: &str) -> bool {
-    let word = line
-        .trim_start_matches(':')
-        .split_whitespace()
-        .next()
-        .unwrap_or("");
-    line.starts_with(':')
-        && matches!(
-            word,
-            "entities"
-                | "show"
-                | "advice"
-                | "laws"
-                | "checkpoints"
-                | "help"
-                | "trace"
-                | "history"
-                | "profile"
-                | "disasm"
-        )
 }
 
 /// Whether `text` is a complete input: every `(` outside strings and comments is closed.

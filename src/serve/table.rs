@@ -1,7 +1,7 @@
 //! The game being served: the REPL backend it drives, the seats, and what each kind of
 //! connection may do and see.
 //!
-//! Every request becomes one REPL command (`:click`, `:play`, `:signal`, `:undo`, ...),
+//! Every request becomes one REPL [`Command`] (`:click`, `:play`, `:signal`, `:undo`, ...),
 //! so the web page plays by exactly the rules of the REPL; this file only decides who may
 //! ask for what, and what each connection is shown. Nothing here knows about HTTP.
 
@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value as Json, json};
 
 use crate::compile::bytecode::CodeId;
+use crate::repl::command::{Command, Gap};
 use crate::repl::{OpenError, Repl, ReplOptions};
 use crate::runtime::canvas::View;
 use crate::runtime::outside::parse_literal;
@@ -250,7 +251,7 @@ impl Table {
                 break;
             }
             let before = self.repl.mark();
-            self.repl.handle(":undo");
+            self.repl.execute(Command::Undo);
             if self.repl.mark() == before {
                 break;
             }
@@ -292,7 +293,11 @@ impl Table {
                 }
             };
             let before = self.repl.mark();
-            let reply = self.repl.handle(&format!(":play {name}"));
+            // As a typed `:play`: blanks around the name do not count.
+            let play = Command::Play {
+                name: name.trim().to_string(),
+            };
+            let reply = self.repl.execute(play);
             if self.repl.mark() == before {
                 return Some(format!(
                     "player {player} ({agent}) plays {name}: {}",
@@ -481,7 +486,7 @@ impl Table {
                     .into(),
             );
         };
-        let (id, line) = match request {
+        let (id, command) = match request {
             Request::Peek { id, n } => return self.peek(who, id, n),
             Request::Click { id, owner, graphic } => {
                 name(&owner, "entity")?;
@@ -499,7 +504,7 @@ impl Table {
                 } else {
                     self.may_answer(seat)?;
                 }
-                (id, format!(":click {owner} {graphic}"))
+                (id, Command::Click { owner, graphic })
             }
             Request::Play {
                 id,
@@ -508,7 +513,7 @@ impl Table {
                 name(&move_name, "move")?;
                 self.may_move(seat)?;
                 self.may_play(seat, &move_name)?;
-                (id, format!(":play {move_name}"))
+                (id, Command::Play { name: move_name })
             }
             Request::Signal { id, signal, tag } => {
                 name(&signal, "signal")?;
@@ -517,37 +522,70 @@ impl Table {
                     return Err("a signal's tag is one line of at most 200 bytes".into());
                 }
                 self.may_answer(seat)?;
-                (id, format!(":signal {signal} {tag}"))
-            }
-            Request::Undo { id } => (id, ":undo".to_string()),
-            Request::Redo { id } => (id, ":redo".to_string()),
-            Request::Goto { id, n } => (id, format!(":goto {n}")),
-            Request::Rule { id, kind, text } => {
-                let word = match kind {
-                    RuleKind::Law => "law",
-                    RuleKind::Sideeffect => "sideeffect",
+                // The history shows the tag as given (but for the blanks after it).
+                let tag = tag.trim_end();
+                let given = tag.trim_start();
+                let gap = &tag[..tag.len() - given.len()];
+                let command = Command::Signal {
+                    name: signal,
+                    gap: Gap::typed(&format!(" {gap}")),
+                    tag: (!given.is_empty()).then(|| given.to_string()),
                 };
-                (id, format!(":{word} {}", text.trim()))
+                (id, command)
+            }
+            Request::Undo { id } => (id, Command::Undo),
+            Request::Redo { id } => (id, Command::Redo),
+            Request::Goto { id, n } => (id, Command::Goto(n)),
+            Request::Rule { id, kind, text } => {
+                let (gap, definition) = (Gap::ONE, text.trim().to_string());
+                let command = match kind {
+                    RuleKind::Law => Command::Law { gap, definition },
+                    RuleKind::Sideeffect => Command::SideEffect { gap, definition },
+                };
+                (id, command)
             }
             Request::Disable { id, name: n } => {
                 rule_name(&n)?;
-                (id, format!(":disable {n}"))
+                let name = n.trim().to_string();
+                (
+                    id,
+                    Command::Disable {
+                        gap: Gap::ONE,
+                        name,
+                    },
+                )
             }
             Request::Enable { id, name: n } => {
                 rule_name(&n)?;
-                (id, format!(":enable {n}"))
+                let name = n.trim().to_string();
+                (
+                    id,
+                    Command::Enable {
+                        gap: Gap::ONE,
+                        name,
+                    },
+                )
             }
             Request::Remove { id, name: n } => {
                 rule_name(&n)?;
-                (id, format!(":remove {n}"))
+                let name = n.trim().to_string();
+                (
+                    id,
+                    Command::Remove {
+                        gap: Gap::ONE,
+                        name,
+                    },
+                )
             }
         };
         // A move given while several may move (`to-move` gives a list) is a secret order.
-        let order = line.starts_with(":play ") && matches!(self.turn(), Ok(Some(Value::List(_))));
-        let navigating = matches!(line.as_str(), ":undo" | ":redo") || line.starts_with(":goto ");
+        let order = matches!(command, Command::Play { .. })
+            && matches!(self.turn(), Ok(Some(Value::List(_))));
+        let navigating = matches!(command, Command::Undo | Command::Redo | Command::Goto(_));
+        let undo = matches!(command, Command::Undo);
         let before = self.repl.mark();
         let was_waiting = self.repl.waiting_for().is_some();
-        let mut reply = self.repl.handle(&line);
+        let mut reply = self.repl.execute(command);
         let changed = self.repl.mark() != before;
         if changed && !navigating {
             self.note_change(order.then(|| self.players[seat].to_text()));
@@ -559,7 +597,7 @@ impl Table {
         }
         if changed {
             self.bump();
-            if line == ":undo" {
+            if undo {
                 // Taking back a move made against the server takes back the server's
                 // answer too: back to where a seat it does not play is to move.
                 self.undo_agents();
@@ -627,26 +665,28 @@ impl Table {
         if let Some(owner) = self.secret.get(&n)
             && !matches!(view, View::Player(p) if p.to_text() == *owner)
         {
-            for line in entry.lines.iter().filter(|l| l.starts_with(":play ")) {
-                text = text.replace(
-                    line.as_str(),
-                    &format!(":play (an order of player {owner})"),
-                );
+            for play in &entry.commands {
+                if let Command::Play { .. } = play {
+                    text = text.replace(
+                        &play.to_string(),
+                        &format!(":play (an order of player {owner})"),
+                    );
+                }
             }
         }
-        for line in &entry.lines {
-            let mut words = line.split_whitespace();
-            let (Some(":click"), Some(owner), Some(id)) =
-                (words.next(), words.next(), words.next())
-            else {
+        for click in &entry.commands {
+            let Command::Click { owner, graphic } = click else {
                 continue;
             };
             let visible = before
-                .and_then(|w| w.canvas.find(Symbol::intern(owner), Symbol::intern(id)))
+                .and_then(|w| {
+                    w.canvas
+                        .find(Symbol::intern(owner), Symbol::intern(graphic))
+                })
                 .is_some_and(|g| g.visible_in(view));
             if !visible {
                 text = text.replace(
-                    line.as_str(),
+                    &click.to_string(),
                     &format!(":click {owner} (a private graphic)"),
                 );
             }

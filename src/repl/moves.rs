@@ -1,0 +1,301 @@
+//! Moves in a game with `#actions`: `:moves`, `:play`, `:why`, `:random`, the players the
+//! REPL plays (`:agent`) and the search's advice (`:hint`).
+
+use crate::play::agent::{Agent, TO_MOVE};
+use crate::play::playout::Chooser;
+use crate::runtime::moves::Verdict;
+
+use super::Repl;
+use super::command::{Command, Seats, Why};
+
+/// The most moves the players the REPL plays make in a row.
+pub(super) const MAX_AGENT_MOVES: usize = 10_000;
+
+/// The moves a random playout of `:hint` plays at most before it counts as a draw.
+pub(super) const HINT_MAX_PLIES: usize = 10_000;
+
+impl Repl {
+    /// `:moves`: the legal moves.
+    pub(super) fn moves(&mut self) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        let tried = match self.session.try_moves() {
+            Ok(t) => t,
+            Err(e) => {
+                return format!(
+                    "error: #actions failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        let mut out = if tried.legal.is_empty() {
+            "no legal move".to_string()
+        } else {
+            tried
+                .legal
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if !tried.failed.is_empty() {
+            out.push('\n');
+            out.push_str(
+                tried
+                    .render_failures(&self.sources, self.options.color)
+                    .trim_end(),
+            );
+        }
+        out
+    }
+
+    /// Moves played up to the current change (rule changes and sends are not moves).
+    fn moves_played(&self) -> usize {
+        self.history.entries()[..self.history.cursor()]
+            .iter()
+            .filter(|e| matches!(e.commands.first(), Some(Command::Play { .. })))
+            .count()
+    }
+
+    pub(super) fn play(&mut self, name: &str, stepping: bool) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions: send messages instead".into();
+        }
+        if name.is_empty() {
+            return "usage: :play <name> (:moves lists them)".into();
+        }
+        let ply = self.moves_played() + 1;
+        match self.session.playable(name) {
+            Ok(a) => {
+                let m = self
+                    .session
+                    .begin_deliver(a.recipient, (*a.message).clone(), stepping);
+                let command = Command::Play {
+                    name: name.to_string(),
+                };
+                self.run_machine(m, command, stepping)
+            }
+            Err(e) => format!(
+                "error: {}",
+                e.render(&self.sources, self.options.color, ply)
+            ),
+        }
+    }
+
+    /// `:why <move>`: why a move is legal or not, without playing it.
+    pub(super) fn why(&mut self, why: Why) -> String {
+        let name = match why {
+            Why::Send { text } => return self.why_send(&text),
+            Why::Move { name } => name,
+        };
+        let name = name.as_str();
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions (`:why send <label> to <entity> ...` tries any message)".into();
+        }
+        if name.is_empty() {
+            return "usage: :why <move> (:moves lists the legal ones)".into();
+        }
+        let explained = match self.session.explain_candidates() {
+            Ok(e) => e,
+            Err(e) => {
+                return format!(
+                    "error: #actions failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        match explained.iter().find(|(a, _)| a.name == name) {
+            Some((_, Verdict::Legal)) => format!("`{name}` is legal"),
+            Some((_, v @ Verdict::Failed(_))) => {
+                format!("`{name}` {}", v.render(&self.sources, self.options.color))
+            }
+            Some((_, v)) => format!("`{name}` is not legal: {}", v.summary()),
+            None => {
+                let names: Vec<&str> = explained.iter().map(|(a, _)| a.name.as_str()).collect();
+                match crate::diagnostic::closest(name, names.iter().copied()) {
+                    Some(c) => format!("`{name}` is not an action here; did you mean `{c}`?"),
+                    None if names.is_empty() => {
+                        format!("`{name}` is not an action here: #actions gives none")
+                    }
+                    None => format!(
+                        "`{name}` is not an action here; the candidates: {}\n(#actions does not propose it; `:why send <label> to <entity> with ...` tries any message and names the law that refuses it)",
+                        names.join(" ")
+                    ),
+                }
+            }
+        }
+    }
+
+    /// `:why send <label> to <entity> [with ...]`: what delivering that message would do
+    /// now (a message `#actions` need not propose), without doing it.
+    fn why_send(&mut self, text: &str) -> String {
+        let (to, message) = match crate::runtime::outside::parse_send(text) {
+            Ok(m) => m,
+            Err(e) => return format!("error: {e}"),
+        };
+        if self.session.world().lookup(to).is_none() {
+            return format!("error: no entity named \"{to}\" (:entities lists them)");
+        }
+        let action = crate::runtime::session::Action {
+            name: format!("send {text}"),
+            recipient: to,
+            message: std::rc::Rc::new(message),
+        };
+        match self.session.verdict(&action) {
+            Verdict::Legal => format!("`send {text}` would commit"),
+            v @ Verdict::Failed(_) => {
+                format!(
+                    "`send {text}` {}",
+                    v.render(&self.sources, self.options.color)
+                )
+            }
+            v => format!("`send {text}` would not commit: {}", v.summary()),
+        }
+    }
+
+    /// `:agent [<player>=<agent> | <player>=off | off]`: the players the REPL plays.
+    pub(super) fn agent(&mut self, seats: Seats) -> String {
+        let list = |seats: &[(String, Agent)]| {
+            if seats.is_empty() {
+                "the REPL plays no player (:agent <player>=mcts lets it play one)".to_string()
+            } else {
+                let who: Vec<String> = seats.iter().map(|(p, a)| format!("{p} ({a})")).collect();
+                format!("the REPL plays: {}", who.join(", "))
+            }
+        };
+        let (player, agent) = match seats {
+            Seats::List => return list(&self.seats),
+            Seats::AllOff => {
+                self.seats.clear();
+                return list(&self.seats);
+            }
+            Seats::Set { player, agent } => (player, agent),
+        };
+        let player = crate::runtime::outside::parse_literal(&player).to_text();
+        self.seats.retain(|(p, _)| *p != player);
+        if let Some(agent) = agent {
+            let agent = match Agent::parse(&agent) {
+                Ok(a) => a,
+                Err(e) => return format!("error: {e}"),
+            };
+            if let Err(e) = self.agents() {
+                return format!("error: {e}");
+            }
+            self.seats.push((player, agent));
+        }
+        // The player may be to move already.
+        let answers = self.play_seats();
+        if answers.is_empty() {
+            list(&self.seats)
+        } else {
+            format!("{}\n{answers}", list(&self.seats))
+        }
+    }
+
+    /// `:hint [<iterations>]`: the legal moves as Monte Carlo tree search sees them for
+    /// the player to move, most visited (its choice) first. The search's random choices
+    /// are seeded by the world's generator, so the same position gives the same answer.
+    pub(super) fn hint(&mut self, iterations: u32) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        if self.session.ending().is_some() {
+            return "the game is over".into();
+        }
+        let agents = match self.agents() {
+            Ok(a) => a,
+            Err(e) => return format!("error: {e}"),
+        };
+        let player = match self.session.players_to_move(agents.to_move) {
+            Ok(several) if several.len() > 1 => {
+                return format!(
+                    "players {} are to move at once: :hint searches for one player to move",
+                    several.join(", ")
+                );
+            }
+            Ok(p) => p.into_iter().next(),
+            Err(e) => {
+                return format!(
+                    "error: ({TO_MOVE}) failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        let mut chooser = Chooser::new(self.session.world().rng, 0);
+        let scores =
+            match self
+                .session
+                .analyse(&agents, &mut chooser, (iterations, None), HINT_MAX_PLIES)
+            {
+                Ok(s) => s,
+                Err((action, e)) => {
+                    let what = action.map_or("#actions".to_string(), |a| format!("`{a}`"));
+                    return format!(
+                        "error: searching, {what} failed:\n{}",
+                        e.render(&self.sources, self.options.color).trim_end()
+                    );
+                }
+            };
+        if scores.is_empty() {
+            return "no legal move".into();
+        }
+        let who = player.map_or("nobody in particular".to_string(), |p| format!("`{p}`"));
+        let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        let mut out = vec![format!(
+            "{who} to move; {iterations} iterations of Monte Carlo tree search (score: 1 a win, 0.5 a draw, 0 a loss):"
+        )];
+        for s in &scores {
+            out.push(format!(
+                "  {:<width$}  visits {:>6}  score {:.2}",
+                s.name, s.visits, s.score
+            ));
+        }
+        out.join("\n")
+    }
+
+    pub(super) fn random(&mut self, n: usize) -> String {
+        if self.session.game.actions.is_none() {
+            return "this game has no #actions: send messages instead".into();
+        }
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let tried = match self.session.try_moves() {
+                Ok(t) => t,
+                Err(e) => {
+                    out.push(format!(
+                        "error: #actions failed:\n{}",
+                        e.render(&self.sources, self.options.color).trim_end()
+                    ));
+                    break;
+                }
+            };
+            if !tried.failed.is_empty() {
+                out.push(
+                    tried
+                        .render_failures(&self.sources, self.options.color)
+                        .trim_end()
+                        .to_string(),
+                );
+                break;
+            }
+            let actions = tried.legal;
+            if actions.is_empty() {
+                out.push("no legal move".into());
+                break;
+            }
+            self.random_state = self.random_state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.random_state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let pick = ((z ^ (z >> 31)) % actions.len() as u64) as usize;
+            let name = actions[pick].name.clone();
+            let result = self.play(&name, false);
+            out.push(format!("{name}: {result}"));
+            if self.session.outcome().is_some() {
+                break;
+            }
+        }
+        out.join("\n")
+    }
+}

@@ -1,0 +1,272 @@
+//! House rules in the REPL: `:law`, `:sideeffect` and `:rules` put laws and side-effects
+//! in force, `:disable`, `:enable` and `:remove` change them; each is a change of the history.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::diagnostic::Diagnostic;
+use crate::runtime::world::{AdviceEntry, next_version};
+use crate::symbol::Symbol;
+use crate::syntax::ast::{AdviceBody, AdviceKind, Item};
+use crate::syntax::load::{DiskFs, load_advice_file};
+
+use super::command::{Command, Kind};
+use super::history::Entry;
+use super::{Repl, render_diags};
+
+impl Repl {
+    /// `:law <definition>` or `:sideeffect <definition>` (`command`): put a law or
+    /// side-effect written as after `#law` or `#sideeffect` in force.
+    pub(super) fn add_advice(&mut self, command: &Command, definition: &str) -> String {
+        let kind = command.kind().name();
+        self.snippets += 1;
+        let name = format!("<rule {}>", self.snippets);
+        let text = format!("#{kind} {definition}");
+        let (_, items, mut diags) =
+            crate::syntax::load::parse_text_items(&mut self.sources, &name, &text);
+        let mut def = match items.as_slice() {
+            [Item::Advice(a)] => a.clone(),
+            _ if diags.iter().any(Diagnostic::is_error) => {
+                return render_diags(&self.sources, &diags, self.options.color)
+                    .trim_end()
+                    .to_string();
+            }
+            _ => {
+                return format!(
+                    "usage: :{kind} [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>"
+                );
+            }
+        };
+        if let AdviceBody::File { path, file, body } = &mut def.body {
+            if !self.rule_files {
+                return format!(
+                    "error: here a rule is written inline, `is (code)`: reading a file (\"{}\") is not allowed",
+                    path.sym
+                );
+            }
+            let written = PathBuf::from(path.sym.as_str());
+            let candidates = [written.clone(), self.root.join(&written)];
+            let Some(found) = candidates.iter().find(|p| p.is_file()) else {
+                return format!(
+                    "error: cannot read `{}`: no such file here or in the game's directory {}",
+                    written.display(),
+                    self.root.display()
+                );
+            };
+            if let Err(e) = self.journal_may_read(found) {
+                return e;
+            }
+            match load_advice_file(&DiskFs, found, &mut self.sources, &mut diags) {
+                Ok((id, stmts)) => {
+                    *file = Some(id);
+                    *body = stmts;
+                }
+                Err(e) => return format!("error: {e}"),
+            }
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string();
+        }
+        match self.apply_advice(&def) {
+            Ok((description, warnings)) => {
+                let done = self.record(command.clone(), description);
+                if warnings.is_empty() {
+                    done
+                } else {
+                    format!("{warnings}\n{done}")
+                }
+            }
+            Err(e) => e,
+        }
+    }
+
+    /// Check, compile and put in force one law or side-effect, with the checks and lints
+    /// `flexrules check` runs. Gives what was done and the warnings rendered (empty when
+    /// none); an error refuses the rule and leaves the session as it was.
+    fn apply_advice(
+        &mut self,
+        def: &crate::syntax::ast::AdviceDef,
+    ) -> Result<(String, String), String> {
+        let in_force: Vec<String> = self
+            .session
+            .world()
+            .advice
+            .entries
+            .iter()
+            .map(|e| e.advice.name.as_str().to_string())
+            .collect();
+        let diags = crate::compile::check::check_snippet(
+            &self.program,
+            &in_force,
+            crate::compile::check::Snippet::Advice(def),
+        );
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string());
+        }
+        let warnings = render_diags(&self.sources, &diags, self.options.color)
+            .trim_end()
+            .to_string();
+        // A generated name takes the first free number.
+        let mut count = self.session.world().advice.entries.len() + 1;
+        let advice_name = loop {
+            let name = Symbol::intern(&crate::compile::check::advice_name(def, count));
+            if def.name.is_some()
+                || self.session.world().advice.find(name).is_none()
+                || def.replaces.map(|r| r.sym) == Some(name)
+            {
+                break name;
+            }
+            count += 1;
+        };
+        let replaces = def
+            .replaces
+            .and_then(|r| self.session.world().advice.find(r.sym));
+        if self.session.world().advice.find(advice_name).is_some()
+            && def.replaces.map(|r| r.sym) != Some(advice_name)
+        {
+            return Err(format!(
+                "error: a law or side-effect named \"{advice_name}\" is already in force; choose another name, or take its place with `replaces \"{advice_name}\"`"
+            ));
+        }
+        let advice =
+            crate::compile::codegen::compile_advice(self.session.game_mut(), def, advice_name)
+                .map_err(|d| render_diags(&self.sources, &d, self.options.color))?;
+        let what = match advice.kind {
+            AdviceKind::Law => "law",
+            AdviceKind::SideEffect => "side-effect",
+        };
+        let table = Arc::make_mut(&mut self.session.world_mut().advice);
+        let entry = AdviceEntry {
+            advice: Arc::new(advice),
+            enabled: true,
+        };
+        let description = match replaces {
+            Some(i) => {
+                let old = table.entries[i].advice.name;
+                table.entries[i] = entry;
+                format!("{what} \"{advice_name}\" replaces \"{old}\"")
+            }
+            None => {
+                table.entries.push(entry);
+                format!("{what} \"{advice_name}\" added")
+            }
+        };
+        table.version = next_version();
+        Ok((description, warnings))
+    }
+
+    /// `:rules <file>`: put in force every law and side-effect of a rules file.
+    pub(super) fn rules(&mut self, command: &Command, path: &str) -> String {
+        if let Err(e) = self.journal_may_read(path.as_ref()) {
+            return e;
+        }
+        // A copy: a file that cannot be read leaves the session's sources as they were.
+        let sources = self.sources.clone();
+        let loaded = match crate::syntax::load::load_into(&DiskFs, path.as_ref(), sources) {
+            Ok(l) => l,
+            Err(e) => return format!("error: {e}; no rule was put in force"),
+        };
+        self.sources = loaded.sources;
+        if loaded.diagnostics.iter().any(Diagnostic::is_error) {
+            return render_diags(&self.sources, &loaded.diagnostics, self.options.color)
+                .trim_end()
+                .to_string();
+        }
+        // All or nothing: apply on a copy of the world, keep it only if every rule fits.
+        let before = self.session.world().clone();
+        let mut done = Vec::new();
+        let mut warnings = render_diags(&self.sources, &loaded.diagnostics, self.options.color)
+            .trim_end()
+            .to_string();
+        for item in &loaded.program.items {
+            let Item::Advice(def) = item else {
+                *self.session.world_mut() = before;
+                return "error: a rules file holds only #law and #sideeffect directives".into();
+            };
+            match self.apply_advice(def) {
+                Ok((d, w)) => {
+                    done.push(d);
+                    if !w.is_empty() {
+                        if !warnings.is_empty() {
+                            warnings.push('\n');
+                        }
+                        warnings.push_str(&w);
+                    }
+                }
+                Err(e) => {
+                    *self.session.world_mut() = before;
+                    return format!("{e}\nno rule of {path} was put in force");
+                }
+            }
+        }
+        if done.is_empty() {
+            *self.session.world_mut() = before;
+            return format!("{path} holds no rule");
+        }
+        let done = self.record(command.clone(), done.join("; "));
+        if warnings.is_empty() {
+            done
+        } else {
+            format!("{warnings}\n{done}")
+        }
+    }
+
+    /// `:disable`, `:enable` or `:remove <name>` (`command`): switch a law or side-effect
+    /// off or on, or remove it.
+    pub(super) fn switch(&mut self, command: &Command, name: &str) -> String {
+        let verb = command.kind();
+        let name = name.trim().trim_matches('"');
+        let sym = Symbol::intern(name);
+        let Some(i) = self.session.world().advice.find(sym) else {
+            let names: Vec<&str> = self
+                .session
+                .world()
+                .advice
+                .entries
+                .iter()
+                .map(|e| e.advice.name.as_str())
+                .collect();
+            return match crate::diagnostic::closest(name, names.iter().copied()) {
+                Some(c) => {
+                    format!("error: no law or side-effect named \"{name}\"; did you mean \"{c}\"?")
+                }
+                None => format!("error: no law or side-effect named \"{name}\" (:laws lists them)"),
+            };
+        };
+        let enabled = self.session.world().advice.entries[i].enabled;
+        match (verb, enabled) {
+            (Kind::Disable, false) => {
+                return format!("error: \"{name}\" is already disabled; nothing changed");
+            }
+            (Kind::Enable, true) => {
+                return format!("error: \"{name}\" is already enabled; nothing changed");
+            }
+            _ => {}
+        }
+        let table = Arc::make_mut(&mut self.session.world_mut().advice);
+        match verb {
+            Kind::Disable => table.entries[i].enabled = false,
+            Kind::Enable => table.entries[i].enabled = true,
+            _ => {
+                table.entries.remove(i);
+            }
+        }
+        table.version = next_version();
+        let done = format!("\"{name}\" {}d", verb.name());
+        self.record(command.clone(), done)
+    }
+
+    /// Record a rule change in the history.
+    fn record(&mut self, command: Command, description: String) -> String {
+        self.history.push(Entry {
+            commands: vec![command],
+            description: description.clone(),
+            world: self.session.world().clone(),
+        });
+        format!("{description}; takes effect from the next transaction")
+    }
+}
