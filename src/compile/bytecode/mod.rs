@@ -4,7 +4,7 @@
 //! Every value-producing form leaves exactly one value on the operand stack; statements in
 //! a sequence pop the values they do not need. Jump targets are absolute op indices.
 //!
-//! The instructions are in `ops`, the peephole pass that fuses sequences of them in
+//! The instructions are in `ops.rs`, the peephole pass that fuses sequences of them in
 //! `fuse.rs`; this module holds a compiled body ([`Code`]) and the indices that name one.
 
 use crate::source::Span;
