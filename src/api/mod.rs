@@ -36,4 +36,4 @@ mod play;
 pub use error::{Error, LoadError};
 pub use game::{Game, Loader};
 pub use moves::{Move, MoveIndex};
-pub use play::{Match, Played, SeatView};
+pub use play::{Match, Played, SeatView, TO_MOVE};

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use crate::compile::bytecode::CodeId;
+use crate::compile::codegen::compile_function_call;
 use crate::repr;
 use crate::runtime::canvas::{Canvas, View};
 use crate::runtime::moves::NotPlayable;
@@ -89,36 +90,15 @@ impl Match {
 
     fn to_move_code(&mut self) -> Result<CodeId, Error> {
         if self.to_move.is_none() {
-            self.to_move = Some(self.compile_call(TO_MOVE)?);
+            let game = self.session.game_mut();
+            let code = compile_function_call(game, TO_MOVE, "the API").map_err(Error::NoToMove)?;
+            self.to_move = Some(code);
         }
         self.to_move.flatten().ok_or_else(|| {
             Error::NoToMove(format!(
                 "the game defines no function `{TO_MOVE}`, so it cannot say whose turn it is"
             ))
         })
-    }
-
-    /// A call of the game's function `name` with no arguments, compiled into this match's
-    /// game; `None` when the game defines no such function.
-    fn compile_call(&mut self, name: &str) -> Result<Option<CodeId>, Error> {
-        let sym = Symbol::intern(name);
-        let game = &self.session.game;
-        let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
-            return Ok(None);
-        };
-        let code = game.code(f.code);
-        if code.params != 0 {
-            return Err(Error::NoToMove(format!(
-                "the game's function `{name}` takes {} parameter(s); it is called with none",
-                code.params
-            )));
-        }
-        let span = code.span;
-        let compiled = crate::compile::codegen::compile_call(self.session.game_mut(), sym, span)
-            .map_err(|d| {
-                Error::NoToMove(d.first().map_or_else(String::new, |d| d.message.clone()))
-            })?;
-        Ok(Some(compiled))
     }
 
     /// The legal moves now, in the order the game's `#actions` proposes them.

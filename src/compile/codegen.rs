@@ -480,6 +480,31 @@ pub fn compile_call(game: &mut Game, name: Symbol, span: Span) -> Result<CodeId,
     compile_body(game, &[call], format!("({name})"), span)
 }
 
+/// A call of the game's function `name` with no arguments, compiled into the game; `None`
+/// when the game defines no such function. The error, for people, says it takes parameters
+/// (`caller` says who calls it: "a search").
+pub fn compile_function_call(
+    game: &mut Game,
+    name: &str,
+    caller: &str,
+) -> Result<Option<CodeId>, String> {
+    let sym = Symbol::intern(name);
+    let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
+        return Ok(None);
+    };
+    let code = game.code(f.code);
+    if code.params != 0 {
+        return Err(format!(
+            "the game's function `{name}` takes {} parameter(s); {caller} calls it with none",
+            code.params
+        ));
+    }
+    let span = code.span;
+    compile_call(game, sym, span)
+        .map(Some)
+        .map_err(|_| format!("`({name})` does not compile"))
+}
+
 struct Emitter<'a> {
     ops: Vec<Op>,
     spans: Vec<Span>,

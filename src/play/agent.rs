@@ -10,8 +10,8 @@
 //! that has some sense, not only under random play.
 
 use crate::compile::bytecode::CodeId;
+use crate::compile::codegen::compile_function_call;
 use crate::compile::program::Game;
-use crate::symbol::Symbol;
 
 /// How a player chooses its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,8 +120,7 @@ pub struct Agents {
     pub others: Agent,
 }
 
-/// The function a game defines to say whose turn it is.
-pub const TO_MOVE: &str = "to-move";
+pub use crate::api::TO_MOVE;
 
 /// The function a game may define to score a position for a search: no parameters, a
 /// dictionary of each player (as `to-move` gives it) to what the position is worth to
@@ -137,7 +136,7 @@ impl Agents {
         players: Vec<(String, Agent)>,
         others: Agent,
     ) -> Result<Agents, String> {
-        let to_move = match compile_function_call(game, TO_MOVE)? {
+        let to_move = match compile_function_call(game, TO_MOVE, "a search")? {
             Some(code) => code,
             None => {
                 return Err(format!(
@@ -145,7 +144,7 @@ impl Agents {
                 ));
             }
         };
-        let evaluate = compile_function_call(game, EVALUATE)?;
+        let evaluate = compile_function_call(game, EVALUATE, "a search")?;
         let deep = players
             .iter()
             .map(|(_, a)| a)
@@ -170,24 +169,4 @@ impl Agents {
             .and_then(|p| self.players.iter().find(|(name, _)| name == p))
             .map_or(self.others, |(_, a)| *a)
     }
-}
-
-/// A call of the game's function `name` with no arguments, compiled into the game; `None`
-/// when the game defines no such function. The error says it takes parameters.
-fn compile_function_call(game: &mut Game, name: &str) -> Result<Option<CodeId>, String> {
-    let sym = Symbol::intern(name);
-    let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
-        return Ok(None);
-    };
-    let code = game.code(f.code);
-    if code.params != 0 {
-        return Err(format!(
-            "the game's function `{name}` takes {} parameter(s); a search calls it with none",
-            code.params
-        ));
-    }
-    let span = code.span;
-    crate::compile::codegen::compile_call(game, sym, span)
-        .map(Some)
-        .map_err(|_| format!("`({name})` does not compile"))
 }

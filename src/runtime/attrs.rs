@@ -51,6 +51,7 @@ impl Attrs {
     }
 
     /// Remove every attribute, keeping the room they took.
+    #[inline]
     pub fn clear(&mut self) {
         self.0.clear();
     }
