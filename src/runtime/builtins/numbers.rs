@@ -59,6 +59,7 @@ fn float(v: &Value) -> f64 {
 }
 
 /// Fold `args` left to right, in integers (checked) or, if any is a float, in floats.
+#[inline]
 fn fold(
     args: &[Value],
     name: &str,
