@@ -84,11 +84,11 @@ impl Match {
     /// several when orders are given at once, or none when the game says nobody in
     /// particular.
     pub fn players_to_move(&mut self) -> Result<Vec<String>, Error> {
-        let code = self.to_move_code()?;
+        let code = self.turn_function()?;
         self.session.players_to_move(code).map_err(Error::Failed)
     }
 
-    fn to_move_code(&mut self) -> Result<CodeId, Error> {
+    fn turn_function(&mut self) -> Result<CodeId, Error> {
         if self.to_move.is_none() {
             let game = self.session.game_mut();
             let code = compile_function_call(game, TO_MOVE, "the API").map_err(Error::NoToMove)?;
