@@ -110,7 +110,10 @@ impl Machine {
             loop {
                 let op = &code.ops[ip];
                 #[cfg(feature = "op-stats")]
-                super::super::opstats::count(op, self.frames.last().map_or("top", |f| f.kind.label()));
+                super::super::opstats::count(
+                    op,
+                    self.frames.last().map_or("top", |f| f.kind.label()),
+                );
                 ip += 1;
                 left -= 1;
                 if left <= 0 {
