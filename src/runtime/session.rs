@@ -19,6 +19,12 @@ use super::value::{Message, Value};
 use super::vm::{ChainCache, Context, Limits, Machine, MoveLog, Run, TrialEnd};
 use super::world::{Entity, World, links_dict};
 
+mod candidates;
+mod fork;
+
+pub use candidates::{Action, Candidate, CandidateItems, action_name};
+pub use fork::Isolated;
+
 /// How to start a session.
 #[derive(Clone, Debug, Default)]
 pub struct SessionOptions {
@@ -60,104 +66,6 @@ impl std::fmt::Display for StartError {
             StartError::Failed(e) => write!(f, "the game failed to start: {}", e.message),
             StartError::Refused(s) => write!(f, "#setup did not commit: {s}"),
         }
-    }
-}
-
-/// One candidate player action.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Action {
-    /// What the players call it.
-    pub name: String,
-    /// Who receives the message.
-    pub recipient: Symbol,
-    /// The message.
-    pub message: Rc<Message>,
-}
-
-/// A candidate action not yet named: who receives which message. Trying moves (playouts,
-/// perft) names a candidate only when it has to report it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Candidate {
-    /// Who receives the message.
-    pub recipient: Symbol,
-    /// The message.
-    pub message: Rc<Message>,
-}
-
-impl Candidate {
-    /// A copy sharing no reference count with this one (see [`Value::private_copy`]).
-    pub fn private_copy(&self) -> Candidate {
-        let message = match Value::Message(self.message.clone()).private_copy() {
-            Value::Message(m) => m,
-            _ => unreachable!("a message's copy is a message"),
-        };
-        Candidate {
-            recipient: self.recipient,
-            message,
-        }
-    }
-
-    /// What the players call it (see [`action_name`]).
-    pub fn name(&self) -> String {
-        action_name(self.recipient, &self.message)
-    }
-
-    /// The candidate with its name.
-    pub fn into_action(self) -> Action {
-        Action {
-            name: self.name(),
-            recipient: self.recipient,
-            message: self.message,
-        }
-    }
-}
-
-/// The candidates `#actions` gave, as it gave them: a list whose items are all
-/// `(list <recipient> <message>)` ([`Session::candidate_items`]).
-#[derive(Clone, Debug, Default)]
-pub struct CandidateItems {
-    items: Option<Rc<super::value::List>>,
-}
-
-impl CandidateItems {
-    /// How many candidates there are.
-    pub fn len(&self) -> usize {
-        self.items.as_ref().map_or(0, |l| l.len())
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Candidate `i`, in the order `#actions` gave them (`None` past the end).
-    pub fn get(&self, i: usize) -> Option<Candidate> {
-        candidate_of(self.items.as_ref()?.get(i)?)
-    }
-
-    /// Every candidate, in the order `#actions` gave them.
-    pub fn to_vec(&self) -> Vec<Candidate> {
-        let mut out = Vec::with_capacity(self.len());
-        if let Some(items) = &self.items {
-            for item in items.chunks().flatten() {
-                out.extend(candidate_of(item));
-            }
-        }
-        out
-    }
-}
-
-/// The candidate an item of a checked `#actions` list stands for.
-fn candidate_of(item: &Value) -> Option<Candidate> {
-    let Value::List(pair) = item else {
-        return None;
-    };
-    match (pair.front(), pair.back()) {
-        (Some(Value::Str(to)), Some(Value::Message(m))) => Some(Candidate {
-            recipient: to.intern(),
-            message: m.clone(),
-        }),
-        _ => None,
     }
 }
 
@@ -774,57 +682,6 @@ impl Session {
         }
     }
 
-    /// A copy sharing the game, with the same world and parameters and its own caches, to
-    /// run playouts or perft on another thread (profiling, from zero, if this session is).
-    /// The world (without its canvas: nobody draws on those threads), the parameters and
-    /// the defaults are copied all the way down, so the copy holds no reference count of
-    /// this session's values and may go to another thread.
-    pub fn fork(&self) -> Isolated<Session> {
-        let mut home = Box::new(Machine::holding(self.world().private_copy()));
-        if self.home.profiling() {
-            home.set_profile(Some(Box::default()));
-        }
-        let session = Session {
-            game: self.game.clone(),
-            home,
-            params: self
-                .params
-                .iter()
-                .map(|(k, v)| (*k, v.private_copy()))
-                .collect(),
-            defaults: self
-                .defaults
-                .iter()
-                .map(|row| row.iter().map(Value::private_copy).collect())
-                .collect(),
-            cache: ChainCache::default(),
-            limits: self.limits,
-            trace: false,
-            interrupt: None,
-            fixed: self.fixed.clone(),
-            kept_message: None,
-        };
-        Isolated(session)
-    }
-
-    /// A copy on this thread sharing everything with this one: the same world (a
-    /// persistent value, so the copy costs a few reference counts, and a write in either
-    /// copies only what it changes), parameters and defaults, with caches of its own.
-    pub fn branch(&self) -> Session {
-        Session {
-            game: self.game.clone(),
-            home: Box::new(Machine::holding(self.world().clone())),
-            params: self.params.clone(),
-            defaults: self.defaults.clone(),
-            cache: ChainCache::default(),
-            limits: self.limits,
-            trace: self.trace,
-            interrupt: self.interrupt.clone(),
-            fixed: self.fixed.clone(),
-            kept_message: None,
-        }
-    }
-
     /// The outcome recorded by `(finish with ...)`, if any.
     pub fn outcome(&self) -> Option<&super::value::Dict> {
         self.world().outcome.as_ref()
@@ -844,66 +701,5 @@ impl Start {
             Start::Deliver(to, msg) => Machine::deliver_shared(world, cx, to, msg),
             Start::Eval(code) => Machine::eval(world, cx, code),
         }
-    }
-}
-
-/// The name of an action: its message's `"name"` attribute, else
-/// `<label>@<recipient>` followed by `{key=value ...}` when it has attributes.
-pub fn action_name(recipient: Symbol, m: &Message) -> String {
-    if let Some(name) = m.attrs.get(&super::value::Key::sym(Symbol::intern("name"))) {
-        return name.to_text();
-    }
-    let mut s = format!("{}@{}", m.label, recipient);
-    if !m.attrs.is_empty() {
-        let attrs: Vec<String> = m
-            .attrs
-            .iter()
-            .map(|(k, v)| format!("{}={}", k.to_value().to_text(), v.to_text()))
-            .collect();
-        s.push_str(&format!("{{{}}}", attrs.join(",")));
-    }
-    s
-}
-
-/// What goes to another thread: a session or values that hold no reference count that
-/// anything else holds. A value's counts are not atomic, so values stay on the thread
-/// that made them (see `value`); another thread gets copies made all the way down
-/// ([`Value::private_copy`], [`World::private_copy`]), wrapped in this.
-pub struct Isolated<T>(T);
-
-// SAFETY: an `Isolated` is made only by `Session::fork` and `Isolated::new`, and each
-// copies every value it puts in all the way down (`new` by its caller's promise): no
-// reference count inside an `Isolated` is held outside it, so the thread that takes it
-// is the only one to touch those counts. What a fork shares with the session it came
-// from (the game, the advice, the names of the entities) is `Send` and `Sync`, checked
-// below and beside `World`; the rest of it (its entities and their tree, its machine's
-// buffers, its caches) is its own.
-unsafe impl<T> Send for Isolated<T> {}
-
-// What a fork shares with the session it was made from (rather than copying) is safe to
-// share between threads: checked here, as `Isolated`'s `Send` does not check it.
-const _: () = {
-    const fn shared<T: Send + Sync>() {}
-    shared::<Game>();
-    shared::<super::world::FixedNames>();
-    shared::<super::world::AdviceTable>();
-    shared::<Limits>();
-};
-
-impl<T> Isolated<T> {
-    /// `value` to hand to another thread.
-    ///
-    /// # Safety
-    ///
-    /// Nothing outside `value` may hold a reference count of a value inside it: it was
-    /// copied all the way down (the copy's counts are the copy's alone) or made for the
-    /// purpose, and nothing kept a copy of it since.
-    pub unsafe fn new(value: T) -> Isolated<T> {
-        Isolated(value)
-    }
-
-    /// What was handed over, on the thread that took it.
-    pub fn into_inner(self) -> T {
-        self.0
     }
 }

@@ -9,6 +9,10 @@
 
 mod args;
 mod collections;
+mod dicts;
+mod lists;
+mod search;
+mod text;
 pub(crate) use collections::text_of;
 pub use collections::{contains_letter, read_fast};
 pub use strings::ascii_name;

@@ -1,0 +1,124 @@
+//! The candidate actions of a position: [`Action`] (named), [`Candidate`] (named only
+//! when reported), [`CandidateItems`] (the `#actions` list as it was given) and how an
+//! action is named.
+
+use std::rc::Rc;
+
+use crate::runtime::value::{Key, List, Message, Value};
+use crate::symbol::Symbol;
+
+/// One candidate player action.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// What the players call it.
+    pub name: String,
+    /// Who receives the message.
+    pub recipient: Symbol,
+    /// The message.
+    pub message: Rc<Message>,
+}
+
+/// A candidate action not yet named: who receives which message. Trying moves (playouts,
+/// perft) names a candidate only when it has to report it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// Who receives the message.
+    pub recipient: Symbol,
+    /// The message.
+    pub message: Rc<Message>,
+}
+
+impl Candidate {
+    /// A copy sharing no reference count with this one (see [`Value::private_copy`]).
+    pub fn private_copy(&self) -> Candidate {
+        let message = match Value::Message(self.message.clone()).private_copy() {
+            Value::Message(m) => m,
+            _ => unreachable!("a message's copy is a message"),
+        };
+        Candidate {
+            recipient: self.recipient,
+            message,
+        }
+    }
+
+    /// What the players call it (see [`action_name`]).
+    pub fn name(&self) -> String {
+        action_name(self.recipient, &self.message)
+    }
+
+    /// The candidate with its name.
+    pub fn into_action(self) -> Action {
+        Action {
+            name: self.name(),
+            recipient: self.recipient,
+            message: self.message,
+        }
+    }
+}
+
+/// The candidates `#actions` gave, as it gave them: a list whose items are all
+/// `(list <recipient> <message>)` ([`Session::candidate_items`](super::Session::candidate_items)).
+#[derive(Clone, Debug, Default)]
+pub struct CandidateItems {
+    pub(super) items: Option<Rc<List>>,
+}
+
+impl CandidateItems {
+    /// How many candidates there are.
+    pub fn len(&self) -> usize {
+        self.items.as_ref().map_or(0, |l| l.len())
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Candidate `i`, in the order `#actions` gave them (`None` past the end).
+    pub fn get(&self, i: usize) -> Option<Candidate> {
+        candidate_of(self.items.as_ref()?.get(i)?)
+    }
+
+    /// Every candidate, in the order `#actions` gave them.
+    pub fn to_vec(&self) -> Vec<Candidate> {
+        let mut out = Vec::with_capacity(self.len());
+        if let Some(items) = &self.items {
+            for item in items.chunks().flatten() {
+                out.extend(candidate_of(item));
+            }
+        }
+        out
+    }
+}
+
+/// The candidate an item of a checked `#actions` list stands for.
+fn candidate_of(item: &Value) -> Option<Candidate> {
+    let Value::List(pair) = item else {
+        return None;
+    };
+    match (pair.front(), pair.back()) {
+        (Some(Value::Str(to)), Some(Value::Message(m))) => Some(Candidate {
+            recipient: to.intern(),
+            message: m.clone(),
+        }),
+        _ => None,
+    }
+}
+
+/// The name of an action: its message's `"name"` attribute, else
+/// `<label>@<recipient>` followed by `{key=value ...}` when it has attributes.
+pub fn action_name(recipient: Symbol, m: &Message) -> String {
+    if let Some(name) = m.attrs.get(&Key::sym(Symbol::intern("name"))) {
+        return name.to_text();
+    }
+    let mut s = format!("{}@{}", m.label, recipient);
+    if !m.attrs.is_empty() {
+        let attrs: Vec<String> = m
+            .attrs
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.to_value().to_text(), v.to_text()))
+            .collect();
+        s.push_str(&format!("{{{}}}", attrs.join(",")));
+    }
+    s
+}
