@@ -22,15 +22,7 @@ mod tests {
     use std::rc::Rc;
 
     use super::super::test_support::*;
-    use crate::runtime::value::{Dict, Value};
-
-    fn d(pairs: Vec<(Value, Value)>) -> Value {
-        let mut m = Dict::new();
-        for (k, v) in pairs {
-            m.insert(k.as_key().unwrap(), v);
-        }
-        Value::dict(m)
-    }
+    use crate::runtime::value::Value;
 
     #[test]
     fn updates_leave_shared_collections_unchanged() {

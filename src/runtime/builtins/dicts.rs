@@ -140,20 +140,8 @@ pub(super) fn remove_key(args: &mut [Value], _: &mut Meter) -> Result<Value, Bui
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::runtime::value::{Dict, Value};
+    use crate::runtime::value::Value;
     use crate::symbol::Symbol;
-
-    fn d(pairs: Vec<(Value, Value)>) -> Value {
-        let mut m = Dict::new();
-        for (k, v) in pairs {
-            m.insert(k.as_key().unwrap(), v);
-        }
-        Value::dict(m)
-    }
-
-    const T: Value = Value::bool(true);
-    const F: Value = Value::bool(false);
-    const NIL: Value = Value::Nil;
 
     #[test]
     fn dict_builds_from_pairs() {

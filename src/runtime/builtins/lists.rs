@@ -218,17 +218,7 @@ pub(super) fn drop(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinEr
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::runtime::value::{Dict, Value};
-
-    fn d(pairs: Vec<(Value, Value)>) -> Value {
-        let mut m = Dict::new();
-        for (k, v) in pairs {
-            m.insert(k.as_key().unwrap(), v);
-        }
-        Value::dict(m)
-    }
-
-    const NIL: Value = Value::Nil;
+    use crate::runtime::value::Value;
 
     #[test]
     fn list_first_rest_last() {

@@ -164,6 +164,19 @@ pub(crate) mod test_support {
         }
     }
 
+    pub const T: Value = Value::bool(true);
+    pub const F: Value = Value::bool(false);
+    pub const NIL: Value = Value::Nil;
+
+    /// A dictionary of `pairs`.
+    pub fn d(pairs: Vec<(Value, Value)>) -> Value {
+        let mut m = crate::runtime::value::Dict::new();
+        for (k, v) in pairs {
+            m.insert(k.as_key().unwrap(), v);
+        }
+        Value::dict(m)
+    }
+
     pub fn i(n: i64) -> Value {
         Value::Int(n)
     }

@@ -95,19 +95,7 @@ pub(super) fn remove(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
-    use crate::runtime::value::{Dict, Value};
-
-    fn d(pairs: Vec<(Value, Value)>) -> Value {
-        let mut m = Dict::new();
-        for (k, v) in pairs {
-            m.insert(k.as_key().unwrap(), v);
-        }
-        Value::dict(m)
-    }
-
-    const T: Value = Value::bool(true);
-    const F: Value = Value::bool(false);
-    const NIL: Value = Value::Nil;
+    use crate::runtime::value::Value;
 
     #[test]
     fn contains_in_lists_dicts_and_strings() {

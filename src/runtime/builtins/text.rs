@@ -108,8 +108,6 @@ mod tests {
     use crate::runtime::value::Value;
     use crate::symbol::Symbol;
 
-    const NIL: Value = Value::Nil;
-
     /// `str` of a few strings (joined without `text_of`) answers, counts steps and memory,
     /// and fails exactly as `text_of` does, under every limit.
     #[test]
