@@ -68,6 +68,17 @@ impl Loader {
         self
     }
 
+    /// Put each of `paths` in force, in order (see [`Loader::rules`]).
+    pub fn rules_files(self, paths: &[PathBuf]) -> Loader {
+        paths.iter().fold(self, |l, p| l.rules(p.clone()))
+    }
+
+    /// Set each parameter of `texts`, in its command-line form (see
+    /// [`Loader::param_text`]).
+    pub fn params_text(self, texts: &[String]) -> Loader {
+        texts.iter().fold(self, |l, t| l.param_text(t))
+    }
+
     /// Set a parameter from its command-line form, `name=value`. A text without `=` is
     /// refused when a match starts ([`Error::Param`]), as an unknown name is.
     pub fn param_text(mut self, text: &str) -> Loader {

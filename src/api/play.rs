@@ -156,10 +156,12 @@ impl Match {
         label: &str,
         attrs: &[(&str, Value)],
     ) -> Result<Played, Error> {
-        let recipient = Symbol::intern(to);
-        if self.session.world().lookup(recipient).is_none() {
+        // A name never interned names no entity, and looking it up adds nothing to the
+        // process-wide table of names.
+        let known = Symbol::get(to).filter(|&s| self.session.world().lookup(s).is_some());
+        let Some(recipient) = known else {
             return Err(Error::NoSuchEntity(to.to_string()));
-        }
+        };
         let mut message = Message {
             label: Symbol::intern(label),
             attrs: Attrs::new(),
@@ -215,10 +217,9 @@ impl Match {
     /// entity or property.
     pub fn property(&self, entity: &str, name: &str) -> Option<Value> {
         let world = self.session.world();
-        let id = world.lookup(Symbol::intern(entity))?;
+        let id = world.lookup(Symbol::get(entity)?)?;
         let e = world.entity(id)?;
-        e.property(&self.session.game, Symbol::intern(name))
-            .cloned()
+        e.property(&self.session.game, Symbol::get(name)?).cloned()
     }
 
     /// A digest of the position: equal positions (entities, properties, states, the

@@ -95,10 +95,9 @@ pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) {
 /// code to use.
 pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
     let start = &options.start;
-    let loader = start
-        .params
-        .iter()
-        .fold(loader(&options.game, &start.rules), |l, p| l.param_text(p))
+    let loader = api::Game::loader(&options.game)
+        .rules_files(&start.rules)
+        .params_text(&start.params)
         .limits(start.limits());
     let game = load(loader)?;
     match game.start_session(start.seed, trace) {
@@ -144,13 +143,6 @@ pub fn play_names(
     Ok(())
 }
 
-/// How to load the game at `path` with the rules files `rules`.
-fn loader(path: &Path, rules: &[std::path::PathBuf]) -> api::Loader {
-    rules
-        .iter()
-        .fold(api::Game::loader(path), |l, r| l.rules(r.clone()))
-}
-
 /// Load the game; print its warnings, or the problem and return the exit code to use.
 fn load(loader: api::Loader) -> Result<api::Game, ExitCode> {
     match loader.load() {
@@ -174,6 +166,6 @@ pub fn load_game(
     path: &Path,
     rules: &[std::path::PathBuf],
 ) -> Result<(SourceMap, Arc<Game>), ExitCode> {
-    let game = load(loader(path, rules))?;
+    let game = load(api::Game::loader(path).rules_files(rules))?;
     Ok((game.sources().clone(), game.compiled().clone()))
 }

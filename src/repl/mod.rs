@@ -157,10 +157,9 @@ impl std::fmt::Display for OpenError {
 
 /// Open the game and start it; the error is the text to show.
 fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
-    let loader =
-        (options.rules.iter()).fold(api::Game::loader(&options.game), |l, r| l.rules(r.clone()));
-    let loader = (options.params.iter())
-        .fold(loader, |l, p| l.param_text(p))
+    let loader = api::Game::loader(&options.game)
+        .rules_files(&options.rules)
+        .params_text(&options.params)
         .limits(options.limits);
     let game = loader.load().map_err(|e| OpenError {
         usage: e.is_usage(),
