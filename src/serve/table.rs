@@ -544,38 +544,17 @@ impl Table {
                 };
                 (id, command)
             }
-            Request::Disable { id, name: n } => {
-                rule_name(&n)?;
-                let name = n.trim().to_string();
-                (
-                    id,
-                    Command::Disable {
-                        gap: Gap::ONE,
-                        name,
-                    },
-                )
+            Request::Disable { id, name } => {
+                let (gap, name) = (Gap::ONE, rule_name(&name)?);
+                (id, Command::Disable { gap, name })
             }
-            Request::Enable { id, name: n } => {
-                rule_name(&n)?;
-                let name = n.trim().to_string();
-                (
-                    id,
-                    Command::Enable {
-                        gap: Gap::ONE,
-                        name,
-                    },
-                )
+            Request::Enable { id, name } => {
+                let (gap, name) = (Gap::ONE, rule_name(&name)?);
+                (id, Command::Enable { gap, name })
             }
-            Request::Remove { id, name: n } => {
-                rule_name(&n)?;
-                let name = n.trim().to_string();
-                (
-                    id,
-                    Command::Remove {
-                        gap: Gap::ONE,
-                        name,
-                    },
-                )
+            Request::Remove { id, name } => {
+                let (gap, name) = (Gap::ONE, rule_name(&name)?);
+                (id, Command::Remove { gap, name })
             }
         };
         // A move given while several may move (`to-move` gives a list) is a secret order.
@@ -776,14 +755,15 @@ fn name(text: &str, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Check the name of a law or side-effect: one line (names may hold spaces).
-fn rule_name(text: &str) -> Result<(), String> {
+/// Check the name of a law or side-effect, one line (names may hold spaces), and give it
+/// without surrounding blanks.
+fn rule_name(text: &str) -> Result<String, String> {
     if text.trim().is_empty() || text.len() > MAX_NAME || text.chars().any(char::is_control) {
         return Err(format!(
             "a rule's name is one line of 1 to {MAX_NAME} bytes (the rules list shows the names)"
         ));
     }
-    Ok(())
+    Ok(text.trim().to_string())
 }
 
 /// Compare secrets in time that does not depend on where they differ.
