@@ -52,6 +52,9 @@
 //! --benches` (criterion's `--test` mode) every scenario runs once at a small size, as a
 //! smoke test.
 
+use flexrules::api::Match;
+use flexrules::play::perft::perft_on_threads;
+use flexrules::play::playout::playout;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -563,19 +566,21 @@ fn bundled(dir: &str, params: &[(&str, i64)]) -> Session {
 /// `n` random playouts from the session's world, seeded as `flexrules playout --seed 0`
 /// seeds them (games `first..first + n`); the plies played.
 fn playouts(session: &mut Session, first: u64, n: u64) -> usize {
-    let start = session.world().clone();
-    let mut plies = 0;
-    for i in first..first + n {
-        *session.world_mut() = start.clone();
-        let mut chooser = Chooser::new(0, i);
-        session.world_mut().rng = chooser.next_u64();
-        match session.playout(&mut chooser, 100_000) {
-            Ok(p) => plies += p.plies,
-            Err(e) => panic!("playout {i} failed: {}", e.error.message),
+    Match::around(session, |m| {
+        let start = m.position().clone();
+        let mut plies = 0;
+        for i in first..first + n {
+            m.set_position(start.clone());
+            let mut chooser = Chooser::new(0, i);
+            m.set_random_state(chooser.next_u64());
+            match playout(m, &mut chooser, 100_000) {
+                Ok(p) => plies += p.plies,
+                Err(e) => panic!("playout {i} failed: {}", e.error.message),
+            }
         }
-    }
-    *session.world_mut() = start;
-    plies
+        m.set_position(start);
+        plies
+    })
 }
 
 /// A timed playout workload: its id, its game directory, its parameters, its playouts.
@@ -618,7 +623,9 @@ fn time_perft(id: &str, depth: usize, jobs: usize, reps: usize) {
     let mut session = bundled("chess", &[]);
     for _ in 0..reps {
         let t = Instant::now();
-        let perft = session.perft_on_threads(depth, jobs, &mut |_| {});
+        let perft = Match::around(&mut session, |m| {
+            perft_on_threads(m, depth, jobs, &mut |_| {})
+        });
         if let Some(f) = perft.failures.first() {
             panic!("chess perft({depth}) failed: {}", f.error.message);
         }

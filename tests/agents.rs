@@ -2,6 +2,9 @@
 //! blocks one, beats random play, leaves no trace of the moves it only tried, and plays
 //! the same game for the same seed.
 
+use flexrules::api::Match;
+use flexrules::play::mcts::playout_with;
+use flexrules::play::playout::ending;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,7 +31,8 @@ fn with_agents(dir: &str, players: &[(&str, Agent)], others: Agent) -> (Session,
         .expect("the game starts")
         .0;
     let players = players.iter().map(|(p, a)| (p.to_string(), *a)).collect();
-    let agents = Agents::new(s.game_mut(), players, others).expect("the game has to-move");
+    let agents =
+        Match::around(&mut s, |m| Agents::new(m, players, others)).expect("the game has to-move");
     (s, agents)
 }
 
@@ -67,12 +71,19 @@ fn mcts_takes_a_win_it_sees() {
     for seed in 0..8 {
         let (mut s, agents) = with_agents("tests/inputs/tic-tac-toe", &[], MCTS);
         play_names(&mut s, &["a1", "b1", "a2", "b2"]);
-        let p = s
-            .playout_with(&agents, &mut Chooser::new(seed, 0), 1, &mut BTreeSet::new())
-            .expect("plays");
+        let p = Match::around(&mut s, |m| {
+            playout_with(
+                m,
+                &agents,
+                &mut Chooser::new(seed, 0),
+                1,
+                &mut BTreeSet::new(),
+            )
+        })
+        .expect("plays");
         assert_eq!(p.plies, 1);
         assert_eq!(
-            s.ending(),
+            Match::around(&mut s, |m| ending(m)),
             Some(Ending::Winner(Value::str("X"))),
             "seed {seed}"
         );
@@ -85,8 +96,16 @@ fn mcts_blocks_a_win() {
     for seed in 0..8 {
         let (mut s, agents) = with_agents("tests/inputs/tic-tac-toe", &[], MCTS);
         play_names(&mut s, &["a1", "b1", "a2"]);
-        s.playout_with(&agents, &mut Chooser::new(seed, 0), 1, &mut BTreeSet::new())
-            .expect("plays");
+        Match::around(&mut s, |m| {
+            playout_with(
+                m,
+                &agents,
+                &mut Chooser::new(seed, 0),
+                1,
+                &mut BTreeSet::new(),
+            )
+        })
+        .expect("plays");
         assert_eq!(mark(&s, "a3"), Value::str("O"), "seed {seed}");
     }
 }
@@ -106,9 +125,10 @@ fn a_searched_move_is_legal_and_leaves_no_trace() {
     let mut movers = BTreeSet::new();
     for ply in 0..12 {
         let legal = s.try_candidates().expect("legal moves").legal;
-        let p = s
-            .playout_with(&agents, &mut Chooser::new(5, ply), 1, &mut movers)
-            .expect("plays");
+        let p = Match::around(&mut s, |m| {
+            playout_with(m, &agents, &mut Chooser::new(5, ply), 1, &mut movers)
+        })
+        .expect("plays");
         assert_eq!(p.plies, 1);
         assert!(
             legal.iter().any(|(_, w)| w.same_as(s.world())),
@@ -136,14 +156,16 @@ fn a_game_depends_only_on_the_seed() {
     let start = s.world().clone();
     let mut play = |seed| {
         *s.world_mut() = start.clone();
-        let p = s
-            .playout_with(
+        let p = Match::around(&mut s, |m| {
+            playout_with(
+                m,
                 &agents,
                 &mut Chooser::new(seed, 3),
                 60,
                 &mut BTreeSet::new(),
             )
-            .expect("plays");
+        })
+        .expect("plays");
         (p, s.world().clone())
     };
     let (a, wa) = play(1);
@@ -174,14 +196,16 @@ fn mcts_beats_random_at_awele() {
         let games = 6;
         for i in 0..games {
             *s.world_mut() = start.clone();
-            let p = s
-                .playout_with(
+            let p = Match::around(&mut s, |m| {
+                playout_with(
+                    m,
                     &agents,
                     &mut Chooser::new(7, index + i),
                     2_000,
                     &mut BTreeSet::new(),
                 )
-                .expect("plays");
+            })
+            .expect("plays");
             if p.ending == Ending::Winner(Value::Int(searcher.parse().expect("a number"))) {
                 wins += 1;
             }
@@ -200,7 +224,7 @@ fn agents_need_to_move() {
     let mut s = Session::start(game("games/mini-awele"), &SessionOptions::default())
         .expect("starts")
         .0;
-    let e = Agents::new(s.game_mut(), Vec::new(), MCTS).expect_err("no to-move");
+    let e = Match::around(&mut s, |m| Agents::new(m, Vec::new(), MCTS)).expect_err("no to-move");
     assert!(e.contains("defines no function `to-move`"), "{e}");
 }
 
@@ -247,19 +271,29 @@ fn marks(text: &str) -> Session {
 #[test]
 fn evaluate_scores_the_positions_a_search_stops_at() {
     let mut s = marks(MARKS);
-    let agents = Agents::new(
-        s.game_mut(),
-        Vec::new(),
-        Agent::Mcts {
-            iterations: 20,
-            depth: Some(0),
-        },
-    )
+    let agents = Match::around(&mut s, |m| {
+        Agents::new(
+            m,
+            Vec::new(),
+            Agent::Mcts {
+                iterations: 20,
+                depth: Some(0),
+            },
+        )
+    })
     .expect("agents");
     assert!(agents.evaluate.is_some());
     for seed in 0..8 {
-        s.playout_with(&agents, &mut Chooser::new(seed, 0), 1, &mut BTreeSet::new())
-            .expect("plays");
+        Match::around(&mut s, |m| {
+            playout_with(
+                m,
+                &agents,
+                &mut Chooser::new(seed, 0),
+                1,
+                &mut BTreeSet::new(),
+            )
+        })
+        .expect("plays");
         let board = s.world().lookup(flexrules::symbol::Symbol::intern("board"));
         let last = s
             .world()
@@ -274,13 +308,14 @@ fn evaluate_scores_the_positions_a_search_stops_at() {
         iterations: 20,
         depth: Some(3),
     };
-    let e = Agents::new(s.game_mut(), Vec::new(), deep).expect_err("no evaluate");
+    let e = Match::around(&mut s, |m| Agents::new(m, Vec::new(), deep)).expect_err("no evaluate");
     assert!(e.contains("defines no function `evaluate`"), "{e}");
     let mut s = marks(&MARKS.replace("(dict \"p\" (if", "(list \"p\" (if"));
-    let agents = Agents::new(s.game_mut(), Vec::new(), deep).expect("agents");
-    let stopped = s
-        .playout_with(&agents, &mut Chooser::new(1, 0), 1, &mut BTreeSet::new())
-        .expect_err("evaluate gives a list");
+    let agents = Match::around(&mut s, |m| Agents::new(m, Vec::new(), deep)).expect("agents");
+    let stopped = Match::around(&mut s, |m| {
+        playout_with(m, &agents, &mut Chooser::new(1, 0), 1, &mut BTreeSet::new())
+    })
+    .expect_err("evaluate gives a list");
     assert!(
         stopped.error.message.contains("(evaluate) gave list"),
         "{}",

@@ -22,6 +22,9 @@
 //! otherwise). Set `OWARE_REFERENCE_SEEDS=1,2,...` to choose the live seeds,
 //! `OWARE_REFERENCE_GAMES=n` for the number of games per live seed.
 
+use flexrules::api::Match;
+use flexrules::play::perft::perft;
+use flexrules::play::playout::ending;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -303,7 +306,7 @@ fn replay(game: &Arc<Game>, g: &RefGame, endings: &mut Endings) -> Result<(), St
             return Err(report("the positions differ", &ours));
         }
         if finished {
-            let result = match session.ending() {
+            let result = match Match::around(&mut session, |m| ending(m)) {
                 Some(Ending::Winner(Value::Int(w))) => Outcome::Winner(w),
                 Some(Ending::Draw) => Outcome::Draw,
                 other => return Err(report(&format!("flexrules' ending is {other:?}"), &ours)),
@@ -468,7 +471,7 @@ fn perft_agrees(depth: usize) {
     let (mut session, _) =
         Session::start(awele(), &SessionOptions::default()).expect("awele starts");
     let started = std::time::Instant::now();
-    let perft = session.perft(depth);
+    let perft = Match::around(&mut session, |m| perft(m, depth));
     assert!(
         perft.failures.is_empty(),
         "perft failed: {:?}",

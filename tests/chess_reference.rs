@@ -16,6 +16,8 @@
 //! `CHESS_REFERENCE_SEEDS=1,2,...` to choose the live seeds, `CHESS_REFERENCE_GAMES=n` for
 //! the number of live games per seed and variant.
 
+use flexrules::api::Match;
+use flexrules::play::perft::perft;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -662,7 +664,7 @@ fn setup_agrees(game: &Arc<Game>, line: &SetupLine) -> Result<(), String> {
             .legal_actions()
             .map_err(|e| format!("#actions failed: {}", e.message))?
             .len();
-        let perft = session.perft(1);
+        let perft = Match::around(session, |m| perft(m, 1));
         let report = |what: String| format!("{} {} ({how}): {what}", line.variant, line.fen);
         if !perft.failures.is_empty() {
             return Err(report(format!("perft 1 met errors: {:?}", perft.failures)));

@@ -23,6 +23,8 @@
 //! otherwise). `GO_REFERENCE_SEEDS=1,2,...` chooses the live seeds, `GO_REFERENCE_GAMES=n`
 //! the number of 9x9 games per live seed.
 
+use flexrules::api::Match;
+use flexrules::play::playout::ending;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -343,7 +345,7 @@ fn replay(game: &Arc<Game>, g: &RefGame) -> Result<(), String> {
                     &ours,
                 ));
             }
-            let result = match session.ending() {
+            let result = match Match::around(&mut session, |m| ending(m)) {
                 Some(Ending::Winner(Value::Str(w))) => Outcome::Winner(w.as_str().to_string()),
                 Some(Ending::Draw) => Outcome::Draw,
                 other => return Err(report(&format!("flexrules' ending is {other:?}"), &ours)),

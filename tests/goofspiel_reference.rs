@@ -15,7 +15,9 @@
 //! works (skipped with a note otherwise); `GOOFSPIEL_REFERENCE_SEEDS=1,2,...` chooses the
 //! seeds.
 
+use flexrules::api::Match;
 use flexrules::play::playout::Ending;
+use flexrules::play::playout::ending;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::value::Value;
 
@@ -164,8 +166,11 @@ fn replay(played: &Played) -> Result<(), String> {
         Some(w) => Ending::Winner(Value::Int(w)),
         None => Ending::Draw,
     };
-    if s.ending() != Some(expected.clone()) {
-        return Err(format!("end: {:?}, OpenSpiel {expected:?}", s.ending()));
+    if Match::around(&mut s, |m| ending(m)) != Some(expected.clone()) {
+        return Err(format!(
+            "end: {:?}, OpenSpiel {expected:?}",
+            Match::around(&mut s, |m| ending(m))
+        ));
     }
     Ok(())
 }

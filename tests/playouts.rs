@@ -3,6 +3,12 @@
 //! the game statistics must agree with those of the full-list method (recorded below), and
 //! trying moves must leave no trace in the session's world.
 
+use flexrules::api::Match;
+use flexrules::play::perft::perft;
+use flexrules::play::perft::perft_on_threads;
+use flexrules::play::perft::perft_with_progress;
+use flexrules::play::playout::ending;
+use flexrules::play::playout::playout;
 use flexrules::play::stats::wilson;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -59,7 +65,8 @@ fn the_move_drawn_is_uniform_over_legal_moves() {
     let mut seen = vec![0u64; legal.len()];
     for i in 0..games {
         *s.world_mut() = start.clone();
-        let p = s.playout(&mut Chooser::new(11, i), 1).expect("playout");
+        let p =
+            Match::around(&mut s, |m| playout(m, &mut Chooser::new(11, i), 1)).expect("playout");
         assert_eq!(p.plies, 1);
         let which = legal
             .iter()
@@ -91,7 +98,7 @@ fn playout_statistics_agree_with_the_full_legal_list() {
         *s.world_mut() = start.clone();
         let mut chooser = Chooser::new(7, i);
         s.world_mut().rng = chooser.next_u64();
-        let p = s.playout(&mut chooser, 10_000).expect("playout");
+        let p = Match::around(&mut s, |m| playout(m, &mut chooser, 10_000)).expect("playout");
         match p.ending {
             Ending::Winner(w) if w.to_text() == "0" => now[0] += 1,
             Ending::Winner(w) if w.to_text() == "1" => now[1] += 1,
@@ -125,7 +132,7 @@ fn trying_moves_leaves_no_trace() {
     let moves = s.try_candidates().expect("legal moves").legal;
     assert_eq!(moves.len(), legal.len());
     assert!(s.world().same_as(&before), "legal_moves changed the world");
-    let perft = s.perft(3);
+    let perft = Match::around(&mut s, |m| perft(m, 3));
     assert!(perft.failures.is_empty());
     assert!(s.world().same_as(&before), "perft changed the world");
     // Every candidate, legal or not, tried on its own: the session's world is untouched.
@@ -141,7 +148,7 @@ fn trying_moves_leaves_no_trace() {
         }
     }
     // A one-ply playout changes only the world it is given, by one legal move.
-    let p = s.playout(&mut Chooser::new(5, 0), 1).expect("playout");
+    let p = Match::around(&mut s, |m| playout(m, &mut Chooser::new(5, 0), 1)).expect("playout");
     assert_eq!(p.plies, 1);
     assert!(moves.iter().any(|(_, w)| w.same_as(s.world())));
 }
@@ -217,7 +224,7 @@ fn full_perft(s: &mut Session, depth: usize) -> Perft {
 }
 
 fn full_perft_from(s: &mut Session, ply: usize, played: &mut Vec<String>, r: &mut Perft) {
-    if ply == r.counts.len() || s.ending().is_some() {
+    if ply == r.counts.len() || Match::around(s, |m| ending(m)).is_some() {
         return;
     }
     let fail =
@@ -285,9 +292,8 @@ fn chess_fen(fen: &str) -> Session {
 
 /// `s` after `plies` random moves (a playout cut short).
 fn after(mut s: Session, seed: u64, plies: usize) -> Session {
-    let p = s
-        .playout(&mut Chooser::new(seed, 0), plies)
-        .expect("playout");
+    let p =
+        Match::around(&mut s, |m| playout(m, &mut Chooser::new(seed, 0), plies)).expect("playout");
     assert_eq!(p.plies, plies, "the game ended early");
     s
 }
@@ -305,23 +311,29 @@ fn perft_counts_what_full_transactions_count() {
     ] {
         let before = s.world().clone();
         let full = full_perft(&mut s, depth);
-        let perft = s.perft(depth);
+        let perft = Match::around(&mut s, |m| perft(m, depth));
         assert_eq!(perft, full);
         assert!(s.world().same_as(&before), "perft changed the world");
         let mut progress = Vec::new();
-        let one = s.perft_with_progress(1, &mut |p| progress.push(p));
+        let one = Match::around(&mut s, |m| {
+            perft_with_progress(m, 1, &mut |p| progress.push(p))
+        });
         let n = one.counts[0] as usize;
         let expected: Vec<PerftProgress> = (1..=n)
             .map(|done| PerftProgress { done, total: n })
             .collect();
         assert_eq!(progress, expected);
         let mut progress = Vec::new();
-        s.perft_with_progress(2, &mut |p| progress.push(p));
+        Match::around(&mut s, |m| {
+            perft_with_progress(m, 2, &mut |p| progress.push(p))
+        });
         assert_eq!(progress, expected);
         // Spread over threads: the same counts, the same progress, the world untouched.
         for jobs in [2, 3] {
             let mut progress = Vec::new();
-            let spread = s.perft_on_threads(depth, jobs, &mut |p| progress.push(p));
+            let spread = Match::around(&mut s, |m| {
+                perft_on_threads(m, depth, jobs, &mut |p| progress.push(p))
+            });
             assert_eq!(spread, full, "perft on {jobs} threads");
             assert_eq!(progress.len(), n);
             assert_eq!(progress.last(), expected.last());
@@ -332,7 +344,7 @@ fn perft_counts_what_full_transactions_count() {
         }
     }
     // The fool's mate is among Black's moves.
-    let perft = chess_before_mate().perft(1);
+    let perft = Match::around(&mut chess_before_mate(), |m| perft(m, 1));
     assert_eq!(perft.finished, vec![1]);
 }
 
@@ -371,12 +383,12 @@ fn perft_reports_failures_in_the_order_of_the_full_walk() {
     assert_eq!(full.failures[0].played, vec!["a1".to_string()]);
     assert_eq!(full.failures[0].action.as_deref(), Some("c3"));
     assert_eq!(full.failures[1].played.len(), 2);
-    assert_eq!(s.perft(4), full);
+    assert_eq!(Match::around(&mut s, |m| perft(m, 4)), full);
     // On threads, each thread's walk meets the failures below its first moves: they are
     // merged as the one walk would have met them.
     for jobs in [2, 4, 9] {
         assert_eq!(
-            s.perft_on_threads(4, jobs, &mut |_| {}),
+            Match::around(&mut s, |m| perft_on_threads(m, 4, jobs, &mut |_| {})),
             full,
             "{jobs} threads"
         );
@@ -419,14 +431,18 @@ fn perft_split_at_the_replies_counts_what_one_thread_counts() {
     let mut s = tic_tac_toe_with(rules);
     let before = s.world().clone();
     let mut progress = Vec::new();
-    let one = s.perft_on_threads(depth, 1, &mut |p| progress.push(p));
+    let one = Match::around(&mut s, |m| {
+        perft_on_threads(m, depth, 1, &mut |p| progress.push(p))
+    });
     assert_eq!(one.counts[0], 9);
     assert_eq!(one.finished[0], 1, "b2 ends the game at once");
     assert!(!one.failures.is_empty());
     assert_eq!(progress.len(), 9);
     for jobs in [2, 3, 8] {
         let mut spread_progress = Vec::new();
-        let spread = s.perft_on_threads(depth, jobs, &mut |p| spread_progress.push(p));
+        let spread = Match::around(&mut s, |m| {
+            perft_on_threads(m, depth, jobs, &mut |p| spread_progress.push(p))
+        });
         assert_eq!(spread, one, "{jobs} threads");
         assert_eq!(spread_progress, progress, "{jobs} threads");
         assert!(
@@ -438,7 +454,7 @@ fn perft_split_at_the_replies_counts_what_one_thread_counts() {
     let profile_of = |jobs: usize| {
         let mut s = tic_tac_toe_with(rules);
         s.set_profiling(true);
-        let perft = s.perft_on_threads(depth, jobs, &mut |_| {});
+        let perft = Match::around(&mut s, |m| perft_on_threads(m, depth, jobs, &mut |_| {}));
         assert_eq!(perft, one, "{jobs} threads, profiling");
         let p = s.take_profile().expect("profiling");
         p.rows(&s.game)
@@ -531,8 +547,7 @@ fn a_playout_plays_what_full_transactions_play() {
         let mut played = s;
         let mut full = played.fork().into_inner();
         *full.world_mut() = played.world().clone();
-        let p = played
-            .playout(&mut Chooser::new(seed, 0), 30)
+        let p = Match::around(&mut played, |m| playout(m, &mut Chooser::new(seed, 0), 30))
             .expect("playout");
         // The same draws, each candidate delivered as a full transaction on a copy.
         let mut chooser = Chooser::new(seed, 0);
@@ -610,7 +625,7 @@ fn a_private_copy_of_the_world_is_the_same_world_sharing_nothing() {
             "chess's squares keep their lists of squares ({lists} seen)"
         );
     }
-    let before = s.perft(2).counts;
+    let before = Match::around(&mut s, |m| perft(m, 2)).counts;
     *s.world_mut() = original.private_copy();
-    assert_eq!(s.perft(2).counts, before);
+    assert_eq!(Match::around(&mut s, |m| perft(m, 2)).counts, before);
 }

@@ -2,6 +2,8 @@
 //! executed it, entries are counted once per run of a body, and profiling changes no
 //! result, step count or count of perft.
 
+use flexrules::api::Match;
+use flexrules::play::perft::perft_on_threads;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -231,13 +233,13 @@ fn chess() -> Session {
 #[test]
 fn a_perft_profile_is_the_same_on_any_number_of_threads() {
     let mut plain = chess();
-    let counts = plain.perft_on_threads(3, 1, &mut |_| {});
+    let counts = Match::around(&mut plain, |m| perft_on_threads(m, 3, 1, &mut |_| {}));
     let mut rows = Vec::new();
     let mut runs = Vec::new();
     for jobs in [1, 2, 3] {
         let mut s = chess();
         s.set_profiling(true);
-        let perft = s.perft_on_threads(3, jobs, &mut |_| {});
+        let perft = Match::around(&mut s, |m| perft_on_threads(m, 3, jobs, &mut |_| {}));
         assert_eq!(perft, counts, "{jobs} threads");
         let profile = s.take_profile().expect("profiling");
         rows.push(profile.rows(&s.game));

@@ -201,6 +201,23 @@ impl Game {
         Session::start(self.inner.compiled.clone(), &options).map_err(Error::Start)
     }
 
+    /// The game a session started on the engine directly is playing (a game compiled from
+    /// files in memory, in tests and tools): no sources, no parameters, default limits.
+    pub(super) fn of_compiled(compiled: Arc<program::Game>) -> Game {
+        Game {
+            inner: Arc::new(Inner {
+                compiled,
+                program: Arc::default(),
+                sources: SourceMap::default(),
+                root: PathBuf::new(),
+                warnings: Vec::new(),
+                params: Vec::new(),
+                malformed: None,
+                limits: Limits::default(),
+            }),
+        }
+    }
+
     /// Every file read, for rendering diagnostics and runtime errors.
     pub fn sources(&self) -> &SourceMap {
         &self.inner.sources

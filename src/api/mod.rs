@@ -32,8 +32,18 @@ mod error;
 mod game;
 mod moves;
 mod play;
+mod search;
 
 pub use error::{Error, LoadError};
 pub use game::{Game, Loader};
 pub use moves::{Move, MoveIndex};
 pub use play::{Match, Played, SeatView, TO_MOVE};
+pub use search::{Drawing, Function, Position};
+
+// What searches and front ends read of what the engine gives back.
+pub use crate::runtime::moves::same_error;
+pub use crate::runtime::profile::Profile;
+pub use crate::runtime::session::{Candidate, CandidateItems, Isolated};
+pub use crate::runtime::trace::{RuntimeError, Status};
+pub use crate::runtime::value::Value;
+pub use crate::runtime::vm::MoveLog;

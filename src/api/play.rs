@@ -28,8 +28,8 @@ pub const TO_MOVE: &str = "to-move";
 /// exactly as it was. Not `Send`: a match lives on one thread; [`Game`] is shared, and
 /// each thread starts or rebuilds its own matches.
 pub struct Match {
-    game: Game,
-    session: Session,
+    pub(super) game: Game,
+    pub(super) session: Session,
     /// The world before each move or message that committed, the last one last.
     history: Vec<World>,
     /// The game's `(to-move)`, compiled the first time it is asked for (`Some(None)`: the

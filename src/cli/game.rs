@@ -73,6 +73,8 @@ impl StartOptions {
 pub struct Opened {
     /// Every file read.
     pub sources: SourceMap,
+    /// The game loaded.
+    pub game: api::Game,
     /// The session after #setup.
     pub session: Session,
     /// The #setup transaction, if the game has one.
@@ -103,6 +105,7 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
     match game.start_session(start.seed, trace) {
         Ok((session, setup)) => Ok(Opened {
             sources: game.sources().clone(),
+            game,
             session,
             setup,
         }),

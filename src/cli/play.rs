@@ -3,10 +3,10 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
+use crate::api::Match;
 use crate::play::agent::{Agent, Agents, TO_MOVE};
-use crate::play::perft::PerftProgress;
+use crate::play::perft::{PerftProgress, perft_on_threads};
 use crate::play::stats::{Tally, changes};
-use crate::runtime::session::Session;
 
 use super::game::{RunOptions, open};
 
@@ -92,7 +92,7 @@ const PROFILE_ROWS: usize = 30;
 
 /// The agents `--agent` names, with `(to-move)` compiled into the game; `None` when every
 /// player plays at random. The error is for the user (a wrong command line).
-fn agents(session: &mut Session, given: &[String]) -> Result<Option<Agents>, String> {
+fn agents(m: &mut Match, given: &[String]) -> Result<Option<Agents>, String> {
     let mut players: Vec<(String, Agent)> = Vec::new();
     let mut others = None;
     for text in given {
@@ -125,7 +125,7 @@ fn agents(session: &mut Session, given: &[String]) -> Result<Option<Agents>, Str
     if others == Agent::Random && players.iter().all(|(_, a)| *a == Agent::Random) {
         return Ok(None);
     }
-    Agents::new(session.game_mut(), players, others).map(Some)
+    Agents::new(m, players, others).map(Some)
 }
 
 /// Run `flexrules playout`.
@@ -159,12 +159,12 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
             "",
             p.agents.as_ref(),
             &p.sources,
-            p.profile.as_ref().map(|pr| (pr, &*p.session.game)),
+            p.profile.as_ref().map(|pr| (pr, &*p.m.session().game)),
         );
         if let Some(pr) = &p.profile {
             print!(
                 "{}",
-                super::disasm::counted(&p.session.game, &p.sources, &args.disasm, pr)
+                super::disasm::counted(&p.m.session().game, &p.sources, &args.disasm, pr)
             );
         }
     } else {
@@ -292,7 +292,7 @@ struct Played {
     seconds: f64,
     agents: Option<Agents>,
     profile: Option<crate::runtime::profile::Profile>,
-    session: Session,
+    m: Match,
     sources: crate::source::SourceMap,
 }
 
@@ -301,26 +301,26 @@ struct Played {
 fn open_config(
     args: &PlayoutArgs,
     options: &super::game::RunOptions,
-) -> Result<(super::game::Opened, Option<Agents>), ExitCode> {
-    let mut opened = open(options, false)?;
-    let agents = match agents(&mut opened.session, &args.agents) {
+) -> Result<(Match, crate::source::SourceMap, Option<Agents>), ExitCode> {
+    let opened = open(options, false)?;
+    let mut m = opened.game.adopt(opened.session);
+    let agents = match agents(&mut m, &args.agents) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}");
             return Err(ExitCode::from(2));
         }
     };
-    super::disasm::check_names(&opened.session.game, &args.disasm)?;
-    opened.session.set_profiling(args.profile);
-    Ok((opened, agents))
+    super::disasm::check_names(&m.session().game, &args.disasm)?;
+    m.set_profiling(args.profile);
+    Ok((m, opened.sources, agents))
 }
 
 /// Play `args.games` games of an opened configuration, on `args.jobs` threads.
 fn play_config(
     args: &PlayoutArgs,
-    (opened, agents): (super::game::Opened, Option<Agents>),
+    (m, sources, agents): (Match, crate::source::SourceMap, Option<Agents>),
 ) -> Result<Played, ExitCode> {
-    let base = opened.session;
     let seed = args.options.start.seed;
     let bar = indicatif::ProgressBar::new(args.games);
     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
@@ -331,7 +331,7 @@ fn play_config(
     let began = Instant::now();
     let jobs = jobs_or_cores(args.jobs);
     let run = crate::play::games::play(
-        &base,
+        &m,
         args.games,
         jobs,
         seed,
@@ -368,8 +368,8 @@ fn play_config(
         seconds,
         agents,
         profile,
-        session: base,
-        sources: opened.sources,
+        m,
+        sources,
     })
 }
 
@@ -513,15 +513,15 @@ fn print_tally(
 
 /// Run `flexrules perft`.
 pub fn perft(args: &PerftArgs) -> ExitCode {
-    let mut opened = match super::game::open_and_play(&args.options, &args.play) {
+    let opened = match super::game::open_and_play(&args.options, &args.play) {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let session = &mut opened.session;
-    if let Err(code) = super::disasm::check_names(&session.game, &args.disasm) {
+    let m = &mut opened.game.adopt(opened.session);
+    if let Err(code) = super::disasm::check_names(&m.session().game, &args.disasm) {
         return code;
     }
-    session.set_profiling(args.profile);
+    m.set_profiling(args.profile);
     let began = Instant::now();
     // Progress over the first moves, drawn only on a terminal and only once the run has
     // lasted a moment.
@@ -541,7 +541,7 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
         }
         bar.set_position(p.done as u64);
     };
-    let result = session.perft_on_threads(args.depth, jobs_or_cores(args.jobs), &mut progress);
+    let result = perft_on_threads(m, args.depth, jobs_or_cores(args.jobs), &mut progress);
     bar.finish_and_clear();
     println!("depth  sequences  finished");
     for (d, (c, f)) in result.counts.iter().zip(&result.finished).enumerate() {
@@ -549,11 +549,11 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
     }
     let total: u64 = result.finished.iter().sum();
     println!("finished games up to depth {}: {total}", args.depth);
-    if let Some(p) = session.take_profile() {
-        print!("{}", p.table(&session.game, PROFILE_ROWS));
+    if let Some(p) = m.take_profile() {
+        print!("{}", p.table(&m.session().game, PROFILE_ROWS));
         print!(
             "{}",
-            super::disasm::counted(&session.game, &opened.sources, &args.disasm, &p)
+            super::disasm::counted(&m.session().game, &opened.sources, &args.disasm, &p)
         );
     }
     eprintln!("({:.2} s)", began.elapsed().as_secs_f64());

@@ -1,7 +1,7 @@
 //! Who chooses each move of a game: an [`Agent`] per player ([`Agents`]), as a command
 //! line names them, and the player to move, as the game's function `to-move` says.
 //!
-//! `random` draws uniformly among the legal moves (what [`Session::playout`] does);
+//! `random` draws uniformly among the legal moves (what [`super::playout::playout`] does);
 //! `mcts` searches before each of its moves ([`super::mcts`]). An agent knows nothing of
 //! any game: the legal moves are the candidates of `#actions` that commit, the player to
 //! move is what the game's function `to-move` gives, and an ending is what
@@ -9,9 +9,7 @@
 //! written in the language, to measure its balance (win rates of each side) under play
 //! that has some sense, not only under random play.
 
-use crate::compile::bytecode::CodeId;
-use crate::compile::codegen::compile_function_call;
-use crate::compile::program::Game;
+use crate::api::{Function, Match};
 
 /// How a player chooses its moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,10 +108,10 @@ impl std::fmt::Display for Agent {
 #[derive(Clone, Debug)]
 pub struct Agents {
     /// The compiled `(to-move)`: the player to move (`nil`: nobody in particular).
-    pub to_move: CodeId,
+    pub to_move: Function,
     /// The compiled `(evaluate)`, when the game defines it: what a position is worth to
     /// each player (see [`EVALUATE`]).
-    pub evaluate: Option<CodeId>,
+    pub evaluate: Option<Function>,
     /// Agents of named players, by the text of the player's value.
     pub players: Vec<(String, Agent)>,
     /// The agent of every other player (and of a position where `to-move` gives `nil`).
@@ -129,14 +127,14 @@ pub const EVALUATE: &str = "evaluate";
 
 impl Agents {
     /// The agents of a game: `players` (by the text of each player's value) and `others`,
-    /// with the game's `(to-move)` compiled into it. The error, for the user, says why the
+    /// with the game's `(to-move)` made callable in the match. The error, for the user, says why the
     /// game cannot have them: it defines no `to-move` without parameters.
     pub fn new(
-        game: &mut Game,
+        m: &mut Match,
         players: Vec<(String, Agent)>,
         others: Agent,
     ) -> Result<Agents, String> {
-        let to_move = match compile_function_call(game, TO_MOVE, "a search")? {
+        let to_move = match m.function(TO_MOVE, "a search")? {
             Some(code) => code,
             None => {
                 return Err(format!(
@@ -144,7 +142,7 @@ impl Agents {
                 ));
             }
         };
-        let evaluate = compile_function_call(game, EVALUATE, "a search")?;
+        let evaluate = m.function(EVALUATE, "a search")?;
         let deep = players
             .iter()
             .map(|(_, a)| a)

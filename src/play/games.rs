@@ -5,40 +5,39 @@
 use std::collections::BTreeSet;
 
 use super::agent::Agents;
-use super::playout::{Chooser, Playout, Stopped};
+use super::mcts::playout_with;
+use super::playout::{Chooser, Playout, Stopped, playout};
 use super::pool;
 use super::stats::Tally;
-use crate::runtime::profile::Profile;
-use crate::runtime::session::Session;
-use crate::runtime::world::World;
+use crate::api::{Match, Position, Profile};
 
 /// Play game `index` of a run seeded with `seed` from `start`, every move chosen at
 /// random, or by `agents` (the players who had the move are added to `movers`).
 pub fn one(
-    session: &mut Session,
-    start: &World,
+    m: &mut Match,
+    start: &Position,
     seed: u64,
     index: u64,
     max_plies: usize,
     agents: Option<&Agents>,
     movers: &mut BTreeSet<String>,
 ) -> Result<Playout, Stopped> {
-    *session.world_mut() = start.clone();
+    m.set_position(start.clone());
     let mut chooser = Chooser::new(seed, index);
     // Game code that draws random numbers gets its own stream per playout too.
-    session.world_mut().rng = chooser.next_u64();
+    m.set_random_state(chooser.next_u64());
     match agents {
-        Some(agents) => session.playout_with(agents, &mut chooser, max_plies, movers),
-        None => session.playout(&mut chooser, max_plies),
+        Some(agents) => playout_with(m, agents, &mut chooser, max_plies, movers),
+        None => playout(m, &mut chooser, max_plies),
     }
 }
 
-/// Play games `0..games` of a run seeded with `seed` from the session's current world
-/// ([`one`]) on `jobs` threads, each on its own copy of the session: the tally, and the
-/// steps counted when the session profiles. `done` is called here as each game ends. The
+/// Play games `0..games` of a run seeded with `seed` from the match's current position
+/// ([`one`]) on `jobs` threads, each on its own copy of the match: the tally, and the
+/// steps counted when the match profiles. `done` is called here as each game ends. The
 /// error: no thread could be started.
 pub fn play(
-    session: &Session,
+    m: &Match,
     games: u64,
     jobs: usize,
     seed: u64,
@@ -52,20 +51,20 @@ pub fn play(
         jobs,
         usize::try_from(games).unwrap_or(usize::MAX),
         || {
-            // Copies of its own of the session and its start: values stay on the thread
-            // that made them (see `Session::fork`).
-            let forked = session.fork();
+            // Copies of its own of the match and its start: values stay on the thread
+            // that made them (see `Match::thread_copy`).
+            let copy = m.thread_copy();
             move || {
-                let session = forked.into_inner();
-                let start = session.world().clone();
-                (session, start)
+                let m = copy.into_inner();
+                let start = m.position().clone();
+                (m, start)
             }
         },
-        |(session, start), k| {
+        |(m, start), k| {
             let mut one_game = Tally::default();
             let index = k as u64;
             let played = one(
-                session,
+                m,
                 start,
                 seed,
                 index,
@@ -74,7 +73,7 @@ pub fn play(
                 &mut one_game.movers,
             );
             one_game.add(index, played);
-            (one_game, session.take_profile())
+            (one_game, m.take_profile())
         },
         |(t, p)| {
             tally = std::mem::take(&mut tally).merge(t);

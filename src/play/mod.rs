@@ -2,10 +2,12 @@
 //! perft, agents and their Monte Carlo tree search, runs of many games spread over
 //! threads, and the statistics of what they gave.
 //!
-//! Boundary: it sits above the runtime and uses only the runtime's public API (a
-//! [`Session`](crate::runtime::session::Session), its moves tried in place); the runtime
-//! knows nothing of it. Its methods on `Session` (`playout`, `perft`, `playout_with`,
-//! `analyse`, ...) are defined here, in the file of their concept.
+//! Boundary: it sits on the public game API ([`crate::api`]) and imports nothing from the
+//! runtime or the compiler: a search works on a [`crate::api::Match`], trying the game's
+//! candidate moves in place ([`crate::api::Match::try_move`], [`crate::api::Match::make`]).
+//! Its entry points are functions of the match (`playout::playout`, `perft::perft`,
+//! `mcts::playout_with`, `mcts::analyse`, `games::play`), each in the file of its concept;
+//! the runtime knows nothing of them (`tests/layers.rs` checks both).
 
 pub mod agent;
 pub mod games;

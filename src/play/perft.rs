@@ -13,12 +13,11 @@
 //! counted on several threads ([`super::pool`]), each on its own copy of the session, and
 //! added up.
 
+use super::playout::ending;
 use super::pool;
-use crate::runtime::moves::same_error;
-use crate::runtime::profile::Profile;
-use crate::runtime::session::{Candidate, CandidateItems, Isolated, Session};
-use crate::runtime::trace::{RuntimeError, Status};
-use crate::runtime::vm::MoveLog;
+use crate::api::{
+    Candidate, CandidateItems, Isolated, Match, MoveLog, Profile, RuntimeError, Status, same_error,
+};
 
 /// What perft counted.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -54,318 +53,316 @@ pub struct PerftProgress {
     pub total: usize,
 }
 
-impl Session {
-    /// Count the move sequences of each length up to `depth` from the current world, and
-    /// how many of them ended the game. The world is left unchanged. Candidates that fail
-    /// are not counted; their errors are collected, once per distinct error.
-    pub fn perft(&mut self, depth: usize) -> Perft {
-        self.perft_with_progress(depth, &mut |_| {})
-    }
+/// Count the move sequences of each length up to `depth` from the current world, and
+/// how many of them ended the game. The world is left unchanged. Candidates that fail
+/// are not counted; their errors are collected, once per distinct error.
+pub fn perft(m: &mut Match, depth: usize) -> Perft {
+    perft_with_progress(m, depth, &mut |_| {})
+}
 
-    /// [`Session::perft`], calling `progress` each time the subtree of a first move is
-    /// counted.
-    pub fn perft_with_progress(
-        &mut self,
-        depth: usize,
-        progress: &mut dyn FnMut(PerftProgress),
-    ) -> Perft {
-        self.perft_on_threads(depth, 1, progress)
-    }
+/// [`perft`], calling `progress` each time the subtree of a first move is
+/// counted.
+pub fn perft_with_progress(
+    m: &mut Match,
+    depth: usize,
+    progress: &mut dyn FnMut(PerftProgress),
+) -> Perft {
+    perft_on_threads(m, depth, 1, progress)
+}
 
-    /// [`Session::perft_with_progress`], the subtrees of the legal first moves counted on
-    /// `jobs` threads, each with its own copy of the session (`jobs` of 1 or less: on
-    /// this thread). The result does not depend on `jobs`: counts add up, and each
-    /// distinct failure is reported as the walk on one thread would first meet it.
-    /// `progress` is called on this thread, once per first move, as subtrees are done.
-    /// The copies do not watch [`Session::interrupt`].
-    pub fn perft_on_threads(
-        &mut self,
-        depth: usize,
-        jobs: usize,
-        progress: &mut dyn FnMut(PerftProgress),
-    ) -> Perft {
-        let mut walk = PerftWalk::new(depth);
-        // The walk makes and unmakes moves in place on a copy of the world without its
-        // canvas: a write copies only what the world shares, once.
-        let start = self.world().clone();
-        self.unwatch();
-        if let Some((candidates, first_moves)) = self.perft_first_ply(&mut walk) {
-            let total = first_moves.len();
-            let spread = jobs > 1
-                && depth > 1
-                && total > 1
-                && self.perft_spread(jobs, &candidates, &first_moves, &mut walk, progress);
-            if !spread {
-                for (done, &i) in first_moves.iter().enumerate() {
-                    if depth > 1
-                        && let Some(c) = candidates.get(i)
-                    {
-                        self.perft_down(0, i, c, &mut walk, None);
-                    }
-                    progress(PerftProgress {
-                        done: done + 1,
-                        total,
-                    });
+/// [`perft_with_progress`], the subtrees of the legal first moves counted on
+/// `jobs` threads, each with its own copy of the session (`jobs` of 1 or less: on
+/// this thread). The result does not depend on `jobs`: counts add up, and each
+/// distinct failure is reported as the walk on one thread would first meet it.
+/// `progress` is called on this thread, once per first move, as subtrees are done.
+/// The copies do not watch an interruption.
+pub fn perft_on_threads(
+    m: &mut Match,
+    depth: usize,
+    jobs: usize,
+    progress: &mut dyn FnMut(PerftProgress),
+) -> Perft {
+    let mut walk = PerftWalk::new(depth);
+    // The walk makes and unmakes moves in place on a copy of the world without its
+    // canvas: a write copies only what the world shares, once.
+    let start = m.position().clone();
+    m.stop_drawing();
+    if let Some((candidates, first_moves)) = perft_first_ply(m, &mut walk) {
+        let total = first_moves.len();
+        let spread = jobs > 1
+            && depth > 1
+            && total > 1
+            && perft_spread(m, jobs, &candidates, &first_moves, &mut walk, progress);
+        if !spread {
+            for (done, &i) in first_moves.iter().enumerate() {
+                if depth > 1
+                    && let Some(c) = candidates.get(i)
+                {
+                    perft_down(m, 0, i, c, &mut walk, None);
                 }
+                progress(PerftProgress {
+                    done: done + 1,
+                    total,
+                });
             }
         }
-        *self.world_mut() = start;
-        if let Some(p) = walk.profile.take() {
-            self.merge_profile(&p);
-        }
-        walk.into_result()
     }
+    m.set_position(start);
+    if let Some(p) = walk.profile.take() {
+        m.merge_profile(&p);
+    }
+    walk.into_result()
+}
 
-    /// Try every candidate of the first ply (its progress needs the number of legal
-    /// first moves): the candidates, and the numbers of the legal ones.
-    fn perft_first_ply(&mut self, walk: &mut PerftWalk) -> Option<(CandidateItems, Vec<usize>)> {
-        if walk.result.counts.is_empty() || self.ending().is_some() {
+/// Try every candidate of the first ply (its progress needs the number of legal
+/// first moves): the candidates, and the numbers of the legal ones.
+fn perft_first_ply(m: &mut Match, walk: &mut PerftWalk) -> Option<(CandidateItems, Vec<usize>)> {
+    if walk.result.counts.is_empty() || ending(m).is_some() {
+        return None;
+    }
+    let candidates = match m.candidates() {
+        Ok(c) => c,
+        Err(e) => {
+            walk.failed(e, None, 0);
             return None;
         }
-        let candidates = match self.candidate_items() {
-            Ok(c) => c,
-            Err(e) => {
-                walk.failed(e, None, 0);
-                return None;
-            }
+    };
+    let mut first_moves = Vec::new();
+    for i in 0..candidates.len() {
+        let Some(c) = candidates.get(i) else {
+            continue;
         };
-        let mut first_moves = Vec::new();
-        for i in 0..candidates.len() {
-            let Some(c) = candidates.get(i) else {
-                continue;
-            };
-            match self.make_unwatched(&c, &mut walk.log) {
-                Status::Committed(_) => {
-                    if self.world().outcome.is_some() {
-                        walk.result.finished[0] += 1;
-                    }
-                    first_moves.push(i);
-                    walk.log.unmake(self.world_mut());
-                }
-                Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
-                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
-            }
-        }
-        walk.result.counts[0] += first_moves.len() as u64;
-        Some((candidates, first_moves))
-    }
-
-    /// Make the legal move `c` (candidate number `i` of its position, at `ply`) again
-    /// and count below it; or, with `collect`, try the replies to it (counting them as
-    /// the walk does) and put the legal ones there, by number, to count below later.
-    fn perft_down(
-        &mut self,
-        ply: usize,
-        i: usize,
-        c: Candidate,
-        walk: &mut PerftWalk,
-        collect: Option<&mut Vec<(usize, Candidate)>>,
-    ) {
-        // The same move on the same world commits again (transactions are
-        // deterministic); an interruption may still stop it.
-        match self.make_unwatched(&c, &mut walk.log) {
+        match m.make(&c, &mut walk.log) {
             Status::Committed(_) => {
-                walk.enter(i, c);
-                self.perft_from(ply + 1, walk, collect);
-                walk.leave();
-                walk.log.unmake(self.world_mut());
+                if m.finished() {
+                    walk.result.finished[0] += 1;
+                }
+                first_moves.push(i);
+                m.unmake(&mut walk.log);
             }
             Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
             Status::Vetoed { .. } | Status::RolledBack { .. } => {}
         }
     }
+    walk.result.counts[0] += first_moves.len() as u64;
+    Some((candidates, first_moves))
+}
 
-    /// Count the subtree of `task` (see [`Task`]) into `walk`. A first move stays made in
-    /// `held`, with what undoes it, while the next tasks are replies to it.
-    fn perft_task(
-        &mut self,
-        task: &Task,
-        held: &mut Option<(usize, MoveLog)>,
-        walk: &mut PerftWalk,
-    ) {
-        let (i, c) = &task.first;
-        let Some((j, reply)) = &task.reply else {
-            self.release(held);
-            self.perft_down(0, *i, c.clone(), walk, None);
-            return;
-        };
-        if held.as_ref().is_some_and(|(h, _)| h != i) {
-            self.release(held);
+/// Make the legal move `c` (candidate number `i` of its position, at `ply`) again
+/// and count below it; or, with `collect`, try the replies to it (counting them as
+/// the walk does) and put the legal ones there, by number, to count below later.
+fn perft_down(
+    m: &mut Match,
+    ply: usize,
+    i: usize,
+    c: Candidate,
+    walk: &mut PerftWalk,
+    collect: Option<&mut Vec<(usize, Candidate)>>,
+) {
+    // The same move on the same world commits again (transactions are
+    // deterministic); an interruption may still stop it.
+    match m.make(&c, &mut walk.log) {
+        Status::Committed(_) => {
+            walk.enter(i, c);
+            perft_from(m, ply + 1, walk, collect);
+            walk.leave();
+            m.unmake(&mut walk.log);
         }
-        if held.is_none() {
-            let mut log = MoveLog::default();
-            match self.make_unwatched(c, &mut log) {
-                Status::Committed(_) => *held = Some((*i, log)),
-                Status::Failed(e) => return walk.failed(e, Some(c), *i as u64 + 1),
-                Status::Vetoed { .. } | Status::RolledBack { .. } => return,
-            }
-        }
-        walk.enter(*i, c.clone());
-        self.perft_down(1, *j, reply.clone(), walk, None);
-        walk.leave();
+        Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
+        Status::Vetoed { .. } | Status::RolledBack { .. } => {}
     }
+}
 
-    /// Unmake the first move `held` keeps made, if any.
-    fn release(&mut self, held: &mut Option<(usize, MoveLog)>) {
-        if let Some((_, mut log)) = held.take() {
-            log.unmake(self.world_mut());
+/// Count the subtree of `task` (see [`Task`]) into `walk`. A first move stays made in
+/// `held`, with what undoes it, while the next tasks are replies to it.
+fn perft_task(
+    m: &mut Match,
+    task: &Task,
+    held: &mut Option<(usize, MoveLog)>,
+    walk: &mut PerftWalk,
+) {
+    let (i, c) = &task.first;
+    let Some((j, reply)) = &task.reply else {
+        release(m, held);
+        perft_down(m, 0, *i, c.clone(), walk, None);
+        return;
+    };
+    if held.as_ref().is_some_and(|(h, _)| h != i) {
+        release(m, held);
+    }
+    if held.is_none() {
+        let mut log = MoveLog::default();
+        match m.make(c, &mut log) {
+            Status::Committed(_) => *held = Some((*i, log)),
+            Status::Failed(e) => return walk.failed(e, Some(c), *i as u64 + 1),
+            Status::Vetoed { .. } | Status::RolledBack { .. } => return,
         }
     }
+    walk.enter(*i, c.clone());
+    perft_down(m, 1, *j, reply.clone(), walk, None);
+    walk.leave();
+}
 
-    /// Count below the legal first moves on `jobs` threads ([`pool::spread`]): each
-    /// thread takes the next subtree not yet taken (see [`Task`]), counts it on its own
-    /// copy of the session and hands the count back here, where the counts are added up
-    /// in whatever order they come (the sum, and the failures' order, do not depend on
-    /// it). At least
-    /// [`SPLIT_AT_REPLIES`] plies deep, the replies to the first moves are tried here
-    /// first, as the walk tries them, and their subtrees are the threads' tasks. False,
-    /// with nothing counted, when no thread could be started and nothing is counted yet.
-    fn perft_spread(
-        &mut self,
-        jobs: usize,
-        candidates: &CandidateItems,
-        first_moves: &[usize],
-        walk: &mut PerftWalk,
-        progress: &mut dyn FnMut(PerftProgress),
-    ) -> bool {
-        let total = first_moves.len();
-        let depth = walk.result.counts.len();
-        // (A profile counts the steps one thread would: the first moves made again for
-        // each reply would count more.)
-        let replies = depth >= SPLIT_AT_REPLIES && !self.profiling();
-        let mut tasks = Vec::new();
-        // The tasks below each first move not yet counted (by its place in `first_moves`).
-        let mut left = vec![0usize; total];
-        for (n, &i) in first_moves.iter().enumerate() {
-            let Some(c) = candidates.get(i) else {
-                continue;
-            };
-            if replies {
-                let mut found = Vec::new();
-                self.perft_down(0, i, c.clone(), walk, Some(&mut found));
-                left[n] = found.len();
-                tasks.extend(found.into_iter().map(|r| Task {
-                    of: n,
-                    first: (i, c.clone()),
-                    reply: Some(r),
-                }));
-            } else {
-                left[n] = 1;
-                tasks.push(Task {
-                    of: n,
-                    first: (i, c),
-                    reply: None,
-                });
-            }
-        }
-        let mut done = 0;
-        let mut one_more = |progress: &mut dyn FnMut(PerftProgress)| {
-            done += 1;
-            progress(PerftProgress { done, total });
+/// Unmake the first move `held` keeps made, if any.
+fn release(m: &mut Match, held: &mut Option<(usize, MoveLog)>) {
+    if let Some((_, mut log)) = held.take() {
+        m.unmake(&mut log);
+    }
+}
+
+/// Count below the legal first moves on `jobs` threads ([`pool::spread`]): each
+/// thread takes the next subtree not yet taken (see [`Task`]), counts it on its own
+/// copy of the session and hands the count back here, where the counts are added up
+/// in whatever order they come (the sum, and the failures' order, do not depend on
+/// it). At least
+/// [`SPLIT_AT_REPLIES`] plies deep, the replies to the first moves are tried here
+/// first, as the walk tries them, and their subtrees are the threads' tasks. False,
+/// with nothing counted, when no thread could be started and nothing is counted yet.
+fn perft_spread(
+    m: &mut Match,
+    jobs: usize,
+    candidates: &CandidateItems,
+    first_moves: &[usize],
+    walk: &mut PerftWalk,
+    progress: &mut dyn FnMut(PerftProgress),
+) -> bool {
+    let total = first_moves.len();
+    let depth = walk.result.counts.len();
+    // (A profile counts the steps one thread would: the first moves made again for
+    // each reply would count more.)
+    let replies = depth >= SPLIT_AT_REPLIES && !m.profiling();
+    let mut tasks = Vec::new();
+    // The tasks below each first move not yet counted (by its place in `first_moves`).
+    let mut left = vec![0usize; total];
+    for (n, &i) in first_moves.iter().enumerate() {
+        let Some(c) = candidates.get(i) else {
+            continue;
         };
-        // First moves with nothing below them to count (no reply, or the game over) are
-        // done.
         if replies {
-            for _ in left.iter().filter(|&&l| l == 0) {
-                one_more(progress);
-            }
+            let mut found = Vec::new();
+            perft_down(m, 0, i, c.clone(), walk, Some(&mut found));
+            left[n] = found.len();
+            tasks.extend(found.into_iter().map(|r| Task {
+                of: n,
+                first: (i, c.clone()),
+                reply: Some(r),
+            }));
+        } else {
+            left[n] = 1;
+            tasks.push(Task {
+                of: n,
+                first: (i, c),
+                reply: None,
+            });
         }
-        let spread = pool::spread(
-            jobs,
-            tasks.len(),
-            || {
-                // The thread's session and tasks are copies of its own: values stay on
-                // the thread that made them (see `value`).
-                let session = self.fork();
-                let own: Vec<Task> = tasks.iter().map(Task::private_copy).collect();
-                // SAFETY: every candidate of `own` was copied all the way down just now.
-                let own = unsafe { Isolated::new(own) };
-                move || PerftThread {
-                    session: session.into_inner(),
-                    tasks: own.into_inner(),
-                    held: None,
-                }
-            },
-            |thread, k| {
-                let task = &thread.tasks[k];
-                let mut sub = PerftWalk::new(depth);
-                thread.session.perft_task(task, &mut thread.held, &mut sub);
-                sub.profile = thread.session.take_profile();
-                (task.of, sub.into_counted())
-            },
-            |(of, sub)| {
-                walk.absorb(sub);
-                left[of] -= 1;
-                if left[of] == 0 {
-                    one_more(progress);
-                }
-            },
-        );
-        if spread.is_ok() {
-            return true;
-        }
-        if !replies {
-            return false;
-        }
-        // No thread: the replies, tried already, are counted below here.
-        let mut held = None;
-        for task in &tasks {
-            self.perft_task(task, &mut held, walk);
-            left[task.of] -= 1;
-            if left[task.of] == 0 {
-                one_more(progress);
-            }
-        }
-        self.release(&mut held);
-        true
     }
+    let mut done = 0;
+    let mut one_more = |progress: &mut dyn FnMut(PerftProgress)| {
+        done += 1;
+        progress(PerftProgress { done, total });
+    };
+    // First moves with nothing below them to count (no reply, or the game over) are
+    // done.
+    if replies {
+        for _ in left.iter().filter(|&&l| l == 0) {
+            one_more(progress);
+        }
+    }
+    let spread = pool::spread(
+        jobs,
+        tasks.len(),
+        || {
+            // The thread's match and tasks are copies of its own: values stay on
+            // the thread that made them (see `value`).
+            let copy = m.thread_copy();
+            let own: Vec<Task> = tasks.iter().map(Task::private_copy).collect();
+            // SAFETY: every candidate of `own` was copied all the way down just now.
+            let own = unsafe { Isolated::new(own) };
+            move || PerftThread {
+                m: copy.into_inner(),
+                tasks: own.into_inner(),
+                held: None,
+            }
+        },
+        |thread, k| {
+            let task = &thread.tasks[k];
+            let mut sub = PerftWalk::new(depth);
+            perft_task(&mut thread.m, task, &mut thread.held, &mut sub);
+            sub.profile = thread.m.take_profile();
+            (task.of, sub.into_counted())
+        },
+        |(of, sub)| {
+            walk.absorb(sub);
+            left[of] -= 1;
+            if left[of] == 0 {
+                one_more(progress);
+            }
+        },
+    );
+    if spread.is_ok() {
+        return true;
+    }
+    if !replies {
+        return false;
+    }
+    // No thread: the replies, tried already, are counted below here.
+    let mut held = None;
+    for task in &tasks {
+        perft_task(m, task, &mut held, walk);
+        left[task.of] -= 1;
+        if left[task.of] == 0 {
+            one_more(progress);
+        }
+    }
+    release(m, &mut held);
+    true
+}
 
-    /// Count the moves from the current world (at `ply`, below the first), and below
-    /// them. The moves are made in place, each unmade once its subtree is counted.
-    fn perft_from(
-        &mut self,
-        ply: usize,
-        walk: &mut PerftWalk,
-        mut collect: Option<&mut Vec<(usize, Candidate)>>,
-    ) {
-        let depth = walk.result.counts.len();
-        if ply == depth || self.ending().is_some() {
+/// Count the moves from the current world (at `ply`, below the first), and below
+/// them. The moves are made in place, each unmade once its subtree is counted.
+fn perft_from(
+    m: &mut Match,
+    ply: usize,
+    walk: &mut PerftWalk,
+    mut collect: Option<&mut Vec<(usize, Candidate)>>,
+) {
+    let depth = walk.result.counts.len();
+    if ply == depth || ending(m).is_some() {
+        return;
+    }
+    let candidates = match m.candidates() {
+        Ok(c) => c,
+        Err(e) => {
+            walk.failed(e, None, 0);
             return;
         }
-        let candidates = match self.candidate_items() {
-            Ok(c) => c,
-            Err(e) => {
-                walk.failed(e, None, 0);
-                return;
-            }
+    };
+    let deeper = ply + 1 < depth;
+    let mut legal = 0;
+    for i in 0..candidates.len() {
+        let Some(c) = candidates.get(i) else {
+            continue;
         };
-        let deeper = ply + 1 < depth;
-        let mut legal = 0;
-        for i in 0..candidates.len() {
-            let Some(c) = candidates.get(i) else {
-                continue;
-            };
-            match self.make_unwatched(&c, &mut walk.log) {
-                Status::Committed(_) => {
-                    legal += 1;
-                    if self.world().outcome.is_some() {
-                        walk.result.finished[ply] += 1;
-                    }
-                    if let Some(found) = collect.as_deref_mut() {
-                        found.push((i, c));
-                    } else if deeper {
-                        walk.enter(i, c);
-                        self.perft_from(ply + 1, walk, None);
-                        walk.leave();
-                    }
-                    walk.log.unmake(self.world_mut());
+        match m.make(&c, &mut walk.log) {
+            Status::Committed(_) => {
+                legal += 1;
+                if m.finished() {
+                    walk.result.finished[ply] += 1;
                 }
-                Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
-                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
+                if let Some(found) = collect.as_deref_mut() {
+                    found.push((i, c));
+                } else if deeper {
+                    walk.enter(i, c);
+                    perft_from(m, ply + 1, walk, None);
+                    walk.leave();
+                }
+                m.unmake(&mut walk.log);
             }
+            Status::Failed(e) => walk.failed(e, Some(&c), i as u64 + 1),
+            Status::Vetoed { .. } | Status::RolledBack { .. } => {}
         }
-        walk.result.counts[ply] += legal;
     }
+    walk.result.counts[ply] += legal;
 }
 
 /// Perft at least this many plies deep is spread over threads by the replies to the first
@@ -388,7 +385,7 @@ struct Task {
 /// What a thread counting perft's subtrees holds: its copy of the session, its copies of
 /// the tasks, and the first move it keeps made while it counts the replies to it.
 struct PerftThread {
-    session: Session,
+    m: Match,
     tasks: Vec<Task>,
     held: Option<(usize, MoveLog)>,
 }
@@ -402,7 +399,7 @@ struct Counted {
 
 impl Task {
     /// A copy sharing no reference count with this one (see
-    /// [`crate::runtime::value::Value::private_copy`]).
+    /// [`crate::api::Value::private_copy`]).
     fn private_copy(&self) -> Task {
         let (i, c) = &self.first;
         Task {

@@ -11,10 +11,7 @@
 //! build the legal-move list, but draws candidates at random until one commits, which is
 //! uniform over the legal moves, and never runs a move twice.
 
-use crate::runtime::session::{Candidate, CandidateItems, Session};
-use crate::runtime::trace::{RuntimeError, Status};
-use crate::runtime::value::{Key, Value};
-use crate::symbol::Symbol;
+use crate::api::{Candidate, CandidateItems, Match, RuntimeError, Status, Value};
 
 /// How a playout ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,126 +83,123 @@ impl Chooser {
     }
 }
 
-impl Session {
-    /// How the game stands: finished (with or without a winner) or not.
-    pub fn ending(&self) -> Option<Ending> {
-        let outcome = self.outcome()?;
-        match outcome.get(&Key::sym(Symbol::intern("winner"))) {
-            None | Some(Value::Nil) => Some(Ending::Draw),
-            Some(w) => Some(Ending::Winner(w.clone())),
-        }
-    }
+/// How the game stands: finished (with or without a winner) or not.
+pub fn ending(m: &Match) -> Option<Ending> {
+    Some(match m.winner()? {
+        None => Ending::Draw,
+        Some(w) => Ending::Winner(w),
+    })
+}
 
-    /// Play random legal moves from the current world until the game ends, no move is
-    /// legal, or `max_plies` moves were played. Moves are chosen by `chooser`: candidates
-    /// are drawn at random and the first that commits is played (uniform over the legal
-    /// moves). A candidate drawn that fails with a runtime error stops the game: the error
-    /// is returned. Candidates not drawn are not tried.
-    pub fn playout(&mut self, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
-        self.unwatched_game(|s| s.play_unwatched(chooser, max_plies))
-    }
+/// Play random legal moves from the current world until the game ends, no move is
+/// legal, or `max_plies` moves were played. Moves are chosen by `chooser`: candidates
+/// are drawn at random and the first that commits is played (uniform over the legal
+/// moves). A candidate drawn that fails with a runtime error stops the game: the error
+/// is returned. Candidates not drawn are not tried.
+pub fn playout(m: &mut Match, chooser: &mut Chooser, max_plies: usize) -> Result<Playout, Stopped> {
+    unwatched_game(m, |m| play_unwatched(m, chooser, max_plies))
+}
 
-    /// Play a game with `play` on the world without its canvas (moves are tried and
-    /// played in place, and trying moves does not draw); a game that played no move
-    /// keeps the canvas.
-    pub(super) fn unwatched_game(
-        &mut self,
-        play: impl FnOnce(&mut Session) -> Result<Playout, Stopped>,
-    ) -> Result<Playout, Stopped> {
-        let canvas = self.unwatch();
-        let played = play(self);
-        if let Some(canvas) = canvas
-            && matches!(
-                &played,
-                Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
-            )
-        {
-            self.world_mut().canvas = canvas;
-        }
-        played
+/// Play a game with `play` on the world without its canvas (moves are tried and
+/// played in place, and trying moves does not draw); a game that played no move
+/// keeps the canvas.
+pub(super) fn unwatched_game(
+    m: &mut Match,
+    play: impl FnOnce(&mut Match) -> Result<Playout, Stopped>,
+) -> Result<Playout, Stopped> {
+    let drawing = m.stop_drawing();
+    let played = play(m);
+    if let Some(drawing) = drawing
+        && matches!(
+            &played,
+            Ok(Playout { plies: 0, .. }) | Err(Stopped { plies: 0, .. })
+        )
+    {
+        m.resume_drawing(drawing);
     }
+    played
+}
 
-    /// How a game `plies` moves long stands before its next move: over (with the game's
-    /// ending, or at the ply limit) or not (`None`).
-    pub(super) fn stands(&self, plies: usize, max_plies: usize) -> Option<Playout> {
-        if let Some(ending) = self.ending() {
-            return Some(Playout { ending, plies });
+/// How a game `plies` moves long stands before its next move: over (with the game's
+/// ending, or at the ply limit) or not (`None`).
+pub(super) fn stands(m: &Match, plies: usize, max_plies: usize) -> Option<Playout> {
+    if let Some(ending) = ending(m) {
+        return Some(Playout { ending, plies });
+    }
+    (plies >= max_plies).then_some(Playout {
+        ending: Ending::TooLong,
+        plies,
+    })
+}
+
+/// [`playout`] on a world without an active canvas.
+pub(super) fn play_unwatched(
+    m: &mut Match,
+    chooser: &mut Chooser,
+    max_plies: usize,
+) -> Result<Playout, Stopped> {
+    let mut plies = 0;
+    // The places of the candidates not drawn yet, kept from ply to ply.
+    let mut undrawn = Vec::new();
+    loop {
+        if let Some(over) = stands(m, plies, max_plies) {
+            return Ok(over);
         }
-        (plies >= max_plies).then_some(Playout {
-            ending: Ending::TooLong,
+        let candidates = m.candidates().map_err(|error| Stopped {
             plies,
-        })
-    }
-
-    /// [`Session::playout`] on a world without an active canvas.
-    pub(super) fn play_unwatched(
-        &mut self,
-        chooser: &mut Chooser,
-        max_plies: usize,
-    ) -> Result<Playout, Stopped> {
-        let mut plies = 0;
-        // The places of the candidates not drawn yet, kept from ply to ply.
-        let mut undrawn = Vec::new();
-        loop {
-            if let Some(over) = self.stands(plies, max_plies) {
-                return Ok(over);
+            action: None,
+            error: Box::new(error),
+        })?;
+        match draw_legal(m, &candidates, &mut undrawn, chooser) {
+            Drawn::Legal => plies += 1,
+            Drawn::Failed(a, error) => {
+                return Err(Stopped {
+                    plies,
+                    action: Some(a.name()),
+                    error: Box::new(error),
+                });
             }
-            let candidates = self.candidate_items().map_err(|error| Stopped {
-                plies,
-                action: None,
-                error: Box::new(error),
-            })?;
-            match self.draw_legal(&candidates, &mut undrawn, chooser) {
-                Drawn::Legal => plies += 1,
-                Drawn::Failed(a, error) => {
-                    return Err(Stopped {
-                        plies,
-                        action: Some(a.name()),
-                        error: Box::new(error),
-                    });
-                }
-                Drawn::None => {
-                    return Ok(Playout {
-                        ending: Ending::Stuck,
-                        plies,
-                    });
-                }
+            Drawn::None => {
+                return Ok(Playout {
+                    ending: Ending::Stuck,
+                    plies,
+                });
             }
         }
     }
+}
 
-    /// Draw candidates at random without replacement and try each in place until one
-    /// commits (it is played) or one fails with an error (it is given, with its error; the
-    /// world is as it was, as after a candidate that does not commit). Every legal
-    /// move is equally likely to be the first legal one drawn, so the choice is uniform over
-    /// the legal moves, and only the candidates drawn are tried (and read from the list).
-    ///
-    /// `undrawn` (a buffer reused from ply to ply) holds the places of the candidates not
-    /// drawn yet; it is shuffled exactly as the list of candidates itself would be, so the
-    /// moves drawn are those that drawing from that list would give.
-    pub(super) fn draw_legal(
-        &mut self,
-        candidates: &CandidateItems,
-        undrawn: &mut Vec<usize>,
-        chooser: &mut Chooser,
-    ) -> Drawn {
-        undrawn.clear();
-        undrawn.extend(0..candidates.len());
-        while !undrawn.is_empty() {
-            let drawn = undrawn.swap_remove(chooser.below(undrawn.len()));
-            let Some(a) = candidates.get(drawn) else {
-                continue;
-            };
-            match self.play_in_place(a) {
-                Status::Committed(_) => return Drawn::Legal,
-                Status::Failed(e) => {
-                    if let Some(a) = candidates.get(drawn) {
-                        return Drawn::Failed(a, e);
-                    }
+/// Draw candidates at random without replacement and try each in place until one
+/// commits (it is played) or one fails with an error (it is given, with its error; the
+/// world is as it was, as after a candidate that does not commit). Every legal
+/// move is equally likely to be the first legal one drawn, so the choice is uniform over
+/// the legal moves, and only the candidates drawn are tried (and read from the list).
+///
+/// `undrawn` (a buffer reused from ply to ply) holds the places of the candidates not
+/// drawn yet; it is shuffled exactly as the list of candidates itself would be, so the
+/// moves drawn are those that drawing from that list would give.
+pub(super) fn draw_legal(
+    m: &mut Match,
+    candidates: &CandidateItems,
+    undrawn: &mut Vec<usize>,
+    chooser: &mut Chooser,
+) -> Drawn {
+    undrawn.clear();
+    undrawn.extend(0..candidates.len());
+    while !undrawn.is_empty() {
+        let drawn = undrawn.swap_remove(chooser.below(undrawn.len()));
+        let Some(a) = candidates.get(drawn) else {
+            continue;
+        };
+        match m.try_move(a) {
+            Status::Committed(_) => return Drawn::Legal,
+            Status::Failed(e) => {
+                if let Some(a) = candidates.get(drawn) {
+                    return Drawn::Failed(a, e);
                 }
-                Status::Vetoed { .. } | Status::RolledBack { .. } => {}
             }
+            Status::Vetoed { .. } | Status::RolledBack { .. } => {}
         }
-        Drawn::None
     }
+    Drawn::None
 }

@@ -9,10 +9,10 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Do tasks `0..tasks` on up to `jobs` threads. For each thread, `hire` gives here, on
-/// this thread, what makes on that thread what it holds while it works (from a fork of a
-/// session: values stay on the thread that made them, see
-/// [`crate::runtime::session::Isolated`]); the thread takes the next task not yet taken and does it with `work`, until none is left. What
-/// `work` gives for a task is handed to `take` here, as tasks end.
+/// this thread, what makes on that thread what it holds while it works (from a copy of a
+/// match: values stay on the thread that made them, see [`crate::api::Isolated`]); the
+/// thread takes the next task not yet taken and does it with `work`, until none is left.
+/// What `work` gives for a task is handed to `take` here, as tasks end.
 ///
 /// The threads that did start do every task between them. The error is the one met
 /// starting the first thread, when none could be started: then no task was done.

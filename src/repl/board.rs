@@ -19,12 +19,12 @@ impl Repl {
 
     /// `:board [<view>]`: the board in the public view or one player's.
     pub(super) fn board(&self, view: &str) -> String {
-        if !self.session.has_representations() {
+        if !self.play.session().has_representations() {
             return "error: the game has no #representation, so there is no board to draw".into();
         }
         let world = match &self.pending {
             Some(p) => &p.machine.world,
-            None => self.session.world(),
+            None => self.play.session().world(),
         };
         let text = crate::repr::text::render(&world.canvas, &View::parse(view));
         if text.is_empty() {
@@ -36,8 +36,8 @@ impl Repl {
 
     /// The board after a committed move, when it is shown after each move.
     pub(super) fn board_after_move(&self) -> Option<String> {
-        (self.show_board && !self.session.world().canvas.is_empty())
-            .then(|| crate::repr::text::render(&self.session.world().canvas, &View::Public))
+        (self.show_board && !self.play.session().world().canvas.is_empty())
+            .then(|| crate::repr::text::render(&self.play.session().world().canvas, &View::Public))
     }
 
     /// `:click <entity> <graphic>`: what the graphic's click hook says: a message to the
@@ -69,7 +69,7 @@ impl Repl {
                 if self.pending.is_some() {
                     return "error: a move is in progress: answer it (:signal, or a click on what it waits for) or :abort it first".into();
                 }
-                match self.session.begin_click(owner, &message) {
+                match self.play.session_mut().begin_click(owner, &message) {
                     Ok(m) => self.run_machine(m, click, false),
                     Err(e) => format!("error: {e}"),
                 }
@@ -80,7 +80,7 @@ impl Repl {
     fn session_clicked(&self, owner: &str, id: &str) -> Result<Clicked, String> {
         let world = match &self.pending {
             Some(p) => &p.machine.world,
-            None => self.session.world(),
+            None => self.play.session().world(),
         };
         let (o, i) = (
             crate::symbol::Symbol::intern(owner),

@@ -123,7 +123,7 @@ impl Repl {
                 Step::Expression { text } => self.expression(&text, true),
                 Step::Play { name } => self.play(&name, true),
                 // A bare name is a move.
-                Step::Move { name } if self.session.game.actions.is_some() => {
+                Step::Move { name } if self.play.session().game.actions.is_some() => {
                     self.play(&name, true)
                 }
                 Step::Move { .. } => super::command::STEP_USAGE.into(),

@@ -38,7 +38,7 @@ impl Repl {
                 .map(|r| journal_paths::absolute(r))
                 .collect(),
             lines: self.history.lines().collect(),
-            digest: digest(self.game(), self.session.world()),
+            digest: digest(self.game(), self.play.session().world()),
         };
         match write_atomically(path.as_ref(), &journal.to_text()) {
             Ok(()) => format!("saved {} change(s) to {path}", self.history.cursor()),
@@ -107,16 +107,16 @@ impl Repl {
                 return format!("error: {path} does not replay: {e}\nthe session is unchanged");
             }
         };
-        let reached = digest(fresh.game(), fresh.session.world());
+        let reached = digest(fresh.game(), fresh.play.session().world());
         if reached != journal.digest {
             return format!(
                 "error: {path} replays to a different world than the one saved (the game's files may have changed); the session is unchanged"
             );
         }
         let n = fresh.history.cursor();
-        let interrupt = self.session.interrupt.clone();
+        let interrupt = self.play.session().interrupt.clone();
         *self = fresh;
-        self.session.interrupt = interrupt;
+        self.play.session_mut().interrupt = interrupt;
         format!("loaded {path}: {n} change(s) replayed, same world as saved")
     }
 
@@ -127,7 +127,7 @@ impl Repl {
             return "error: finish or :abort the transaction in progress first".into();
         }
         if save {
-            return match crate::sgf::write(&self.session) {
+            return match crate::sgf::write(&self.play.session()) {
                 Ok(text) => match write_atomically(path.as_ref(), &text) {
                     Ok(()) => format!("saved the game to {path}"),
                     Err(e) => format!("error: cannot write {path}: {e}"),
@@ -167,20 +167,20 @@ impl Repl {
             Ok(r) => r,
             Err(e) => return format!("error: {path}: the game does not start: {e}; {unchanged}"),
         };
-        let lines = record.repl_lines(&scratch.session);
-        if let Err(e) = crate::sgf::replay(&mut scratch.session, &record) {
+        let lines = record.repl_lines(&scratch.play.session());
+        if let Err(e) = crate::sgf::replay(&mut scratch.play.session_mut(), &record) {
             return format!("error: {path}: {e}; {unchanged}");
         }
         let fresh = match Repl::replay(options, &lines) {
             Ok(r) => r,
             Err(e) => return format!("error: {path} does not replay: {e}\n{unchanged}"),
         };
-        let interrupt = self.session.interrupt.clone();
+        let interrupt = self.play.session().interrupt.clone();
         let trace = self.trace;
         *self = fresh;
-        self.session.interrupt = interrupt;
+        self.play.session_mut().interrupt = interrupt;
         self.trace = trace;
-        let over = match (crate::sgf::result(&self.session), &record.result) {
+        let over = match (crate::sgf::result(&self.play.session()), &record.result) {
             (Some(ours), Some(theirs)) if &ours != theirs => {
                 format!("; the game is over: {ours} (the record says RE[{theirs}])")
             }
@@ -209,13 +209,13 @@ impl Repl {
                 );
             }
         };
-        let same = digest(fresh.game(), fresh.session.world())
-            == digest(self.game(), self.session.world());
+        let same = digest(fresh.game(), fresh.play.session().world())
+            == digest(self.game(), self.play.session().world());
         let n = fresh.history.cursor();
-        let interrupt = self.session.interrupt.clone();
+        let interrupt = self.play.session().interrupt.clone();
         let trace = self.trace;
         *self = fresh;
-        self.session.interrupt = interrupt;
+        self.play.session_mut().interrupt = interrupt;
         self.trace = trace;
         if same {
             format!("reloaded: {n} change(s) replayed with the new files; the world is the same")

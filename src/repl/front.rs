@@ -4,6 +4,7 @@
 
 use crate::compile::bytecode::CodeId;
 use crate::play::agent::{Agent, Agents};
+use crate::play::mcts::analyse;
 use crate::play::playout::Chooser;
 use crate::runtime::canvas::Canvas;
 use crate::runtime::trace::Status;
@@ -79,10 +80,11 @@ impl Repl {
     /// says (a `player` attribute, as in a game of simultaneous moves), as text; `None`
     /// when the game has no `#actions`.
     pub fn legal_moves_with_players(&mut self) -> Option<Result<Vec<OwnedMove>, String>> {
-        self.session.game.actions?;
+        self.play.session().game.actions?;
         let player = crate::runtime::value::Key::sym(Symbol::intern("player"));
         Some(
-            self.session
+            self.play
+                .session_mut()
                 .legal_actions()
                 .map(|a| {
                     a.into_iter()
@@ -100,7 +102,11 @@ impl Repl {
     /// whether several players are to move at once; `None` when no such player is.
     fn seat_to_move(&mut self) -> Option<(String, Agent, bool)> {
         let agents = self.agents().ok()?;
-        let players = self.session.players_to_move(agents.to_move).ok()?;
+        let players = self
+            .play
+            .session_mut()
+            .players_to_move(agents.to_move)
+            .ok()?;
         let several = players.len() > 1;
         players.into_iter().find_map(|p| {
             let agent = self.seats.iter().find(|(q, _)| *q == p)?.1;
@@ -113,7 +119,7 @@ impl Repl {
     pub(super) fn play_seats(&mut self) -> String {
         let mut out = Vec::new();
         for _ in 0..super::moves::MAX_AGENT_MOVES {
-            if self.pending.is_some() || self.session.ending().is_some() {
+            if self.pending.is_some() || self.play.finished() {
                 break;
             }
             let Some((player, agent, several)) = self.seat_to_move() else {
@@ -174,7 +180,7 @@ impl Repl {
         if let Some(a) = &self.agents {
             return Ok(a.clone());
         }
-        let a = Agents::new(self.session.game_mut(), Vec::new(), Agent::Random)?;
+        let a = Agents::new(&mut self.play, Vec::new(), Agent::Random)?;
         self.agents = Some(a.clone());
         Ok(a)
     }
@@ -186,11 +192,16 @@ impl Repl {
         agents: &Agents,
         budget: crate::play::mcts::Budget,
     ) -> Result<Option<String>, String> {
-        let mut chooser = Chooser::new(self.session.world().rng, 0);
-        self.session
-            .analyse(agents, &mut chooser, budget, super::moves::HINT_MAX_PLIES)
-            .map(|scores| scores.into_iter().next().map(|s| s.name))
-            .map_err(|(_, e)| e.render(&self.sources, false))
+        let mut chooser = Chooser::new(self.play.random_state(), 0);
+        analyse(
+            &mut self.play,
+            agents,
+            &mut chooser,
+            budget,
+            super::moves::HINT_MAX_PLIES,
+        )
+        .map(|scores| scores.into_iter().next().map(|s| s.name))
+        .map_err(|(_, e)| e.render(&self.sources, false))
     }
 
     /// A legal move of `player` drawn at random (seeded by the world's generator): one
@@ -208,13 +219,13 @@ impl Repl {
         if mine.is_empty() {
             return Ok(None);
         }
-        let mut chooser = Chooser::new(self.session.world().rng, 0);
+        let mut chooser = Chooser::new(self.play.session().world().rng, 0);
         Ok(Some(mine[chooser.below(mine.len())].clone()))
     }
 
     /// The outcome, if the game is finished, as `key value, key value`.
     pub fn outcome_text(&self) -> Option<String> {
-        let outcome = self.session.outcome()?;
+        let outcome = self.play.session().outcome()?;
         let parts: Vec<String> = outcome
             .iter()
             .map(|(k, v)| format!("{} {v}", k.to_value().to_text()))
@@ -225,7 +236,12 @@ impl Repl {
     /// Whether the game defines a function called `name`.
     pub fn has_function(&self, name: &str) -> bool {
         let name = Symbol::intern(name);
-        self.session.game.functions.iter().any(|f| f.name == name)
+        self.play
+            .session()
+            .game
+            .functions
+            .iter()
+            .any(|f| f.name == name)
     }
 
     /// Compile an expression once, to evaluate it many times with [`Repl::evaluate`].
@@ -238,9 +254,9 @@ impl Repl {
     /// The value of `code` run on the session's world, which is left as it was (nothing is
     /// recorded).
     pub fn evaluate(&mut self, code: CodeId) -> Result<Value, String> {
-        let before = self.session.world().clone();
-        let tx = self.session.eval(code);
-        *self.session.world_mut() = before;
+        let before = self.play.session().world().clone();
+        let tx = self.play.session_mut().eval(code);
+        *self.play.session_mut().world_mut() = before;
         match tx.status {
             Status::Committed(v) => Ok(v),
             other => Err(other.summary()),

@@ -26,7 +26,7 @@ impl Repl {
     pub(super) fn world(&self) -> &crate::runtime::world::World {
         match &self.pending {
             Some(p) => &p.machine.world,
-            None => self.session.world(),
+            None => self.play.session().world(),
         }
     }
 
@@ -148,7 +148,7 @@ impl Repl {
                 "no step counted yet: the counts start with the next transaction".into()
             }
             (None, Some(p)) => p
-                .table(&self.session.game, usize::MAX)
+                .table(&self.play.session().game, usize::MAX)
                 .trim_end()
                 .to_string(),
         }
@@ -159,7 +159,7 @@ impl Repl {
         let runs = |code| self.profile.as_ref().map_or(&[][..], |p| p.runs(code));
         let counted = self.profile.is_some();
         let listed = crate::compile::listing::listing(
-            &self.session.game,
+            &self.play.session().game,
             &self.sources,
             &[name.into()],
             counted.then_some(&runs as &dyn Fn(_) -> _),

@@ -113,7 +113,8 @@ fn journal_line_kind(line: &str, parsed: &Result<Command, ParseError>) -> Result
 
 /// A REPL session.
 pub struct Repl {
-    session: Session,
+    /// The match played: the REPL steps its transactions on the session beneath.
+    play: api::Match,
     sources: SourceMap,
     program: Arc<Program>,
     root: PathBuf,
@@ -193,7 +194,7 @@ fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
         render_diags(game.sources(), game.warnings(), options.color)
     };
     Ok(Opened {
-        session,
+        play: game.adopt(session),
         sources: game.sources().clone(),
         program: game.program().clone(),
         root: game.root().to_path_buf(),
@@ -203,7 +204,7 @@ fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
 
 /// A game opened for the REPL.
 struct Opened {
-    session: Session,
+    play: api::Match,
     sources: SourceMap,
     program: Arc<Program>,
     root: PathBuf,
@@ -221,7 +222,7 @@ impl Repl {
     /// Open `options.game` and run its `#setup`.
     pub fn new(options: ReplOptions) -> Result<Repl, OpenError> {
         let Opened {
-            session,
+            play,
             sources,
             program,
             root,
@@ -229,9 +230,9 @@ impl Repl {
         } = open(&options)?;
         Ok(Repl {
             warnings,
-            history: History::new(session.world().clone()),
+            history: History::new(play.session().world().clone()),
             random_state: options.seed ^ 0x5DEE_CE66_D1CE_4E5B,
-            session,
+            play,
             sources,
             program,
             root,
@@ -250,8 +251,8 @@ impl Repl {
 
     /// A line to show when the REPL opens.
     pub fn banner(&self) -> String {
-        let entities = self.session.world().iter().count();
-        let actions = if self.session.game.actions.is_some() {
+        let entities = self.play.session().world().iter().count();
+        let actions = if self.play.session().game.actions.is_some() {
             ", :moves lists the legal moves"
         } else {
             ""
@@ -280,12 +281,12 @@ impl Repl {
 
     /// The session being played.
     pub fn session(&self) -> &Session {
-        &self.session
+        self.play.session()
     }
 
     /// Set the flag that interrupts a running transaction.
     pub fn set_interrupt(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
-        self.session.interrupt = Some(flag);
+        self.play.session_mut().interrupt = Some(flag);
     }
 
     /// Names to complete: commands, entities, labels, advice names.
@@ -296,17 +297,19 @@ impl Repl {
             .collect();
         out.push("send".into());
         out.extend(
-            self.session
+            self.play
+                .session()
                 .world()
                 .iter()
                 .map(|(_, e)| e.name.as_str().to_string()),
         );
-        let game = &self.session.game;
+        let game = &self.play.session().game;
         for ty in &game.types {
             out.extend(ty.behaviours.keys().map(|(_, l)| l.as_str().to_string()));
         }
         out.extend(
-            self.session
+            self.play
+                .session()
                 .world()
                 .advice
                 .entries
@@ -324,7 +327,7 @@ impl Repl {
             return "nothing to step".into();
         };
         p.stepping = stepping;
-        let run = self.session.resume(&mut p.machine, stepping);
+        let run = self.play.session_mut().resume(&mut p.machine, stepping);
         let mut out = String::new();
         if stepping || self.trace {
             let mut events = &p.machine.trace[p.shown..];
@@ -355,7 +358,7 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
-                let tx = self.session.conclude(p.machine, status);
+                let tx = self.play.session_mut().conclude(p.machine, status);
                 let shown = if stepping || self.trace {
                     TraceShown::Already
                 } else {
@@ -409,7 +412,7 @@ impl Repl {
                 Output::Print(t) => out.push_str(&format!("print: {t}\n")),
             }
         }
-        let changed = !self.session.world().same_as(self.history.current());
+        let changed = !self.play.session().world().same_as(self.history.current());
         let expression = matches!(lines.first(), Some(Command::Expression { .. }));
         match &tx.status {
             // An expression that changed nothing only looked: its value is the answer.
@@ -429,9 +432,9 @@ impl Repl {
                     tx.status.summary()
                 ),
                 commands: lines,
-                world: self.session.world().clone(),
+                world: self.play.session().world().clone(),
             });
-            if let Some(outcome) = self.session.outcome() {
+            if let Some(outcome) = self.play.session().outcome() {
                 let parts: Vec<String> = outcome
                     .iter()
                     .map(|(k, v)| format!("{} {v}", k.to_value().to_text()))
@@ -467,12 +470,12 @@ impl Repl {
         let Some(mut p) = self.pending.take() else {
             return String::new();
         };
-        let run = self.session.resume(&mut p.machine, false);
+        let run = self.play.session_mut().resume(&mut p.machine, false);
         match run {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
-                let tx = self.session.conclude(p.machine, status);
+                let tx = self.play.session_mut().conclude(p.machine, status);
                 let shown = if self.trace {
                     TraceShown::Show
                 } else {
@@ -505,10 +508,10 @@ impl Repl {
     fn send(&mut self, text: &str, stepping: bool) -> String {
         match crate::runtime::outside::parse_send(text) {
             Ok((to, msg)) => {
-                if self.session.world().lookup(to).is_none() {
+                if self.play.session().world().lookup(to).is_none() {
                     return format!("error: no entity named \"{to}\" (:entities lists them)");
                 }
-                let m = self.session.begin_deliver(to, msg, stepping);
+                let m = self.play.session_mut().begin_deliver(to, msg, stepping);
                 let command = Command::Send {
                     text: text.to_string(),
                 };
@@ -529,7 +532,7 @@ impl Repl {
                     .to_string();
             }
         };
-        let m = self.session.begin_eval(code);
+        let m = self.play.session_mut().begin_eval(code);
         let command = Command::Expression {
             text: text.to_string(),
         };
@@ -556,7 +559,7 @@ impl Repl {
             return Err(diags);
         }
         let span = body.first().map(|e| e.span).unwrap_or_default();
-        crate::compile::codegen::compile_body(self.session.game_mut(), &body, name, span)
+        crate::compile::codegen::compile_body(self.play.session_mut().game_mut(), &body, name, span)
     }
 
     /// A new REPL on `options` with `lines` (journal lines) replayed; the error names the
@@ -597,7 +600,7 @@ impl Repl {
 
     /// The game as compiled.
     fn game(&self) -> &Game {
-        &self.session.game
+        &self.play.session().game
     }
 
     fn journal_game(&self) -> &Path {

@@ -2,6 +2,7 @@
 //! REPL plays (`:agent`) and the search's advice (`:hint`).
 
 use crate::play::agent::{Agent, TO_MOVE};
+use crate::play::mcts::analyse;
 use crate::play::playout::Chooser;
 use crate::runtime::moves::Verdict;
 
@@ -17,10 +18,10 @@ pub(super) const HINT_MAX_PLIES: usize = 10_000;
 impl Repl {
     /// `:moves`: the legal moves.
     pub(super) fn moves(&mut self) -> String {
-        if self.session.game.actions.is_none() {
+        if self.play.session().game.actions.is_none() {
             return "this game has no #actions".into();
         }
-        let tried = match self.session.try_moves() {
+        let tried = match self.play.session_mut().try_moves() {
             Ok(t) => t,
             Err(e) => {
                 return format!(
@@ -59,18 +60,20 @@ impl Repl {
     }
 
     pub(super) fn play(&mut self, name: &str, stepping: bool) -> String {
-        if self.session.game.actions.is_none() {
+        if self.play.session().game.actions.is_none() {
             return "this game has no #actions: send messages instead".into();
         }
         if name.is_empty() {
             return "usage: :play <name> (:moves lists them)".into();
         }
         let ply = self.moves_played() + 1;
-        match self.session.playable(name) {
+        match self.play.session_mut().playable(name) {
             Ok(a) => {
-                let m = self
-                    .session
-                    .begin_deliver(a.recipient, (*a.message).clone(), stepping);
+                let m = self.play.session_mut().begin_deliver(
+                    a.recipient,
+                    (*a.message).clone(),
+                    stepping,
+                );
                 let command = Command::Play {
                     name: name.to_string(),
                 };
@@ -90,13 +93,13 @@ impl Repl {
             Why::Move { name } => name,
         };
         let name = name.as_str();
-        if self.session.game.actions.is_none() {
+        if self.play.session().game.actions.is_none() {
             return "this game has no #actions (`:why send <label> to <entity> ...` tries any message)".into();
         }
         if name.is_empty() {
             return "usage: :why <move> (:moves lists the legal ones)".into();
         }
-        let explained = match self.session.explain_candidates() {
+        let explained = match self.play.session_mut().explain_candidates() {
             Ok(e) => e,
             Err(e) => {
                 return format!(
@@ -134,7 +137,7 @@ impl Repl {
             Ok(m) => m,
             Err(e) => return format!("error: {e}"),
         };
-        if self.session.world().lookup(to).is_none() {
+        if self.play.session().world().lookup(to).is_none() {
             return format!("error: no entity named \"{to}\" (:entities lists them)");
         }
         let action = crate::runtime::session::Action {
@@ -142,7 +145,7 @@ impl Repl {
             recipient: to,
             message: std::rc::Rc::new(message),
         };
-        match self.session.verdict(&action) {
+        match self.play.session_mut().verdict(&action) {
             Verdict::Legal => format!("`send {text}` would commit"),
             v @ Verdict::Failed(_) => {
                 format!(
@@ -197,17 +200,17 @@ impl Repl {
     /// the player to move, most visited (its choice) first. The search's random choices
     /// are seeded by the world's generator, so the same position gives the same answer.
     pub(super) fn hint(&mut self, iterations: u32) -> String {
-        if self.session.game.actions.is_none() {
+        if self.play.session().game.actions.is_none() {
             return "this game has no #actions".into();
         }
-        if self.session.ending().is_some() {
+        if self.play.finished() {
             return "the game is over".into();
         }
         let agents = match self.agents() {
             Ok(a) => a,
             Err(e) => return format!("error: {e}"),
         };
-        let player = match self.session.players_to_move(agents.to_move) {
+        let player = match self.play.players_by(agents.to_move) {
             Ok(several) if several.len() > 1 => {
                 return format!(
                     "players {} are to move at once: :hint searches for one player to move",
@@ -222,21 +225,24 @@ impl Repl {
                 );
             }
         };
-        let mut chooser = Chooser::new(self.session.world().rng, 0);
-        let scores =
-            match self
-                .session
-                .analyse(&agents, &mut chooser, (iterations, None), HINT_MAX_PLIES)
-            {
-                Ok(s) => s,
-                Err((action, e)) => {
-                    let what = action.map_or("#actions".to_string(), |a| format!("`{a}`"));
-                    return format!(
-                        "error: searching, {what} failed:\n{}",
-                        e.render(&self.sources, self.options.color).trim_end()
-                    );
-                }
-            };
+        let mut chooser = Chooser::new(self.play.random_state(), 0);
+        let budget = (iterations, None);
+        let scores = match analyse(
+            &mut self.play,
+            &agents,
+            &mut chooser,
+            budget,
+            HINT_MAX_PLIES,
+        ) {
+            Ok(s) => s,
+            Err((action, e)) => {
+                let what = action.map_or("#actions".to_string(), |a| format!("`{a}`"));
+                return format!(
+                    "error: searching, {what} failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
         if scores.is_empty() {
             return "no legal move".into();
         }
@@ -255,12 +261,12 @@ impl Repl {
     }
 
     pub(super) fn random(&mut self, n: usize) -> String {
-        if self.session.game.actions.is_none() {
+        if self.play.session().game.actions.is_none() {
             return "this game has no #actions: send messages instead".into();
         }
         let mut out = Vec::new();
         for _ in 0..n {
-            let tried = match self.session.try_moves() {
+            let tried = match self.play.session_mut().try_moves() {
                 Ok(t) => t,
                 Err(e) => {
                     out.push(format!(
@@ -292,7 +298,7 @@ impl Repl {
             let name = actions[pick].name.clone();
             let result = self.play(&name, false);
             out.push(format!("{name}: {result}"));
-            if self.session.outcome().is_some() {
+            if self.play.session().outcome().is_some() {
                 break;
             }
         }

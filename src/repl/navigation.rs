@@ -8,7 +8,7 @@ impl Repl {
     /// `:undo`: take back the last change.
     pub(super) fn undo(&mut self) -> String {
         if self.history.undo() {
-            *self.session.world_mut() = self.history.current().clone();
+            *self.play.session_mut().world_mut() = self.history.current().clone();
             format!("undone; at change {}", self.history.cursor())
         } else {
             "nothing to undo".into()
@@ -18,7 +18,7 @@ impl Repl {
     /// `:redo`: put back the last change taken back.
     pub(super) fn redo(&mut self) -> String {
         if self.history.redo() {
-            *self.session.world_mut() = self.history.current().clone();
+            *self.play.session_mut().world_mut() = self.history.current().clone();
             format!("redone; at change {}", self.history.cursor())
         } else {
             "nothing to redo".into()
@@ -28,7 +28,7 @@ impl Repl {
     /// `:goto <n>`: the world after change `n`.
     pub(super) fn goto(&mut self, n: usize) -> String {
         if self.history.goto(n) {
-            *self.session.world_mut() = self.history.current().clone();
+            *self.play.session_mut().world_mut() = self.history.current().clone();
             format!("at change {n}")
         } else {
             format!(

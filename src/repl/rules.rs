@@ -90,7 +90,8 @@ impl Repl {
         def: &crate::syntax::ast::AdviceDef,
     ) -> Result<(String, String), String> {
         let in_force: Vec<String> = self
-            .session
+            .play
+            .session()
             .world()
             .advice
             .entries
@@ -111,11 +112,11 @@ impl Repl {
             .trim_end()
             .to_string();
         // A generated name takes the first free number.
-        let mut count = self.session.world().advice.entries.len() + 1;
+        let mut count = self.play.session().world().advice.entries.len() + 1;
         let advice_name = loop {
             let name = Symbol::intern(&crate::compile::check::advice_name(def, count));
             if def.name.is_some()
-                || self.session.world().advice.find(name).is_none()
+                || self.play.session().world().advice.find(name).is_none()
                 || def.replaces.map(|r| r.sym) == Some(name)
             {
                 break name;
@@ -124,22 +125,31 @@ impl Repl {
         };
         let replaces = def
             .replaces
-            .and_then(|r| self.session.world().advice.find(r.sym));
-        if self.session.world().advice.find(advice_name).is_some()
+            .and_then(|r| self.play.session().world().advice.find(r.sym));
+        if self
+            .play
+            .session()
+            .world()
+            .advice
+            .find(advice_name)
+            .is_some()
             && def.replaces.map(|r| r.sym) != Some(advice_name)
         {
             return Err(format!(
                 "error: a law or side-effect named \"{advice_name}\" is already in force; choose another name, or take its place with `replaces \"{advice_name}\"`"
             ));
         }
-        let advice =
-            crate::compile::codegen::compile_advice(self.session.game_mut(), def, advice_name)
-                .map_err(|d| render_diags(&self.sources, &d, self.options.color))?;
+        let advice = crate::compile::codegen::compile_advice(
+            self.play.session_mut().game_mut(),
+            def,
+            advice_name,
+        )
+        .map_err(|d| render_diags(&self.sources, &d, self.options.color))?;
         let what = match advice.kind {
             AdviceKind::Law => "law",
             AdviceKind::SideEffect => "side-effect",
         };
-        let table = Arc::make_mut(&mut self.session.world_mut().advice);
+        let table = Arc::make_mut(&mut self.play.session_mut().world_mut().advice);
         let entry = AdviceEntry {
             advice: Arc::new(advice),
             enabled: true,
@@ -177,14 +187,14 @@ impl Repl {
                 .to_string();
         }
         // All or nothing: apply on a copy of the world, keep it only if every rule fits.
-        let before = self.session.world().clone();
+        let before = self.play.session().world().clone();
         let mut done = Vec::new();
         let mut warnings = render_diags(&self.sources, &loaded.diagnostics, self.options.color)
             .trim_end()
             .to_string();
         for item in &loaded.program.items {
             let Item::Advice(def) = item else {
-                *self.session.world_mut() = before;
+                *self.play.session_mut().world_mut() = before;
                 return "error: a rules file holds only #law and #sideeffect directives".into();
             };
             match self.apply_advice(def) {
@@ -198,13 +208,13 @@ impl Repl {
                     }
                 }
                 Err(e) => {
-                    *self.session.world_mut() = before;
+                    *self.play.session_mut().world_mut() = before;
                     return format!("{e}\nno rule of {path} was put in force");
                 }
             }
         }
         if done.is_empty() {
-            *self.session.world_mut() = before;
+            *self.play.session_mut().world_mut() = before;
             return format!("{path} holds no rule");
         }
         let done = self.record(command.clone(), done.join("; "));
@@ -221,9 +231,10 @@ impl Repl {
         let verb = command.kind();
         let name = name.trim().trim_matches('"');
         let sym = Symbol::intern(name);
-        let Some(i) = self.session.world().advice.find(sym) else {
+        let Some(i) = self.play.session().world().advice.find(sym) else {
             let names: Vec<&str> = self
-                .session
+                .play
+                .session()
                 .world()
                 .advice
                 .entries
@@ -237,7 +248,7 @@ impl Repl {
                 None => format!("error: no law or side-effect named \"{name}\" (:laws lists them)"),
             };
         };
-        let enabled = self.session.world().advice.entries[i].enabled;
+        let enabled = self.play.session().world().advice.entries[i].enabled;
         match (verb, enabled) {
             (Kind::Disable, false) => {
                 return format!("error: \"{name}\" is already disabled; nothing changed");
@@ -247,7 +258,7 @@ impl Repl {
             }
             _ => {}
         }
-        let table = Arc::make_mut(&mut self.session.world_mut().advice);
+        let table = Arc::make_mut(&mut self.play.session_mut().world_mut().advice);
         match verb {
             Kind::Disable => table.entries[i].enabled = false,
             Kind::Enable => table.entries[i].enabled = true,
@@ -265,7 +276,7 @@ impl Repl {
         self.history.push(Entry {
             commands: vec![command],
             description: description.clone(),
-            world: self.session.world().clone(),
+            world: self.play.session().world().clone(),
         });
         format!("{description}; takes effect from the next transaction")
     }

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)] // each comparison uses its own part of this module
 
+use flexrules::api::Match;
+use flexrules::play::perft::perft;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -53,7 +55,7 @@ pub fn property(session: &Session, entity: &str, name: &str) -> Value {
 
 /// Perft counts per depth; a candidate failing with a runtime error fails the test.
 pub fn perft_counts(session: &mut Session, depth: usize) -> Vec<u64> {
-    let perft = session.perft(depth);
+    let perft = Match::around(session, |m| perft(m, depth));
     assert!(
         perft.failures.is_empty(),
         "perft met errors: {:?}",
