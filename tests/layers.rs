@@ -1,6 +1,6 @@
 //! The layering of the crate's modules, read from the source: lower layers import nothing
-//! from higher ones, and the files of `src/runtime` and `src/board` import each other
-//! without circles.
+//! from higher ones, and in every folder of `src/runtime` and `src/board` the sibling files
+//! and folders import each other without circles.
 //!
 //! Every `.rs` file under `src/` is read (comments and literals blanked out); each
 //! `use crate::…`, `use super::…`, `use self::…`, `use <child module>::…` and each path
@@ -30,22 +30,20 @@ const LAYERS: &[&[&str]] = &[
     &["serve", "lsp"],
 ];
 
-/// The directories (under `src/`) whose files' import circles are looked for.
+/// The directories (under `src/`) in which an import circle among siblings fails the test.
+///
+/// The rule, at each folder level (the directory itself, then every folder below it in
+/// turn): the *units* of a folder are its direct children, a child file (`x.rs`) or a
+/// child folder (`x/`) together with everything below it and with its own file `x.rs`
+/// beside it, collapsed into one unit. An import from a file of one unit to a file of
+/// another is an edge between the two units, and a circle among the units of a folder
+/// fails. The folder's own file (its `mod.rs`, or `x.rs` beside the folder `x/`) is no
+/// unit at its level: it may import its children and they may import it, which is how a
+/// Rust module and its files are written. An import leaving the folder is no edge at its
+/// level (a circle through it is one among the units of a folder higher up). The circles
+/// inside a child folder are looked for at that folder's level. Imports in `#[cfg(test)]`
+/// modules are not counted.
 const ACYCLIC: &[&str] = &["runtime", "board"];
-
-/// The modules (paths from the crate root) in which a circle fails the test: a circle
-/// with a file of one of them. Circles elsewhere in [`ACYCLIC`] are printed, not failed,
-/// until they are broken too (then this list becomes [`ACYCLIC`]).
-const NO_CIRCLES: &[&str] = &[
-    "board",
-    "runtime::canvas",
-    "runtime::world",
-    "runtime::entity",
-    "runtime::entities",
-    "runtime::budget",
-    "runtime::builtin_error",
-    "runtime::builtins",
-];
 
 fn layer_of(top: &str) -> usize {
     LAYERS
@@ -627,15 +625,19 @@ fn layer_violations(krate: &Crate) -> Vec<String> {
     found
 }
 
-/// The file-level import graph of the files under the [`ACYCLIC`] directories: for each
-/// file, the files it imports, with the first import line that does it.
-fn graph(krate: &Crate) -> BTreeMap<usize, BTreeMap<usize, (usize, String)>> {
+/// An import graph over numbered nodes: for each node, the nodes it imports, each with
+/// what shows the edge.
+type Graph<E> = BTreeMap<usize, BTreeMap<usize, E>>;
+
+/// The file-level import graph of the files under the `roots` directories: for each file,
+/// the files it imports, with the first import line that does it.
+fn graph(krate: &Crate, roots: &[&str]) -> Graph<(usize, String)> {
     let inside = |f: usize| {
-        ACYCLIC
+        roots
             .iter()
             .any(|d| krate.files[f].module.first().is_some_and(|m| m == d))
     };
-    let mut g: BTreeMap<usize, BTreeMap<usize, (usize, String)>> = BTreeMap::new();
+    let mut g: Graph<(usize, String)> = BTreeMap::new();
     for f in (0..krate.files.len()).filter(|&f| inside(f)) {
         let edges = g.entry(f).or_default();
         for imp in krate.imports(f).into_iter().filter(|i| !i.test) {
@@ -650,17 +652,17 @@ fn graph(krate: &Crate) -> BTreeMap<usize, BTreeMap<usize, (usize, String)>> {
     g
 }
 
-/// The strongly connected components of more than one file (Tarjan).
-fn circles(g: &BTreeMap<usize, BTreeMap<usize, (usize, String)>>) -> Vec<Vec<usize>> {
-    struct State<'g> {
-        g: &'g BTreeMap<usize, BTreeMap<usize, (usize, String)>>,
+/// The strongly connected components of more than one node (Tarjan).
+fn circles<E>(g: &Graph<E>) -> Vec<Vec<usize>> {
+    struct State<'g, E> {
+        g: &'g Graph<E>,
         index: BTreeMap<usize, usize>,
         low: BTreeMap<usize, usize>,
         stack: Vec<usize>,
         on: BTreeSet<usize>,
         out: Vec<Vec<usize>>,
     }
-    fn visit(s: &mut State, v: usize) {
+    fn visit<E>(s: &mut State<E>, v: usize) {
         let n = s.index.len();
         s.index.insert(v, n);
         s.low.insert(v, n);
@@ -711,12 +713,9 @@ fn circles(g: &BTreeMap<usize, BTreeMap<usize, (usize, String)>>) -> Vec<Vec<usi
     s.out
 }
 
-/// One circle through `comp`'s first file, each step with the import that makes it.
-fn describe_circle(
-    krate: &Crate,
-    g: &BTreeMap<usize, BTreeMap<usize, (usize, String)>>,
-    comp: &[usize],
-) -> String {
+/// One circle through the first node of the component `comp`: the nodes along it, the
+/// first and the last the same.
+fn one_circle<E>(g: &Graph<E>, comp: &[usize]) -> Vec<usize> {
     let members: BTreeSet<usize> = comp.iter().copied().collect();
     let start = comp[0];
     // Breadth-first from `start` back to `start`, inside the component.
@@ -743,18 +742,102 @@ fn describe_circle(
     }
     path.push(start);
     path.reverse();
-    let steps: Vec<String> = path
-        .windows(2)
-        .map(|w| {
-            let (line, written) = &g[&w[0]][&w[1]];
-            format!(
-                "  src/{}:{}: `{}` -> src/{}",
-                krate.files[w[0]].rel, line, written, krate.files[w[1]].rel
-            )
-        })
+    path
+}
+
+/// A circle among the units of one folder (see [`ACYCLIC`] for the rule).
+struct Circle {
+    /// The folder, relative to `src/` (`runtime/vm/`).
+    folder: String,
+    /// The units on the circle, sorted: `x.rs` for a file, `x/` for a folder (with
+    /// everything below it, and its own file `x.rs` if it has one).
+    units: Vec<String>,
+    /// One way round the circle, each step with the import that makes it.
+    steps: Vec<String>,
+}
+
+impl Circle {
+    fn describe(&self) -> String {
+        format!(
+            "circle among the units of src/{}: {}:\n{}",
+            self.folder,
+            self.units.join(", "),
+            self.steps.join("\n")
+        )
+    }
+}
+
+/// The unit of folder `level` that holds the file of module path `module`: the child of
+/// `level` it is or lies under. `None` for the folder's own file and for files outside it.
+fn unit_of<'m>(module: &'m [String], level: &[String]) -> Option<&'m str> {
+    (module.len() > level.len() && module.starts_with(level)).then(|| module[level.len()].as_str())
+}
+
+/// The circles among sibling units, at every folder level of the files of `g` (a file
+/// graph from [`graph`]).
+fn sibling_circles(krate: &Crate, g: &Graph<(usize, String)>) -> Vec<Circle> {
+    let module = |f: usize| krate.files[f].module.as_slice();
+    // The folder levels: every proper prefix of a file's module path (a file directly in
+    // `src/` is no level's unit: the roots are the top levels).
+    let levels: BTreeSet<&[String]> = g
+        .keys()
+        .flat_map(|&f| (1..module(f).len()).map(move |k| &module(f)[..k]))
         .collect();
-    let files: Vec<&str> = comp.iter().map(|&f| krate.files[f].rel.as_str()).collect();
-    format!("circle among {}:\n{}", files.join(", "), steps.join("\n"))
+    let mut out = Vec::new();
+    for level in levels {
+        let names: Vec<&str> = g
+            .keys()
+            .filter_map(|&f| unit_of(module(f), level))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let number =
+            |f: usize| unit_of(module(f), level).map(|u| names.binary_search(&u).expect("a unit"));
+        // The units' graph, each edge with the first import between files that makes it.
+        let mut units: Graph<(usize, usize)> =
+            (0..names.len()).map(|u| (u, BTreeMap::new())).collect();
+        for (&f, edges) in g {
+            let Some(from) = number(f) else { continue };
+            for &t in edges.keys() {
+                if let Some(to) = number(t)
+                    && to != from
+                {
+                    units
+                        .get_mut(&from)
+                        .expect("a unit")
+                        .entry(to)
+                        .or_insert((f, t));
+                }
+            }
+        }
+        let folder = |u: usize| {
+            g.keys().any(|&f| {
+                module(f).len() > level.len() + 1 && unit_of(module(f), level) == Some(names[u])
+            })
+        };
+        for comp in circles(&units) {
+            let steps = one_circle(&units, &comp)
+                .windows(2)
+                .map(|w| {
+                    let (f, t) = units[&w[0]][&w[1]];
+                    let (line, written) = &g[&f][&t];
+                    format!(
+                        "  src/{}:{}: `{}` -> src/{}",
+                        krate.files[f].rel, line, written, krate.files[t].rel
+                    )
+                })
+                .collect();
+            out.push(Circle {
+                folder: format!("{}/", level.join("/")),
+                units: comp
+                    .iter()
+                    .map(|&u| format!("{}{}", names[u], if folder(u) { "/" } else { ".rs" }))
+                    .collect(),
+                steps,
+            });
+        }
+    }
+    out
 }
 
 #[test]
@@ -775,28 +858,17 @@ fn lower_layers_import_nothing_from_higher_ones() {
 }
 
 #[test]
-fn runtime_and_board_files_import_each_other_without_circles() {
+fn runtime_and_board_siblings_import_each_other_without_circles() {
     let krate = Crate::new(read_crate());
-    let g = graph(&krate);
+    let g = graph(&krate, ACYCLIC);
     assert!(g.len() > 10, "the runtime and board files were not found");
-    let checked = |f: &usize| {
-        let module = krate.files[*f].module.join("::");
-        NO_CIRCLES
-            .iter()
-            .any(|m| module == *m || module.starts_with(&format!("{m}::")))
-    };
-    let (failing, tolerated): (Vec<Vec<usize>>, Vec<Vec<usize>>) =
-        circles(&g).into_iter().partition(|c| c.iter().any(checked));
-    for c in &tolerated {
-        println!("not yet broken: {}", describe_circle(&krate, &g, c));
-    }
-    let found: Vec<String> = failing
+    let found: Vec<String> = sibling_circles(&krate, &g)
         .iter()
-        .map(|c| describe_circle(&krate, &g, c))
+        .map(Circle::describe)
         .collect();
     assert!(
         found.is_empty(),
-        "import circles ({}):\n{}",
+        "import circles among siblings ({}):\n{}",
         found.len(),
         found.join("\n")
     );
@@ -846,5 +918,76 @@ fn imports_are_read_as_the_compiler_resolves_them() {
     assert_eq!(
         krate.file_of(&found[4].1.split("::").map(String::from).collect::<Vec<_>>()),
         Some(2)
+    );
+}
+
+/// The circle rule on a made-up tree: a module's own file and its children may import
+/// each other, siblings may not, a folder is one unit at its parent's level, and the
+/// siblings inside a folder are checked at its own level.
+#[test]
+fn circles_are_looked_for_among_siblings() {
+    let file = |rel: &str, text: &str| File {
+        rel: rel.into(),
+        module: module_path(rel).expect("a module"),
+        text: blank(text),
+    };
+    let files = vec![
+        // The folder's own file and a child importing each other: allowed.
+        file(
+            "r/mod.rs",
+            "mod a; mod b; mod c; mod d; mod f; use a::A; pub struct T;",
+        ),
+        file("r/a.rs", "use super::T; pub struct A;"),
+        // Two sibling files importing each other: a circle.
+        file("r/b.rs", "use super::c::C; pub struct B;"),
+        file("r/c.rs", "pub struct C; fn f() { super::b::B; }"),
+        // The folder `d/` with its own file `d.rs` is one unit: `d/e.rs` imports `f.rs`,
+        // which imports `d.rs`, a circle between the units `d/` and `f.rs` though no file
+        // is on a circle of files.
+        file("r/d.rs", "mod e; mod g; mod h; pub struct D;"),
+        file("r/d/e.rs", "use super::D; use crate::r::f::F;"),
+        file("r/f.rs", "use crate::r::d::D; pub struct F;"),
+        // Inside `d/`, two siblings importing each other: a circle at that level.
+        file("r/d/g.rs", "use super::h::H; pub struct G;"),
+        file("r/d/h.rs", "use super::g::G; pub struct H;"),
+        // Outside the roots: not looked at.
+        file("s/mod.rs", "use crate::r::T;"),
+        file("s/x.rs", "use super::y::Y;"),
+        file("s/y.rs", "use super::x::X;"),
+    ];
+    let krate = Crate::new(files);
+    let g = graph(&krate, &["r"]);
+    let rel = |f: &usize| krate.files[*f].rel.as_str();
+    assert!(
+        !circles(&g).iter().flatten().any(|f| rel(f) == "r/f.rs"),
+        "f.rs is on no circle of files"
+    );
+    let found = sibling_circles(&krate, &g);
+    let units: Vec<(&str, Vec<&str>)> = found
+        .iter()
+        .map(|c| {
+            let units = c.units.iter().map(String::as_str).collect();
+            (c.folder.as_str(), units)
+        })
+        .collect();
+    let want: Vec<(&str, Vec<&str>)> = vec![
+        ("r/", vec!["b.rs", "c.rs"]),
+        ("r/", vec!["d/", "f.rs"]),
+        ("r/d/", vec!["g.rs", "h.rs"]),
+    ];
+    assert_eq!(units, want);
+    assert_eq!(
+        found[0].steps,
+        [
+            "  src/r/b.rs:1: `use super::c::C` -> src/r/c.rs",
+            "  src/r/c.rs:1: `super::b::B` -> src/r/b.rs",
+        ]
+    );
+    assert_eq!(
+        found[1].steps,
+        [
+            "  src/r/d/e.rs:1: `use crate::r::f::F` -> src/r/f.rs",
+            "  src/r/f.rs:1: `use crate::r::d::D` -> src/r/d.rs",
+        ]
     );
 }

@@ -3,7 +3,6 @@
 //! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
 //! source text except through spans carried by compiled code.
 
-pub mod attrs;
 pub mod budget;
 pub mod builtin_error;
 pub mod builtins;

@@ -18,14 +18,14 @@ use std::rc::Rc;
 
 use crate::symbol::Symbol;
 
-pub use super::attrs::Attrs;
-
+pub mod attrs;
 mod dict;
 mod display;
 mod key;
 mod list;
 mod message;
 mod text;
+pub use attrs::Attrs;
 pub use dict::{
     CHUNK_MAX as DICT_CHUNK_MAX, Dict, FLAT_MAX as DICT_FLAT_MAX, Iter as DictIter,
     Place as DictPlace,

@@ -6,9 +6,9 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
-use super::super::attrs::{INLINE, ORDER_UP_TO, key_order};
 use super::super::budget::ENTRY_BYTES;
 use super::super::trace::{RuntimeError, Status, TraceEvent};
+use super::super::value::attrs::{INLINE, ORDER_UP_TO, key_order};
 use super::super::value::{Attrs, Key, Message, Value};
 use super::super::world::Entity;
 use super::{Context, Flow, Machine};

@@ -32,6 +32,7 @@ use super::world::{EntityId, FixedNames, World};
 
 pub use super::budget::Limits;
 
+mod buffers;
 mod chains;
 mod drawing;
 mod errors;
@@ -48,10 +49,11 @@ mod steps;
 mod tests;
 mod undo;
 
+use buffers::{Buffers, SPARE, clear, let_go_if_large};
 pub use chains::ChainCache;
 use recycle::spare_message;
 use sends::{JoinPoint, Then};
-use stack::{Buffers, SPARE, clear, let_go_if_large, push_nils};
+use stack::push_nils;
 use steps::CHECK_EVERY;
 use undo::{Checkpoint, Undo};
 pub use undo::{MoveLog, TrialEnd};

@@ -66,7 +66,7 @@ thread_local! {
 #[inline(never)]
 fn keep_message(mut msg: Rc<Message>) {
     if let Some(m) = Rc::get_mut(&mut msg)
-        && m.attrs.capacity() <= super::super::attrs::ORDER_UP_TO
+        && m.attrs.capacity() <= super::super::value::attrs::ORDER_UP_TO
     {
         m.attrs.clear();
         // At the thread's end the places may be gone: the message is then let go.

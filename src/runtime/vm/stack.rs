@@ -1,9 +1,8 @@
 //! The operand stack's helpers: pushing and letting go of values cheaply (most own
-//! nothing), a frame's locals, and the buffers kept from one transaction to the next.
+//! nothing) and a frame's locals.
 
 use super::super::value::Value;
-use super::sends::JoinPoint;
-use super::{Frame, Machine};
+use super::Machine;
 
 /// Drop a value popped or overwritten by the instruction loop, skipping the out-of-line drop
 /// for the values that own nothing (the common case: integers, booleans, nil).
@@ -98,72 +97,7 @@ pub(super) fn renew_locals(stack: &mut Vec<Value>, at: usize, n: usize) {
     }
 }
 
-/// The emptied stack, frame and join-point vectors of a finished transaction, kept for the
-/// next one on the same thread so that trying a move does not allocate them anew.
-pub(super) struct Buffers {
-    pub(super) stack: Vec<Value>,
-    pub(super) frames: Vec<Frame>,
-    pub(super) jps: Vec<JoinPoint>,
-}
-
-impl Buffers {
-    #[inline]
-    pub(super) fn fresh() -> Buffers {
-        Buffers {
-            stack: Vec::with_capacity(64),
-            frames: Vec::with_capacity(16),
-            jps: Vec::with_capacity(16),
-        }
-    }
-}
-
-/// Buffers larger than this (in elements) are not kept: a deep transaction does not pin
-/// its memory for the rest of the thread's life.
-const KEEP_BUFFERS_UP_TO: usize = 4096;
-
-/// Empty `v`, if it holds anything (emptying an empty vector of values that need dropping
-/// still walks them: the check is cheaper).
-#[inline(always)]
-pub(super) fn clear<T>(v: &mut Vec<T>) {
-    if !v.is_empty() {
-        v.clear();
-    }
-}
-
-/// Free an emptied buffer grown past what is kept between transactions.
-#[inline]
-pub(super) fn let_go_if_large<T>(v: &mut Vec<T>) {
-    if v.capacity() > KEEP_BUFFERS_UP_TO {
-        *v = Vec::new();
-    }
-}
-
-thread_local! {
-    pub(super) static SPARE: std::cell::Cell<Option<Buffers>> = const { std::cell::Cell::new(None) };
-}
-
 impl Machine {
-    /// Give the machine's stack, frame and join-point buffers, emptied, to the next machine
-    /// made on this thread. Called when the transaction is over and the machine is dropped.
-    #[inline]
-    pub fn recycle_buffers(&mut self) {
-        let mut b = Buffers {
-            stack: std::mem::take(&mut self.stack),
-            frames: std::mem::take(&mut self.frames),
-            jps: std::mem::take(&mut self.jps),
-        };
-        if b.stack.capacity() > KEEP_BUFFERS_UP_TO
-            || b.frames.capacity() > KEEP_BUFFERS_UP_TO
-            || b.jps.capacity() > KEEP_BUFFERS_UP_TO
-        {
-            return;
-        }
-        b.stack.clear();
-        b.frames.clear();
-        b.jps.clear();
-        SPARE.with(|s| s.set(Some(b)));
-    }
-
     pub(super) fn pop_args<const N: usize>(&mut self) -> [Value; N] {
         let at = self.stack.len() - N;
         let out = std::array::from_fn(|i| std::mem::take(&mut self.stack[at + i]));

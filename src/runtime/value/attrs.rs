@@ -9,7 +9,7 @@
 
 use smallvec::SmallVec;
 
-use super::value::{Dict, Key, Value};
+use super::{Dict, Key, Value};
 use crate::symbol::Symbol;
 
 /// How many attributes a message holds without a heap allocation of their own.
