@@ -857,6 +857,36 @@ fn lower_layers_import_nothing_from_higher_ones() {
     );
 }
 
+/// The layers the play layer reaches only through the public game API (`api`), which
+/// publishes what a search needs of them.
+const BELOW_THE_API: &[&str] = &["syntax", "compile", "runtime", "repr", "board"];
+
+#[test]
+fn the_play_layer_uses_the_game_api_and_nothing_beneath_it() {
+    let krate = Crate::new(read_crate());
+    let mut found = Vec::new();
+    let mut play_files = 0;
+    for (f, file) in krate.files.iter().enumerate() {
+        if file.module.first().map(String::as_str) != Some("play") {
+            continue;
+        }
+        play_files += 1;
+        for imp in krate.imports(f) {
+            let named = imp.path.first().map(String::as_str).unwrap_or("");
+            if BELOW_THE_API.contains(&named) {
+                found.push(format!("src/{}:{}: `{}`", file.rel, imp.line, imp.written));
+            }
+        }
+    }
+    assert!(play_files > 3, "src/play/ was not found");
+    assert!(
+        found.is_empty(),
+        "the play layer reaches beneath the game API ({}):\n{}\nhint: publish what it needs in src/api/ (search.rs)",
+        found.len(),
+        found.join("\n")
+    );
+}
+
 #[test]
 fn runtime_and_board_siblings_import_each_other_without_circles() {
     let krate = Crate::new(read_crate());
