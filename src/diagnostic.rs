@@ -159,7 +159,33 @@ pub struct RenderConfig {
     pub color: bool,
 }
 
-/// Render `diagnostics` with ariadne into `out`.
+/// The most diagnostics shown at once ([`render`], `check --format json`, the language
+/// server): past it, the rest are counted, not shown. A file with thousands of errors is
+/// mended from its first ones, and showing them all would cost time and output that grow
+/// with the square of the file (each excerpt shows its line).
+pub const MAX_SHOWN: usize = 100;
+
+/// Source lines longer than this (in bytes) are not shown in an excerpt: the diagnostic
+/// gives its place and message only.
+pub const MAX_EXCERPT_LINE: usize = 1000;
+
+/// The line that ends a list of diagnostics cut at [`MAX_SHOWN`]: how many more there are,
+/// and of what kind; `None` when none was left out.
+pub fn not_shown(diagnostics: &[Diagnostic]) -> Option<String> {
+    let rest = diagnostics.get(MAX_SHOWN..).filter(|r| !r.is_empty())?;
+    let errors = rest.iter().filter(|d| d.is_error()).count();
+    let warnings = rest.len() - errors;
+    Some(format!(
+        "note: {} more problem{} not shown ({errors} error{}, {warnings} warning{}): mend the ones above and check again",
+        rest.len(),
+        if rest.len() == 1 { "" } else { "s" },
+        if errors == 1 { "" } else { "s" },
+        if warnings == 1 { "" } else { "s" },
+    ))
+}
+
+/// Render `diagnostics` with ariadne into `out`: the first [`MAX_SHOWN`], then a count of
+/// the rest.
 pub fn render(
     map: &SourceMap,
     diagnostics: &[Diagnostic],
@@ -171,7 +197,12 @@ pub fn render(
         map,
         sources: Vec::new(),
     };
-    for d in diagnostics {
+    for d in diagnostics.iter().take(MAX_SHOWN) {
+        let file = map.file(d.span.file);
+        if file.line_len(d.span.start as usize) > MAX_EXCERPT_LINE {
+            render_without_excerpt(map, d, out)?;
+            continue;
+        }
         let kind = match d.severity {
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
@@ -216,6 +247,38 @@ pub fn render(
             report = report.with_help(hint);
         }
         report.finish().write(&mut cache, &mut *out)?;
+    }
+    if let Some(line) = not_shown(diagnostics) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// One diagnostic as its kind, place and message, with its hint: for a place on a line too
+/// long to show.
+fn render_without_excerpt(
+    map: &SourceMap,
+    d: &Diagnostic,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    let file = map.file(d.span.file);
+    let (line, col) = file.line_col(d.span.start as usize);
+    let kind = match d.severity {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+    };
+    writeln!(out, "[{}] {kind}: {}", d.code, d.message)?;
+    writeln!(
+        out,
+        "   at {}:{line}:{col} (a line of {} bytes, too long to show)",
+        file.path.display(),
+        file.line_len(d.span.start as usize)
+    )?;
+    for line in &d.context {
+        writeln!(out, "   note: {line}")?;
+    }
+    if let Some(hint) = &d.hint {
+        writeln!(out, "   help: {hint}")?;
     }
     Ok(())
 }

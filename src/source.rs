@@ -102,6 +102,23 @@ impl SourceFile {
             .map_or(offset - start, |s| s.chars().count());
         (line + 1, col + 1)
     }
+
+    /// The line holding `offset` (from 0) and the byte where it starts.
+    pub fn line_start(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&(offset as u32)) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        };
+        (line, self.line_starts[line] as usize)
+    }
+
+    /// The length in bytes of the line holding `offset` (without its newline).
+    pub fn line_len(&self, offset: usize) -> usize {
+        let (line, start) = self.line_start(offset);
+        let end = (self.line_starts.get(line + 1).map(|&e| e as usize)).unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r']).len()
+    }
 }
 
 /// Every file loaded for one game, addressed by [`FileId`].

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::compile::{BuildError, CheckOptions, Checked, build_game_with_rules, check_game};
-use crate::diagnostic::{RenderConfig, render, to_json};
+use crate::diagnostic::{MAX_SHOWN, RenderConfig, not_shown, render, to_json};
 use crate::syntax::load::DiskFs;
 
 use super::{Format, stderr_color};
@@ -95,10 +95,13 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         Format::Json => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
-            for d in &diagnostics {
+            for d in diagnostics.iter().take(MAX_SHOWN) {
                 if let Ok(line) = serde_json::to_string(&to_json(&sources, d)) {
                     let _ = writeln!(out, "{line}");
                 }
+            }
+            if let Some(line) = not_shown(&diagnostics) {
+                eprintln!("{line}");
             }
         }
     }

@@ -14,25 +14,12 @@ use super::documents::normal;
 use super::features::completion::{Completion, CompletionKind};
 use super::features::hover::HoverResult;
 use super::features::outline::{OutlineItem, OutlineKind};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, MAX_SHOWN, Severity};
 use crate::source::{SourceFile, SourceMap, Span};
 
 /// The path of a `file:` URI, made normal.
 pub(super) fn path_of(uri: &Url) -> Option<PathBuf> {
     uri.to_file_path().ok().map(|p| normal(&p))
-}
-
-/// The client's position of byte `offset` of `text`.
-pub(super) fn position_of(text: &str, offset: usize) -> Position {
-    let mut offset = offset.min(text.len());
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    let before = &text[..offset];
-    let line = before.matches('\n').count();
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column: usize = text[start..offset].chars().map(char::len_utf16).sum();
-    Position::new(line as u32, column as u32)
 }
 
 /// The byte offset in `text` of the client's `position` (clamped to its line and text).
@@ -56,9 +43,23 @@ pub(super) fn offset_of(text: &str, position: Position) -> usize {
 
 /// The client's range of a byte range of `file`.
 pub(super) fn range(file: &SourceFile, range: std::ops::Range<usize>) -> Range {
+    // Found by the file's line index, not by scanning the text from its start: placing
+    // many diagnostics in a large file stays linear.
+    let at = |offset: usize| {
+        let (line, start) = file.line_start(offset);
+        let mut offset = offset.min(file.text.len());
+        while !file.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let column: usize = file.text[start..offset.max(start)]
+            .chars()
+            .map(char::len_utf16)
+            .sum();
+        Position::new(line as u32, column as u32)
+    };
     Range {
-        start: position_of(&file.text, range.start),
-        end: position_of(&file.text, range.end.max(range.start)),
+        start: at(range.start),
+        end: at(range.end.max(range.start)),
     }
 }
 
@@ -122,7 +123,10 @@ pub(super) fn publish_diagnostics(
     let uri = Url::from_file_path(path).ok()?;
     Some(PublishDiagnosticsParams {
         uri,
-        diagnostics: diagnostics.iter().map(|d| diagnostic(sources, d)).collect(),
+        // The first ones only (each is placed by scanning its line): see `MAX_SHOWN`.
+        diagnostics: (diagnostics.iter().take(MAX_SHOWN))
+            .map(|d| diagnostic(sources, d))
+            .collect(),
         version: None,
     })
 }
