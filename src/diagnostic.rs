@@ -167,7 +167,7 @@ pub const MAX_SHOWN: usize = 100;
 
 /// Source lines longer than this (in bytes) are not shown in an excerpt: the diagnostic
 /// gives its place and message only.
-pub const MAX_EXCERPT_LINE: usize = 1000;
+pub const MAX_EXCERPT_LINE: usize = 10_000;
 
 /// The line that ends a list of diagnostics cut at [`MAX_SHOWN`]: how many more there are,
 /// and of what kind; `None` when none was left out.

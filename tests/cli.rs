@@ -236,7 +236,7 @@ fn check_shows_the_first_problems_and_counts_the_rest() {
     let dir = std::env::temp_dir().join(format!("flexrules-many-errors-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let many = dir.join("many.fr");
-    std::fs::write(&many, ")".repeat(4000)).expect("write");
+    std::fs::write(&many, ")".repeat(12_000)).expect("write");
     let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
         .args(["check", many.to_str().expect("utf-8 path")])
         .output()
@@ -262,7 +262,7 @@ fn check_shows_the_first_problems_and_counts_the_rest() {
     assert!(stderr.contains("too long to show"), "no place given");
     assert!(
         stderr.len() < 64 * 1024,
-        "{} bytes of diagnostics for a 4 KB file",
+        "{} bytes of diagnostics for a 12 KB file",
         stderr.len()
     );
     // The JSON form is bounded the same way, the count of the rest on standard error.
