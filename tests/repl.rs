@@ -167,3 +167,33 @@ fn transcripts() {
         insta::assert_snapshot!(run_transcript(path));
     });
 }
+
+/// A journal's lines are all checked before the game opens and any of them runs: one a
+/// journal may not hold refuses the whole journal, without running the lines before it
+/// (here a loop that would otherwise run to the step limit first).
+#[test]
+fn a_journal_is_checked_whole_before_any_line_runs() {
+    let options = ReplOptions {
+        game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/awele"),
+        seed: 0,
+        params: Vec::new(),
+        limits: flexrules::runtime::vm::Limits {
+            max_steps: 50_000_000,
+            ..Default::default()
+        },
+        rules: Vec::new(),
+        color: false,
+    };
+    let lines = vec![
+        "(while true 0)".to_string(),
+        ":save stolen.journal".to_string(),
+    ];
+    let err = match Repl::replay(options, &lines) {
+        Ok(_) => panic!("a journal holding :save replayed"),
+        Err(e) => e,
+    };
+    assert!(
+        err.starts_with("change 2 (`:save stolen.journal`) is not a change a journal can hold"),
+        "{err}"
+    );
+}

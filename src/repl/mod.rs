@@ -565,8 +565,9 @@ impl Repl {
     /// A new REPL on `options` with `lines` (journal lines) replayed; the error names the
     /// line that does not replay and why.
     pub fn replay(options: ReplOptions, lines: &[String]) -> Result<Repl, String> {
-        let mut repl = Repl::new(options).map_err(|e| format!("the game does not open:\n{e}"))?;
-        repl.replaying = true;
+        // Every line is read and checked before the game opens and any line runs: a
+        // journal with a line it may not hold is refused without doing any of its work.
+        let mut commands = Vec::with_capacity(lines.len());
         for (i, line) in lines.iter().enumerate() {
             let parsed = Command::parse(line);
             if let Err(why) = journal_line_kind(line, &parsed) {
@@ -576,6 +577,11 @@ impl Repl {
                     line.lines().next().unwrap_or("")
                 ));
             }
+            commands.push(parsed);
+        }
+        let mut repl = Repl::new(options).map_err(|e| format!("the game does not open:\n{e}"))?;
+        repl.replaying = true;
+        for (i, (line, parsed)) in lines.iter().zip(commands).enumerate() {
             // Checked by what the line did, not by its reply: a change moves the history
             // on, or starts a transaction that waits for a signal.
             let before = repl.history.cursor();
