@@ -13,7 +13,8 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
 #[path = "common/serving.rs"]
 mod serving;
-use serving::{serve, serve_with};
+use flexrules::serve::EdgeOptions;
+use serving::{serve, serve_edge, serve_with};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -571,4 +572,310 @@ async fn the_server_plays_a_seat_given_an_agent() {
     let refused = serve_with("games/mini-awele", &["0", "1"], &["1=mcts"]).await;
     let e = refused.err().expect("no to-move");
     assert!(e.text.contains("to-move"), "{}", e.text);
+}
+
+// ---- The edge: origins, hosts, connection caps, timeouts --------------------------------
+
+/// Open a WebSocket to `server` with these extra headers; the refusal's status and body
+/// when it is refused.
+async fn open_with(server: &Server, headers: &[(&str, &str)]) -> Result<Socket, (u16, String)> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{}/ws", server.addr)
+        .into_client_request()
+        .expect("a request");
+    for (name, value) in headers {
+        request.headers_mut().insert(
+            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes())
+                .expect("a header name"),
+            value.parse().expect("a header value"),
+        );
+    }
+    match tokio::time::timeout(PATIENCE, connect_async(request))
+        .await
+        .expect("an answer comes")
+    {
+        Ok((socket, _)) => Ok(socket),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => Err((
+            response.status().as_u16(),
+            String::from_utf8_lossy(response.body().as_deref().unwrap_or_default()).to_string(),
+        )),
+        Err(e) => panic!("the connection neither opens nor is refused: {e}"),
+    }
+}
+
+/// Send `request` as raw bytes and read everything until the server closes.
+async fn raw_exchange(server: &Server, request: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = TcpStream::connect(server.addr).await.expect("connects");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("the request is sent");
+    let mut received = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut received)).await;
+    assert!(
+        read.is_ok(),
+        "the server did not close the connection; it sent {:?}",
+        String::from_utf8_lossy(&received)
+    );
+    String::from_utf8_lossy(&received).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websockets_from_other_origins_and_hosts_are_refused() {
+    let server = serve("games/awele").await;
+    let port = server.addr.port();
+    // A page of another site: refused, and told why.
+    let (status, body) = open_with(&server, &[("origin", "https://evil.example")])
+        .await
+        .err()
+        .expect("a foreign origin is refused");
+    assert_eq!(status, 403);
+    assert!(
+        body.starts_with("refused: a page from `https://evil.example` may not connect"),
+        "{body}"
+    );
+    for origin in ["null", &format!("http://127.0.0.1:{}", port + 1)] {
+        let refused = open_with(&server, &[("origin", origin)]).await;
+        assert_eq!(refused.err().map(|r| r.0), Some(403), "{origin}");
+    }
+    // The server's own page, by any of its loopback names.
+    for origin in [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+    ] {
+        let mut socket = open_with(&server, &[("origin", &origin)])
+            .await
+            .unwrap_or_else(|e| panic!("{origin} refused: {e:?}"));
+        let first = socket.next().await.expect("a message").expect("reads");
+        assert!(first.to_text().unwrap().contains("\"type\":\"state\""));
+    }
+    // A name of another site made to point at this machine (DNS rebinding): its Host is
+    // refused, on the socket and on the page.
+    let (status, body) = open_with(&server, &[("host", &format!("evil.example:{port}"))])
+        .await
+        .err()
+        .expect("a foreign host is refused");
+    assert_eq!(status, 403);
+    assert!(
+        body.starts_with(&format!(
+            "refused: Host `evil.example:{port}` is not this server's address"
+        )),
+        "{body}"
+    );
+    let page = raw_exchange(
+        &server,
+        &format!("GET / HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n"),
+    )
+    .await;
+    assert!(page.starts_with("HTTP/1.1 403"), "{page}");
+    assert!(page.contains("is not this server's address"), "{page}");
+    let page = raw_exchange(
+        &server,
+        &format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n"),
+    )
+    .await;
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_public_origin_is_accepted_behind_a_proxy() {
+    let edge = EdgeOptions {
+        public_origins: vec!["https://Games.Example.org/".into()],
+        ..EdgeOptions::default()
+    };
+    let server = serve_edge("games/awele", &["0", "1"], &[], edge)
+        .await
+        .expect("the server starts");
+    let mut socket = open_with(
+        &server,
+        &[
+            ("origin", "https://games.example.org"),
+            ("host", "games.example.org"),
+        ],
+    )
+    .await
+    .expect("the public origin is accepted");
+    let first = socket.next().await.expect("a message").expect("reads");
+    assert!(first.to_text().unwrap().contains("\"type\":\"state\""));
+    let refused = open_with(&server, &[("origin", "https://other.example.org")]).await;
+    assert_eq!(refused.err().map(|r| r.0), Some(403));
+    server.stop();
+
+    let edge = EdgeOptions {
+        public_origins: vec!["games.example.org/play".into()],
+        ..EdgeOptions::default()
+    };
+    let e = serve_edge("games/awele", &["0", "1"], &[], edge)
+        .await
+        .err()
+        .expect("not an origin");
+    assert!(e.usage);
+    assert!(
+        e.text
+            .starts_with("error: --public-origin games.example.org/play: give the origin"),
+        "{}",
+        e.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_capped_per_address_and_in_total() {
+    let edge = EdgeOptions {
+        max_per_client: 2,
+        ..EdgeOptions::default()
+    };
+    let server = serve_edge("games/awele", &["0", "1"], &[], edge)
+        .await
+        .expect("the server starts");
+    let first = Client::open(&server, None).await;
+    let _second = Client::open(&server, Some(0)).await;
+    let (status, body) = open_with(&server, &[])
+        .await
+        .err()
+        .expect("a third is refused");
+    assert_eq!(status, 429);
+    assert_eq!(
+        body,
+        "refused: 2 connections from your address are open, the limit per address; close some pages first"
+    );
+    // A connection closed gives its place back.
+    drop(first);
+    let mut reopened = None;
+    for _ in 0..200 {
+        if let Ok(s) = open_with(&server, &[]).await {
+            reopened = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        reopened.is_some(),
+        "the place of a closed connection is not given back"
+    );
+    server.stop();
+
+    let edge = EdgeOptions {
+        max_connections: 1,
+        ..EdgeOptions::default()
+    };
+    let server = serve_edge("games/awele", &["0", "1"], &[], edge)
+        .await
+        .expect("the server starts");
+    let _only = Client::open(&server, None).await;
+    let (status, body) = open_with(&server, &[]).await.err().expect("refused");
+    assert_eq!(status, 503);
+    assert_eq!(
+        body,
+        "refused: the server holds 1 connections, its limit; try again later"
+    );
+    server.stop();
+}
+
+/// Slow clients: headers that never end, a socket that never answers a ping. The times
+/// are short so that the test is quick; nothing is measured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_headers_and_idle_sockets_are_closed() {
+    let edge = EdgeOptions {
+        header_timeout: Duration::from_millis(200),
+        idle_timeout: Duration::from_millis(600),
+        ..EdgeOptions::default()
+    };
+    let server = serve_edge("games/awele", &["0", "1"], &[], edge)
+        .await
+        .expect("the server starts");
+    let port = server.addr.port();
+    // Headers that never end: the connection is closed.
+    raw_exchange(
+        &server,
+        &format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"),
+    )
+    .await;
+    // A WebSocket that reads nothing and so answers no ping: closed, with the reason.
+    let received = raw_exchange(
+        &server,
+        &format!(
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+        ),
+    )
+    .await;
+    assert!(received.starts_with("HTTP/1.1 101"), "{received}");
+    assert!(
+        received.contains("idle: nothing received for 600ms, not even a pong"),
+        "{received}"
+    );
+    server.stop();
+}
+
+/// In a game of simultaneous moves a seat is shown only its own moves; the reply to a
+/// move that is not legal lists only those too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_move_is_told_with_the_seats_own_moves_only() {
+    let server = serve("games/goofspiel").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let reply = p0.ask(json!({"op": "play", "name": "zzz"})).await;
+    assert_eq!(reply["ok"], false, "{reply}");
+    assert_eq!(reply["changed"], false, "{reply}");
+    let text = reply["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("error: ply 1: `zzz` is not an action here; legal: 0:1, 0:2"),
+        "{text}"
+    );
+    let reply = p1.ask(json!({"op": "play", "name": "0:99"})).await;
+    assert_eq!(reply["ok"], false, "{reply}");
+    assert!(
+        reply["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("is not an action here; legal: 1:1, 1:2, 1:3, 1:4, 1:5, 1:6, 1:7, 1:8, 1:9, 1:10, 1:11, 1:12, 1:13"),
+        "{reply}"
+    );
+    p0.latest_state().await;
+    p1.latest_state().await;
+    for (client, other) in [(&p0, "1"), (&p1, "0")] {
+        let seen = client.seen.join("\n");
+        for card in 1..=13 {
+            let theirs = format!("{other}:{card}");
+            for shown in [
+                format!("\"{theirs}\""),
+                format!(" {theirs},"),
+                format!(" {theirs}\""),
+            ] {
+                assert!(
+                    !seen.contains(&shown),
+                    "player {} received player {other}'s move {theirs}",
+                    if other == "1" { "0" } else { "1" }
+                );
+            }
+        }
+    }
+    assert_eq!(server.version(), 0);
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_that_does_not_check_is_not_ok() {
+    let server = serve("games/awele").await;
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "law",
+            "text": "\"Bad\" on startSeeding to A in default is (no-such-function 1)"}))
+        .await;
+    assert_eq!(reply["type"], "reply");
+    assert_eq!(reply["changed"], false, "{reply}");
+    assert_eq!(reply["ok"], false, "{reply}");
+    assert!(
+        reply["text"].as_str().unwrap().contains("no-such-function"),
+        "{reply}"
+    );
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "sideeffect",
+            "text": "on startSeeding to A in default is (+ 1"}))
+        .await;
+    assert_eq!(reply["ok"], false, "{reply}");
+    assert_eq!(server.version(), 0);
+    server.stop();
 }

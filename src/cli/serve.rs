@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::repl::ReplOptions;
-use crate::serve::{ServeOptions, Server};
+use crate::serve::{EdgeOptions, ServeOptions, Server};
 
 /// Arguments of `flexrules serve`.
 #[derive(clap::Args, Debug)]
@@ -22,6 +22,12 @@ pub struct ServeArgs {
     /// the computer: --agent 1=mcts:1000. Needs the game's `to-move`.
     #[arg(long = "agent", value_name = "PLAYER=AGENT")]
     pub agents: Vec<String>,
+    /// The origin of the page as browsers see it when the server is behind a proxy, as
+    /// scheme://host[:port] (https://games.example.org); repeatable. Pages from it may open
+    /// WebSockets, and its host is accepted in the Host header, besides the server's own
+    /// address (127.0.0.1, localhost or [::1] with the port).
+    #[arg(long = "public-origin", value_name = "URL")]
+    pub public_origins: Vec<String>,
     /// How to start it.
     #[command(flatten)]
     pub start: super::game::StartOptions,
@@ -41,6 +47,10 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         port: args.port,
         seats: args.seats.clone(),
         agents: args.agents.clone(),
+        edge: EdgeOptions {
+            public_origins: args.public_origins.clone(),
+            ..EdgeOptions::default()
+        },
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -7,6 +7,7 @@ use crate::play::agent::{Agent, Agents};
 use crate::play::mcts::analyse;
 use crate::play::playout::Chooser;
 use crate::runtime::canvas::Canvas;
+use crate::runtime::moves::NotPlayable;
 use crate::runtime::trace::Status;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
@@ -96,6 +97,24 @@ impl Repl {
                 })
                 .map_err(|e| e.render(&self.sources, false)),
         )
+    }
+
+    /// The reply `:play <name>` would give now when `name` cannot be played, listing as
+    /// legal only the moves `shown` keeps (a front end that shows each player only its own
+    /// moves); `None` when the move is playable or the game has no `#actions`.
+    pub fn play_refusal(&mut self, name: &str, shown: &dyn Fn(&str) -> bool) -> Option<String> {
+        self.play.session().game.actions?;
+        let ply = self.moves_played() + 1;
+        let mut refusal = self.play.session_mut().playable(name).err()?;
+        if let NotPlayable::Unknown { legal, .. } | NotPlayable::Illegal { legal, .. } =
+            &mut refusal
+        {
+            legal.retain(|n| shown(n));
+        }
+        Some(format!(
+            "error: {}",
+            refusal.render(&self.sources, self.options.color, ply)
+        ))
     }
 
     /// The agent of the player the REPL plays that is to move now, with that player and

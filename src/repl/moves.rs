@@ -52,7 +52,7 @@ impl Repl {
     }
 
     /// Moves played up to the current change (rule changes and sends are not moves).
-    fn moves_played(&self) -> usize {
+    pub(super) fn moves_played(&self) -> usize {
         self.history.entries()[..self.history.cursor()]
             .iter()
             .filter(|e| matches!(e.commands.first(), Some(Command::Play { .. })))

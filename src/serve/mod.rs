@@ -12,8 +12,14 @@
 //! public view. The server renders each connection's view itself, so a player's private
 //! graphics never leave the server towards another connection.
 //!
+//! The edge (`edge.rs`): the `Host` of every request and the `Origin` of every WebSocket
+//! must be the server's own (or a `--public-origin`); connections are capped in total and
+//! per client address; headers must come within a timeout, and a WebSocket that sends
+//! nothing (not even a pong) for the idle timeout is closed.
+//!
 //! Boundary: a front end beside `crate::repl`; nothing below imports it.
 
+mod edge;
 mod table;
 
 use std::collections::HashMap;
@@ -21,9 +27,10 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
+use axum::extract::ws::{CloseFrame, close_code};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
@@ -32,6 +39,8 @@ use tokio::sync::watch;
 use crate::repl::{OpenError, ReplOptions};
 use crate::runtime::outside::parse_literal;
 
+use edge::Edge;
+pub use edge::EdgeOptions;
 pub use table::{MAX_REQUEST, Seat, TO_MOVE, Table, TableError, Who};
 
 /// The page: one static HTML file with its script, no build step.
@@ -53,6 +62,8 @@ pub struct ServeOptions {
     /// Seats played by the server, as `<player>=<agent>` (`1=mcts:500`): see
     /// [`crate::play::agent::Agent`].
     pub agents: Vec<String>,
+    /// What the server accepts from the network: origins, timeouts, connection caps.
+    pub edge: EdgeOptions,
 }
 
 /// A running server.
@@ -66,6 +77,7 @@ pub struct Server {
 struct Shared {
     table: Mutex<Table>,
     changed: watch::Sender<u64>,
+    edge: Arc<Edge>,
 }
 
 impl Shared {
@@ -92,6 +104,8 @@ impl Server {
         if options.seats.is_empty() {
             return Err(usage("a game needs at least one seat (--seats 0,1)".into()));
         }
+        // The public origins are checked before the game is opened or a port taken.
+        Edge::new(options.edge.clone(), options.port).map_err(usage)?;
         let mut seats: Vec<Seat> = Vec::new();
         for s in &options.seats {
             let player = s.trim();
@@ -138,24 +152,24 @@ impl Server {
             Err(TableError::Game(e)) => return Err(failed(e)),
         };
         let (changed, _) = watch::channel(table.version());
-        let shared = Arc::new(Shared {
-            table: Mutex::new(table),
-            changed,
-        });
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port))
             .await
             .map_err(|e| failed(format!("cannot listen on 127.0.0.1:{}: {e}", options.port)))?;
         let addr = listener
             .local_addr()
             .map_err(|e| failed(format!("cannot read the address listened on: {e}")))?;
+        let edge = Arc::new(Edge::new(options.edge.clone(), addr.port()).map_err(usage)?);
+        let shared = Arc::new(Shared {
+            table: Mutex::new(table),
+            changed,
+            edge: edge.clone(),
+        });
         let app = Router::new()
             .route("/", get(page))
             .route("/ws", get(connect))
             .with_state(shared.clone());
-        let task = tokio::spawn(async move {
-            // Serving ends only with the process (or when the task is aborted).
-            let _ = axum::serve(listener, app).await;
-        });
+        // Serving ends only with the process (or when the task is aborted).
+        let task = tokio::spawn(edge::serve(listener, app, edge));
         Ok(Server { addr, shared, task })
     }
 
@@ -214,15 +228,26 @@ fn token() -> Result<String, String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-async fn page() -> Html<&'static str> {
-    Html(PAGE)
+async fn page(headers: HeaderMap, State(shared): State<Arc<Shared>>) -> Response {
+    match shared.edge.check_host(&headers) {
+        Ok(()) => Html(PAGE).into_response(),
+        Err(refused) => refused.into_response(),
+    }
 }
 
 async fn connect(
+    headers: HeaderMap,
     ws: WebSocketUpgrade,
     Query(query): Query<HashMap<String, String>>,
     State(shared): State<Arc<Shared>>,
 ) -> Response {
+    if let Err(refused) = shared
+        .edge
+        .check_host(&headers)
+        .and_then(|()| shared.edge.check_origin(&headers))
+    {
+        return refused.into_response();
+    }
     let who = match query.get("seat") {
         None => Who::Watcher,
         Some(token) => match shared.table().seat_of(token) {
@@ -241,28 +266,33 @@ async fn connect(
         .on_upgrade(move |socket| connection(socket, shared, who))
 }
 
-/// One browser: the state now and after every change, a reply to every request.
+/// One browser: the state now and after every change, a reply to every request. The
+/// server pings it every third of the idle timeout; when it sends nothing at all (not even
+/// the pong) for the whole timeout, or does not take what is sent to it for as long, the
+/// socket is closed.
 async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
+    let idle = shared.edge.options.idle_timeout;
     let (mut sink, mut stream) = socket.split();
     let mut changed = shared.changed.subscribe();
     let first = shared.table().state(who);
-    if sink
-        .send(Message::Text(first.to_string().into()))
-        .await
-        .is_err()
-    {
+    if !send(&mut sink, Message::Text(first.to_string().into()), idle).await {
         return;
     }
     changed.mark_unchanged();
+    let mut ping = tokio::time::interval((idle / 3).max(std::time::Duration::from_millis(1)));
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ping.tick().await;
+    let mut deadline = tokio::time::Instant::now() + idle;
     loop {
         tokio::select! {
             incoming = stream.next() => {
+                deadline = tokio::time::Instant::now() + idle;
                 let text = match incoming {
                     Some(Ok(Message::Text(t))) => t.to_string(),
                     Some(Ok(Message::Binary(_))) => {
                         let refusal = serde_json::json!({"type": "error", "id": null,
                             "message": "binary messages are not understood: send JSON text"});
-                        if sink.send(Message::Text(refusal.to_string().into())).await.is_err() {
+                        if !send(&mut sink, Message::Text(refusal.to_string().into()), idle).await {
                             return;
                         }
                         continue;
@@ -276,7 +306,7 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                     shared.changed.send_replace(version);
                 }
                 for reply in handled.replies {
-                    if sink.send(Message::Text(reply.into())).await.is_err() {
+                    if !send(&mut sink, Message::Text(reply.into()), idle).await {
                         return;
                     }
                 }
@@ -286,10 +316,37 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                     break;
                 }
                 let state = shared.table().state(who);
-                if sink.send(Message::Text(state.to_string().into())).await.is_err() {
+                if !send(&mut sink, Message::Text(state.to_string().into()), idle).await {
                     break;
                 }
             }
+            _ = ping.tick() => {
+                if !send(&mut sink, Message::Ping(Vec::new().into()), idle).await {
+                    break;
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                let reason = format!("idle: nothing received for {idle:?}, not even a pong");
+                let close = Message::Close(Some(CloseFrame {
+                    code: close_code::AWAY,
+                    reason: reason.into(),
+                }));
+                let _ = send(&mut sink, close, idle).await;
+                break;
+            }
         }
     }
+}
+
+/// Send `message`, waiting at most `within` (a client that reads nothing is let go);
+/// whether it was sent.
+async fn send(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    message: Message,
+    within: std::time::Duration,
+) -> bool {
+    matches!(
+        tokio::time::timeout(within, sink.send(message)).await,
+        Ok(Ok(()))
+    )
 }

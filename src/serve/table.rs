@@ -513,6 +513,15 @@ impl Table {
                 name(&move_name, "move")?;
                 self.may_move(seat)?;
                 self.may_play(seat, &move_name)?;
+                if let Some(text) = self.refusal_for(who, &move_name) {
+                    return Ok(Handled {
+                        replies: vec![
+                            json!({"type": "reply", "id": id, "ok": false, "changed": false, "text": text})
+                                .to_string(),
+                        ],
+                        changed: false,
+                    });
+                }
                 (id, Command::Play { name: move_name })
             }
             Request::Signal { id, signal, tag } => {
@@ -557,6 +566,8 @@ impl Table {
                 (id, Command::Remove { gap, name })
             }
         };
+        // Adding a law or side-effect is done, or refused (with a diagnostic).
+        let adds_rule = matches!(command, Command::Law { .. } | Command::SideEffect { .. });
         // A move given while several may move (`to-move` gives a list) is a secret order.
         let order = matches!(command, Command::Play { .. })
             && matches!(self.turn(), Ok(Some(Value::List(_))));
@@ -588,7 +599,9 @@ impl Table {
                 }
             }
         }
-        let ok = !(reply.text.starts_with("error") || reply.text.starts_with("usage"));
+        // A rule that does not check is refused with its diagnostic: nothing changed.
+        let ok = !(reply.text.starts_with("error") || reply.text.starts_with("usage"))
+            && (changed || !adds_rule);
         Ok(Handled {
             replies: vec![
                 json!({"type": "reply", "id": id, "ok": ok, "changed": changed, "text": reply.text})
@@ -717,6 +730,22 @@ impl Table {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// When `who` is shown only some of the legal moves (its own, in a game of
+    /// simultaneous moves) and `name` cannot be played: the REPL's refusal, listing as
+    /// legal only the moves `who` is shown (the others' moves are not told).
+    fn refusal_for(&mut self, who: Who, name: &str) -> Option<String> {
+        let (mine, _) = self.moves_for(who);
+        let Json::Array(mine) = mine else {
+            return None;
+        };
+        if Some(&mine) == self.moves_and_turn().moves.as_array() {
+            // Shown every legal move: the REPL's own reply tells nothing more.
+            return None;
+        }
+        let shown = |n: &str| mine.iter().any(|m| m.as_str() == Some(n));
+        self.repl.play_refusal(name, &shown)
     }
 
     fn may_answer(&self, seat: usize) -> Result<(), String> {

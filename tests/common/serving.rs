@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use flexrules::repl::ReplOptions;
 use flexrules::runtime::vm::Limits;
-use flexrules::serve::{ServeOptions, Server};
+use flexrules::serve::{EdgeOptions, ServeOptions, Server};
 
 /// A server for `game` (a path from the crate root) on a free loopback port, seed 0, with
 /// the seats "0" and "1".
@@ -21,6 +21,18 @@ pub async fn serve_with(
     seats: &[&str],
     agents: &[&str],
 ) -> Result<Server, flexrules::repl::OpenError> {
+    serve_edge(game, seats, agents, EdgeOptions::default()).await
+}
+
+/// A server for `game` with these seats, agents and limits at its edge (origins,
+/// timeouts, connection caps).
+#[allow(dead_code)] // not every test binary sets the edge's limits
+pub async fn serve_edge(
+    game: &str,
+    seats: &[&str],
+    agents: &[&str],
+    edge: EdgeOptions,
+) -> Result<Server, flexrules::repl::OpenError> {
     Server::start(ServeOptions {
         repl: ReplOptions {
             game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
@@ -33,6 +45,7 @@ pub async fn serve_with(
         port: 0,
         seats: seats.iter().map(|s| s.to_string()).collect(),
         agents: agents.iter().map(|s| s.to_string()).collect(),
+        edge,
     })
     .await
 }
