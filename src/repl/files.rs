@@ -136,7 +136,7 @@ impl Repl {
             };
         }
         let unchanged = "the session is unchanged";
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::syntax::load::read_regular_file(path.as_ref()) {
             Ok(t) => t,
             Err(e) => return format!("error: cannot read {path}: {e}; {unchanged}"),
         };
