@@ -17,10 +17,12 @@
 //! Boundary: this module reads and writes text and drives a [`Session`]; it prints nothing
 //! and reads no file.
 
+mod reader;
+
 use std::collections::HashSet;
 
-use sgf_parse::SimpleText;
 use sgf_parse::go::{Move, Point, Prop};
+use sgf_parse::{SgfProp as _, SimpleText};
 
 use crate::runtime::session::Session;
 use crate::runtime::trace::{Output, Transaction};
@@ -32,6 +34,11 @@ const COLUMNS: &[u8] = b"abcdefghjklmnopqrstuvwxyz";
 
 /// The largest board a record may have (the games/go limit).
 pub const MAX_SIZE: u8 = 25;
+
+/// The largest komi, either way, a record may give (`KM`).
+pub const MAX_KOMI: f64 = 1000.0;
+
+pub use reader::{MAX_MOVES, MAX_NESTING, MAX_NODES};
 
 /// A player's colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,10 +130,11 @@ fn describe_point(p: Point) -> String {
     format!("{}{}", letter(p.x), letter(p.y))
 }
 
-/// Read a record: the first game of the collection, its main line.
+/// Read a record: the first game of the collection, its main line. Reading is bounded
+/// ([`MAX_NESTING`], [`MAX_NODES`], [`MAX_MOVES`]) and does not recurse.
 pub fn parse(text: &str) -> Result<Record, String> {
-    let trees = sgf_parse::go::parse(text).map_err(|e| format!("not a valid SGF file: {e}"))?;
-    let root = trees
+    let main = reader::main_line(text)?;
+    let root = main
         .first()
         .ok_or_else(|| "the file holds no game".to_string())?;
     let mut record = Record {
@@ -139,7 +147,7 @@ pub fn parse(text: &str) -> Result<Record, String> {
         moves: Vec::new(),
         result: None,
     };
-    if let Some(Prop::SZ((w, h))) = root.get_property("SZ") {
+    if let Some(Prop::SZ((w, h))) = root.iter().find(|p| p.identifier() == "SZ") {
         if w != h {
             return Err(format!("SZ[{w}:{h}]: only square boards are played"));
         }
@@ -151,14 +159,24 @@ pub fn parse(text: &str) -> Result<Record, String> {
         record.size = *w;
     }
     let size = record.size;
-    for (n, node) in root.main_variation().enumerate() {
+    for (n, node) in main.iter().enumerate() {
         let at = if n == 0 {
             "the root node".to_string()
         } else {
             format!("node {}", n + 1)
         };
-        for prop in node.properties() {
+        for prop in node {
             match prop {
+                Prop::KM(k) if !k.is_finite() || k.abs() > MAX_KOMI => {
+                    let k = if k.abs() < 1e9 {
+                        k.to_string()
+                    } else {
+                        format!("{k:e}")
+                    };
+                    return Err(format!(
+                        "{at}: KM (komi) is {k}: komi must be a finite number from -{MAX_KOMI} to {MAX_KOMI}, such as 6.5 or 7.5"
+                    ));
+                }
                 Prop::KM(k) => record.komi = Some(*k),
                 Prop::HA(h) => {
                     record.handicap = u8::try_from(*h)
@@ -581,18 +599,16 @@ pub fn write(session: &Session) -> Result<String, String> {
             Colour::White => Prop::W(m),
         }]);
     }
-    let mut tree: Option<sgf_parse::SgfNode<Prop>> = None;
-    let count = nodes.len();
-    for (i, props) in nodes.into_iter().enumerate().rev() {
-        let children = tree.take().into_iter().collect();
-        tree = Some(sgf_parse::SgfNode::new(
-            props,
-            children,
-            i == 0 && count > 0,
-        ));
+    // Written node by node (the crate writes a tree recursively, one level per move).
+    let mut out = String::from("(");
+    for props in nodes {
+        out.push(';');
+        for p in props {
+            out.push_str(&p.to_string());
+        }
     }
-    let tree = tree.ok_or("no game to write")?;
-    Ok(format!("{}\n", tree.serialize()))
+    out.push_str(")\n");
+    Ok(out)
 }
 
 /// `RE` for a finished game: `B+3.5`, `W+0.5`, `B+` when no score is given, `0` for a draw.

@@ -146,3 +146,159 @@ fn run_replays_a_record_and_refuses_an_illegal_one() {
     assert!(stderr.contains("move 7 (black a5) is illegal"), "{stderr}");
     assert!(stderr.contains("suicide"), "{stderr}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Untrusted records: bounded reading, regular files only, komi checked.
+
+/// A record whose main line has `moves` moves.
+fn long_record(moves: usize) -> String {
+    let mut text = String::from("(;GM[1]SZ[19]");
+    for i in 0..moves {
+        text.push_str(if i % 2 == 0 { ";B[aa]" } else { ";W[bb]" });
+    }
+    text.push(')');
+    text
+}
+
+#[test]
+fn a_main_line_of_150000_moves_is_refused_where_it_passes_the_bound() {
+    let err = sgf::parse(&long_record(150_000)).expect_err("refused");
+    // `(;GM[1]SZ[19]` then six characters a move: move 10001 starts at column 14 + 60000.
+    assert_eq!(
+        err,
+        format!(
+            "line 1, column 60015: the main line has more than {} moves (the most a record may have); cut the record short",
+            sgf::MAX_MOVES
+        )
+    );
+    let record = sgf::parse(&long_record(sgf::MAX_MOVES)).expect("the bound itself is read");
+    assert_eq!(record.moves.len(), sgf::MAX_MOVES);
+}
+
+#[test]
+fn a_million_nested_variations_are_refused_without_overflowing_the_stack() {
+    let n = 1_000_000;
+    let text = format!("(;GM[1]{}{})", "(;B[aa]".repeat(n), ")".repeat(n));
+    let err = sgf::parse(&text).expect_err("refused");
+    assert!(
+        err.starts_with("line 1, column ")
+            && err.contains(&format!(
+                "more than {} variations are open at once",
+                sgf::MAX_NESTING
+            )),
+        "{err}"
+    );
+    // Variations, nested or not, are read; the main line takes the first at each step.
+    let text = "(;GM[1]SZ[9];B[ee](;W[dd](;B[cc])(;B[gg]));W[ff](;W[aa]))";
+    let record = sgf::parse(text).expect("variations");
+    let moves: Vec<_> = record.moves.iter().map(|m| m.point.clone()).collect();
+    assert_eq!(
+        moves,
+        [Some("e5".into()), Some("d6".into()), Some("c7".into())]
+    );
+}
+
+#[test]
+fn a_file_of_more_than_a_million_nodes_is_refused() {
+    let text = format!("(;GM[1]\n{}\n)", ";C[a comment]".repeat(sgf::MAX_NODES + 1));
+    let err = sgf::parse(&text).expect_err("refused");
+    assert!(
+        err.starts_with("line 2, column ") && err.contains("more than 1000000 nodes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn komi_that_is_not_a_finite_number_is_refused() {
+    for (km, shown) in [
+        ("nan", "NaN"),
+        ("inf", "inf"),
+        ("-infinity", "-inf"),
+        ("1e300", "1e300"),
+    ] {
+        let err = sgf::parse(&format!("(;GM[1]SZ[9]KM[{km}];B[ee])")).expect_err(km);
+        assert_eq!(
+            err,
+            format!(
+                "the root node: KM (komi) is {shown}: komi must be a finite number from -1000 to 1000, such as 6.5 or 7.5"
+            )
+        );
+    }
+    let record = sgf::parse("(;GM[1]SZ[9]KM[-3.5];B[ee])").expect("a negative komi");
+    assert_eq!(record.komi, Some(-3.5));
+}
+
+#[test]
+fn komi_parameter_too_large_for_a_float_is_refused() {
+    let out = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .current_dir(root())
+        .args([
+            "run",
+            "games/go",
+            "--param",
+            "komi=1.0e999",
+            "--play",
+            "pass",
+        ])
+        .output()
+        .expect("flexrules runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--param komi=1.0e999: the number is too large (it is not finite)"),
+        "{stderr}"
+    );
+}
+
+/// `flexrules run games/go --sgf <path>`: its exit status and standard error.
+fn run_sgf(path: &std::path::Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .current_dir(root())
+        .args(["run", "games/go", "--sgf"])
+        .arg(path)
+        .output()
+        .expect("flexrules runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn a_record_must_be_a_regular_file() {
+    let (code, stderr) = run_sgf(std::path::Path::new("/dev/zero"));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("/dev/zero: it is not a regular file (a device, FIFO or socket)"),
+        "{stderr}"
+    );
+    let dir = std::env::temp_dir().join(format!("flexrules-sgf-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let fifo = dir.join("record.sgf");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Nobody writes to the FIFO: reading it would wait for ever.
+    let (code, stderr) = run_sgf(&fifo);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("it is not a regular file"), "{stderr}");
+}
+
+#[test]
+fn a_record_larger_than_the_cap_is_refused() {
+    let dir = std::env::temp_dir().join(format!("flexrules-sgf-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let big = dir.join("big.sgf");
+    let cap = flexrules::syntax::load::MAX_FILE_BYTES;
+    let file = std::fs::File::create(&big).expect("a file");
+    file.set_len(cap + 1).expect("a sparse file");
+    let (code, stderr) = run_sgf(&big);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("it is larger than 16 MB"), "{stderr}");
+}

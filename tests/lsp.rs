@@ -1,7 +1,8 @@
 //! The language server, driven as an editor drives it (over an in-memory connection):
 //! diagnostics published as documents open and change (in the file that has the problem,
 //! cleared when it is fixed), rules files checked against their game, hover, go to
-//! definition and completion.
+//! definition and completion; and over standard input and output, the frames a client
+//! may not send (too large, malformed header, a body that is not JSON) refused.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -332,4 +333,181 @@ fn hover_definition_and_completion() {
         "still serving: {hover}"
     );
     c.stop();
+}
+
+// ---------------------------------------------------------------------------------------
+// `flexrules lsp` over standard input and output, fed frames a client may not send.
+
+/// One frame of `body`.
+fn frame(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// The frames of a session: initialize, then `middle`, then (when `finish`) a hover
+/// request with id 2, shutdown (id 3) and exit.
+fn session(middle: &[u8], finish: bool) -> Vec<u8> {
+    let mut input =
+        frame(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#);
+    input.extend(frame(
+        r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+    ));
+    input.extend_from_slice(middle);
+    if finish {
+        input.extend(frame(
+            r#"{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///nowhere/game.fr"},"position":{"line":0,"character":0}}}"#,
+        ));
+        input.extend(frame(r#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#));
+        input.extend(frame(r#"{"jsonrpc":"2.0","method":"exit"}"#));
+    }
+    input
+}
+
+/// Run `flexrules lsp` on `input`: its exit code, the bodies it wrote (JSON) and its
+/// standard error.
+fn lsp_stdio(input: Vec<u8>) -> (Option<i32>, Vec<Value>, String) {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .arg("lsp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("flexrules lsp starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("flexrules lsp ends");
+    writer.join().expect("the input is written");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut bodies = Vec::new();
+    let mut rest = text.as_str();
+    while let Some((header, after)) = rest.split_once("\r\n\r\n") {
+        let n: usize = header
+            .trim_start_matches("Content-Length: ")
+            .parse()
+            .unwrap_or_else(|_| panic!("a header: {header:?}"));
+        bodies.push(serde_json::from_str(&after[..n]).expect("a JSON body"));
+        rest = &after[n..];
+    }
+    (
+        out.status.code(),
+        bodies,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The response with `id`, among `bodies`.
+fn response(bodies: &[Value], id: Value) -> &Value {
+    bodies
+        .iter()
+        .find(|b| b["id"] == id && (b.get("result").is_some() || b.get("error").is_some()))
+        .unwrap_or_else(|| panic!("no response {id} in {bodies:?}"))
+}
+
+#[test]
+fn a_body_that_is_not_json_gets_a_parse_error_and_serving_goes_on() {
+    let (code, bodies, stderr) = lsp_stdio(session(&frame("{\"jsonrpc\": \"2.0\", "), true));
+    assert_eq!(code, Some(0), "{stderr}");
+    let error = response(&bodies, Value::Null);
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Parse error")),
+        "{error}"
+    );
+    assert!(
+        stderr.contains("refused a message: Parse error"),
+        "{stderr}"
+    );
+    // Still serving: the hover and the shutdown are answered.
+    assert_eq!(response(&bodies, json!(2))["result"], Value::Null);
+    assert!(response(&bodies, json!(3)).get("error").is_none());
+}
+
+#[test]
+fn json_that_is_no_message_gets_an_invalid_request_error() {
+    // (`{"id": 7}` alone is a response, which the server ignores.)
+    let (code, bodies, stderr) = lsp_stdio(session(&frame(r#"{"method": 5}"#), true));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(response(&bodies, Value::Null)["error"]["code"], -32600);
+    assert!(
+        stderr.contains("refused a message: Invalid Request"),
+        "{stderr}"
+    );
+    assert!(response(&bodies, json!(3)).get("error").is_none());
+}
+
+#[test]
+fn a_body_over_64_mb_is_skipped_and_serving_goes_on() {
+    let size = flexrules::lsp::frames::MAX_BODY_BYTES as usize + 1;
+    let mut middle = format!("Content-Length: {size}\r\n\r\n").into_bytes();
+    middle.resize(middle.len() + size, b' ');
+    let (code, bodies, stderr) = lsp_stdio(session(&middle, true));
+    assert_eq!(code, Some(0), "{stderr}");
+    let error = response(&bodies, Value::Null);
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert!(
+        stderr.contains(&format!(
+            "a message of {size} bytes, more than the 64 MB a message may have: it was skipped"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(response(&bodies, json!(2))["result"], Value::Null);
+}
+
+#[test]
+fn a_content_length_of_two_to_the_64_minus_one_neither_panics_nor_allocates() {
+    let middle = b"Content-Length: 18446744073709551615\r\n\r\n{}".to_vec();
+    let (code, bodies, stderr) = lsp_stdio(session(&middle, false));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        response(&bodies, json!(1))["result"]["capabilities"].is_object(),
+        "initialize was answered"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("a message of 18446744073709551615 bytes, more than the 64 MB")
+            && stderr.contains("the stream ended inside it"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_content_length_of_ten_to_the_eleven_does_not_abort() {
+    let middle = b"Content-Length: 100000000000\r\n\r\n{\"jsonrpc\":\"2.0\"}".to_vec();
+    let (code, _, stderr) = lsp_stdio(session(&middle, false));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("memory allocation"), "{stderr}");
+    assert!(
+        stderr.contains("a message of 100000000000 bytes"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_malformed_header_closes_the_server_with_an_error() {
+    for (header, says) in [
+        (
+            "Content-Length: lots\r\n\r\n",
+            "Content-Length `lots` is not a number of bytes",
+        ),
+        ("Content-Type: x\r\n\r\n{}", "no Content-Length"),
+        ("Content-Length 12\r\n\r\n", "expected `Name: value`"),
+    ] {
+        let (code, bodies, stderr) = lsp_stdio(session(header.as_bytes(), true));
+        assert_eq!(code, Some(1), "{header:?}: {stderr}");
+        assert!(
+            stderr.contains("the client's stream cannot be read on: malformed header")
+                && stderr.contains(says),
+            "{header:?}: {stderr}"
+        );
+        // What came before was served.
+        assert!(response(&bodies, json!(1))["result"].is_object());
+    }
+    let long = format!("X-Padding: {}\r\n", "x".repeat(10_000));
+    let (code, _, stderr) = lsp_stdio(session(long.as_bytes(), true));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("a line longer than 8192 bytes"), "{stderr}");
 }

@@ -190,6 +190,14 @@ impl Game {
                 "--param takes NAME=VALUE, got `{text}`"
             )));
         }
+        // A number too large for a float reads as infinity: refused, as a game cannot use it.
+        if let Some((name, value)) = (self.inner.params.iter())
+            .find(|(_, v)| matches!(parse_literal(v), crate::runtime::value::Value::Float(f) if !f.is_finite()))
+        {
+            return Err(Error::Param(format!(
+                "--param {name}={value}: the number is too large (it is not finite); give a finite number"
+            )));
+        }
         let options = SessionOptions {
             seed,
             params: (self.inner.params.iter())

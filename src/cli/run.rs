@@ -83,7 +83,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let record = match &args.sgf {
         None => None,
         Some(path) => {
-            let record = std::fs::read_to_string(path)
+            let record = crate::syntax::load::read_regular_file(path)
                 .map_err(|e| e.to_string())
                 .and_then(|text| crate::sgf::parse(&text));
             match record {

@@ -8,11 +8,13 @@
 //! requests and notifications and answers them. The open documents and the *unit* each
 //! is checked with (see [`GAME_LEVELS`]) are in `documents`; the features, which know
 //! nothing of the protocol, in `features`; the conversion between the two (positions in
-//! UTF-16 units, the protocol's types) in `convert`.
+//! UTF-16 units, the protocol's types) in `convert`; reading and writing frames on
+//! standard input and output, within bounds, in `frames`.
 
 mod convert;
 mod documents;
 mod features;
+pub mod frames;
 
 use lsp_server::{Connection, Message, Notification, Request, Response};
 use lsp_types::notification::Notification as _;
@@ -29,12 +31,10 @@ use features::{Analysis, FilePosition};
 /// An error that ends the server (the connection broke, or the client broke the protocol).
 pub type ServerError = Box<dyn std::error::Error + Send + Sync>;
 
-/// Serve on standard input and output until the client says `exit`.
+/// Serve on standard input and output until the client says `exit` or the stream ends
+/// (see [`frames`] for what is refused on the way).
 pub fn run_stdio() -> Result<(), ServerError> {
-    let (connection, io) = Connection::stdio();
-    serve(connection)?;
-    io.join()?;
-    Ok(())
+    frames::run(serve)
 }
 
 /// Serve on `connection` until the client says `exit` (after `shutdown`).

@@ -127,7 +127,7 @@ impl Repl {
             return "error: finish or :abort the transaction in progress first".into();
         }
         if save {
-            return match crate::sgf::write(&self.play.session()) {
+            return match crate::sgf::write(self.play.session()) {
                 Ok(text) => match write_atomically(path.as_ref(), &text) {
                     Ok(()) => format!("saved the game to {path}"),
                     Err(e) => format!("error: cannot write {path}: {e}"),
@@ -136,7 +136,7 @@ impl Repl {
             };
         }
         let unchanged = "the session is unchanged";
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::syntax::load::read_regular_file(path.as_ref()) {
             Ok(t) => t,
             Err(e) => return format!("error: cannot read {path}: {e}; {unchanged}"),
         };
@@ -167,8 +167,8 @@ impl Repl {
             Ok(r) => r,
             Err(e) => return format!("error: {path}: the game does not start: {e}; {unchanged}"),
         };
-        let lines = record.repl_lines(&scratch.play.session());
-        if let Err(e) = crate::sgf::replay(&mut scratch.play.session_mut(), &record) {
+        let lines = record.repl_lines(scratch.play.session());
+        if let Err(e) = crate::sgf::replay(scratch.play.session_mut(), &record) {
             return format!("error: {path}: {e}; {unchanged}");
         }
         let fresh = match Repl::replay(options, &lines) {
@@ -180,7 +180,7 @@ impl Repl {
         *self = fresh;
         self.play.session_mut().interrupt = interrupt;
         self.trace = trace;
-        let over = match (crate::sgf::result(&self.play.session()), &record.result) {
+        let over = match (crate::sgf::result(self.play.session()), &record.result) {
             (Some(ours), Some(theirs)) if &ours != theirs => {
                 format!("; the game is over: {ours} (the record says RE[{theirs}])")
             }
