@@ -4,7 +4,8 @@
 //! then leaves the world as it was), never into a hang, an abort or an out-of-memory kill:
 //!
 //! - *steps*: instructions, plus the work builtins do in proportion to what they walk (one
-//!   step per element compared, copied, summed or printed);
+//!   step per element compared, copied, summed or printed, and one per [`TEXT_STEP`] bytes
+//!   of text compared, ordered or looked for: see [`texts_equal_within`]);
 //! - *depth*: join points and function calls open at once;
 //! - *nesting*: how deep values nest (a list in a list in ...). Checked when a value is put
 //!   into a collection or a message, so every value stays shallow enough for the recursive
@@ -19,7 +20,8 @@
 use std::cmp::Ordering;
 
 use super::builtin_error::BuiltinError;
-use super::value::{Dict, Key, List, Value};
+pub use super::value::TEXT_STEP;
+use super::value::{Dict, Key, List, Text, Value, common_start};
 
 /// Limits on one transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,14 +197,105 @@ impl Meter {
     }
 
     /// Equality that counts one step per element of the collections it looks at (two
-    /// scalars are compared within the step of the instruction that compares them).
+    /// scalars are compared within the step of the instruction that compares them, but
+    /// for long texts: see [`texts_equal_within`]).
     #[inline(always)]
     pub fn equal(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
         if !is_collection(a) {
             // Not a collection: one step, already counted by the instruction.
-            return Ok(a == b);
+            return match equal_in_step(a, b) {
+                Some(same) => Ok(same),
+                None => self.equal_long_texts(a, b),
+            };
         }
         self.equal_collections(a, b)
+    }
+
+    /// [`Meter::equal`] of two texts of the same length of at least [`TEXT_STEP`] bytes.
+    #[cold]
+    #[inline(never)]
+    fn equal_long_texts(&mut self, a: &Value, b: &Value) -> Result<bool, BuiltinError> {
+        let mut left = self.remaining();
+        let r = scalar_equal_within(a, b, &mut left);
+        self.spend(left)?;
+        r.ok_or_else(|| self.step_error())
+    }
+
+    /// The order of two texts, counting one step per [`TEXT_STEP`] bytes of the start
+    /// they have in common (see [`texts_order_within`]).
+    #[inline]
+    pub fn order_texts(&mut self, x: &Text, y: &Text) -> Result<Ordering, BuiltinError> {
+        if x.as_str().len().min(y.as_str().len()) < TEXT_STEP {
+            return Ok(x.cmp(y));
+        }
+        self.order_long_texts(x, y)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn order_long_texts(&mut self, x: &Text, y: &Text) -> Result<Ordering, BuiltinError> {
+        let mut left = self.remaining();
+        let r = texts_order_within(x, y, &mut left);
+        self.spend(left)?;
+        r.ok_or_else(|| self.step_error())
+    }
+
+    /// Where the first string of `l` equal to the text `needle` of at least
+    /// [`TEXT_STEP`] bytes is, counting each comparison as [`texts_equal_within`] does
+    /// (the step of each element is counted by the caller).
+    #[cold]
+    #[inline(never)]
+    pub fn find_long_text(
+        &mut self,
+        l: &List,
+        needle: &Text,
+    ) -> Result<Option<usize>, BuiltinError> {
+        let mut left = self.remaining();
+        let mut found = Ok(None);
+        for (k, v) in l.iter().enumerate() {
+            let Value::Str(t) = v else { continue };
+            match texts_equal_within(t, needle, &mut left) {
+                Some(true) => {
+                    found = Ok(Some(k));
+                    break;
+                }
+                Some(false) => {}
+                None => {
+                    found = Err(());
+                    break;
+                }
+            }
+        }
+        self.spend(left)?;
+        found.map_err(|()| self.step_error())
+    }
+
+    /// Count the search of `key` among the `entries` keys of a dictionary: nothing for
+    /// an integer, a name (a symbol: its text is the program's, and is compared with the
+    /// names among the keys as one word) or a string of fewer than [`TEXT_STEP`] bytes;
+    /// for a longer string made at run time, one step per [`TEXT_STEP`] of its bytes for
+    /// each key the search may compare it with ([`key_probes`]).
+    #[inline]
+    pub fn key(&mut self, key: &Key, entries: usize) -> Result<(), BuiltinError> {
+        match key {
+            Key::Str(t) => self.text_key(t, entries),
+            Key::Int(_) => Ok(()),
+        }
+    }
+
+    /// [`Meter::key`] of a text.
+    #[inline]
+    pub fn text_key(&mut self, t: &Text, entries: usize) -> Result<(), BuiltinError> {
+        if !t.is_long_made() {
+            return Ok(());
+        }
+        self.long_key(t.as_str().len(), entries)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn long_key(&mut self, len: usize, entries: usize) -> Result<(), BuiltinError> {
+        self.work((len / TEXT_STEP).saturating_mul(key_probes(entries)))
     }
 
     /// [`Meter::equal`] when `a` is a collection.
@@ -333,6 +426,85 @@ fn children_depth<'a>(
     Some(deepest + 1)
 }
 
+/// How many keys a search in a dictionary of `n` entries may compare the key it looks
+/// for with, at most: the short vectors (up to 32 entries, in a vector or a chunk) are
+/// scanned, the rest halved, in the chunks and then in one chunk.
+pub fn key_probes(n: usize) -> usize {
+    let halvings = (usize::BITS - n.leading_zeros()) as usize;
+    n.min(32) + 2 * halvings + 1
+}
+
+/// `a == b` when `a` is not a collection and the answer needs no text compared past the
+/// step of the instruction ([`Text::eq_in_step`]); `None` for a collection `a`, or two
+/// texts of the same length of at least [`TEXT_STEP`] bytes. Out of line, as the
+/// equality of values it stands for, so the instruction loop's fast paths stay small.
+#[inline(never)]
+pub fn equal_in_step(a: &Value, b: &Value) -> Option<bool> {
+    match (a, b) {
+        (Value::List(_) | Value::Dict(_) | Value::Message(_), _) => None,
+        (Value::Str(x), Value::Str(y)) => x.eq_in_step(y),
+        _ => Some(a == b),
+    }
+}
+
+/// Equality of two texts with a step allowance: beyond [`Text::eq_in_step`], two texts
+/// of the same length are compared byte by byte, one step per [`TEXT_STEP`] bytes of the
+/// start they have in common (all of it when they are equal); `None` when the steps ran
+/// out, before the bytes past them are read.
+pub fn texts_equal_within(x: &Text, y: &Text, left: &mut u64) -> Option<bool> {
+    match x.eq_in_step(y) {
+        Some(same) => Some(same),
+        None => {
+            let a = x.as_str();
+            Some(common_start_within(a, y.as_str(), left)? == a.len())
+        }
+    }
+}
+
+/// The order of two texts with a step allowance: one step per [`TEXT_STEP`] bytes of
+/// the start they have in common, whichever way they are held; `None` when the steps ran
+/// out.
+pub fn texts_order_within(x: &Text, y: &Text, left: &mut u64) -> Option<Ordering> {
+    let (a, b) = (x.as_str(), y.as_str());
+    if a.len().min(b.len()) < TEXT_STEP {
+        return Some(x.cmp(y));
+    }
+    let p = common_start_within(a, b, left)?;
+    Some(match (a.as_bytes().get(p), b.as_bytes().get(p)) {
+        (Some(c), Some(d)) => c.cmp(d),
+        _ => a.len().cmp(&b.len()),
+    })
+}
+
+/// How many bytes `a` and `b` have in common at their start, taking one step per
+/// [`TEXT_STEP`] of them from `left`; `None` (and nothing left) when there are not
+/// enough, found without reading much past what they pay for.
+fn common_start_within(a: &str, b: &str, left: &mut u64) -> Option<usize> {
+    let max = usize::try_from(*left)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(TEXT_STEP)
+        .saturating_add(TEXT_STEP - 1);
+    match common_start(a, b, max) {
+        Some(p) => {
+            *left -= (p / TEXT_STEP) as u64;
+            Some(p)
+        }
+        None => {
+            *left = 0;
+            None
+        }
+    }
+}
+
+/// [`scalar_eq`] with a step allowance for long texts ([`texts_equal_within`]).
+#[inline]
+fn scalar_equal_within(p: &Value, q: &Value, left: &mut u64) -> Option<bool> {
+    match (p, q) {
+        (Value::Str(x), Value::Str(y)) => texts_equal_within(x, y, left),
+        _ => Some(scalar_eq(p, q)),
+    }
+}
+
 /// Whether `v` is a list, dictionary or message.
 #[inline(always)]
 pub fn is_collection(v: &Value) -> bool {
@@ -413,7 +585,15 @@ fn flat_equal(a: &[Value], b: &[Value], left: &mut u64) -> Option<bool> {
     let mut looked = a.len();
     let mut same = true;
     for (k, (p, q)) in a.iter().zip(b).enumerate() {
-        if !scalar_eq(p, q) {
+        let eq = match (p, q) {
+            (Value::Int(x), Value::Int(y)) => x == y,
+            _ => match equal_in_step(p, q) {
+                Some(eq) => eq,
+                // Two long texts: compared as the general way compares them.
+                None => return pairs_equal(a.iter().zip(b), left),
+            },
+        };
+        if !eq {
             looked = k + 1;
             same = false;
             break;
@@ -435,7 +615,7 @@ fn pairs_equal<'a>(
     for (p, q) in pairs {
         let same = match p {
             Value::List(_) | Value::Dict(_) | Value::Message(_) => equal_within(p, q, left)?,
-            _ if step(left) => scalar_eq(p, q),
+            _ if step(left) => scalar_equal_within(p, q, left)?,
             _ => return None,
         };
         if !same {
@@ -459,7 +639,11 @@ fn entries_equal<'a>(
     left: &mut u64,
 ) -> Option<bool> {
     for ((kp, p), (kq, q)) in x.zip(y) {
-        if kp != kq || !equal_within(p, q, left)? {
+        let same_key = match (kp, kq) {
+            (Key::Str(x), Key::Str(y)) => texts_equal_within(x, y, left)?,
+            _ => kp == kq,
+        };
+        if !same_key || !equal_within(p, q, left)? {
             return Some(false);
         }
     }
@@ -481,6 +665,7 @@ pub fn compare_within(a: &Value, b: &Value, left: &mut u64) -> Option<Ordering> 
             }
             Some(x.len().cmp(&y.len()))
         }
+        (Value::Str(x), Value::Str(y)) => texts_order_within(x, y, left),
         _ => Some(a.compare_shallow(b)),
     }
 }
@@ -635,6 +820,63 @@ mod tests {
             })
             .expect("thread starts");
         assert!(run.join().is_ok());
+    }
+
+    /// Two texts cost one step per 64 bytes of the start they have in common, whether
+    /// compared for equality or order, and the walk stops where the steps run out.
+    #[test]
+    fn texts_are_counted_by_the_bytes_they_have_in_common() {
+        let long = |tail: &str| Value::str(&format!("{}{tail}", "k".repeat(1000)));
+        let (a, b, c) = (long("a"), long("a"), long("b"));
+        let (Value::Str(x), Value::Str(y), Value::Str(z)) = (&a, &b, &c) else {
+            unreachable!()
+        };
+        let mut m = Meter::new(Limits::default());
+        assert_eq!(m.equal(&a, &b), Ok(true));
+        assert_eq!(m.steps, 1001 / 64);
+        assert_eq!(m.equal(&a, &c), Ok(false));
+        assert_eq!(m.steps, 1001 / 64 + 1000 / 64);
+        // The same string, or of another length: nothing to read.
+        let before = m.steps;
+        assert_eq!(m.equal(&a, &a), Ok(true));
+        assert_eq!(m.equal(&a, &long("ab")), Ok(false));
+        assert_eq!(m.steps, before);
+        assert_eq!(m.order_texts(x, z), Ok(Ordering::Less));
+        assert_eq!(m.order_texts(z, y), Ok(Ordering::Greater));
+        assert_eq!(m.order_texts(x, y), Ok(Ordering::Equal));
+        assert_eq!(m.steps, before + 2 * (1000 / 64) + 1001 / 64);
+        let mut left = 3;
+        assert_eq!(compare_within(&a, &c, &mut left), None);
+        assert_eq!(left, 0);
+        let mut m = Meter::new(Limits {
+            max_steps: 10,
+            ..Limits::default()
+        });
+        assert!(m.equal(&a, &b).is_err());
+        assert!(m.exhausted());
+        // Short texts: within the step, equal or not.
+        let mut m = Meter::new(Limits::default());
+        let short = Value::str(&"s".repeat(63));
+        assert_eq!(m.equal(&short, &Value::str(&"s".repeat(63))), Ok(true));
+        assert_eq!(m.steps, 0);
+        assert_eq!(key_probes(0), 1);
+        assert_eq!(key_probes(1), 4);
+        assert_eq!(key_probes(1000), 32 + 20 + 1);
+    }
+
+    #[test]
+    fn the_common_start_is_found_within_its_bound() {
+        let a = "ab".repeat(5000);
+        let mut b = a.clone();
+        b.push('x');
+        assert_eq!(common_start(&a, &b, usize::MAX), Some(10_000));
+        let mut c = a.clone().into_bytes();
+        c[7000] = b'z';
+        let c = String::from_utf8(c).unwrap_or_default();
+        assert_eq!(common_start(&a, &c, usize::MAX), Some(7000));
+        assert_eq!(common_start(&a, &c, 6999), None);
+        assert_eq!(common_start(&a, &c, 7000), Some(7000));
+        assert_eq!(common_start("", &a, 0), Some(0));
     }
 
     #[test]

@@ -21,17 +21,22 @@ pub(super) fn dict(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinEr
     let mut d = Dict::new();
     for pair in args.chunks_exact_mut(2) {
         m.nest(&pair[1])?;
-        d.insert(key_arg(&pair[0], "dict")?, std::mem::take(&mut pair[1]));
+        let key = key_arg(&pair[0], "dict")?;
+        m.key(&key, d.len())?;
+        d.insert(key, std::mem::take(&mut pair[1]));
     }
     Ok(Value::dict(d))
 }
 
 /// `get`: the value at a key of a dictionary, or at an index of a list; the default (or
 /// nil) when there is none.
-pub(super) fn get(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
+pub(super) fn get(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let found = match &args[0] {
         // A name as the key (a square, a side): looked for without making a key of it.
-        Value::Dict(d) if let Value::Str(t) = &args[1] => d.get_text(t).cloned(),
+        Value::Dict(d) if let Value::Str(t) = &args[1] => {
+            m.text_key(t, d.len())?;
+            d.get_text(t).cloned()
+        }
         Value::Dict(d) => d.get(&key_arg(&args[1], "get")?).cloned(),
         Value::List(l) => {
             let k = int_arg(&args[1], "get", "an integer index into a list")?;
@@ -48,8 +53,10 @@ pub(super) fn get(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
 /// What `get` (`default` standing for its third argument, nil when absent) or `nth`
 /// answers on `c` and `k` when the answer is a plain read: a list with an integer index,
 /// a dictionary with an integer or string key. `None` for anything else (another kind,
-/// a float key, `nth` out of range): the builtin decides, and reports any error. The
-/// machine's fused reads use it on values borrowed in their slots.
+/// a float key, `nth` out of range, a string key made at
+/// run time of [`TEXT_STEP`](crate::runtime::budget::TEXT_STEP) bytes or more, whose
+/// search is counted): the builtin decides, and reports any error. The machine's fused
+/// reads use it on values borrowed in their slots.
 #[inline(always)]
 pub fn read_fast(read: Read, c: &Value, k: &Value, default: Option<i64>) -> Option<Value> {
     let or_default = || default.map_or(Value::Nil, Value::Int);
@@ -57,7 +64,7 @@ pub fn read_fast(read: Read, c: &Value, k: &Value, default: Option<i64>) -> Opti
         (Read::Get, Value::Dict(d), Value::Int(i)) => {
             Some(d.get(&Key::Int(*i)).cloned().unwrap_or_else(or_default))
         }
-        (Read::Get, Value::Dict(d), Value::Str(s)) => Some(
+        (Read::Get, Value::Dict(d), Value::Str(s)) if !s.is_long_made() => Some(
             d.get(&Key::Str(s.clone()))
                 .cloned()
                 .unwrap_or_else(or_default),
@@ -84,6 +91,7 @@ pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
     match std::mem::take(&mut args[0]) {
         Value::Dict(mut d) => {
             let key = key_arg(&args[1], "put")?;
+            m.key(&key, d.len())?;
             // One search: it says whether the key is new (to be counted) and where it goes.
             let place = d.search(&key);
             if place.is_new() {
@@ -107,9 +115,11 @@ pub(super) fn put(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinErr
     }
 }
 
-pub(super) fn has(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
+pub(super) fn has(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let d = dict_ref(args, 0, "has")?;
-    Ok(Value::bool(d.contains_key(&key_arg(&args[1], "has")?)))
+    let key = key_arg(&args[1], "has")?;
+    m.key(&key, d.len())?;
+    Ok(Value::bool(d.contains_key(&key)))
 }
 
 pub(super) fn keys(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
@@ -129,9 +139,10 @@ pub(super) fn values(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
     Ok(Value::list(d.values().map(Value::clone_inline).collect()))
 }
 
-pub(super) fn remove_key(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
+pub(super) fn remove_key(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let mut d = take_dict(args, 0, "remove-key")?;
     let key = key_arg(&args[1], "remove-key")?;
+    m.key(&key, d.len())?;
     let place = d.search(&key);
     Dict::remove_in(&mut d, place, &key);
     Ok(Value::Dict(d))

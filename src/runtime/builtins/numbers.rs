@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use super::args::{describe, list_ref, type_error};
-use crate::runtime::budget::{Meter, is_collection};
+use crate::runtime::budget::{Meter, equal_in_step};
 use crate::runtime::builtin_error::BuiltinError;
 use crate::runtime::value::Value;
 
@@ -177,21 +177,22 @@ pub(super) fn rem(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinErr
 }
 
 pub(super) fn eq(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    if !is_collection(&args[0]) {
+    if let Some(same) = equal_in_step(&args[0], &args[1]) {
         // Within the step of the instruction.
-        return Ok(Value::bool(args[0] == args[1]));
+        return Ok(Value::bool(same));
     }
     collections_equal(args, m).map(Value::bool)
 }
 
 pub(super) fn ne(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
-    if !is_collection(&args[0]) {
-        return Ok(Value::bool(args[0] != args[1]));
+    if let Some(same) = equal_in_step(&args[0], &args[1]) {
+        return Ok(Value::bool(!same));
     }
     collections_equal(args, m).map(|same| Value::bool(!same))
 }
 
-/// `=` of two arguments the first of which is a collection, counting the walk.
+/// `=` of two arguments the first of which is a collection, or of two long texts of the
+/// same length, counting the walk.
 #[inline(never)]
 fn collections_equal(args: &[Value], m: &mut Meter) -> Result<bool, BuiltinError> {
     m.equal(&args[0], &args[1])
@@ -216,14 +217,20 @@ fn int_float_cmp(i: i64, x: f64) -> Option<Ordering> {
 }
 
 /// How `a` compares with `b` for `< > <= >= min max`: numbers with numbers, strings with
-/// strings by text. `None` when a NaN is involved.
-fn order(name: &str, a: &Value, b: &Value) -> Result<Option<Ordering>, BuiltinError> {
+/// strings by text (counting the bytes compared: [`Meter::order_texts`]). `None` when a
+/// NaN is involved.
+fn order(
+    name: &str,
+    a: &Value,
+    b: &Value,
+    m: &mut Meter,
+) -> Result<Option<Ordering>, BuiltinError> {
     Ok(match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
         (Value::Float(x), Value::Float(y)) => x.partial_cmp(y),
         (Value::Int(x), Value::Float(y)) => int_float_cmp(*x, y.get()),
         (Value::Float(x), Value::Int(y)) => int_float_cmp(*y, x.get()).map(Ordering::reverse),
-        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        (Value::Str(x), Value::Str(y)) => Some(m.order_texts(x, y)?),
         _ => {
             return Err(BuiltinError::new(format!(
                 "`{name}` compares two numbers or two strings, got {} and {}",
@@ -234,28 +241,28 @@ fn order(name: &str, a: &Value, b: &Value) -> Result<Option<Ordering>, BuiltinEr
     })
 }
 
-pub(super) fn lt(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
+pub(super) fn lt(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(Value::bool(
-        order("<", &args[0], &args[1])? == Some(Ordering::Less),
+        order("<", &args[0], &args[1], m)? == Some(Ordering::Less),
     ))
 }
 
-pub(super) fn gt(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
+pub(super) fn gt(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     Ok(Value::bool(
-        order(">", &args[0], &args[1])? == Some(Ordering::Greater),
+        order(">", &args[0], &args[1], m)? == Some(Ordering::Greater),
     ))
 }
 
-pub(super) fn le(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
-    let o = order("<=", &args[0], &args[1])?;
+pub(super) fn le(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    let o = order("<=", &args[0], &args[1], m)?;
     Ok(Value::bool(matches!(
         o,
         Some(Ordering::Less | Ordering::Equal)
     )))
 }
 
-pub(super) fn ge(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
-    let o = order(">=", &args[0], &args[1])?;
+pub(super) fn ge(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    let o = order(">=", &args[0], &args[1], m)?;
     Ok(Value::bool(matches!(
         o,
         Some(Ordering::Greater | Ordering::Equal)
@@ -313,26 +320,27 @@ fn extreme(
     want: Ordering,
 ) -> Result<Value, BuiltinError> {
     let items: &[Value] = args;
-    let pick = |values: &mut dyn Iterator<Item = &Value>| -> Result<Value, BuiltinError> {
-        let Some(mut best) = values.next() else {
-            return Err(BuiltinError::new(format!("`{name}` of an empty list"))
-                .with_hint("check `(length ...)` first, or give a default"));
-        };
-        for v in values {
-            if order(name, v, best)? == Some(want) {
-                best = v;
+    let pick =
+        |values: &mut dyn Iterator<Item = &Value>, m: &mut Meter| -> Result<Value, BuiltinError> {
+            let Some(mut best) = values.next() else {
+                return Err(BuiltinError::new(format!("`{name}` of an empty list"))
+                    .with_hint("check `(length ...)` first, or give a default"));
+            };
+            for v in values {
+                if order(name, v, best, m)? == Some(want) {
+                    best = v;
+                }
             }
-        }
-        Ok(best.clone())
-    };
+            Ok(best.clone())
+        };
     match items {
         [Value::List(list)] => {
             m.work(list.len())?;
-            pick(&mut list.iter())
+            pick(&mut list.iter(), m)
         }
         [v @ (Value::Int(_) | Value::Float(_) | Value::Str(_))] => Ok(v.clone()),
         [other] => Err(type_error(name, "a list or numbers", other)),
-        _ => pick(&mut items.iter()),
+        _ => pick(&mut items.iter(), m),
     }
 }
 

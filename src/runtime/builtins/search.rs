@@ -10,7 +10,11 @@ use crate::runtime::value::{List, Value};
 pub(super) fn contains(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     let found = match &args[0] {
         Value::List(l) => position(l, &args[1], m)?.is_some(),
-        Value::Dict(d) => d.contains_key(&key_arg(&args[1], "contains")?),
+        Value::Dict(d) => {
+            let key = key_arg(&args[1], "contains")?;
+            m.key(&key, d.len())?;
+            d.contains_key(&key)
+        }
         Value::Str(s) => match &args[1] {
             Value::Str(needle) => {
                 let hay = s.as_str();
@@ -54,12 +58,19 @@ pub fn contains_letter(hay: &Value, needle: &Value) -> Option<(usize, bool)> {
     Some((hay.len(), hay.as_bytes().contains(&b)))
 }
 
-/// Where `needle` first is in `l`, counting the comparisons.
+/// Where `needle` first is in `l`, counting the comparisons (and the bytes compared, for
+/// a long string).
 fn position(l: &List, needle: &Value, m: &mut Meter) -> Result<Option<usize>, BuiltinError> {
     // One step per element up front; comparing nested collections counts more.
     m.work(l.len())?;
     if is_collection(needle) {
         return m.find_collection(l, needle);
+    }
+    if let Value::Str(t) = needle
+        && t.is_long()
+    {
+        // Each string of the same length is compared, its bytes counted.
+        return m.find_long_text(l, t);
     }
     // A scalar equals no collection: nothing nested to compare or count, one pass.
     if let Some(items) = l.as_slice() {

@@ -34,7 +34,7 @@ pub use display::{DISPLAY_CAP, JSON_CAP};
 pub use key::Key;
 pub use list::{FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
 pub use message::Message;
-pub use text::Text;
+pub use text::{TEXT_STEP, Text, common_start};
 
 /// A value.
 ///

@@ -203,6 +203,86 @@ impl PartialEq for Text {
     }
 }
 
+/// Bytes of text looked at per step when strings are compared, ordered or looked for:
+/// comparing two texts counts one step per this many bytes of the start they have in
+/// common, so texts shorter than this are compared within the step of the instruction.
+pub const TEXT_STEP: usize = 64;
+
+impl Text {
+    /// `self == other` when the answer needs no more than [`TEXT_STEP`] bytes of text
+    /// looked at: the same string, two symbols, texts of different lengths or of fewer
+    /// than [`TEXT_STEP`] bytes. `None` for two texts of the same length of at least
+    /// [`TEXT_STEP`] bytes, whose comparison is counted ([`common_start`]).
+    #[inline(always)]
+    pub fn eq_in_step(&self, other: &Text) -> Option<bool> {
+        if self.ptr == other.ptr {
+            return Some(true);
+        }
+        if self.ptr.as_ptr().addr() & other.ptr.as_ptr().addr() & 1 == 1 {
+            return Some(false);
+        }
+        texts_equal_in_step(self, other)
+    }
+
+    /// Whether the text has at least [`TEXT_STEP`] bytes (out of line: a symbol's
+    /// length is a lookup in the table).
+    #[inline(never)]
+    pub fn is_long(&self) -> bool {
+        self.as_str().len() >= TEXT_STEP
+    }
+
+    /// Whether this is a string made at run time (not a symbol) of at least
+    /// [`TEXT_STEP`] bytes: a test of a bit and a length, no lookup.
+    #[inline(always)]
+    pub fn is_long_made(&self) -> bool {
+        match self.repr() {
+            Repr::Sym(_) => false,
+            Repr::Owned(t) => t.len() >= TEXT_STEP,
+        }
+    }
+}
+
+/// [`Text::eq_in_step`] of two texts, one of them made at run time.
+#[inline(never)]
+fn texts_equal_in_step(a: &Text, b: &Text) -> Option<bool> {
+    let (a, b) = (a.as_str(), b.as_str());
+    if a.len() != b.len() {
+        return Some(false);
+    }
+    if a.len() < TEXT_STEP {
+        return Some(a == b);
+    }
+    None
+}
+
+/// How many bytes `a` and `b` have in common at their start, reading a little past `max`
+/// bytes of each at most: `None` when that is more than `max`.
+#[cold]
+#[inline(never)]
+pub fn common_start(a: &str, b: &str, max: usize) -> Option<usize> {
+    const BLOCK: usize = 4096;
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len().min(b.len());
+    let mut at = 0;
+    while at < n {
+        if at > max {
+            return None;
+        }
+        let end = n.min(at + BLOCK);
+        if a[at..end] != b[at..end] {
+            let k = a[at..end]
+                .iter()
+                .zip(&b[at..end])
+                .position(|(x, y)| x != y)
+                .unwrap_or(end - at);
+            at += k;
+            break;
+        }
+        at = end;
+    }
+    (at <= max).then_some(at)
+}
+
 /// The order of two texts, one of them made at run time (kept out of line, as
 /// `texts_equal`).
 #[inline(never)]

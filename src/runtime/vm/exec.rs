@@ -5,7 +5,7 @@
 use crate::compile::bytecode::{IntOp, IntValue, Op, Read, builtin_of};
 use crate::symbol::Symbol;
 
-use super::super::budget::is_collection;
+use super::super::budget::{equal_in_step, is_collection};
 use super::super::builtins::{ascii_name, contains_letter, pure_fn, read_fast};
 use super::super::trace::{RuntimeError, Status};
 use super::super::value::{Key, Value};
@@ -324,14 +324,16 @@ impl Machine {
                         if matches!(
                             FAST_OPS.get(index as usize),
                             Some(Some(IntOp::Eq | IntOp::Ne))
-                        ) && !is_collection(&self.stack[self.stack.len() - 2]) =>
+                        ) && let Some(same) = equal_in_step(
+                            &self.stack[self.stack.len() - 2],
+                            &self.stack[self.stack.len() - 1],
+                        ) =>
                     {
                         // `=` and `!=` whose first value is not a collection (a name,
-                        // nil, a boolean, a number): what the builtin would answer, in one
-                        // step with nothing to meter.
+                        // nil, a boolean, a number, a string not long enough to count):
+                        // what the builtin would answer, in one step with nothing to meter.
                         let b = self.stack.pop().unwrap_or_default();
                         let n = self.stack.len();
-                        let same = self.stack[n - 1] == b;
                         let r = same == matches!(FAST_OPS[index as usize], Some(IntOp::Eq));
                         discard(b);
                         overwrite(&mut self.stack[n - 1], Value::bool(r));
@@ -757,10 +759,10 @@ impl Machine {
                     Op::StrCmp { s, eq } => {
                         if room!(1)
                             && let Some(top) = self.stack.last_mut()
-                            && !is_collection(top)
+                            && let Some(same) = equal_in_step(top, &Value::sym(s))
                         {
                             left -= 1;
-                            let r = (*top == Value::sym(s)) == eq;
+                            let r = same == eq;
                             overwrite(top, Value::bool(r));
                             ip += 1;
                         } else {
@@ -770,10 +772,10 @@ impl Machine {
                     Op::StrCmpJump { s, eq, to } => {
                         if room!(2)
                             && let Some(top) = self.stack.last()
-                            && !is_collection(top)
+                            && let Some(same) = equal_in_step(top, &Value::sym(s))
                         {
                             left -= 2;
-                            let t = (*top == Value::sym(s)) == eq;
+                            let t = same == eq;
                             if let Some(v) = self.stack.pop() {
                                 discard(v);
                             }
@@ -786,9 +788,11 @@ impl Machine {
                     // `StrCmpJump` answers, without copying the local.
                     Op::LocalStrCmpJump { a, s, eq, to } => {
                         let local = &self.stack[base + a as usize];
-                        if room!(3) && !is_collection(local) {
+                        if room!(3)
+                            && let Some(same) = equal_in_step(local, &Value::sym(s))
+                        {
                             left -= 3;
-                            let t = (*local == Value::sym(s)) == eq;
+                            let t = same == eq;
                             ip = if t { ip + 3 } else { to as usize };
                         } else {
                             load!(a)
@@ -933,7 +937,8 @@ impl Machine {
                             ip = if t { ip + 1 } else { to as usize };
                         } else if matches!(f, IntOp::Eq | IntOp::Ne)
                             && n >= 2
-                            && !is_collection(&self.stack[n - 2])
+                            && let Some(same) =
+                                equal_in_step(&self.stack[n - 2], &self.stack[n - 1])
                         {
                             // `=` or `!=` whose first value is not a collection (a name
                             // compared with a name, most often): answered here as
@@ -942,7 +947,7 @@ impl Machine {
                             // `JumpIfFalse` follows).
                             let b = self.stack.pop().unwrap_or_default();
                             let a = self.stack.pop().unwrap_or_default();
-                            let t = (a == b) == (f == IntOp::Eq);
+                            let t = same == (f == IntOp::Eq);
                             discard(a);
                             discard(b);
                             if room!(1) {
