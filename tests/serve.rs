@@ -628,8 +628,7 @@ async fn websockets_from_other_origins_and_hosts_are_refused() {
     // A page of another site: refused, and told why.
     let (status, body) = open_with(&server, &[("origin", "https://evil.example")])
         .await
-        .err()
-        .expect("a foreign origin is refused");
+        .expect_err("a foreign origin is refused");
     assert_eq!(status, 403);
     assert!(
         body.starts_with("refused: a page from `https://evil.example` may not connect"),
@@ -655,8 +654,7 @@ async fn websockets_from_other_origins_and_hosts_are_refused() {
     // refused, on the socket and on the page.
     let (status, body) = open_with(&server, &[("host", &format!("evil.example:{port}"))])
         .await
-        .err()
-        .expect("a foreign host is refused");
+        .expect_err("a foreign host is refused");
     assert_eq!(status, 403);
     assert!(
         body.starts_with(&format!(
@@ -734,8 +732,7 @@ async fn connections_are_capped_per_address_and_in_total() {
     let _second = Client::open(&server, Some(0)).await;
     let (status, body) = open_with(&server, &[])
         .await
-        .err()
-        .expect("a third is refused");
+        .expect_err("a third is refused");
     assert_eq!(status, 429);
     assert_eq!(
         body,
@@ -765,7 +762,7 @@ async fn connections_are_capped_per_address_and_in_total() {
         .await
         .expect("the server starts");
     let _only = Client::open(&server, None).await;
-    let (status, body) = open_with(&server, &[]).await.err().expect("refused");
+    let (status, body) = open_with(&server, &[]).await.expect_err("refused");
     assert_eq!(status, 503);
     assert_eq!(
         body,
