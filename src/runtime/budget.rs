@@ -250,11 +250,25 @@ impl Meter {
         l: &List,
         needle: &Text,
     ) -> Result<Option<usize>, BuiltinError> {
+        self.find_first(l, |v, left| match v {
+            Value::Str(t) => texts_equal_within(t, needle, left),
+            _ => Some(false),
+        })
+    }
+
+    /// Where the first element of `l` that `same` finds equal to what is looked for is,
+    /// `same` counting the steps it takes out of those left (`None`: they ran out, and
+    /// the search fails with the step error).
+    #[inline(always)]
+    fn find_first(
+        &mut self,
+        l: &List,
+        mut same: impl FnMut(&Value, &mut u64) -> Option<bool>,
+    ) -> Result<Option<usize>, BuiltinError> {
         let mut left = self.remaining();
         let mut found = Ok(None);
         for (k, v) in l.iter().enumerate() {
-            let Value::Str(t) = v else { continue };
-            match texts_equal_within(t, needle, &mut left) {
+            match same(v, &mut left) {
                 Some(true) => {
                     found = Ok(Some(k));
                     break;
@@ -315,44 +329,29 @@ impl Meter {
         l: &List,
         needle: &Value,
     ) -> Result<Option<usize>, BuiltinError> {
-        let mut left = self.remaining();
-        let mut found = Ok(None);
         let flat = match needle {
             Value::List(n) if n.depth() == 1 => n.as_slice(),
             _ => None,
         };
-        for (k, v) in l.iter().enumerate() {
+        self.find_first(l, |v, left| {
             if !is_collection(v) {
-                continue;
+                return Some(false);
             }
-            let same = match (flat, v) {
+            match (flat, v) {
                 // A short list of scalars against another (a position among those seen):
                 // [`equal_within`] without the calls, the same steps.
                 (Some(b), Value::List(x)) if x.depth() == 1 && x.len() == b.len() => {
                     match x.as_slice() {
-                        Some(a) if left > 0 && !std::ptr::eq(a, b) => {
-                            left -= 1;
-                            flat_equal(a, b, &mut left)
+                        Some(a) if *left > 0 && !std::ptr::eq(a, b) => {
+                            *left -= 1;
+                            flat_equal(a, b, left)
                         }
-                        _ => equal_within(v, needle, &mut left),
+                        _ => equal_within(v, needle, left),
                     }
                 }
-                _ => equal_within(v, needle, &mut left),
-            };
-            match same {
-                Some(true) => {
-                    found = Ok(Some(k));
-                    break;
-                }
-                Some(false) => {}
-                None => {
-                    found = Err(());
-                    break;
-                }
+                _ => equal_within(v, needle, left),
             }
-        }
-        self.spend(left)?;
-        found.map_err(|()| self.step_error())
+        })
     }
 
     /// [`Value::compare`] that counts one step per element it looks at; `None` (and the
