@@ -197,3 +197,35 @@ fn a_journal_is_checked_whole_before_any_line_runs() {
         "{err}"
     );
 }
+
+/// Names typed for a click or a rule switch that name nothing are refused without being
+/// added to the process-wide table of names, which never shrinks (a served seat may send
+/// any text).
+#[test]
+fn names_that_name_nothing_are_not_kept() {
+    let mut repl = Repl::new(ReplOptions {
+        game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/awele"),
+        seed: 0,
+        params: Vec::new(),
+        limits: Default::default(),
+        rules: Vec::new(),
+        color: false,
+    })
+    .expect("awele opens");
+    let owner = "qx-owner-typed-once-7c1";
+    let graphic = "qx-graphic-typed-once-7c1";
+    let rule = "qx-rule-typed-once-7c1";
+    let clicked = repl.handle(&format!(":click {owner} {graphic}")).text;
+    assert!(clicked.contains("has no graphic"), "{clicked}");
+    let switched = repl.handle(&format!(":disable {rule}")).text;
+    assert!(
+        switched.contains("no law or side-effect named"),
+        "{switched}"
+    );
+    for name in [owner, graphic, rule] {
+        assert!(
+            flexrules::symbol::Symbol::get(name).is_none(),
+            "{name} was kept"
+        );
+    }
+}

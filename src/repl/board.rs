@@ -82,19 +82,21 @@ impl Repl {
             Some(p) => &p.machine.world,
             None => self.play.session().world(),
         };
-        let (o, i) = (
-            crate::symbol::Symbol::intern(owner),
-            crate::symbol::Symbol::intern(id),
-        );
-        match world.canvas.find(o, i).map(|g| g.click.clone()) {
+        // Names never interned name no graphic: looking them up adds nothing to the
+        // process-wide table of names (a served seat may click with any text).
+        let get = crate::symbol::Symbol::get;
+        let found = get(owner)
+            .zip(get(id))
+            .and_then(|(o, i)| Some((o, world.canvas.find(o, i)?)));
+        match found.map(|(o, g)| (o, g.click.clone())) {
             None => Err(format!(
                 "{owner} has no graphic \"{id}\" (:board shows the board)"
             )),
-            Some(None) => Err(format!("clicking {owner}/{id} does nothing")),
-            Some(Some(crate::runtime::canvas::Click::Emit { signal, tag })) => {
+            Some((_, None)) => Err(format!("clicking {owner}/{id} does nothing")),
+            Some((_, Some(crate::runtime::canvas::Click::Emit { signal, tag }))) => {
                 Ok(Clicked::Emit { signal, tag })
             }
-            Some(Some(crate::runtime::canvas::Click::Notify(m))) => Ok(Clicked::Notify {
+            Some((o, Some(crate::runtime::canvas::Click::Notify(m)))) => Ok(Clicked::Notify {
                 owner: o,
                 message: m,
             }),

@@ -89,15 +89,7 @@ impl Repl {
         &mut self,
         def: &crate::syntax::ast::AdviceDef,
     ) -> Result<(String, String), String> {
-        let in_force: Vec<String> = self
-            .play
-            .session()
-            .world()
-            .advice
-            .entries
-            .iter()
-            .map(|e| e.advice.name.as_str().to_string())
-            .collect();
+        let in_force: Vec<String> = self.advice_names().map(str::to_string).collect();
         let diags = crate::compile::check::check_snippet(
             &self.program,
             &in_force,
@@ -230,18 +222,11 @@ impl Repl {
     pub(super) fn switch(&mut self, command: &Command, name: &str) -> String {
         let verb = command.kind();
         let name = name.trim().trim_matches('"');
-        let sym = Symbol::intern(name);
-        let Some(i) = self.play.session().world().advice.find(sym) else {
-            let names: Vec<&str> = self
-                .play
-                .session()
-                .world()
-                .advice
-                .entries
-                .iter()
-                .map(|e| e.advice.name.as_str())
-                .collect();
-            return match crate::diagnostic::closest(name, names.iter().copied()) {
+        // A name never interned names no rule; looking it up adds nothing to the
+        // process-wide table of names (a served seat may send any text).
+        let found = Symbol::get(name).and_then(|sym| self.play.session().world().advice.find(sym));
+        let Some(i) = found else {
+            return match crate::diagnostic::closest(name, self.advice_names()) {
                 Some(c) => {
                     format!("error: no law or side-effect named \"{name}\"; did you mean \"{c}\"?")
                 }
@@ -269,6 +254,11 @@ impl Repl {
         table.version = next_version();
         let done = format!("\"{name}\" {}d", verb.name());
         self.record(command.clone(), done)
+    }
+
+    /// The names of the laws and side-effects in force, in the order they apply.
+    fn advice_names(&self) -> impl Iterator<Item = &str> {
+        (self.play.session().world().advice.entries.iter()).map(|e| e.advice.name.as_str())
     }
 
     /// Record a rule change in the history.

@@ -491,10 +491,8 @@ impl Table {
             Request::Click { id, owner, graphic } => {
                 name(&owner, "entity")?;
                 name(&graphic, "graphic")?;
-                let visible = self
-                    .repl
-                    .canvas()
-                    .find(Symbol::intern(&owner), Symbol::intern(&graphic))
+                let visible = (Symbol::get(&owner).zip(Symbol::get(&graphic)))
+                    .and_then(|(o, g)| self.repl.canvas().find(o, g))
                     .is_some_and(|g| g.visible_in(&self.view(who)));
                 if !visible {
                     return Err(format!("{owner} has no graphic \"{graphic}\" in your view"));
@@ -672,8 +670,8 @@ impl Table {
             };
             let visible = before
                 .and_then(|w| {
-                    w.canvas
-                        .find(Symbol::intern(owner), Symbol::intern(graphic))
+                    let (o, g) = Symbol::get(owner).zip(Symbol::get(graphic))?;
+                    w.canvas.find(o, g)
                 })
                 .is_some_and(|g| g.visible_in(view));
             if !visible {
