@@ -14,7 +14,7 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 #[path = "common/serving.rs"]
 mod serving;
 use flexrules::serve::EdgeOptions;
-use serving::{serve, serve_edge, serve_with};
+use serving::{serve, serve_edge, serve_limits, serve_with};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -874,5 +874,69 @@ async fn a_rule_that_does_not_check_is_not_ok() {
         .await;
     assert_eq!(reply["ok"], false, "{reply}");
     assert_eq!(server.version(), 0);
+    server.stop();
+}
+
+/// A transaction that would run for hours (a house rule looping) is interrupted at the
+/// server's deadline, the game as it was; while it runs, another seat is answered (told
+/// the table is busy) instead of waiting for it, and the server goes on serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runaway_transaction_meets_the_deadline_and_others_are_answered_meanwhile() {
+    let edge = EdgeOptions {
+        deadline: Duration::from_secs(2),
+        busy_wait: Duration::from_millis(100),
+        ..EdgeOptions::default()
+    };
+    // A step budget the loop would take hours to spend: the deadline is what stops it.
+    let limits = flexrules::runtime::vm::Limits {
+        max_steps: u64::MAX / 2,
+        ..Default::default()
+    };
+    let server = serve_limits("games/awele", &["0", "1"], &[], edge, limits)
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "law",
+            "text": "\"Forever\" on startSeeding to A in default is (while true 0)"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    // The state after the rule is drawn (listing the legal moves runs the law on `A`
+    // until the deadline): read it before the play, so the play is what runs next.
+    p0.state_at(1).await;
+    p1.state_at(1).await;
+    p0.next_id += 1;
+    let slow = p0.next_id;
+    p0.send_text(json!({"op": "play", "name": "A", "id": slow}).to_string())
+        .await;
+    // While the play runs, the other seat is answered: told the table is busy. Each ask
+    // is answered (within the client's patience); one of them meets the running play.
+    let mut busy = None;
+    for _ in 0..200 {
+        let answer = p1.ask(json!({"op": "peek", "n": 0})).await;
+        if answer["type"] == "error" {
+            busy = Some(answer);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let busy = busy.expect("the other seat was told the table is busy while the play ran");
+    assert!(busy["message"].as_str().unwrap().contains("busy"), "{busy}");
+    // The runaway play ends at the deadline, refused, and nothing changed.
+    let mut told = Vec::new();
+    while !told.join("\n").contains("deadline") {
+        let m = p0.next().await;
+        if m["id"] == json!(slow) {
+            told.push(m.to_string());
+        }
+    }
+    let all = told.join("\n");
+    assert!(all.contains("deadline"), "{all}");
+    assert_eq!(server.version(), 1, "only the rule was added");
+    let reply = p0.ask(json!({"op": "remove", "name": "Forever"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
     server.stop();
 }

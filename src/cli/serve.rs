@@ -28,9 +28,24 @@ pub struct ServeArgs {
     /// address (127.0.0.1, localhost or [::1] with the port).
     #[arg(long = "public-origin", value_name = "URL")]
     pub public_origins: Vec<String>,
+    /// The most seconds one request's transaction (with the moves of the seats the server
+    /// plays) may run; past it, it is interrupted and the game left as it was.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0,
+          value_parser = parse_deadline)]
+    pub deadline: f64,
     /// How to start it.
     #[command(flatten)]
     pub start: super::game::StartOptions,
+}
+
+/// A deadline in seconds: a finite number from 0.01 to a day.
+fn parse_deadline(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.01..=86_400.0).contains(&s) => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0.01 to 86400"
+        )),
+    }
 }
 
 /// Run `flexrules serve` until the process is stopped.
@@ -49,6 +64,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
         agents: args.agents.clone(),
         edge: EdgeOptions {
             public_origins: args.public_origins.clone(),
+            deadline: std::time::Duration::from_secs_f64(args.deadline),
             ..EdgeOptions::default()
         },
     };

@@ -42,6 +42,12 @@ pub struct EdgeOptions {
     pub max_connections: usize,
     /// The most connections open at once from one client address; more are answered 429.
     pub max_per_client: usize,
+    /// How long one request's transaction (with the moves of the seats the server plays)
+    /// may run before it is interrupted, failing with the world as it was.
+    pub deadline: Duration,
+    /// How long a request waits for the game while another seat's transaction runs
+    /// before it is answered that the table is busy.
+    pub busy_wait: Duration,
 }
 
 impl Default for EdgeOptions {
@@ -52,6 +58,8 @@ impl Default for EdgeOptions {
             idle_timeout: Duration::from_secs(3 * 60),
             max_connections: 512,
             max_per_client: 128,
+            deadline: Duration::from_secs(10),
+            busy_wait: Duration::from_secs(1),
         }
     }
 }

@@ -24,6 +24,7 @@ mod table;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
@@ -78,6 +79,20 @@ struct Shared {
     table: Mutex<Table>,
     changed: watch::Sender<u64>,
     edge: Arc<Edge>,
+    /// Set to interrupt the transaction running on the table (its deadline passed).
+    interrupt: Arc<AtomicBool>,
+    /// When the transaction running on the table must end, while one runs. The
+    /// interrupt flag is set and cleared only under this lock, so a deadline that passes
+    /// as its request ends cannot interrupt the next one.
+    deadline: Mutex<Deadline>,
+}
+
+/// The deadline of the transaction running on the table, if one runs, and whether it has
+/// passed (the machine clears the interrupt flag when it stops for it).
+#[derive(Default)]
+struct Deadline {
+    at: Option<std::time::Instant>,
+    passed: bool,
 }
 
 impl Shared {
@@ -85,6 +100,94 @@ impl Shared {
         // A panic while holding the lock would be a bug; the table itself stays usable
         // because every change to the game is all or nothing.
         self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The table, waiting at most `within` for another request's transaction to end.
+    fn table_within(&self, within: std::time::Duration) -> Option<MutexGuard<'_, Table>> {
+        let until = std::time::Instant::now() + within;
+        loop {
+            match self.table.try_lock() {
+                Ok(t) => return Some(t),
+                Err(std::sync::TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < until => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(std::sync::TryLockError::WouldBlock) => return None,
+            }
+        }
+    }
+
+    fn deadline(&self) -> MutexGuard<'_, Deadline> {
+        self.deadline.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Handle `who`'s request `text` on this thread (one that may block: not an async
+    /// worker), under the deadline; a request that cannot have the table within
+    /// [`EdgeOptions::busy_wait`] is answered that the table is busy.
+    fn handle(&self, who: Who, text: &str) -> table::Handled {
+        let Some(mut table) = self.table_within(self.edge.options.busy_wait) else {
+            let id = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
+            let message = format!(
+                "the table is busy with another request (a transaction runs at most {:?}); nothing was done: send it again",
+                self.edge.options.deadline
+            );
+            return table::Handled {
+                replies: vec![
+                    serde_json::json!({"type": "error", "id": id, "message": message}).to_string(),
+                ],
+                changed: false,
+            };
+        };
+        let (mut handled, late) = self.under_deadline(&mut table, |t| t.handle(who, text));
+        if late {
+            let id = serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
+            let message = format!(
+                "the transaction ran past the server's deadline of {:?} and was interrupted: what it was doing was undone",
+                self.edge.options.deadline
+            );
+            handled.replies.push(
+                serde_json::json!({"type": "error", "id": id, "message": message}).to_string(),
+            );
+        }
+        drop(table);
+        handled
+    }
+
+    /// Run `f` on the table under the deadline (every transaction it runs, a request's
+    /// or those that draw a seat's state, is interrupted once the deadline passes): what
+    /// it gives, and whether the deadline passed.
+    fn under_deadline<R>(&self, table: &mut Table, f: impl FnOnce(&mut Table) -> R) -> (R, bool) {
+        {
+            let mut deadline = self.deadline();
+            deadline.at = Some(std::time::Instant::now() + self.edge.options.deadline);
+            deadline.passed = false;
+            self.interrupt.store(false, Ordering::Relaxed);
+        }
+        let r = f(table);
+        let mut deadline = self.deadline();
+        deadline.at = None;
+        self.interrupt.store(false, Ordering::Relaxed);
+        (r, std::mem::take(&mut deadline.passed))
+    }
+
+    /// What `who` is shown now, drawn under the deadline (drawing a state asks the game
+    /// for the legal moves, which runs its rules).
+    fn state(&self, who: Who) -> Arc<str> {
+        let mut table = self.table();
+        self.under_deadline(&mut table, |t| t.state(who)).0
+    }
+
+    /// Interrupt the running transaction if its deadline has passed.
+    fn enforce_deadline(&self) {
+        let mut deadline = self.deadline();
+        if deadline.at.is_some_and(|d| std::time::Instant::now() >= d) {
+            deadline.passed = true;
+            self.interrupt.store(true, Ordering::Relaxed);
+        }
     }
 }
 
@@ -159,11 +262,35 @@ impl Server {
             .local_addr()
             .map_err(|e| failed(format!("cannot read the address listened on: {e}")))?;
         let edge = Arc::new(Edge::new(options.edge.clone(), addr.port()).map_err(usage)?);
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let mut table = table;
+        table.set_interrupt(interrupt.clone());
         let shared = Arc::new(Shared {
             table: Mutex::new(table),
             changed,
             edge: edge.clone(),
+            interrupt,
+            deadline: Mutex::new(Deadline::default()),
         });
+        // The watchdog: a transaction past its deadline is interrupted (the machine checks
+        // the flag as it runs, and fails the transaction, the world as it was). A thread of
+        // its own, not a task: it goes on while the server's runtime shuts down, so a
+        // transaction running then still ends; it ends when the server is gone.
+        let watched = Arc::downgrade(&shared);
+        let tick = (options.edge.deadline / 20).clamp(
+            std::time::Duration::from_millis(1),
+            std::time::Duration::from_millis(100),
+        );
+        std::thread::Builder::new()
+            .name("serve-deadline".into())
+            .spawn(move || {
+                while let Some(shared) = watched.upgrade() {
+                    shared.enforce_deadline();
+                    drop(shared);
+                    std::thread::sleep(tick);
+                }
+            })
+            .map_err(|e| failed(format!("cannot start the deadline watchdog: {e}")))?;
         let app = Router::new()
             .route("/", get(page))
             .route("/ws", get(connect))
@@ -273,12 +400,16 @@ async fn connect(
 async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
     let idle = shared.edge.options.idle_timeout;
     let (mut sink, mut stream) = socket.split();
+    // Subscribed before the first state is drawn: a change made meanwhile is pushed after
+    // it (the same version twice at worst, never one missed).
     let mut changed = shared.changed.subscribe();
-    let first = shared.table().state(who);
+    let reading = shared.clone();
+    let Ok(first) = tokio::task::spawn_blocking(move || reading.state(who)).await else {
+        return;
+    };
     if !send(&mut sink, Message::Text(first.to_string().into()), idle).await {
         return;
     }
-    changed.mark_unchanged();
     let mut ping = tokio::time::interval((idle / 3).max(std::time::Duration::from_millis(1)));
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ping.tick().await;
@@ -300,9 +431,21 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
                     Some(Ok(_)) => continue,
                 };
-                let handled = shared.table().handle(who, &text);
-                if handled.changed {
-                    let version = shared.table().version();
+                // The transaction runs off the async workers, so other requests and other
+                // seats are answered while it runs.
+                let handling = shared.clone();
+                let handled = match tokio::task::spawn_blocking(move || {
+                    let handled = handling.handle(who, &text);
+                    let version = handled.changed.then(|| handling.table().version());
+                    (handled, version)
+                })
+                .await
+                {
+                    Ok(h) => h,
+                    Err(_) => break,
+                };
+                let (handled, version) = handled;
+                if let Some(version) = version {
                     shared.changed.send_replace(version);
                 }
                 for reply in handled.replies {
@@ -310,12 +453,30 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                         return;
                     }
                 }
+                // The sender reads its reply, then the state it made, before anything it
+                // asks next is answered (every other connection is pushed the new state
+                // as it comes).
+                if version.is_some() {
+                    changed.mark_unchanged();
+                    let reading = shared.clone();
+                    let Ok(state) = tokio::task::spawn_blocking(move || reading.state(who)).await
+                    else {
+                        break;
+                    };
+                    if !send(&mut sink, Message::Text(state.to_string().into()), idle).await {
+                        break;
+                    }
+                }
             }
             update = changed.changed() => {
                 if update.is_err() {
                     break;
                 }
-                let state = shared.table().state(who);
+                let reading = shared.clone();
+                let Ok(state) = tokio::task::spawn_blocking(move || reading.state(who)).await
+                else {
+                    break;
+                };
                 if !send(&mut sink, Message::Text(state.to_string().into()), idle).await {
                     break;
                 }

@@ -446,6 +446,11 @@ impl Table {
         }
     }
 
+    /// Set the flag that interrupts the running transaction (the server's deadline).
+    pub fn set_interrupt(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.repl.set_interrupt(flag);
+    }
+
     /// Handle one request from `who`.
     pub fn handle(&mut self, who: Who, text: &str) -> Handled {
         let refuse = |id: Option<u64>, message: String| Handled {

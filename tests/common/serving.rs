@@ -33,12 +33,24 @@ pub async fn serve_edge(
     agents: &[&str],
     edge: EdgeOptions,
 ) -> Result<Server, flexrules::repl::OpenError> {
+    serve_limits(game, seats, agents, edge, Limits::default()).await
+}
+
+/// [`serve_edge`] with these limits on each transaction.
+#[allow(dead_code)] // not every test binary sets the limits
+pub async fn serve_limits(
+    game: &str,
+    seats: &[&str],
+    agents: &[&str],
+    edge: EdgeOptions,
+    limits: Limits,
+) -> Result<Server, flexrules::repl::OpenError> {
     Server::start(ServeOptions {
         repl: ReplOptions {
             game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
             seed: 0,
             params: Vec::new(),
-            limits: Limits::default(),
+            limits,
             rules: Vec::new(),
             color: false,
         },
