@@ -46,7 +46,8 @@ pub struct StartOptions {
     /// Elements of one list or dictionary, bytes of one string.
     #[arg(long, default_value_t = Limits::default().max_length)]
     pub max_length: usize,
-    /// Bytes of values one transaction may make and of output it may buffer.
+    /// Bytes of values, entities and graphics one transaction may make and of output it
+    /// may buffer, each counted at about what it takes.
     #[arg(long, default_value_t = Limits::default().max_memory)]
     pub max_memory: u64,
     /// A rules file (variant, house rules) put in force after the game's own advice

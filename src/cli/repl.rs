@@ -16,6 +16,10 @@ pub struct ReplArgs {
     /// How to start it.
     #[command(flatten)]
     pub start: super::game::StartOptions,
+    /// Bytes the positions kept for undo may take; past it the oldest are let go, and a
+    /// move that alone takes more is refused.
+    #[arg(long, default_value_t = crate::repl::history::DEFAULT_BUDGET)]
+    pub max_history_memory: u64,
 }
 
 /// The game opened when none is named.
@@ -47,6 +51,7 @@ pub fn run(args: &ReplArgs) -> ExitCode {
         rules: args.start.rules.clone(),
         color,
     };
+    crate::repl::history::set_default_budget(args.max_history_memory);
     let mut repl = match Repl::new(options) {
         Ok(r) => r,
         Err(e) => {

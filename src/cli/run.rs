@@ -189,6 +189,19 @@ pub fn run(args: &RunArgs) -> ExitCode {
         .filter(|s| matches!(s.tx.status, Status::Failed(_)))
         .count();
     if args.json {
+        let (entities, lines, held) = frame_bytes(session, &steps);
+        if held > JSON_CAP {
+            return refuse(
+                args,
+                format!(
+                    "the JSON document would be larger than {} MB: {entities} entities and \
+                     {lines} lines of output take about {} MB in it; run without --json",
+                    JSON_CAP >> 20,
+                    held >> 20
+                ),
+                1,
+            );
+        }
         let Some(mut doc) = to_json(session, &opened.sources, &steps) else {
             return refuse(
                 args,
@@ -261,6 +274,31 @@ fn print_steps(sources: &SourceMap, steps: &[Step], args: &RunArgs) {
     }
 }
 
+/// What the `--json` document's budget counts for one entity beyond its properties (its
+/// name, type and state and the two objects that hold them), and for one line of output
+/// beyond its text (the object that holds it): about what they take in memory, so the
+/// document stays within [`JSON_CAP`] of it however many entities or lines there are.
+const JSON_ENTITY_BYTES: usize = 1024;
+const JSON_LINE_BYTES: usize = 640;
+
+/// The entities, the lines of output and about how many bytes they take in the `--json`
+/// document beyond the values' own (see [`JSON_ENTITY_BYTES`]).
+fn frame_bytes(session: &Session, steps: &[Step]) -> (usize, usize, usize) {
+    let mut held = 0usize;
+    let mut entities = 0;
+    for (_, e) in session.world().iter() {
+        entities += 1;
+        held = held.saturating_add(JSON_ENTITY_BYTES + 6 * e.name.as_str().len());
+    }
+    let mut lines = 0;
+    for l in steps.iter().flat_map(|s| &s.tx.output) {
+        let (Output::Notify(t) | Output::Print(t)) = l;
+        lines += 1;
+        held = held.saturating_add(JSON_LINE_BYTES + 6 * t.len());
+    }
+    (entities, lines, held)
+}
+
 /// The `--json` document; `None` when its values would take more than [`JSON_CAP`] bytes
 /// (they are refused rather than cut: a cut document would look complete to a program).
 fn to_json(session: &Session, sources: &SourceMap, steps: &[Step]) -> Option<serde_json::Value> {
@@ -308,15 +346,15 @@ fn to_json(session: &Session, sources: &SourceMap, steps: &[Step]) -> Option<ser
                     }
                 }
             }
-            let output: Vec<serde_json::Value> =
-                s.tx.output
-                    .iter()
-                    .map(|l| match l {
-                        Output::Notify(t) => json!({"notify": t}),
-                        Output::Print(t) => json!({"print": t}),
-                    })
-                    .collect();
-            o.insert("output".into(), json!(output));
+            let mut output = Vec::with_capacity(s.tx.output.len());
+            for l in &s.tx.output {
+                let (kind, t) = match l {
+                    Output::Notify(t) => ("notify", t),
+                    Output::Print(t) => ("print", t),
+                };
+                output.push(json!({kind: t}));
+            }
+            o.insert("output".into(), serde_json::Value::Array(output));
             serde_json::Value::Object(o)
         });
     }

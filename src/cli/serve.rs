@@ -36,6 +36,10 @@ pub struct ServeArgs {
     /// How to start it.
     #[command(flatten)]
     pub start: super::game::StartOptions,
+    /// Bytes the positions each table keeps for undo may take; past it the oldest are
+    /// let go, and a move that alone takes more is refused.
+    #[arg(long, default_value_t = crate::repl::history::DEFAULT_BUDGET)]
+    pub max_history_memory: u64,
 }
 
 /// A deadline in seconds: a finite number from 0.01 to a day.
@@ -50,6 +54,8 @@ fn parse_deadline(text: &str) -> Result<f64, String> {
 
 /// Run `flexrules serve` until the process is stopped.
 pub fn run(args: &ServeArgs) -> ExitCode {
+    // Every table's REPL starts with this budget.
+    crate::repl::history::set_default_budget(args.max_history_memory);
     let options = ServeOptions {
         repl: ReplOptions {
             game: args.game.clone().unwrap_or_else(super::repl::default_game),

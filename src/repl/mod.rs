@@ -111,6 +111,15 @@ fn journal_line_kind(line: &str, parsed: &Result<Command, ParseError>) -> Result
     }
 }
 
+/// The refusal of a change that alone would take more than the history's budget.
+fn history_refusal(bytes: u64, budget: u64) -> String {
+    format!(
+        "refused: keeping this position for undo would take about {bytes} bytes, more than \
+         the history's memory budget of {budget} bytes; the game is as it was before it \
+         (raise the budget with --max-history-memory)"
+    )
+}
+
 /// A REPL session.
 pub struct Repl {
     /// The match played: the REPL steps its transactions on the session beneath.
@@ -279,6 +288,12 @@ impl Repl {
         self.show_board = on;
     }
 
+    /// Bound the memory of the positions kept for undo to `bytes` (see [`History`]); a
+    /// REPL starts with [`history::default_budget`].
+    pub fn set_history_budget(&mut self, bytes: u64) {
+        self.history.set_budget(bytes);
+    }
+
     /// The session being played.
     pub fn session(&self) -> &Session {
         self.play.session()
@@ -358,13 +373,14 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
+                let memory = p.machine.memory();
                 let tx = self.play.session_mut().conclude(p.machine, status);
                 let shown = if stepping || self.trace {
                     TraceShown::Already
                 } else {
                     TraceShown::No
                 };
-                out.push_str(&self.finish(lines, tx, shown));
+                out.push_str(&self.finish(lines, tx, shown, memory));
             }
         }
         out.trim_end().to_string()
@@ -378,8 +394,14 @@ impl Repl {
         }
     }
 
-    /// Record a finished transaction and describe it.
-    fn finish(&mut self, lines: Vec<Command>, tx: Transaction, trace: TraceShown) -> String {
+    /// Record a finished transaction (its machine counted `memory` bytes) and describe it.
+    fn finish(
+        &mut self,
+        lines: Vec<Command>,
+        tx: Transaction,
+        trace: TraceShown,
+        memory: u64,
+    ) -> String {
         let mut out = String::new();
         match trace {
             TraceShown::Show => {
@@ -413,6 +435,23 @@ impl Repl {
             }
         }
         let changed = !self.play.session().world().same_as(self.history.current());
+        let kept = matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. });
+        let mut held = 0;
+        if changed && kept {
+            // What keeping this position for undo costs the history's budget.
+            let bytes = memory.saturating_add(
+                self.play
+                    .session()
+                    .world()
+                    .new_bytes_since(self.history.current()),
+            );
+            if !self.history.fits(bytes) {
+                *self.play.session_mut().world_mut() = self.history.current().clone();
+                out.push_str(&history_refusal(bytes, self.history.budget()));
+                return out;
+            }
+            held = bytes;
+        }
         let expression = matches!(lines.first(), Some(Command::Expression { .. }));
         match &tx.status {
             // An expression that changed nothing only looked: its value is the answer.
@@ -423,7 +462,7 @@ impl Repl {
             out.push('\n');
             out.push_str(e.render(&self.sources, self.options.color).trim_end());
         }
-        if changed && matches!(tx.status, Status::Committed(_) | Status::RolledBack { .. }) {
+        if changed && kept {
             let typed: Vec<String> = lines.iter().map(Command::to_string).collect();
             self.history.push(Entry {
                 description: format!(
@@ -432,7 +471,8 @@ impl Repl {
                     tx.status.summary()
                 ),
                 commands: lines,
-                world: self.play.session().world().clone(),
+                world: Some(self.play.session().world().clone()),
+                bytes: held,
             });
             if let Some(outcome) = self.play.session().outcome() {
                 let parts: Vec<String> = outcome
@@ -475,13 +515,14 @@ impl Repl {
             Run::Finished(status) => {
                 let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
+                let memory = p.machine.memory();
                 let tx = self.play.session_mut().conclude(p.machine, status);
                 let shown = if self.trace {
                     TraceShown::Show
                 } else {
                     TraceShown::No
                 };
-                self.finish(lines, tx, shown)
+                self.finish(lines, tx, shown, memory)
             }
             Run::Waiting(signal) => {
                 let mut out = String::new();

@@ -266,7 +266,9 @@ impl Repl {
         self.history.push(Entry {
             commands: vec![command],
             description: description.clone(),
-            world: self.play.session().world().clone(),
+            world: Some(self.play.session().world().clone()),
+            // The advice table copied, and the rule's text.
+            bytes: 1024 + description.len() as u64,
         });
         format!("{description}; takes effect from the next transaction")
     }

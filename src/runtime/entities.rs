@@ -164,6 +164,93 @@ impl Entities {
     pub fn iter(&self) -> impl Iterator<Item = &Slot> + '_ {
         (0..self.len).filter_map(|i| self.get(i))
     }
+
+    /// About how many bytes `self` holds that `older` (an earlier copy it grew from) does
+    /// not share: the nodes and entities written or added since, found by walking only
+    /// the nodes that differ (a shared node is one pointer compare). Deterministic: it
+    /// counts sizes of the structures, not the allocator's.
+    pub fn new_bytes_since(&self, older: &Entities) -> u64 {
+        // A deeper tree holds the older one's root down its first children.
+        let mut node: &Node = &self.root;
+        let mut extra = 0;
+        let mut depth = self.depth;
+        while depth > older.depth {
+            extra += NODE_BYTES;
+            let Node::Branch(children) = node else {
+                return extra;
+            };
+            for c in children.iter().skip(1).flatten() {
+                extra += fresh_bytes(c, None);
+            }
+            let Some(first) = children[0].as_deref() else {
+                return extra;
+            };
+            node = first;
+            depth -= 1;
+        }
+        if depth < older.depth {
+            // Not grown from `older`: all of it.
+            return fresh_bytes(&self.root, None);
+        }
+        if std::ptr::eq(node, &*older.root) {
+            return extra;
+        }
+        extra + node_bytes(node, Some(&older.root))
+    }
+}
+
+/// Bytes counted for one node of the trie (32 pointers, and its reference counts).
+const NODE_BYTES: u64 = (std::mem::size_of::<Node>() + 16) as u64;
+
+/// Bytes counted for one entity: its shared allocation and the properties kept outside.
+fn entity_bytes(e: &Entity) -> u64 {
+    let outside = if e.props.spilled() { e.props.len() } else { 0 };
+    let added = e.extra.iter().count();
+    (std::mem::size_of::<Entity>() + 16 + 16 * outside + 32 * added) as u64
+}
+
+/// [`node_bytes`] of `node` unless `older` is the same node.
+fn fresh_bytes(node: &Rc<Node>, older: Option<&Rc<Node>>) -> u64 {
+    match older {
+        Some(o) if Rc::ptr_eq(node, o) => 0,
+        _ => node_bytes(node, older.map(|o| &**o)),
+    }
+}
+
+/// The bytes of `node` (not shared with `older`, at the same place) and of what it holds
+/// that `older` does not. Recursion is bounded by the trie's depth (at most 7 levels).
+fn node_bytes(node: &Node, older: Option<&Node>) -> u64 {
+    let mut bytes = NODE_BYTES;
+    match node {
+        Node::Branch(children) => {
+            let olds = match older {
+                Some(Node::Branch(o)) => Some(o),
+                _ => None,
+            };
+            for (k, c) in children.iter().enumerate() {
+                if let Some(c) = c {
+                    let o = olds.and_then(|o| o[k].as_ref());
+                    bytes += fresh_bytes(c, o);
+                }
+            }
+        }
+        Node::Leaf(slots) => {
+            let olds = match older {
+                Some(Node::Leaf(o)) => Some(o),
+                _ => None,
+            };
+            for (k, e) in slots.iter().enumerate() {
+                let Some(e) = e else { continue };
+                let shared = olds
+                    .and_then(|o| o[k].as_ref())
+                    .is_some_and(|o| Rc::ptr_eq(o, e));
+                if !shared {
+                    bytes += entity_bytes(e);
+                }
+            }
+        }
+    }
+    bytes
 }
 
 impl std::fmt::Debug for Entities {

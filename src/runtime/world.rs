@@ -325,6 +325,14 @@ impl World {
         }
     }
 
+    /// About how many bytes of entities and of the nodes that hold them `self` holds that
+    /// `older` (a world it was made from) does not share (see
+    /// [`super::entities::Entities::new_bytes_since`]); what a REPL's history counts a
+    /// change beside the memory its transaction was counted.
+    pub fn new_bytes_since(&self, older: &World) -> u64 {
+        self.entities.new_bytes_since(&older.entities)
+    }
+
     /// Structural equality of two worlds (entities, names, outcome, advice switches,
     /// generator), for tests and replay checks.
     pub fn same_as(&self, other: &World) -> bool {

@@ -9,6 +9,7 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
+use super::super::budget::{ENTRY_BYTES, GRAPHIC_BYTES};
 use super::super::canvas::{Click, Graphic};
 use super::super::trace::RuntimeError;
 use super::super::value::{Attrs, Dict, Key, Message, Value};
@@ -55,6 +56,11 @@ impl Machine {
                     ));
                     return Err(e);
                 }
+                let bytes =
+                    GRAPHIC_BYTES + ENTRY_BYTES * attrs.len() as u64 + id.as_str().len() as u64;
+                self.meter
+                    .alloc(bytes)
+                    .map_err(|e| self.builtin_error(span, e))?;
                 let canvas = Rc::make_mut(&mut self.world.canvas);
                 let order = canvas.next_order;
                 canvas.next_order += 1;

@@ -6,7 +6,7 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
-use super::super::budget::ENTRY_BYTES;
+use super::super::budget::{ELEMENT_BYTES, ENTITY_BYTES, ENTRY_BYTES};
 use super::super::trace::{RuntimeError, Status, TraceEvent};
 use super::super::value::attrs::{INLINE, ORDER_UP_TO, key_order};
 use super::super::value::{Attrs, Key, Message, Value};
@@ -330,6 +330,9 @@ impl Machine {
                         }
                     }
                 }
+                self.meter
+                    .alloc(entity_bytes(&entity))
+                    .map_err(|e| self.builtin_error(span, e))?;
                 self.keep_start();
                 let id = self.world.add(entity);
                 self.event(
@@ -950,4 +953,20 @@ impl Machine {
         }
         Ok(())
     }
+}
+
+/// What creating `entity` is counted: [`ENTITY_BYTES`], the bytes of its name, and an
+/// element for each property kept outside the entity (past the inline ones) or added
+/// by name (whose values were counted as they were made).
+fn entity_bytes(entity: &Entity) -> u64 {
+    let outside = if entity.props.spilled() {
+        entity.props.len()
+    } else {
+        0
+    };
+    let added = entity.extra.iter().count();
+    ENTITY_BYTES
+        + entity.name.as_str().len() as u64
+        + ELEMENT_BYTES * outside as u64
+        + ENTRY_BYTES * added as u64
 }

@@ -9,7 +9,7 @@ use crate::compile::program::TypeId;
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::super::budget::ELEMENT_BYTES;
+use super::super::budget::{ELEMENT_BYTES, LINE_BYTES};
 use super::super::builtins::{pure_fn, same_text, text_of};
 use super::super::trace::{Output, RuntimeError};
 use super::super::value::{Attrs, Dict, Value};
@@ -191,12 +191,14 @@ impl Machine {
             },
             GameFn::Notify => {
                 let text = text_of(&args[..1], "", &mut self.meter, "`notify`: the line")
+                    .and_then(|t| self.meter.alloc(line_bytes(&t)).map(|()| t))
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Notify(text));
                 Ok(Value::Nil)
             }
             GameFn::Print => {
                 let text = text_of(args, " ", &mut self.meter, "`print`: the line")
+                    .and_then(|t| self.meter.alloc(line_bytes(&t)).map(|()| t))
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Print(text));
                 Ok(Value::Nil)
@@ -339,4 +341,11 @@ impl Machine {
     pub(super) fn defaults_for(&self, cx: &Context<'_>, ty: TypeId) -> Vec<Value> {
         cx.defaults.get(ty.0 as usize).cloned().unwrap_or_default()
     }
+}
+
+/// What a buffered line of output is counted beyond the text `text_of` counted as made:
+/// [`LINE_BYTES`] and its bytes once more (its copy in the form shown).
+#[inline]
+fn line_bytes(text: &str) -> u64 {
+    LINE_BYTES + text.len() as u64
 }

@@ -459,6 +459,11 @@ impl Machine {
         self.meter.steps
     }
 
+    /// Bytes of memory counted so far (see [`super::budget::Meter::alloc`]).
+    pub fn memory(&self) -> u64 {
+        self.meter.memory
+    }
+
     /// How many checkpoints the transaction has open.
     pub fn open_checkpoints(&self) -> usize {
         self.checkpoints.len()
