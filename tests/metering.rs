@@ -242,3 +242,36 @@ fn short_strings_are_compared_within_the_step() {
     assert!(matches!(equal, Status::Committed(_)) && matches!(unequal, Status::Committed(_)));
     assert_eq!(steps, other);
 }
+
+/// A string made at run time becomes a name (here an entity's) only up to 1024 bytes:
+/// interning hashes and keeps it for the life of the process. A longer one is refused
+/// with a clear error, before it is hashed; one of 1024 bytes is still a name.
+#[test]
+fn long_names_made_at_run_time_are_refused() {
+    let text = |len: usize| {
+        format!(
+            "#entity node
+  #state default
+    #onMessage go
+      (var s (str \"{}\" \"!\"))
+      (new entity s of \"node\")
+      nil
+#instance e0 of node
+",
+            "n".repeat(len - 1)
+        )
+    };
+    let default = Limits::default().max_steps;
+    let (status, _) = run(&text(1024), default, false);
+    assert!(matches!(status, Status::Committed(_)), "{status:?}");
+    match run(&text(5000), default, false).0 {
+        Status::Failed(e) => {
+            assert_eq!(
+                e.message,
+                "an entity name made at run time may have at most 1024 bytes, got 5000 bytes"
+            );
+            assert!(e.hint.is_some_and(|h| h.contains("shorter")));
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -308,10 +308,10 @@ impl Meter {
     }
 
     /// Count the search of `key` among the `entries` keys of a dictionary: nothing for
-    /// an integer, a name (a symbol: its text is the program's, and is compared with the
-    /// names among the keys as one word) or a string of fewer than [`TEXT_STEP`] bytes;
-    /// for a longer string made at run time, one step per [`TEXT_STEP`] of its bytes for
-    /// each key the search may compare it with ([`key_probes`]).
+    /// an integer or a string of fewer than [`TEXT_STEP`] bytes; for a longer string (made
+    /// at run time, or a long name: compared as one word with the names among the keys,
+    /// but by its bytes with the strings made at run time), one step per [`TEXT_STEP`] of
+    /// its bytes for each key the search may compare it with ([`key_probes`]).
     #[inline]
     pub fn key(&mut self, key: &Key, entries: usize) -> Result<(), BuiltinError> {
         match key {
@@ -323,10 +323,34 @@ impl Meter {
     /// [`Meter::key`] of a text.
     #[inline]
     pub fn text_key(&mut self, t: &Text, entries: usize) -> Result<(), BuiltinError> {
+        if t.is_symbol() {
+            return self.name_key(t, entries);
+        }
         if !t.is_long_made() {
             return Ok(());
         }
         self.long_key(t.as_str().len(), entries)
+    }
+
+    /// [`Meter::text_key`] of a name: its length is read from the symbol table.
+    #[inline(never)]
+    fn name_key(&mut self, t: &Text, entries: usize) -> Result<(), BuiltinError> {
+        let len = t.as_str().len();
+        if len < TEXT_STEP {
+            return Ok(());
+        }
+        self.long_key(len, entries)
+    }
+
+    /// Count looking a string up among the names (hashing it): one step per
+    /// [`TEXT_STEP`] of its bytes for a string made at run time (a name's text is
+    /// hashed by number).
+    #[inline]
+    pub fn name_lookup(&mut self, t: &Text) -> Result<(), BuiltinError> {
+        if !t.is_long_made() {
+            return Ok(());
+        }
+        self.work(t.as_str().len() / TEXT_STEP)
     }
 
     #[cold]

@@ -115,6 +115,9 @@ pub(super) fn concat(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
         _ => 0,
     };
     m.alloc(ELEMENT_BYTES * (total - first) as u64)?;
+    // Joining copies the short lists and links the chunks of the long ones: one step per
+    // 64 elements added (a step's worth of copying).
+    m.work((total - first) / 64)?;
     let Some((head, tail)) = args.split_first_mut() else {
         return Ok(Value::list(List::new()));
     };

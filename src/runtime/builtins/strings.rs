@@ -156,10 +156,14 @@ pub(super) fn parse_int(args: &mut [Value], m: &mut Meter) -> Result<Value, Buil
     Ok(text.parse::<i64>().map_or(Value::Nil, Value::Int))
 }
 
-/// `(fail message)`: stop with a runtime error whose message is the text given.
-pub(super) fn fail(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {
+/// `(fail message)`: stop with a runtime error whose message is the text given (copied:
+/// one step per byte, as `str` counts the bytes it writes).
+pub(super) fn fail(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
     Err(match &args[0] {
-        Value::Str(s) => BuiltinError::new(s.as_str()),
+        Value::Str(s) => {
+            m.work(s.as_str().len())?;
+            BuiltinError::new(s.as_str())
+        }
         other => BuiltinError::new(describe(other)),
     })
 }

@@ -16,6 +16,15 @@ use super::super::value::{Attrs, Dict, Value};
 use super::super::world::EntityId;
 use super::{Context, Machine};
 
+/// The longest name (an entity, property, state or type name, a message label, a
+/// signal) a string made at run time may become: interning hashes and keeps the text
+/// for the life of the process, so its work and memory stay bounded by this.
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// Directions `walk` follows within the step of its call; each one past them counts a
+/// step.
+pub const WALK_IN_STEP: usize = 8;
+
 /// The index of `self` (`call_builtin` answers it first).
 pub(super) const SELF: u16 = builtin_index("self");
 
@@ -157,6 +166,9 @@ impl Machine {
                         ));
                     }
                 };
+                self.meter
+                    .name_lookup(key)
+                    .map_err(|e| self.builtin_error(span, e))?;
                 let found = key.symbol().and_then(|k| cx.params.get(&k));
                 found.cloned().ok_or_else(|| {
                     let mut e = self.error(span, format!("no parameter \"{key}\""));
@@ -204,9 +216,40 @@ impl Machine {
                 Ok(Value::Nil)
             }
             GameFn::Neighbor | GameFn::Walk | GameFn::Ray | GameFn::Directions => {
+                self.count_names(at)
+                    .map_err(|e| self.builtin_error(span, e))?;
                 self.navigate(cx, g, BUILTINS[index].name, at, span)
             }
         }
+    }
+
+    /// Count the names a board builtin looks up (the arguments from `at`): a cell or
+    /// direction made at run time is hashed by its bytes ([`Meter::name_lookup`]), and
+    /// `walk` counts one step per direction of its list past the first
+    /// [`WALK_IN_STEP`] (a knight's or a pawn's walk costs what any call costs).
+    ///
+    /// [`Meter::name_lookup`]: super::super::budget::Meter::name_lookup
+    #[inline]
+    fn count_names(
+        &mut self,
+        at: usize,
+    ) -> Result<(), crate::runtime::builtin_error::BuiltinError> {
+        let meter = &mut self.meter;
+        for v in &self.stack[at..] {
+            match v {
+                Value::Str(t) => meter.name_lookup(t)?,
+                Value::List(l) => {
+                    meter.work(l.len().saturating_sub(WALK_IN_STEP))?;
+                    for d in l.iter() {
+                        if let Value::Str(t) = d {
+                            meter.name_lookup(t)?;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// The board builtins: `neighbor`, `walk`, `ray`, `directions`.
@@ -330,6 +373,20 @@ impl Machine {
         span: Span,
     ) -> Result<Symbol, RuntimeError> {
         match v {
+            Value::Str(s) if s.as_str().len() > MAX_NAME_BYTES => {
+                let mut e = self.error(
+                    span,
+                    format!(
+                        "{what} made at run time may have at most {MAX_NAME_BYTES} bytes, got {} bytes",
+                        s.as_str().len()
+                    ),
+                );
+                e.hint = Some(
+                    "names are kept for the life of the game: use a shorter one, or keep long text as a value (a dictionary key, a property)"
+                        .into(),
+                );
+                Err(e)
+            }
             Value::Str(s) => Ok(s.intern()),
             other => Err(self.error(
                 span,
