@@ -5,108 +5,18 @@
 use std::time::Duration;
 
 use flexrules::serve::Server;
-use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use futures_util::StreamExt;
+use serde_json::json;
 use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_tungstenite::connect_async;
 
+#[path = "common/client.rs"]
+mod client;
 #[path = "common/serving.rs"]
 mod serving;
+use client::{Client, PATIENCE, Socket, agreed};
 use flexrules::serve::EdgeOptions;
 use serving::{serve, serve_edge, serve_limits, serve_with};
-
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-/// A guard against hanging, not a measure: a message that does not come in this long
-/// fails the test.
-const PATIENCE: Duration = Duration::from_secs(20);
-
-/// A connection and everything it has received.
-struct Client {
-    socket: Socket,
-    seen: Vec<String>,
-    next_id: u64,
-}
-
-impl Client {
-    async fn open(server: &Server, seat: Option<usize>) -> Client {
-        let url = match seat {
-            Some(n) => format!(
-                "ws://{}/ws?seat={}",
-                server.addr,
-                server.token(n).expect("the seat exists")
-            ),
-            None => format!("ws://{}/ws", server.addr),
-        };
-        let (socket, _) = connect_async(url).await.expect("the connection opens");
-        let mut c = Client {
-            socket,
-            seen: Vec::new(),
-            next_id: 0,
-        };
-        let first = c.next().await;
-        assert_eq!(first["type"], "state", "the first message is the state");
-        c
-    }
-
-    async fn next(&mut self) -> Value {
-        loop {
-            let msg = tokio::time::timeout(PATIENCE, self.socket.next())
-                .await
-                .expect("a message comes")
-                .expect("the connection is open")
-                .expect("the message reads");
-            if let Message::Text(t) = msg {
-                self.seen.push(t.to_string());
-                return serde_json::from_str(&t).expect("the server sends JSON");
-            }
-        }
-    }
-
-    /// Send `request` (an id is added) and wait for its reply, error or peek.
-    async fn ask(&mut self, mut request: Value) -> Value {
-        self.next_id += 1;
-        request["id"] = json!(self.next_id);
-        self.send_text(request.to_string()).await;
-        loop {
-            let m = self.next().await;
-            if m["type"] != "state" {
-                assert_eq!(m["id"], json!(self.next_id), "the answer names the request");
-                return m;
-            }
-        }
-    }
-
-    async fn send_text(&mut self, text: String) {
-        self.socket
-            .send(Message::Text(text.into()))
-            .await
-            .expect("the request is sent");
-    }
-
-    /// Wait for the state at `version`.
-    async fn state_at(&mut self, version: u64) -> Value {
-        loop {
-            let m = self.next().await;
-            if m["type"] == "state" && m["version"] == json!(version) {
-                return m;
-            }
-        }
-    }
-
-    /// The current state: asks for nothing, so peek at change 0 to get a round trip, and
-    /// return the last state seen before it.
-    async fn latest_state(&mut self) -> Value {
-        self.ask(json!({"op": "peek", "n": 0})).await;
-        self.seen
-            .iter()
-            .rev()
-            .map(|t| serde_json::from_str::<Value>(t).expect("JSON"))
-            .find(|m| m["type"] == "state")
-            .expect("a state was received")
-    }
-}
 
 /// The text shown by graphic `owner`/`id` in an SVG document.
 fn graphic_text(svg: &str, owner: &str, id: &str) -> Option<String> {
@@ -272,10 +182,16 @@ async fn out_of_turn_and_unauthorised_requests_are_refused_and_change_nothing() 
 async fn house_rules_are_added_disabled_and_removed_mid_game() {
     let server = serve("games/awele").await;
     let mut p0 = Client::open(&server, Some(0)).await;
-    let reply = p0
-        .ask(json!({"op": "rule", "kind": "law",
-            "text": "\"Not A\" on startSeeding to A in default is (return)"}))
-        .await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    // Two people at the table: each rule change is proposed by one and accepted by the
+    // other (tests/serve_agreement.rs has the proposals themselves).
+    let reply = agreed(
+        &mut p0,
+        &mut p1,
+        json!({"op": "rule", "kind": "law",
+            "text": "\"Not A\" on startSeeding to A in default is (return)"}),
+    )
+    .await;
     assert_eq!(reply["changed"], true, "{reply}");
     let state = p0.state_at(1).await;
     let rules = state["rules"].as_array().unwrap();
@@ -293,18 +209,20 @@ async fn house_rules_are_added_disabled_and_removed_mid_game() {
         .ask(json!({"op": "click", "owner": "A", "graphic": "house"}))
         .await;
     assert_eq!(reply["text"], "vetoed by Not A");
-    p0.ask(json!({"op": "disable", "name": "Not A"})).await;
+    agreed(&mut p0, &mut p1, json!({"op": "disable", "name": "Not A"})).await;
     let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
     assert_eq!(reply["changed"], true, "{reply}");
-    let reply = p0.ask(json!({"op": "remove", "name": "Not A"})).await;
+    let reply = agreed(&mut p1, &mut p0, json!({"op": "remove", "name": "Not A"})).await;
     assert_eq!(reply["changed"], true, "{reply}");
     // A side-effect that ends the game: the outcome is in the state.
-    let reply = p0
-        .ask(json!({"op": "rule", "kind": "sideeffect",
-            "text": "on startSeeding to hole in default is (finish with \"winner\" 1)"}))
-        .await;
+    let reply = agreed(
+        &mut p0,
+        &mut p1,
+        json!({"op": "rule", "kind": "sideeffect",
+            "text": "on startSeeding to hole in default is (finish with \"winner\" 1)"}),
+    )
+    .await;
     assert_eq!(reply["changed"], true, "{reply}");
-    let mut p1 = Client::open(&server, Some(1)).await;
     let reply = p1.ask(json!({"op": "play", "name": "a"})).await;
     assert_eq!(reply["changed"], true, "{reply}");
     assert!(
@@ -897,10 +815,13 @@ async fn a_runaway_transaction_meets_the_deadline_and_others_are_answered_meanwh
         .expect("the server starts");
     let mut p0 = Client::open(&server, Some(0)).await;
     let mut p1 = Client::open(&server, Some(1)).await;
-    let reply = p0
-        .ask(json!({"op": "rule", "kind": "law",
-            "text": "\"Forever\" on startSeeding to A in default is (while true 0)"}))
-        .await;
+    let reply = agreed(
+        &mut p0,
+        &mut p1,
+        json!({"op": "rule", "kind": "law",
+            "text": "\"Forever\" on startSeeding to A in default is (while true 0)"}),
+    )
+    .await;
     assert_eq!(reply["changed"], true, "{reply}");
     // The state after the rule is drawn (listing the legal moves runs the law on `A`
     // until the deadline): read it before the play, so the play is what runs next.
@@ -934,9 +855,40 @@ async fn a_runaway_transaction_meets_the_deadline_and_others_are_answered_meanwh
     let all = told.join("\n");
     assert!(all.contains("deadline"), "{all}");
     assert_eq!(server.version(), 1, "only the rule was added");
-    let reply = p0.ask(json!({"op": "remove", "name": "Forever"})).await;
+    let reply = agreed(&mut p0, &mut p1, json!({"op": "remove", "name": "Forever"})).await;
     assert_eq!(reply["changed"], true, "{reply}");
     let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
     assert_eq!(reply["changed"], true, "{reply}");
+    server.stop();
+}
+
+/// A reply longer than a message carries (a rule printing 10 MB) is cut, saying so; the
+/// move is made and the server goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_past_the_message_cap_is_cut_and_says_so() {
+    let server = serve_with("games/awele", &["0"], &[])
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let reply = p0
+        .ask(json!({"op": "rule", "kind": "sideeffect",
+            "text": "\"Loud\" on startSeeding to A in default is (do (var s \"xxxxxxxx\") (var i 0) (while (< i 7) (do (var s (str s s)) (var i (+ i 1)) end)) (var j 0) (while (< j 10000) (do (print s) (var j (+ j 1)) end)) end)"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
+    assert_eq!(reply["changed"], true, "{}", &reply.to_string()[..300]);
+    let text = reply["text"].as_str().unwrap();
+    assert!(
+        text.len() <= flexrules::serve::MAX_MESSAGE + 200,
+        "{}",
+        text.len()
+    );
+    assert!(
+        text.ends_with("a message carries: the rest is not sent)"),
+        "{}",
+        &text[text.len() - 200..]
+    );
+    let reply = p0.ask(json!({"op": "peek", "n": 0})).await;
+    assert_eq!(reply["type"], "peek");
     server.stop();
 }

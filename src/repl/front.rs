@@ -282,6 +282,41 @@ impl Repl {
         }
     }
 
+    /// The game's variants: the rules files in its `variants/` directory, by name (the
+    /// file name without `.fr`), sorted.
+    pub fn variants(&self) -> Vec<String> {
+        let Ok(dir) = std::fs::read_dir(self.root.join("variants")) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = dir
+            .filter_map(|e| {
+                let path = e.ok()?.path();
+                let name = path.file_name()?.to_str()?.strip_suffix(".fr")?;
+                path.is_file().then(|| name.to_string())
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The rules file of the game's variant `name` (one of [`Repl::variants`]).
+    pub fn variant_path(&self, name: &str) -> Result<std::path::PathBuf, String> {
+        let variants = self.variants();
+        if variants.iter().any(|v| v == name) {
+            return Ok(self.root.join("variants").join(format!("{name}.fr")));
+        }
+        Err(
+            match crate::diagnostic::closest(name, variants.iter().map(String::as_str)) {
+                Some(c) => format!("the game has no variant \"{name}\"; did you mean \"{c}\"?"),
+                None if variants.is_empty() => "the game has no variants".to_string(),
+                None => format!(
+                    "the game has no variant \"{name}\" (its variants: {})",
+                    variants.join(", ")
+                ),
+            },
+        )
+    }
+
     /// Whether `:law ... is "file"` may read files (on by default; a front end serving
     /// people it does not trust turns it off, so only code written inline is accepted).
     pub fn set_rule_files(&mut self, allowed: bool) {

@@ -18,57 +18,10 @@ impl Repl {
     /// `:law <definition>` or `:sideeffect <definition>` (`command`): put a law or
     /// side-effect written as after `#law` or `#sideeffect` in force.
     pub(super) fn add_advice(&mut self, command: &Command, definition: &str) -> String {
-        let kind = command.kind().name();
-        self.snippets += 1;
-        let name = format!("<rule {}>", self.snippets);
-        let text = format!("#{kind} {definition}");
-        let (_, items, mut diags) =
-            crate::syntax::load::parse_text_items(&mut self.sources, &name, &text);
-        let mut def = match items.as_slice() {
-            [Item::Advice(a)] => a.clone(),
-            _ if diags.iter().any(Diagnostic::is_error) => {
-                return render_diags(&self.sources, &diags, self.options.color)
-                    .trim_end()
-                    .to_string();
-            }
-            _ => {
-                return format!(
-                    "usage: :{kind} [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>"
-                );
-            }
+        let def = match self.read_advice(command.kind(), definition) {
+            Ok(def) => def,
+            Err(e) => return e,
         };
-        if let AdviceBody::File { path, file, body } = &mut def.body {
-            if !self.rule_files {
-                return format!(
-                    "error: here a rule is written inline, `is (code)`: reading a file (\"{}\") is not allowed",
-                    path.sym
-                );
-            }
-            let written = PathBuf::from(path.sym.as_str());
-            let candidates = [written.clone(), self.root.join(&written)];
-            let Some(found) = candidates.iter().find(|p| p.is_file()) else {
-                return format!(
-                    "error: cannot read `{}`: no such file here or in the game's directory {}",
-                    written.display(),
-                    self.root.display()
-                );
-            };
-            if let Err(e) = self.journal_may_read(found) {
-                return e;
-            }
-            match load_advice_file(&DiskFs, found, &mut self.sources, &mut diags) {
-                Ok((id, stmts)) => {
-                    *file = Some(id);
-                    *body = stmts;
-                }
-                Err(e) => return format!("error: {e}"),
-            }
-        }
-        if diags.iter().any(Diagnostic::is_error) {
-            return render_diags(&self.sources, &diags, self.options.color)
-                .trim_end()
-                .to_string();
-        }
         match self.apply_advice(&def) {
             Ok((description, warnings)) => {
                 let done = self.record(command.clone(), description);
@@ -82,6 +35,93 @@ impl Repl {
         }
     }
 
+    /// Check a law (`law`) or side-effect written as after `#law` or `#sideeffect`, as
+    /// `:law` and `:sideeffect` would, without putting it in force: its warnings rendered
+    /// (empty when none), or why it would be refused.
+    pub fn check_rule(&mut self, law: bool, definition: &str) -> Result<String, String> {
+        let kind = if law { Kind::Law } else { Kind::SideEffect };
+        let def = self.read_advice(kind, definition)?;
+        self.check_advice(&def)
+    }
+
+    /// Read a law or side-effect (`kind`) written as after `#law` or `#sideeffect`, with
+    /// the file its body names when files may be read; the rendered errors otherwise.
+    fn read_advice(
+        &mut self,
+        kind: Kind,
+        definition: &str,
+    ) -> Result<crate::syntax::ast::AdviceDef, String> {
+        let kind = kind.name();
+        self.snippets += 1;
+        let name = format!("<rule {}>", self.snippets);
+        let text = format!("#{kind} {definition}");
+        let (_, items, mut diags) =
+            crate::syntax::load::parse_text_items(&mut self.sources, &name, &text);
+        let mut def = match items.as_slice() {
+            [Item::Advice(a)] => a.clone(),
+            _ if diags.iter().any(Diagnostic::is_error) => {
+                return Err(render_diags(&self.sources, &diags, self.options.color)
+                    .trim_end()
+                    .to_string());
+            }
+            _ => {
+                return Err(format!(
+                    "usage: :{kind} [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>"
+                ));
+            }
+        };
+        if let AdviceBody::File { path, file, body } = &mut def.body {
+            if !self.rule_files {
+                return Err(format!(
+                    "error: here a rule is written inline, `is (code)`: reading a file (\"{}\") is not allowed",
+                    path.sym
+                ));
+            }
+            let written = PathBuf::from(path.sym.as_str());
+            let candidates = [written.clone(), self.root.join(&written)];
+            let Some(found) = candidates.iter().find(|p| p.is_file()) else {
+                return Err(format!(
+                    "error: cannot read `{}`: no such file here or in the game's directory {}",
+                    written.display(),
+                    self.root.display()
+                ));
+            };
+            self.journal_may_read(found)?;
+            match load_advice_file(&DiskFs, found, &mut self.sources, &mut diags) {
+                Ok((id, stmts)) => {
+                    *file = Some(id);
+                    *body = stmts;
+                }
+                Err(e) => return Err(format!("error: {e}")),
+            }
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string());
+        }
+        Ok(def)
+    }
+
+    /// The checks and lints `flexrules check` runs on one law or side-effect, against the
+    /// rules in force: the warnings rendered (empty when none), or the errors.
+    fn check_advice(&self, def: &crate::syntax::ast::AdviceDef) -> Result<String, String> {
+        let in_force: Vec<String> = self.advice_names().map(str::to_string).collect();
+        let diags = crate::compile::check::check_snippet(
+            &self.program,
+            &in_force,
+            crate::compile::check::Snippet::Advice(def),
+        );
+        let rendered = render_diags(&self.sources, &diags, self.options.color)
+            .trim_end()
+            .to_string();
+        if diags.iter().any(Diagnostic::is_error) {
+            Err(rendered)
+        } else {
+            Ok(rendered)
+        }
+    }
+
     /// Check, compile and put in force one law or side-effect, with the checks and lints
     /// `flexrules check` runs. Gives what was done and the warnings rendered (empty when
     /// none); an error refuses the rule and leaves the session as it was.
@@ -89,20 +129,7 @@ impl Repl {
         &mut self,
         def: &crate::syntax::ast::AdviceDef,
     ) -> Result<(String, String), String> {
-        let in_force: Vec<String> = self.advice_names().map(str::to_string).collect();
-        let diags = crate::compile::check::check_snippet(
-            &self.program,
-            &in_force,
-            crate::compile::check::Snippet::Advice(def),
-        );
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(render_diags(&self.sources, &diags, self.options.color)
-                .trim_end()
-                .to_string());
-        }
-        let warnings = render_diags(&self.sources, &diags, self.options.color)
-            .trim_end()
-            .to_string();
+        let warnings = self.check_advice(def)?;
         // A generated name takes the first free number.
         let mut count = self.play.session().world().advice.entries.len() + 1;
         let advice_name = loop {

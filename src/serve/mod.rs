@@ -42,7 +42,7 @@ use crate::runtime::outside::parse_literal;
 
 use edge::Edge;
 pub use edge::EdgeOptions;
-pub use table::{MAX_REQUEST, Seat, TO_MOVE, Table, TableError, Who};
+pub use table::{MAX_MESSAGE, MAX_REQUEST, Seat, TO_MOVE, Table, TableError, Who};
 
 /// The page: one static HTML file with its script, no build step.
 pub const PAGE: &str = include_str!("page.html");
@@ -77,6 +77,8 @@ pub struct Server {
 
 struct Shared {
     table: Mutex<Table>,
+    /// One more each time what the connections are shown changes (the game, or its
+    /// proposals): each connection then draws its state anew.
     changed: watch::Sender<u64>,
     edge: Arc<Edge>,
     /// Set to interrupt the transaction running on the table (its deadline passed).
@@ -125,33 +127,25 @@ impl Shared {
     /// worker), under the deadline; a request that cannot have the table within
     /// [`EdgeOptions::busy_wait`] is answered that the table is busy.
     fn handle(&self, who: Who, text: &str) -> table::Handled {
-        let Some(mut table) = self.table_within(self.edge.options.busy_wait) else {
+        let refuse = |message: String| {
             let id = serde_json::from_str::<serde_json::Value>(text)
                 .ok()
                 .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
-            let message = format!(
+            serde_json::json!({"type": "error", "id": id, "message": message})
+        };
+        let Some(mut table) = self.table_within(self.edge.options.busy_wait) else {
+            return table::Handled::reply(refuse(format!(
                 "the table is busy with another request (a transaction runs at most {:?}); nothing was done: send it again",
                 self.edge.options.deadline
-            );
-            return table::Handled {
-                replies: vec![
-                    serde_json::json!({"type": "error", "id": id, "message": message}).to_string(),
-                ],
-                changed: false,
-            };
+            )));
         };
         let (mut handled, late) = self.under_deadline(&mut table, |t| t.handle(who, text));
         if late {
-            let id = serde_json::from_str::<serde_json::Value>(text)
-                .ok()
-                .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64));
             let message = format!(
                 "the transaction ran past the server's deadline of {:?} and was interrupted: what it was doing was undone",
                 self.edge.options.deadline
             );
-            handled.replies.push(
-                serde_json::json!({"type": "error", "id": id, "message": message}).to_string(),
-            );
+            handled.replies.push(refuse(message).to_string());
         }
         drop(table);
         handled
@@ -434,19 +428,15 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                 // The transaction runs off the async workers, so other requests and other
                 // seats are answered while it runs.
                 let handling = shared.clone();
-                let handled = match tokio::task::spawn_blocking(move || {
-                    let handled = handling.handle(who, &text);
-                    let version = handled.changed.then(|| handling.table().version());
-                    (handled, version)
-                })
-                .await
-                {
-                    Ok(h) => h,
-                    Err(_) => break,
+                let Ok(handled) =
+                    tokio::task::spawn_blocking(move || handling.handle(who, &text)).await
+                else {
+                    break;
                 };
-                let (handled, version) = handled;
-                if let Some(version) = version {
-                    shared.changed.send_replace(version);
+                // Every connection is shown the game anew (this one after its reply).
+                let refresh = handled.changed || handled.shown;
+                if refresh {
+                    shared.changed.send_modify(|n| *n = n.wrapping_add(1));
                 }
                 for reply in handled.replies {
                     if !send(&mut sink, Message::Text(reply.into()), idle).await {
@@ -456,7 +446,7 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                 // The sender reads its reply, then the state it made, before anything it
                 // asks next is answered (every other connection is pushed the new state
                 // as it comes).
-                if version.is_some() {
+                if refresh {
                     changed.mark_unchanged();
                     let reading = shared.clone();
                     let Ok(state) = tokio::task::spawn_blocking(move || reading.state(who)).await

@@ -5,6 +5,8 @@
 //! so the web page plays by exactly the rules of the REPL; this file only decides who may
 //! ask for what, and what each connection is shown. Nothing here knows about HTTP.
 
+mod agreement;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -19,8 +21,14 @@ use crate::runtime::outside::parse_literal;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
 
+use agreement::{Agreement, Author};
+
 /// The longest request accepted, in bytes; longer ones get an error and change nothing.
 pub const MAX_REQUEST: usize = 16 * 1024;
+
+/// The most bytes of a reply's text or of a board drawn that one message carries; past
+/// it, the text is cut (saying so) and the board replaced by a note.
+pub const MAX_MESSAGE: usize = 8 * 1024 * 1024;
 
 /// The longest name (entity, graphic, move, signal, rule) a request may carry.
 const MAX_NAME: usize = 200;
@@ -123,6 +131,21 @@ enum Request {
         id: Option<u64>,
         name: String,
     },
+    Variant {
+        #[serde(default)]
+        id: Option<u64>,
+        name: String,
+    },
+    Accept {
+        #[serde(default)]
+        id: Option<u64>,
+        proposal: u64,
+    },
+    Decline {
+        #[serde(default)]
+        id: Option<u64>,
+        proposal: u64,
+    },
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
@@ -139,6 +162,20 @@ pub struct Handled {
     pub replies: Vec<String>,
     /// The game changed.
     pub changed: bool,
+    /// What the connections are shown changed without the game changing (a proposal made
+    /// or answered): every connection gets the new state.
+    pub shown: bool,
+}
+
+impl Handled {
+    /// One message for the sender; nothing changed.
+    pub fn reply(message: Json) -> Handled {
+        Handled {
+            replies: vec![message.to_string()],
+            changed: false,
+            shown: false,
+        }
+    }
 }
 
 /// The served game.
@@ -161,6 +198,8 @@ pub struct Table {
     /// list of players, with the player who gave each. Only that player's connections
     /// read its name in the history.
     secret: HashMap<usize, String>,
+    /// The proposals waiting for the seats' agreement, and who made each change.
+    agreement: Agreement,
 }
 
 // SAFETY: a value's reference counts are not atomic (values stay on the thread that made
@@ -203,6 +242,7 @@ impl Table {
             moves: None,
             agents,
             secret: HashMap::new(),
+            agreement: Agreement::default(),
         };
         // A seat the server plays may have the first move; if it cannot make it, nobody
         // could play: the game is refused.
@@ -228,6 +268,7 @@ impl Table {
         self.version += 1;
         self.shown.clear();
         self.moves = None;
+        self.agreement.game_changed(self.version);
     }
 
     /// Whether the player (one of the players) to move is a seat the server plays.
@@ -272,9 +313,9 @@ impl Table {
             }
             let (to_move, orders) = self.movers()?;
             let several = to_move.len() > 1;
-            let (player, agent) = to_move.iter().find_map(|p| {
+            let (seat, player, agent) = to_move.iter().find_map(|p| {
                 let seat = self.players.iter().position(|x| x == p)?;
-                Some((p.to_text(), self.seats[seat].agent?))
+                Some((seat, p.to_text(), self.seats[seat].agent?))
             })?;
             let chosen = match (agent, several, &self.agents) {
                 (Agent::Mcts { iterations, depth }, false, Some(a)) => {
@@ -299,12 +340,15 @@ impl Table {
             };
             let reply = self.repl.execute(play);
             if self.repl.mark() == before {
+                // What the game said of the refused move is that seat's output: the
+                // server's log has it, the players are told only that it failed.
+                eprintln!("player {player} ({agent}) plays {name}: {}", reply.text);
                 return Some(format!(
-                    "player {player} ({agent}) plays {name}: {}",
-                    reply.text
+                    "player {player} ({agent}) could not play {name}: the game refused it"
                 ));
             }
-            self.note_change(orders.then_some(player));
+            let revealing = orders && self.closes_round(&to_move, seat);
+            self.note_change(orders.then_some(player), Author::Seat(seat), revealing);
             self.bump();
         }
         None
@@ -345,7 +389,10 @@ impl Table {
             return s.clone();
         }
         let (moves, to_move) = self.moves_for(who);
-        let svg = crate::repr::svg::render(self.repl.canvas(), &self.view(who));
+        let svg = capped_svg(crate::repr::svg::render(
+            self.repl.canvas(),
+            &self.view(who),
+        ));
         let view = self.view(who);
         let history = self.repl.history();
         let entries: Vec<Json> = (1..=history.entries().len())
@@ -363,6 +410,11 @@ impl Table {
                 "player": self.waiting_seat.map(|i| self.players[i].to_text()),
             })
         });
+        let seat = match who {
+            Who::Seat(i) => Some(i),
+            Who::Watcher => None,
+        };
+        let (proposals, notice) = self.agreement.shown(self, seat);
         let message = json!({
             "type": "state",
             "version": self.version,
@@ -377,6 +429,9 @@ impl Table {
             "history": entries,
             "cursor": history.cursor(),
             "rules": rules,
+            "variants": self.repl.variants(),
+            "proposals": proposals,
+            "notice": notice,
             "outcome": self.repl.outcome_text(),
         });
         let text: Arc<str> = Arc::from(message.to_string());
@@ -394,13 +449,16 @@ impl Table {
                     let owners = found.iter().map(|(_, p)| p.clone()).collect();
                     (json!(names), owners)
                 }
-                Some(Err(e)) => (json!({"error": e}), Vec::new()),
+                Some(Err(e)) => (
+                    json!({"error": unsaid(&e, "the legal moves cannot be listed")}),
+                    Vec::new(),
+                ),
             };
             let to_move = match self.turn() {
                 Ok(Some(Value::List(l))) => json!(l.iter().map(Value::to_text).collect::<Vec<_>>()),
                 Ok(Some(v)) => json!(v.to_text()),
                 Ok(None) => Json::Null,
-                Err(e) => json!({"error": e}),
+                Err(e) => json!({"error": unsaid(&e, "the player to move cannot be told")}),
             };
             self.moves = Some(Turn {
                 moves,
@@ -453,9 +511,8 @@ impl Table {
 
     /// Handle one request from `who`.
     pub fn handle(&mut self, who: Who, text: &str) -> Handled {
-        let refuse = |id: Option<u64>, message: String| Handled {
-            replies: vec![json!({"type": "error", "id": id, "message": message}).to_string()],
-            changed: false,
+        let refuse = |id: Option<u64>, message: String| {
+            Handled::reply(json!({"type": "error", "id": id, "message": message}))
         };
         if text.len() > MAX_REQUEST {
             return refuse(
@@ -517,13 +574,9 @@ impl Table {
                 self.may_move(seat)?;
                 self.may_play(seat, &move_name)?;
                 if let Some(text) = self.refusal_for(who, &move_name) {
-                    return Ok(Handled {
-                        replies: vec![
-                            json!({"type": "reply", "id": id, "ok": false, "changed": false, "text": text})
-                                .to_string(),
-                        ],
-                        changed: false,
-                    });
+                    return Ok(Handled::reply(
+                        json!({"type": "reply", "id": id, "ok": false, "changed": false, "text": text}),
+                    ));
                 }
                 (id, Command::Play { name: move_name })
             }
@@ -568,12 +621,47 @@ impl Table {
                 let (gap, name) = (Gap::ONE, rule_name(&name)?);
                 (id, Command::Remove { gap, name })
             }
+            Request::Variant { id, name } => {
+                let path = self.repl.variant_path(name.trim())?;
+                let path = path.to_string_lossy().into_owned();
+                (
+                    id,
+                    Command::Rules {
+                        gap: Gap::ONE,
+                        path,
+                    },
+                )
+            }
+            Request::Accept { id, proposal } => return self.answer(seat, id, proposal, true),
+            Request::Decline { id, proposal } => return self.answer(seat, id, proposal, false),
         };
+        if self.needs_agreement(seat, &command) {
+            return self.propose(seat, id, command);
+        }
+        self.carry_out(seat, id, command, false).map(|(h, _)| h)
+    }
+
+    /// Carry out `seat`'s `command` (`agreed` by every seat, or needing no agreement):
+    /// what the sender is told, and the REPL's reply text.
+    fn carry_out(
+        &mut self,
+        seat: usize,
+        id: Option<u64>,
+        command: Command,
+        agreed: bool,
+    ) -> Result<(Handled, String), String> {
         // Adding a law or side-effect is done, or refused (with a diagnostic).
-        let adds_rule = matches!(command, Command::Law { .. } | Command::SideEffect { .. });
+        let adds_rule = matches!(
+            command,
+            Command::Law { .. } | Command::SideEffect { .. } | Command::Rules { .. }
+        );
         // A move given while several may move (`to-move` gives a list) is a secret order.
-        let order = matches!(command, Command::Play { .. })
-            && matches!(self.turn(), Ok(Some(Value::List(_))));
+        let movers = match command {
+            Command::Play { .. } => self
+                .movers()
+                .and_then(|(list, orders)| orders.then_some(list)),
+            _ => None,
+        };
         let navigating = matches!(command, Command::Undo | Command::Redo | Command::Goto(_));
         let undo = matches!(command, Command::Undo);
         let before = self.repl.mark();
@@ -581,7 +669,14 @@ impl Table {
         let mut reply = self.repl.execute(command);
         let changed = self.repl.mark() != before;
         if changed && !navigating {
-            self.note_change(order.then(|| self.players[seat].to_text()));
+            let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m, seat));
+            let author = if agreed {
+                Author::Table
+            } else {
+                Author::Seat(seat)
+            };
+            let owner = movers.is_some().then(|| self.players[seat].to_text());
+            self.note_change(owner, author, revealing);
         }
         match (was_waiting, self.repl.waiting_for().is_some()) {
             (false, true) => self.waiting_seat = Some(seat),
@@ -605,13 +700,12 @@ impl Table {
         // A rule that does not check is refused with its diagnostic: nothing changed.
         let ok = !(reply.text.starts_with("error") || reply.text.starts_with("usage"))
             && (changed || !adds_rule);
-        Ok(Handled {
-            replies: vec![
-                json!({"type": "reply", "id": id, "ok": ok, "changed": changed, "text": reply.text})
-                    .to_string(),
-            ],
-            changed,
-        })
+        cap_text(&mut reply.text);
+        let mut handled = Handled::reply(
+            json!({"type": "reply", "id": id, "ok": ok, "changed": changed, "text": reply.text}),
+        );
+        handled.changed = changed;
+        Ok((handled, reply.text))
     }
 
     /// Show the position after change `n` of the history to `who` alone.
@@ -623,28 +717,36 @@ impl Table {
                 history.entries().len()
             ));
         };
-        let svg = crate::repr::svg::render(&world.canvas, &self.view(who));
+        let svg = capped_svg(crate::repr::svg::render(&world.canvas, &self.view(who)));
         let description = match n {
             0 => "start".to_string(),
             n => self.describe(n, &self.view(who)),
         };
-        Ok(Handled {
-            replies: vec![
-                json!({"type": "peek", "id": id, "n": n, "text": description, "svg": svg})
-                    .to_string(),
-            ],
-            changed: false,
-        })
+        Ok(Handled::reply(
+            json!({"type": "peek", "id": id, "n": n, "text": description, "svg": svg}),
+        ))
     }
 
     /// Note the change just made (the history's newest): a secret order of `owner`, or
-    /// not.
-    fn note_change(&mut self, owner: Option<String>) {
+    /// not; made by `author`; whether it closed a round of orders (`revealing`).
+    fn note_change(&mut self, owner: Option<String>, author: Author, revealing: bool) {
         let n = self.repl.history().cursor();
         match owner {
             Some(o) => self.secret.insert(n, o),
             None => self.secret.remove(&n),
         };
+        self.agreement.note(n, author, revealing);
+    }
+
+    /// Whether the order seat `seat` just gave, when `before` were to give theirs, closed
+    /// the round (its orders are carried out and shown): the players to move now are not
+    /// just those of `before` still to give theirs.
+    fn closes_round(&mut self, before: &[Value], seat: usize) -> bool {
+        let mover = self.players[seat].clone();
+        match self.movers() {
+            Some((now, _)) => now.iter().any(|p| *p == mover || !before.contains(p)),
+            None => true,
+        }
     }
 
     /// Change `n`'s description as `view` may read it: a click on a graphic that was not
@@ -772,6 +874,48 @@ struct Turn {
     owners: Vec<Option<String>>,
     /// The player to move, the players (several may move at once), or null.
     to_move: Json,
+}
+
+/// `text`, cut to [`MAX_MESSAGE`] bytes (at a character boundary) with a note when longer.
+fn cap_text(text: &mut String) {
+    if text.len() <= MAX_MESSAGE {
+        return;
+    }
+    let total = text.len();
+    let mut end = MAX_MESSAGE;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(&format!(
+        "\n... (the reply is {total} bytes, more than the {MAX_MESSAGE} a message carries: the rest is not sent)"
+    ));
+}
+
+/// A board drawn, or in its place a note saying it is larger than a message carries.
+fn capped_svg(svg: String) -> String {
+    if svg.len() <= MAX_MESSAGE {
+        return svg;
+    }
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 520 40\"><text x=\"10\" y=\"24\">the board drawn is {} bytes, more than the {MAX_MESSAGE} a message carries: it is not sent</text></svg>",
+        svg.len()
+    )
+}
+
+/// What every connection is told of an error that listing the moves or the player to move
+/// met (`what`): which move was being tried, not what the game's code said, which is the
+/// output of a transaction nobody asked for (a rule's `fail` text may be computed from a
+/// secret). A seat that plays the move reads the error in its reply.
+fn unsaid(error: &str, what: &str) -> String {
+    let tried = error
+        .split_once("trying `")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(name, _)| name);
+    match tried {
+        Some(name) => format!("{what}: the game failed trying `{name}` (play it to read why)"),
+        None => format!("{what}: the game failed"),
+    }
 }
 
 /// Check a name a request carries: one word of printable characters.

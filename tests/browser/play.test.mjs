@@ -105,18 +105,32 @@ try {
       document.querySelector('#board g[data-owner="A"][data-id="house"]').textContent.trim() === "0");
   await page.click("#peek-live");
   if ((await seeds(page, "A")) !== "4") fail("back to the game, house A has 4 seeds again");
-  // A house rule added from the page, in force at once, then removed.
+  // A house rule proposed from the page, shown in full to the other seat, in force once
+  // it accepts; then removed the same way.
   await page.fill("#rule-text", '"Not A" on startSeeding to A in default is (return)');
   await page.click("#rule-add");
+  await waitFor(page, "the proposal's reply",
+    () => document.querySelector("#message").textContent.includes("carried out when player 1 accepts"));
+  const other = await context.newPage();
+  await other.goto(awele.seats[1]);
+  await waitFor(other, "the proposal shown to the other seat",
+    () => document.querySelector("#proposals ul").textContent.includes('"Not A" on startSeeding to A'));
+  await other.screenshot({ path: path.join(artifacts, "awele-proposal.png"), fullPage: true });
+  if ((await page.locator("#rules li", { hasText: 'law "Not A"' }).count()) !== 0)
+    fail("a proposed rule is not in force before it is accepted");
+  await other.locator("#proposals li").getByText("accept").click();
   await waitFor(page, "the new rule in the list",
     () => document.querySelector("#rules ul").textContent.includes('law "Not A"'));
   await page.click(house("A"));
   await waitFor(page, "the house rule's veto",
     () => document.querySelector("#message").textContent === "vetoed by Not A");
   await page.locator("#rules li", { hasText: 'law "Not A"' }).getByText("remove").click();
+  await waitFor(other, "the removal proposed",
+    () => document.querySelector("#proposals ul").textContent.includes(":remove Not A"));
+  await other.locator("#proposals li").getByText("accept").click();
   await waitFor(page, "the rule removed",
     () => !document.querySelector("#rules ul").textContent.includes('law "Not A"'));
-  console.log("awele: click, seeds moved, veto and out-of-turn explained, undo, history position, house rule added and removed: ok");
+  console.log("awele: click, seeds moved, veto and out-of-turn explained, undo, history position, house rule proposed, accepted by the other seat and removed: ok");
 
   // Private views: two seats of a game whose cards only their owner sees.
   const cards = await serve("tests/inputs/serve/cards");
