@@ -13,11 +13,13 @@ use serde_json::{Value as Json, json};
 
 use crate::compile::bytecode::CodeId;
 use crate::repl::command::{Command, Gap};
-use crate::repl::{OpenError, Repl, ReplOptions};
+use crate::repl::{OpenError, Repl, ReplOptions, Reply};
 use crate::runtime::canvas::View;
 use crate::runtime::outside::parse_literal;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
+
+use super::store::{By, Opened, Record, Store};
 
 /// The longest request accepted, in bytes; longer ones get an error and change nothing.
 pub const MAX_REQUEST: usize = 16 * 1024;
@@ -161,6 +163,8 @@ pub struct Table {
     /// list of players, with the player who gave each. Only that player's connections
     /// read its name in the history.
     secret: HashMap<usize, String>,
+    /// Where every change is recorded before it is answered (`--store`).
+    store: Option<Store>,
 }
 
 // SAFETY: a value's reference counts are not atomic (values stay on the thread that made
@@ -176,6 +180,16 @@ impl Table {
     /// Open the game `options` name and serve it to `seats`; `(to-move)` is compiled when
     /// the game defines it.
     pub fn new(options: ReplOptions, seats: Vec<Seat>) -> Result<Table, TableError> {
+        Table::open(options, seats, None)
+    }
+
+    /// [`Table::new`], kept in a store (`--store`): the changes it recorded are replayed
+    /// first (the error names the one that does not replay), then every change is recorded.
+    pub fn open(
+        options: ReplOptions,
+        seats: Vec<Seat>,
+        store: Option<Opened>,
+    ) -> Result<Table, TableError> {
         let mut repl = Repl::new(options).map_err(TableError::Open)?;
         repl.set_rule_files(false);
         let players = seats.iter().map(|s| parse_literal(&s.player)).collect();
@@ -203,7 +217,12 @@ impl Table {
             moves: None,
             agents,
             secret: HashMap::new(),
+            store: None,
         };
+        if let Some(opened) = store {
+            table.replay(opened.records).map_err(TableError::Game)?;
+            table.store = Some(opened.store);
+        }
         // A seat the server plays may have the first move; if it cannot make it, nobody
         // could play: the game is refused.
         if let Some(problem) = table.play_agents() {
@@ -251,7 +270,7 @@ impl Table {
                 break;
             }
             let before = self.repl.mark();
-            self.repl.execute(Command::Undo);
+            self.execute(Command::Undo, By::Server(None));
             if self.repl.mark() == before {
                 break;
             }
@@ -272,9 +291,9 @@ impl Table {
             }
             let (to_move, orders) = self.movers()?;
             let several = to_move.len() > 1;
-            let (player, agent) = to_move.iter().find_map(|p| {
+            let (seat, player, agent) = to_move.iter().find_map(|p| {
                 let seat = self.players.iter().position(|x| x == p)?;
-                Some((p.to_text(), self.seats[seat].agent?))
+                Some((seat, p.to_text(), self.seats[seat].agent?))
             })?;
             let chosen = match (agent, several, &self.agents) {
                 (Agent::Mcts { iterations, depth }, false, Some(a)) => {
@@ -297,7 +316,7 @@ impl Table {
             let play = Command::Play {
                 name: name.trim().to_string(),
             };
-            let reply = self.repl.execute(play);
+            let reply = self.execute(play, By::Server(Some(seat)));
             if self.repl.mark() == before {
                 return Some(format!(
                     "player {player} ({agent}) plays {name}: {}",
@@ -308,6 +327,61 @@ impl Table {
             self.bump();
         }
         None
+    }
+
+    /// Run `command` on the game, `by` a seat or the server; a change it makes is recorded
+    /// in the store (`--store`) and synced to disk before this returns, so before anything
+    /// is answered.
+    fn execute(&mut self, command: Command, by: By) -> Reply {
+        let text = self.store.as_ref().map(|_| command.to_string());
+        let before = self.repl.mark();
+        let reply = self.repl.execute(command);
+        if let (Some(store), Some(text)) = (&mut self.store, text)
+            && self.repl.mark() != before
+        {
+            store.record(&text, by, self.repl.history().cursor());
+        }
+        reply
+    }
+
+    /// Replay the changes a store recorded, with what the table notes of each as it was
+    /// made (a secret order's player, the seat whose move waits for a signal).
+    fn replay(&mut self, records: Vec<Record>) -> Result<(), String> {
+        for record in records {
+            let order = matches!(record.command, Command::Play { .. })
+                && matches!(self.turn(), Ok(Some(Value::List(_))));
+            let navigating = matches!(
+                record.command,
+                Command::Undo | Command::Redo | Command::Goto(_)
+            );
+            let before = self.repl.mark();
+            let was_waiting = self.repl.waiting_for().is_some();
+            let reply = self.repl.execute(record.command.clone());
+            let cursor = self.repl.history().cursor();
+            if self.repl.mark() == before {
+                return Err(record.refusal(&reply.text, None));
+            }
+            if cursor != record.cursor {
+                return Err(record.refusal(&reply.text, Some(cursor)));
+            }
+            let seat = match record.by {
+                By::Seat(s) | By::Server(Some(s)) => Some(s),
+                By::Server(None) => None,
+            };
+            if !navigating {
+                let owner = seat.filter(|_| order).map(|s| self.players[s].to_text());
+                self.note_change(owner);
+            }
+            if let By::Seat(s) = record.by {
+                match (was_waiting, self.repl.waiting_for().is_some()) {
+                    (false, true) => self.waiting_seat = Some(s),
+                    (_, false) => self.waiting_seat = None,
+                    (true, true) => {}
+                }
+            }
+            self.bump();
+        }
+        Ok(())
     }
 
     /// The seats.
@@ -578,7 +652,7 @@ impl Table {
         let undo = matches!(command, Command::Undo);
         let before = self.repl.mark();
         let was_waiting = self.repl.waiting_for().is_some();
-        let mut reply = self.repl.execute(command);
+        let mut reply = self.execute(command, By::Seat(seat));
         let changed = self.repl.mark() != before;
         if changed && !navigating {
             self.note_change(order.then(|| self.players[seat].to_text()));
