@@ -88,14 +88,22 @@ impl Running {
 /// Start `flexrules serve <GAME> --store <store>` with `extra` arguments: the running
 /// server, or (it exited) its standard error.
 fn start(store: &Path, extra: &[&str]) -> Result<Running, String> {
+    start_with(Some(store), extra)
+}
+
+/// [`start`], without a store when `store` is `None`.
+fn start_with(store: Option<&Path>, extra: &[&str]) -> Result<Running, String> {
+    let store: Vec<&std::ffi::OsStr> = match store {
+        Some(dir) => vec!["--store".as_ref(), dir.as_os_str()],
+        None => Vec::new(),
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_flexrules"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("serve")
         .args(GAME)
         .arg("0")
         .args(extra)
-        .arg("--store")
-        .arg(store)
+        .args(store)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -458,4 +466,40 @@ async fn a_damaged_log_is_refused_naming_its_line_and_a_cut_last_line_dropped() 
     let mut seat = connect(&server, 0).await;
     assert_eq!(next(&mut seat).await["version"], 3);
     server.kill();
+}
+
+/// The cost of the sync per change: changes a second with and without a store, a seat
+/// playing a move and taking it back in a loop. Prints only; run with `--ignored`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not a check"]
+async fn sync_cost() {
+    let dir = TempDir::new("cost");
+    let store = dir.0.join("store");
+    for kept in [None, Some(store.as_path())] {
+        let server = start_with(kept, &[]).expect("the server starts");
+        let mut seat = connect(&server, 0).await;
+        next(&mut seat).await;
+        let rounds = 500;
+        let began = std::time::Instant::now();
+        for _ in 0..rounds {
+            for op in [json!({"op": "play", "name": "e5"}), json!({"op": "undo"})] {
+                seat.send(Message::Text(op.to_string().into()))
+                    .await
+                    .unwrap();
+                assert_eq!(reply(&mut seat).await["changed"], true);
+            }
+        }
+        let took = began.elapsed();
+        eprintln!(
+            "{}: {} changes in {took:?}, {:.0} a second",
+            if kept.is_some() {
+                "--store"
+            } else {
+                "no store"
+            },
+            2 * rounds,
+            f64::from(2 * rounds) / took.as_secs_f64()
+        );
+        server.kill();
+    }
 }
