@@ -372,7 +372,7 @@ async fn killed_servers_resume_with_every_acknowledged_change() {
 /// A store holding a few moves, its server killed.
 async fn store_with_moves(store: &Path, moves: &[&str]) {
     let server = start(store, &[]).expect("the server starts");
-    let mut seats = vec![connect(&server, 0).await, connect(&server, 1).await];
+    let mut seats = [connect(&server, 0).await, connect(&server, 1).await];
     for (i, name) in moves.iter().enumerate() {
         let socket = &mut seats[i % 2];
         socket
@@ -405,6 +405,8 @@ async fn files_are_private_and_a_store_of_another_table_is_refused() {
     assert!(refused.contains("table.json"), "{refused}");
     // The same table resumes.
     let server = start(&store, &[]).expect("the same table starts");
+    let refused = start(&store, &[]).err().expect("one server per store");
+    assert!(refused.contains("is in use by another server"), "{refused}");
     let mut seat = connect(&server, 0).await;
     let state = next(&mut seat).await;
     assert_eq!(state["version"], 2);
@@ -413,6 +415,13 @@ async fn files_are_private_and_a_store_of_another_table_is_refused() {
         ["e5".to_string(), "c3".to_string()]
     );
     server.kill();
+    // A log without its setup.
+    std::fs::remove_file(store.join("table.json")).unwrap();
+    let refused = start(&store, &[]).err().expect("refused");
+    assert!(
+        refused.contains("has a log (table.log) but no setup (table.json)"),
+        "{refused}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -238,7 +238,7 @@ pub fn open(dir: &Path, options: &ReplOptions, seats: &mut [Seat]) -> Result<Ope
         .mode(0o600)
         .open(&log_path)
         .map_err(|e| format!("cannot open the store's log {}: {e}", log_path.display()))?;
-    if file.try_lock().is_err() {
+    if !lock(&file) {
         return Err(format!(
             "the store's log {} is in use by another server: one server per store",
             log_path.display()
@@ -461,6 +461,14 @@ fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
     }
     sync_dir(dir);
     written
+}
+
+/// Take the exclusive lock of `file` without waiting (it goes with the file, or with the
+/// process when killed): whether it was taken.
+fn lock(file: &File) -> bool {
+    use std::os::fd::AsRawFd as _;
+    // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the call.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 /// Sync a directory, so that the files made or renamed in it stay after a crash.
