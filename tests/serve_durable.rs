@@ -512,3 +512,38 @@ async fn sync_cost() {
         server.kill();
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_moves_the_server_played_are_resumed_not_chosen_again() {
+    let dir = TempDir::new("agent");
+    let store = dir.0.join("store");
+    let agent = ["--agent", "white=random"];
+    let server = start(&store, &agent).expect("the server starts");
+    assert_eq!(
+        server.tokens.len(),
+        1,
+        "no link for the seat the server plays"
+    );
+    let mut seat = connect(&server, 0).await;
+    next(&mut seat).await;
+    for name in ["e5", "c3"] {
+        seat.send(Message::Text(
+            json!({"op": "play", "name": name}).to_string().into(),
+        ))
+        .await
+        .unwrap();
+        assert_eq!(reply(&mut seat).await["changed"], true);
+    }
+    let before = History::of(&state_at(&mut seat, 4).await);
+    assert_eq!(before.moves.len(), 4, "each move answered: {before:?}");
+    server.kill();
+    let log = std::fs::read_to_string(store.join("table.log")).unwrap();
+    assert!(log.contains(r#""by":{"server":1}"#), "{log}");
+    // Another seed would choose other answers: the stored moves are replayed as made.
+    let server = start(&store, &agent).expect("the server starts again");
+    let mut seat = connect(&server, 0).await;
+    let state = next(&mut seat).await;
+    assert_eq!(state["version"], 4);
+    assert_eq!(History::of(&state), before);
+    server.kill();
+}
