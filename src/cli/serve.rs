@@ -40,6 +40,11 @@ pub struct ServeArgs {
     /// let go, and a move that alone takes more is refused.
     #[arg(long, default_value_t = crate::repl::history::DEFAULT_BUDGET)]
     pub max_history_memory: u64,
+    /// Keep the table in this directory: its setup and every change, synced to disk before
+    /// the change is answered. Started again on the same directory, the server resumes the
+    /// game with the same seat links (the command line must describe the same table).
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
 }
 
 /// A deadline in seconds: a finite number from 0.01 to a day.
@@ -73,6 +78,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
             deadline: std::time::Duration::from_secs_f64(args.deadline),
             ..EdgeOptions::default()
         },
+        store: args.store.clone(),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -100,6 +106,13 @@ pub fn run(args: &ServeArgs) -> ExitCode {
                 .display(),
             server.addr
         );
+        if let Some(dir) = &args.store {
+            println!(
+                "table kept in {} (synced at every change), at version {}",
+                dir.display(),
+                server.version()
+            );
+        }
         for (n, player) in server.players().iter().enumerate() {
             if let Some(agent) = server.seat_agent(n) {
                 println!("player {player}: played by the server ({agent})");

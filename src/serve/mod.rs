@@ -20,6 +20,7 @@
 //! Boundary: a front end beside `crate::repl`; nothing below imports it.
 
 mod edge;
+mod store;
 mod table;
 
 use std::collections::HashMap;
@@ -65,6 +66,8 @@ pub struct ServeOptions {
     pub agents: Vec<String>,
     /// What the server accepts from the network: origins, timeouts, connection caps.
     pub edge: EdgeOptions,
+    /// The directory the table is kept in (`--store`): resumed from it when it holds one.
+    pub store: Option<std::path::PathBuf>,
 }
 
 /// A running server.
@@ -243,10 +246,23 @@ impl Server {
             }
             seat.agent = Some(agent);
         }
-        let table = match Table::new(options.repl.clone(), seats) {
+        // Kept in a store: its seats keep their tokens, and its changes are replayed.
+        let store = match &options.store {
+            Some(dir) => Some(store::open(dir, &options.repl, &mut seats).map_err(failed)?),
+            None => None,
+        };
+        let created = store.as_ref().is_some_and(|s| s.created);
+        let table = match Table::open(options.repl.clone(), seats, store) {
             Ok(t) => t,
-            Err(TableError::Open(e)) => return Err(e),
-            Err(TableError::Game(e)) => return Err(failed(e)),
+            Err(e) => {
+                if let (true, Some(dir)) = (created, &options.store) {
+                    store::remove_new(dir);
+                }
+                return Err(match e {
+                    TableError::Open(e) => e,
+                    TableError::Game(e) => failed(e),
+                });
+            }
         };
         let (changed, _) = watch::channel(table.version());
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port))

@@ -15,12 +15,13 @@ use serde_json::{Value as Json, json};
 
 use crate::compile::bytecode::CodeId;
 use crate::repl::command::{Command, Gap};
-use crate::repl::{OpenError, Repl, ReplOptions};
+use crate::repl::{OpenError, Repl, ReplOptions, Reply};
 use crate::runtime::canvas::View;
 use crate::runtime::outside::parse_literal;
 use crate::runtime::value::Value;
 use crate::symbol::Symbol;
 
+use super::store::{By, Opened, Record, Store};
 use agreement::{Agreement, Author};
 
 /// The longest request accepted, in bytes; longer ones get an error and change nothing.
@@ -200,6 +201,8 @@ pub struct Table {
     secret: HashMap<usize, String>,
     /// The proposals waiting for the seats' agreement, and who made each change.
     agreement: Agreement,
+    /// Where every change is recorded before it is answered (`--store`).
+    store: Option<Store>,
 }
 
 // SAFETY: a value's reference counts are not atomic (values stay on the thread that made
@@ -215,6 +218,16 @@ impl Table {
     /// Open the game `options` name and serve it to `seats`; `(to-move)` is compiled when
     /// the game defines it.
     pub fn new(options: ReplOptions, seats: Vec<Seat>) -> Result<Table, TableError> {
+        Table::open(options, seats, None)
+    }
+
+    /// [`Table::new`], kept in a store (`--store`): the changes it recorded are replayed
+    /// first (the error names the one that does not replay), then every change is recorded.
+    pub fn open(
+        options: ReplOptions,
+        seats: Vec<Seat>,
+        store: Option<Opened>,
+    ) -> Result<Table, TableError> {
         let mut repl = Repl::new(options).map_err(TableError::Open)?;
         repl.set_rule_files(false);
         let players = seats.iter().map(|s| parse_literal(&s.player)).collect();
@@ -243,7 +256,12 @@ impl Table {
             agents,
             secret: HashMap::new(),
             agreement: Agreement::default(),
+            store: None,
         };
+        if let Some(opened) = store {
+            table.replay(opened.records).map_err(TableError::Game)?;
+            table.store = Some(opened.store);
+        }
         // A seat the server plays may have the first move; if it cannot make it, nobody
         // could play: the game is refused.
         if let Some(problem) = table.play_agents() {
@@ -292,7 +310,7 @@ impl Table {
                 break;
             }
             let before = self.repl.mark();
-            self.repl.execute(Command::Undo);
+            self.execute(Command::Undo, By::Server(None));
             if self.repl.mark() == before {
                 break;
             }
@@ -338,7 +356,7 @@ impl Table {
             let play = Command::Play {
                 name: name.trim().to_string(),
             };
-            let reply = self.repl.execute(play);
+            let reply = self.execute(play, By::Server(Some(seat)));
             if self.repl.mark() == before {
                 // What the game said of the refused move is that seat's output: the
                 // server's log has it, the players are told only that it failed.
@@ -352,6 +370,81 @@ impl Table {
             self.bump();
         }
         None
+    }
+
+    /// Run `command` on the game, `by` a seat or the server; a change it makes is recorded
+    /// in the store (`--store`) and synced to disk before this returns, so before anything
+    /// is answered.
+    fn execute(&mut self, command: Command, by: By) -> Reply {
+        let text = self.store.as_ref().map(|_| command.to_string());
+        let before = self.repl.mark();
+        let reply = self.repl.execute(command);
+        if let (Some(store), Some(text)) = (&mut self.store, text)
+            && self.repl.mark() != before
+        {
+            store.record(&text, by, self.repl.history().cursor());
+        }
+        reply
+    }
+
+    /// Replay the changes a store recorded, with what the table notes of each as it was
+    /// made (a secret order's player, the seat whose move waits for a signal).
+    fn replay(&mut self, records: Vec<Record>) -> Result<(), String> {
+        for record in records {
+            let movers = match record.command {
+                Command::Play { .. } => self
+                    .movers()
+                    .and_then(|(list, orders)| orders.then_some(list)),
+                _ => None,
+            };
+            let navigating = matches!(
+                record.command,
+                Command::Undo | Command::Redo | Command::Goto(_)
+            );
+            // A rules file the server reads only as one of the game's variants.
+            if let Command::Rules { path, .. } = &record.command {
+                let stem = std::path::Path::new(path)
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default();
+                let variant = self.repl.variant_path(stem).ok();
+                if variant.as_deref() != Some(std::path::Path::new(path)) {
+                    return Err(record.refusal(
+                        "it names a file that is not one of the game's variants",
+                        None,
+                    ));
+                }
+            }
+            let before = self.repl.mark();
+            let was_waiting = self.repl.waiting_for().is_some();
+            let reply = self.repl.execute(record.command.clone());
+            let cursor = self.repl.history().cursor();
+            if self.repl.mark() == before {
+                return Err(record.refusal(&reply.text, None));
+            }
+            if cursor != record.cursor {
+                return Err(record.refusal(&reply.text, Some(cursor)));
+            }
+            let (seat, author) = match record.by {
+                By::Seat(s) | By::Server(Some(s)) => (Some(s), Author::Seat(s)),
+                By::Table(s) => (Some(s), Author::Table),
+                By::Server(None) => (None, Author::Table),
+            };
+            if !navigating && let Some(s) = seat {
+                let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m, s));
+                let owner = movers.is_some().then(|| self.players[s].to_text());
+                self.note_change(owner, author, revealing);
+            }
+            if let By::Seat(s) | By::Table(s) = record.by {
+                match (was_waiting, self.repl.waiting_for().is_some()) {
+                    (false, true) => self.waiting_seat = Some(s),
+                    (_, false) => self.waiting_seat = None,
+                    (true, true) => {}
+                }
+            }
+            self.bump();
+        }
+        Ok(())
     }
 
     /// The seats.
@@ -666,7 +759,12 @@ impl Table {
         let undo = matches!(command, Command::Undo);
         let before = self.repl.mark();
         let was_waiting = self.repl.waiting_for().is_some();
-        let mut reply = self.repl.execute(command);
+        let by = if agreed {
+            By::Table(seat)
+        } else {
+            By::Seat(seat)
+        };
+        let mut reply = self.execute(command, by);
         let changed = self.repl.mark() != before;
         if changed && !navigating {
             let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m, seat));

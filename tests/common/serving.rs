@@ -58,6 +58,7 @@ pub async fn serve_limits(
         seats: seats.iter().map(|s| s.to_string()).collect(),
         agents: agents.iter().map(|s| s.to_string()).collect(),
         edge,
+        store: None,
     })
     .await
 }
