@@ -47,7 +47,9 @@ async fn a_house_rule_waits_for_the_other_seat_and_a_decline_drops_it() {
     assert_eq!(server.version(), 1, "a proposal changes nothing");
     // Player 1 is shown the proposal in full, with whose it is, and that it is its to
     // answer.
-    let state = p1.latest_state().await;
+    let state = p1
+        .state_where(|s| s["proposals"].as_array().is_some_and(|p| !p.is_empty()))
+        .await;
     let proposals = state["proposals"].as_array().unwrap();
     assert_eq!(proposals.len(), 1, "{state}");
     let shown = &proposals[0];
@@ -85,7 +87,7 @@ async fn a_house_rule_waits_for_the_other_seat_and_a_decline_drops_it() {
     // Player 1 declines: the proposal is gone, player 0 is told.
     let reply = p1.ask(json!({"op": "decline", "proposal": pid})).await;
     assert_eq!(reply["ok"], true, "{reply}");
-    let state = p0.latest_state().await;
+    let state = p0.state_where(|s| s["notice"].is_string()).await;
     assert_eq!(state["proposals"], json!([]), "{state}");
     assert!(
         state["notice"]
@@ -145,7 +147,7 @@ async fn a_take_back_over_the_other_seat_or_a_reveal_is_a_request() {
     p0.ask(json!({"op": "play", "name": "0:13"})).await;
     let reply = p0.ask(json!({"op": "accept", "proposal": void})).await;
     assert_eq!(reply["type"], "error", "{reply}");
-    let state = p1.latest_state().await;
+    let state = p1.state_where(|s| s["notice"].is_string()).await;
     assert!(
         state["notice"].as_str().unwrap().contains("void"),
         "{state}"
@@ -229,7 +231,7 @@ async fn a_variant_is_proposed_by_name() {
     .await;
     assert_eq!(reply["changed"], true, "{reply}");
     assert_eq!(reply["ok"], true, "{reply}");
-    let state = p0.latest_state().await;
+    let state = p0.state_where(|s| s["notice"].is_string()).await;
     assert!(
         state["notice"]
             .as_str()
@@ -340,7 +342,9 @@ async fn a_side_effect_that_would_tell_a_secret_is_declined() {
             "text": "\"Tell\" on pass to table in default is (print (str \"card \" (property \"card\" of \"hand1\")))"}))
         .await;
     let pid = reply["proposal"].as_u64().expect("proposed, not in force");
-    let state = p1.latest_state().await;
+    let state = p1
+        .state_where(|s| s["proposals"].as_array().is_some_and(|p| !p.is_empty()))
+        .await;
     let text = state["proposals"][0]["text"].as_str().unwrap();
     assert!(text.contains("(property \"card\" of \"hand1\")"), "{text}");
     p1.ask(json!({"op": "decline", "proposal": pid})).await;

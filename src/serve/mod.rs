@@ -413,11 +413,7 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
     // Subscribed before the first state is drawn: a change made meanwhile is pushed after
     // it (the same version twice at worst, never one missed).
     let mut changed = shared.changed.subscribe();
-    let reading = shared.clone();
-    let Ok(first) = tokio::task::spawn_blocking(move || reading.state(who)).await else {
-        return;
-    };
-    if !send(&mut sink, Message::Text(first.to_string().into()), idle).await {
+    if !push_state(&shared, who, &mut sink, idle).await {
         return;
     }
     let mut ping = tokio::time::interval((idle / 3).max(std::time::Duration::from_millis(1)));
@@ -464,26 +460,13 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                 // as it comes).
                 if refresh {
                     changed.mark_unchanged();
-                    let reading = shared.clone();
-                    let Ok(state) = tokio::task::spawn_blocking(move || reading.state(who)).await
-                    else {
-                        break;
-                    };
-                    if !send(&mut sink, Message::Text(state.to_string().into()), idle).await {
+                    if !push_state(&shared, who, &mut sink, idle).await {
                         break;
                     }
                 }
             }
             update = changed.changed() => {
-                if update.is_err() {
-                    break;
-                }
-                let reading = shared.clone();
-                let Ok(state) = tokio::task::spawn_blocking(move || reading.state(who)).await
-                else {
-                    break;
-                };
-                if !send(&mut sink, Message::Text(state.to_string().into()), idle).await {
+                if update.is_err() || !push_state(&shared, who, &mut sink, idle).await {
                     break;
                 }
             }
@@ -502,6 +485,21 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                 break;
             }
         }
+    }
+}
+
+/// Draw what `who` is shown now (off the async workers: listing the legal moves runs the
+/// game's rules) and send it; whether it was sent.
+async fn push_state(
+    shared: &Arc<Shared>,
+    who: Who,
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    within: std::time::Duration,
+) -> bool {
+    let reading = shared.clone();
+    match tokio::task::spawn_blocking(move || reading.state(who)).await {
+        Ok(state) => send(sink, Message::Text(state.to_string().into()), within).await,
+        Err(_) => false,
     }
 }
 

@@ -91,6 +91,24 @@ impl Client {
         }
     }
 
+    /// The first state (among those received, then those to come) for which `wanted`
+    /// holds: for a change another connection made, whose state is pushed when it comes.
+    pub async fn state_where(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let seen = self.seen.iter().rev().find_map(|t| {
+            let m: Value = serde_json::from_str(t).ok()?;
+            (m["type"] == "state" && wanted(&m)).then_some(m)
+        });
+        if let Some(m) = seen {
+            return m;
+        }
+        loop {
+            let m = self.next().await;
+            if m["type"] == "state" && wanted(&m) {
+                return m;
+            }
+        }
+    }
+
     /// The current state: asks for nothing, so peek at change 0 to get a round trip, and
     /// return the last state seen before it.
     pub async fn latest_state(&mut self) -> Value {
