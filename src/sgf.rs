@@ -130,8 +130,23 @@ fn describe_point(p: Point) -> String {
     format!("{}{}", letter(p.x), letter(p.y))
 }
 
+/// What a value of property `id` must be, for an error about one that is not.
+fn expected_value(id: &str) -> String {
+    let what = match id {
+        "SZ" => "a board size, such as SZ[19]",
+        "KM" => "a number, such as KM[6.5]",
+        "HA" => "a number of stones, such as HA[2]",
+        "B" | "W" => return format!("a point, such as {id}[dd], or {id}[] for a pass"),
+        "AB" | "AW" | "AE" => "points, such as AB[dd][pp]",
+        "PL" => "a colour, PL[B] or PL[W]",
+        _ => "a value of the form SGF gives this property",
+    };
+    what.to_string()
+}
+
 /// Read a record: the first game of the collection, its main line. Reading is bounded
-/// ([`MAX_NESTING`], [`MAX_NODES`], [`MAX_MOVES`]) and does not recurse.
+/// ([`MAX_NESTING`], [`MAX_NODES`], [`MAX_MOVES`]) and does not recurse. Every refusal
+/// starts with the line and column it is about.
 pub fn parse(text: &str) -> Result<Record, String> {
     let main = reader::main_line(text)?;
     let root = main
@@ -147,25 +162,32 @@ pub fn parse(text: &str) -> Result<Record, String> {
         moves: Vec::new(),
         result: None,
     };
-    if let Some(Prop::SZ((w, h))) = root.iter().find(|p| p.identifier() == "SZ") {
+    let place = |offset: usize| reader::place(text, offset);
+    if let Some((offset, Prop::SZ((w, h)))) = root.iter().find(|(_, p)| p.identifier() == "SZ") {
         if w != h {
-            return Err(format!("SZ[{w}:{h}]: only square boards are played"));
+            return Err(format!(
+                "{}: the root node: SZ[{w}:{h}]: only square boards are played",
+                place(*offset)
+            ));
         }
         if !(2..=MAX_SIZE).contains(w) {
             return Err(format!(
-                "SZ[{w}]: the board size must be from 2 to {MAX_SIZE}"
+                "{}: the root node: SZ[{w}]: the board size must be from 2 to {MAX_SIZE}",
+                place(*offset)
             ));
         }
         record.size = *w;
     }
     let size = record.size;
+    // Where each white set-up stone is set up, for a point set up both colours.
+    let mut white_at = std::collections::HashMap::new();
     for (n, node) in main.iter().enumerate() {
-        let at = if n == 0 {
-            "the root node".to_string()
-        } else {
-            format!("node {}", n + 1)
-        };
-        for prop in node {
+        for (offset, prop) in node {
+            let at = if n == 0 {
+                format!("{}: the root node", place(*offset))
+            } else {
+                format!("{}: node {}", place(*offset), n + 1)
+            };
             match prop {
                 Prop::KM(k) if !k.is_finite() || k.abs() > MAX_KOMI => {
                     let k = if k.abs() < 1e9 {
@@ -179,10 +201,10 @@ pub fn parse(text: &str) -> Result<Record, String> {
                 }
                 Prop::KM(k) => record.komi = Some(*k),
                 Prop::HA(h) => {
-                    record.handicap = u8::try_from(*h)
-                        .ok()
-                        .filter(|h| *h <= 9)
-                        .ok_or_else(|| format!("HA[{h}]: a handicap is from 2 to 9 stones"))?;
+                    record.handicap =
+                        u8::try_from(*h).ok().filter(|h| *h <= 9).ok_or_else(|| {
+                            format!("{at}: HA[{h}]: a handicap is from 2 to 9 stones")
+                        })?;
                 }
                 Prop::Invalid(id, values)
                     if id == "HA" && matches!(values.as_slice(), [v] if v == "0" || v == "1") => {}
@@ -197,6 +219,9 @@ pub fn parse(text: &str) -> Result<Record, String> {
                     if matches!(prop, Prop::AB(_)) {
                         record.black.extend(names);
                     } else {
+                        for p in &names {
+                            white_at.entry(p.clone()).or_insert(*offset);
+                        }
                         record.white.extend(names);
                     }
                 }
@@ -223,7 +248,8 @@ pub fn parse(text: &str) -> Result<Record, String> {
                         Move::Move(p) if size <= 19 && p.x == 19 && p.y == 19 => None,
                         Move::Move(p) => Some(sgf_point(*p, size).ok_or_else(|| {
                             format!(
-                                "move {number} ({}[{}]): the point is off the {size}x{size} board",
+                                "{}: move {number} ({}[{}]): the point is off the {size}x{size} board",
+                                place(*offset),
                                 colour.letter(),
                                 describe_point(*p)
                             )
@@ -233,8 +259,9 @@ pub fn parse(text: &str) -> Result<Record, String> {
                 }
                 Prop::Invalid(id, values) => {
                     return Err(format!(
-                        "{at}: {id}[{}] is not a valid value",
-                        values.join("][")
+                        "{at}: {id}[{}] is not a valid value; expected {}",
+                        values.join("]["),
+                        expected_value(id)
                     ));
                 }
                 _ => {}
@@ -244,7 +271,10 @@ pub fn parse(text: &str) -> Result<Record, String> {
     record.black.sort();
     record.white.sort();
     if let Some(p) = record.black.iter().find(|p| record.white.contains(p)) {
-        return Err(format!("{p} is set up both black (AB) and white (AW)"));
+        let at = white_at
+            .get(p)
+            .map_or(String::new(), |&o| format!("{}: ", place(o)));
+        return Err(format!("{at}{p} is set up both black (AB) and white (AW)"));
     }
     Ok(record)
 }

@@ -220,7 +220,7 @@ fn komi_that_is_not_a_finite_number_is_refused() {
         assert_eq!(
             err,
             format!(
-                "the root node: KM (komi) is {shown}: komi must be a finite number from -1000 to 1000, such as 6.5 or 7.5"
+                "line 1, column 13: the root node: KM (komi) is {shown}: komi must be a finite number from -1000 to 1000, such as 6.5 or 7.5"
             )
         );
     }
@@ -301,4 +301,152 @@ fn a_record_larger_than_the_cap_is_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("it is larger than 16 MB"), "{stderr}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Malformed records: each refusal names the line and column, what was expected there and
+// what was found.
+
+/// `text` is refused with exactly `says`.
+fn refused(text: &str, says: &str) {
+    assert_eq!(sgf::parse(text).expect_err(text), says, "{text}");
+}
+
+#[test]
+fn a_property_without_a_value_is_refused_where_the_value_was_expected() {
+    refused(
+        "(;GM[1]SZ[9]\n;B[ee]\n;W[dd];B)",
+        "line 3, column 9: a property value `[..]` was expected after `B`; found `)`",
+    );
+    refused(
+        "(;GM[1];Bé[aa])",
+        "line 1, column 10: a property value `[..]` was expected after `B`; found `é`",
+    );
+    refused(
+        "(;GM[1];B",
+        "line 1, column 10: a property value `[..]` was expected after `B`; found the end of the file",
+    );
+}
+
+#[test]
+fn an_unclosed_value_is_refused_at_the_end_naming_where_it_opened() {
+    refused(
+        "(;FF[4]GM[1]SZ[9];B[ee];W[dd\n",
+        "line 1, column 29: `]` was expected to close the value of `W` opened at line 1, column 26; \
+         found the end of the file (the file is cut short, or a `]` in the value is not written `\\]`)",
+    );
+}
+
+#[test]
+fn a_file_cut_short_is_refused_at_its_end_naming_the_open_tree() {
+    refused(
+        "(;GM[1]SZ[9];B[ee](;W[dd]\n",
+        "line 1, column 26: `)` was expected to close the `(` at line 1, column 19; found the end of the file (the file is cut short)",
+    );
+}
+
+#[test]
+fn a_close_without_an_open_is_refused() {
+    refused(
+        "(;GM[1]SZ[9];B[ee]))",
+        "line 1, column 20: `)` closes no game tree: no `(` is open here",
+    );
+}
+
+#[test]
+fn a_game_tree_without_a_node_is_refused() {
+    refused(
+        "  ()",
+        "line 1, column 4: a node (`;`) was expected after the `(` at line 1, column 3; found `)` (a game tree holds at least one node)",
+    );
+    refused(
+        "(;GM[1]\n((;B[aa])))",
+        "line 2, column 2: a node (`;`) was expected after the `(` at line 2, column 1; found `(` (a game tree or variation starts with its first node)",
+    );
+}
+
+#[test]
+fn a_property_outside_a_node_or_a_game_is_refused() {
+    refused(
+        "(;GM[1](;B[aa])W[bb])",
+        "line 1, column 16: a node (`;`) was expected before the property `W` (properties belong to a node, which starts with `;`)",
+    );
+    refused(
+        "XX[1]\n(;GM[1];B[aa])",
+        "line 1, column 1: the property `XX` is outside any game tree (a game tree starts with `(;`)",
+    );
+    refused(
+        "(;GM[1];]B[aa])",
+        "line 1, column 9: a property (an identifier such as `B` or `SZ`, then its values in `[..]`) was expected; found `]`",
+    );
+}
+
+#[test]
+fn a_file_without_a_game_tree_is_refused() {
+    let says = "line 1, column 1: the file holds no game tree; a record starts with `(;`, such as `(;GM[1]SZ[19];B[pd])`";
+    refused("", says);
+    refused("\n\n", says);
+}
+
+#[test]
+fn a_game_type_other_than_go_is_refused_at_its_property() {
+    refused(
+        "(;FF[4]GM[3];B[aa])",
+        "line 1, column 8: GM[3] is not a Go record: this reader reads Go records (GM[1]) only",
+    );
+    refused(
+        "(;GM[x];B[aa])",
+        "line 1, column 3: GM[x] is not a game number: Go records have GM[1]",
+    );
+    refused(
+        "(;GM[1]GM[1];B[aa])",
+        "line 1, column 8: a second GM in the root node (the first is at line 1, column 3); a node has each property once",
+    );
+}
+
+#[test]
+fn values_of_known_properties_are_refused_at_their_property() {
+    refused(
+        "(;GM[1]SZ[19]\n;B[zz])",
+        "line 2, column 2: move 1 (B[zz]): the point is off the 19x19 board",
+    );
+    refused(
+        "(;GM[1]SZ[abc];B[aa])",
+        "line 1, column 8: the root node: SZ[abc] is not a valid value; expected a board size, such as SZ[19]",
+    );
+    refused(
+        "(;GM[1]SZ[9]KM[x];B[aa])",
+        "line 1, column 13: the root node: KM[x] is not a valid value; expected a number, such as KM[6.5]",
+    );
+    refused(
+        "(;GM[1]SZ[9];B[aa];W[x])",
+        "line 1, column 20: node 3: W[x] is not a valid value; expected a point, such as W[dd], or W[] for a pass",
+    );
+    refused(
+        "(;GM[1]SZ[30])",
+        "line 1, column 8: the root node: SZ[30]: the board size must be from 2 to 25",
+    );
+    refused(
+        "(;GM[1]SZ[9:7])",
+        "line 1, column 8: the root node: SZ[9:7]: only square boards are played",
+    );
+    refused(
+        "(;GM[1]SZ[9]HA[12])",
+        "line 1, column 13: the root node: HA[12]: a handicap is from 2 to 9 stones",
+    );
+    refused(
+        "(;GM[1]SZ[9]AB[zz])",
+        "line 1, column 13: the root node: set-up point zz is off the 9x9 board",
+    );
+    refused(
+        "(;GM[1]SZ[9];B[aa]AB[bb])",
+        "line 1, column 19: node 2: stones set up after move 1 are not supported",
+    );
+    refused(
+        "(;GM[1]SZ[9]AB[aa]\nAW[aa])",
+        "line 2, column 1: a9 is set up both black (AB) and white (AW)",
+    );
+    // Spaces between an identifier and its value are read as before.
+    let record = sgf::parse("(;GM[1]SZ[9] B [ee])").expect("spaces");
+    assert_eq!(record.moves.len(), 1);
 }
