@@ -212,3 +212,41 @@ fn an_endless_print_under_run_json_stays_small() {
     let peak = children_peak();
     assert!(peak < 1_500_000_000, "peak {peak} bytes");
 }
+
+/// A representation that draws one graphic, then sets 1000 of its attributes: each to a
+/// key of its own (`fresh`), or all to the same key (the keys made alike).
+fn attributes_game(name: &str, fresh: bool) -> PathBuf {
+    let key = if fresh {
+        "(+ 1000 i)"
+    } else {
+        "(+ 1000 (* i 0))"
+    };
+    game(
+        name,
+        &format!(
+            r#"#entity cell
+  #property n 0
+  #state default
+    #onMessage go
+      (update property "n" to (+ (property "n") 1))
+#instance c of cell
+#representation cell
+  #state default
+    #onMessage init
+      (new graphic "g" with "shape" "circle")
+      (observe "n" notify "changed")
+    #onMessage changed
+      (foreach i in (range 1000) (update graphic "g" attribute (str "a" {key}) to i))
+"#
+        ),
+    )
+}
+
+#[test]
+fn attributes_added_to_a_graphic_count_against_the_transaction_memory() {
+    let fresh = counted(&attributes_game("attrs-fresh", true), "send go to c");
+    let same = counted(&attributes_game("attrs-same", false), "send go to c");
+    // 32 bytes an attribute added, as `new graphic` counts its attributes; setting one
+    // again adds nothing.
+    assert_eq!(fresh - same, 999 * 32, "{fresh} against {same}");
+}

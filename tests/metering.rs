@@ -275,3 +275,179 @@ fn long_names_made_at_run_time_are_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The game whose `go` makes `a`, a string of 8 MiB + 1 bytes made at run time, then
+/// runs `op`.
+fn long_name_game(op: &str) -> String {
+    format!(
+        "#entity node
+  #property x 0
+  #state default
+    #onMessage go
+      (var s \"0123456789abcdef\")
+      (foreach i in (range 19) (var s (str s s)))
+      (var a (str s \"!\"))
+      {op}
+      nil
+#instance e0 of node
+"
+    )
+}
+
+#[test]
+fn entity_names_made_at_run_time_count_their_lookup() {
+    let default = Limits::default().max_steps;
+    let (status, setup) = run(&long_name_game("nil"), default, false);
+    assert!(matches!(status, Status::Committed(_)), "{status:?}");
+    let hashed = ((8 << 20) + 1) / 64;
+    for op in [
+        "(send new message \"x\" to a)",
+        "(send (new message \"x\") to a)",
+        "(property \"x\" of a)",
+        "(var n (property \"x\" of a))",
+        "(update property \"x\" of a to 1)",
+        "(state of a)",
+        "(type of a)",
+        "(delete entity a)",
+    ] {
+        for plain in [false, true] {
+            let (status, steps) = run(&long_name_game(op), default, plain);
+            match status {
+                Status::Failed(e) => assert!(
+                    e.message.starts_with("no entity named \"0123456789abcdef"),
+                    "{op}: {}",
+                    e.message.get(..80).unwrap_or(&e.message)
+                ),
+                other => panic!("{op}: {other:?}"),
+            }
+            // The setup's trailing `nil`s are not run: a few steps less.
+            assert!(steps + 4 >= setup + hashed, "{op}: {} steps", steps - setup);
+            let (status, _) = run(&long_name_game(op), setup + 100, plain);
+            match status {
+                Status::Failed(e) => assert!(
+                    e.message.starts_with("step limit reached"),
+                    "{op}: {}",
+                    e.message.get(..80).unwrap_or(&e.message)
+                ),
+                other => panic!("{op} under {} steps: {other:?}", setup + 100),
+            }
+        }
+    }
+}
+
+/// How `go` to `e0` of a game whose `go` runs `op` ends, `s` being a string of `len`
+/// bytes made at run time.
+fn with_made_string(op: &str, len: usize) -> Status {
+    let text = format!(
+        "#entity node
+  #state default
+    #onMessage go
+      (var s (str \"{}\" \"!\"))
+      {op}
+      nil
+#instance e0 of node
+",
+        "n".repeat(len - 1)
+    );
+    run(&text, Limits::default().max_steps, false).0
+}
+
+#[test]
+fn property_names_made_at_run_time_for_a_new_entity_are_bounded() {
+    let op = "(new entity \"e1\" of \"node\" with s 1)";
+    let status = with_made_string(op, 1024);
+    assert!(matches!(status, Status::Committed(_)), "{status:?}");
+    match with_made_string(op, 5000) {
+        Status::Failed(e) => {
+            assert_eq!(
+                e.message,
+                "a property name made at run time may have at most 1024 bytes, got 5000 bytes"
+            );
+            assert!(
+                e.hint
+                    .is_some_and(|h| h.contains("kept for the life of the game"))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn graphic_ids_made_at_run_time_are_bounded() {
+    use flexrules::repl::{Repl, ReplOptions};
+    let game = |len: usize| {
+        format!(
+            "#entity node
+  #property n 0
+  #state default
+    #onMessage go
+      (update property \"n\" to 1)
+#instance e0 of node
+#representation node
+  #state default
+    #onMessage init
+      (observe \"n\" notify \"changed\")
+    #onMessage changed
+      (new graphic (str \"{}\" \"!\") with \"shape\" \"circle\")
+",
+            "g".repeat(len - 1)
+        )
+    };
+    let say = |len: usize| {
+        let dir = std::env::temp_dir().join(format!(
+            "flexrules-names-{}-graphic-{len}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temporary directory");
+        std::fs::write(dir.join("game.fr"), game(len)).expect("game written");
+        let mut r = Repl::new(ReplOptions {
+            game: dir.clone(),
+            seed: 0,
+            params: Vec::new(),
+            limits: Limits::default(),
+            rules: Vec::new(),
+            color: false,
+        })
+        .unwrap_or_else(|e| panic!("the game opens: {}", e.text));
+        let out = r.handle("send go to e0").text;
+        let drawn = r.canvas().graphics.len();
+        let _ = std::fs::remove_dir_all(&dir);
+        (out, drawn)
+    };
+    let (out, drawn) = say(1024);
+    assert!(out.ends_with("committed"), "{out}");
+    assert_eq!(drawn, 1);
+    let (out, drawn) = say(5000);
+    assert!(
+        out.contains("a graphic id made at run time may have at most 1024 bytes, got 5000 bytes"),
+        "{out}"
+    );
+    assert!(
+        out.contains("names are kept for the life of the game"),
+        "{out}"
+    );
+    assert_eq!(drawn, 0);
+}
+
+#[test]
+fn names_typed_are_bounded_unless_they_are_the_game_s() {
+    let long = "m".repeat(2000);
+    assert_eq!(
+        parse_send(&format!("{long} to e0")).unwrap_err(),
+        "a message label typed may have at most 1024 bytes, got 2000 bytes (no name of the \
+         game is that long; names are kept for the life of the game)"
+    );
+    assert_eq!(
+        parse_send(&format!("go to \"{long}\"")).unwrap_err(),
+        "an entity name typed may have at most 1024 bytes, got 2000 bytes (no name of the \
+         game is that long; names are kept for the life of the game)"
+    );
+    let short = "m".repeat(1024);
+    let (to, m) = parse_send(&format!("{short} to {short}")).expect("a send");
+    assert_eq!((to.as_str(), m.label.as_str()), (&*short, &*short));
+    // A name of the game's is found whatever its length.
+    let game_name = flexrules::symbol::Symbol::intern(&"q".repeat(3000));
+    let (to, _) = parse_send(&format!("go to {game_name}")).expect("a send");
+    assert_eq!(to, game_name);
+}

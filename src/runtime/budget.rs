@@ -73,6 +73,11 @@ pub const ENTITY_BYTES: u64 = 288;
 /// resident memory per one-byte line buffered, against 66 counted. (Under `run --json`
 /// a line takes some 700 bytes more; that document has its own bound.)
 pub const LINE_BYTES: u64 = 48;
+/// The longest name (an entity, property, state or type name, a message label, a
+/// signal, a graphic id) a string made at run time or typed by a person may become:
+/// interning hashes and keeps the text for the life of the process, so its work and
+/// memory stay bounded by this.
+pub const MAX_NAME_BYTES: usize = 1024;
 /// Bytes counted for one graphic drawn by `new graphic` (plus [`ENTRY_BYTES`] per
 /// attribute and the bytes of its id): its place among the canvas's graphics, its id and
 /// owner, its attribute map and its click hook.

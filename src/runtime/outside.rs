@@ -3,7 +3,8 @@
 
 use crate::symbol::Symbol;
 
-use super::value::{Attrs, Key, Message, Value};
+use super::budget::MAX_NAME_BYTES;
+use super::value::{Attrs, Key, Message, Text, Value};
 
 /// Read a literal typed on a command line: an integer, a float, `true`, `false`, `nil`, a
 /// double-quoted string, or else the word itself as a string.
@@ -73,14 +74,14 @@ fn words(text: &str) -> Result<Vec<String>, String> {
 pub fn parse_send(text: &str) -> Result<(Symbol, Message), String> {
     const USAGE: &str = "<label> to <entity> [with <key> <value> ...]";
     let w = words(text)?;
-    let name = |s: &str| match parse_literal(s) {
-        Value::Str(text) => Ok(text.intern()),
+    let name = |s: &str, what: &str| match parse_literal(s) {
+        Value::Str(text) => typed_name(&text, what),
         _ => Err(format!("`{s}` is not a name (expected {USAGE})")),
     };
     match w.as_slice() {
         [label, to, entity, rest @ ..] if to == "to" => {
-            let label = name(label)?;
-            let entity = name(entity)?;
+            let label = name(label, "a message label")?;
+            let entity = name(entity, "an entity name")?;
             let mut attrs = Attrs::new();
             match rest {
                 [] => {}
@@ -110,6 +111,21 @@ pub fn parse_send(text: &str) -> Result<(Symbol, Message), String> {
         }
         _ => Err(format!("expected {USAGE}")),
     }
+}
+
+/// The name a typed word is: one of the game's names whatever its length (a lookup, which
+/// adds nothing), else a new name of at most [`MAX_NAME_BYTES`] bytes.
+fn typed_name(text: &Text, what: &str) -> Result<Symbol, String> {
+    let len = text.as_str().len();
+    if len <= MAX_NAME_BYTES {
+        return Ok(text.intern());
+    }
+    text.symbol().ok_or_else(|| {
+        format!(
+            "{what} typed may have at most {MAX_NAME_BYTES} bytes, got {len} bytes \
+             (no name of the game is that long; names are kept for the life of the game)"
+        )
+    })
 }
 
 #[cfg(test)]

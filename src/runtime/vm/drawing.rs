@@ -91,9 +91,18 @@ impl Machine {
                         ));
                     }
                 };
-                self.graphic_mut(owner, owner_name, id, span)?
+                let added = self
+                    .graphic_mut(owner, owner_name, id, span)?
                     .attrs
-                    .insert(key, value);
+                    .insert(key, value)
+                    .is_none();
+                // An attribute added is held as those `new graphic` made are (its value
+                // was counted as it was made).
+                if added {
+                    self.meter
+                        .alloc(ENTRY_BYTES)
+                        .map_err(|e| self.builtin_error(span, e))?;
+                }
                 Ok(Flow::Value(Value::Nil))
             }
             DeleteGraphic => {
@@ -146,9 +155,11 @@ impl Machine {
         }
     }
 
+    /// The name a graphic id value becomes: a string (a string made at run time of at
+    /// most [`MAX_NAME_BYTES`](super::super::budget::MAX_NAME_BYTES) bytes) or an integer.
     fn graphic_id(&self, v: &Value, span: Span) -> Result<Symbol, RuntimeError> {
         match v {
-            Value::Str(s) => Ok(s.intern()),
+            Value::Str(s) => self.text_name(s, "a graphic id", span),
             Value::Int(i) => Ok(Symbol::intern(&i.to_string())),
             other => Err(self.error(
                 span,

@@ -829,7 +829,12 @@ impl Machine {
                             let entity = &self.stack[base + a as usize];
                             let v = match self.fixed_property(game, entity, name) {
                                 Some(v) => v.clone(),
-                                None => out!(self.property_of(cx, entity, name, code.spans[ip]))?,
+                                None => out!(self.local_property_of(
+                                    cx,
+                                    base + a as usize,
+                                    name,
+                                    code.spans[ip]
+                                ))?,
                             };
                             self.stack.push(v);
                             ip += 1;

@@ -322,7 +322,7 @@ impl Machine {
                     let Key::Str(p) = k else {
                         return Err(self.error(span, "property names are strings"));
                     };
-                    let p = p.intern();
+                    let p = self.text_name(&p, "a property name", span)?;
                     match entity.property_mut(cx.game, p) {
                         Some(slot) => *slot = v,
                         None => {
@@ -582,7 +582,7 @@ impl Machine {
     /// when it has one (one array read, one look at the world), else the general way.
     #[inline]
     pub(super) fn property_of(
-        &self,
+        &mut self,
         cx: &Context<'_>,
         entity: &Value,
         name: crate::symbol::Symbol,
@@ -594,6 +594,19 @@ impl Machine {
             return Ok(v.clone());
         }
         self.property_of_slowly(cx, entity, name, span)
+    }
+
+    /// [`Machine::property_of`] of the value at `at` on the stack (a local).
+    #[inline(never)]
+    pub(super) fn local_property_of(
+        &mut self,
+        cx: &Context<'_>,
+        at: usize,
+        name: crate::symbol::Symbol,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
+        let entity = self.stack[at].clone();
+        self.property_of(cx, &entity, name, span)
     }
 
     /// `(property name of entity)` in its commonest case, with no call out of line: an
@@ -613,7 +626,7 @@ impl Machine {
     #[cold]
     #[inline(never)]
     fn property_of_slowly(
-        &self,
+        &mut self,
         cx: &Context<'_>,
         entity: &Value,
         name: crate::symbol::Symbol,
@@ -651,10 +664,11 @@ impl Machine {
     /// looks at the world once for an entity the game started with.
     #[inline(always)]
     pub(super) fn named_entity(
-        &self,
+        &mut self,
         v: &Value,
         span: Span,
     ) -> Result<(super::EntityId, &Entity), RuntimeError> {
+        self.count_entity_name(v, span)?;
         match self.fixed_entity(v) {
             Some(found) => Ok(found),
             None => self.named_entity_slowly(v, span),
@@ -668,7 +682,7 @@ impl Machine {
         v: &Value,
         span: Span,
     ) -> Result<(super::EntityId, &Entity), RuntimeError> {
-        let id = self.entity_named(v, span)?;
+        let id = self.find_entity(v, span)?;
         match self.world.entity(id) {
             Some(e) => Ok((id, e)),
             None => Err(self.error(span, "internal: entity vanished")),

@@ -9,17 +9,12 @@ use crate::compile::program::TypeId;
 use crate::source::Span;
 use crate::symbol::Symbol;
 
-use super::super::budget::{ELEMENT_BYTES, LINE_BYTES};
+use super::super::budget::{ELEMENT_BYTES, LINE_BYTES, MAX_NAME_BYTES};
 use super::super::builtins::{pure_fn, same_text, text_of};
 use super::super::trace::{Output, RuntimeError};
-use super::super::value::{Attrs, Dict, Value};
+use super::super::value::{Attrs, Dict, Text, Value};
 use super::super::world::EntityId;
 use super::{Context, Machine};
-
-/// The longest name (an entity, property, state or type name, a message label, a
-/// signal) a string made at run time may become: interning hashes and keeps the text
-/// for the life of the process, so its work and memory stay bounded by this.
-pub const MAX_NAME_BYTES: usize = 1024;
 
 /// Directions `walk` follows within the step of its call; each one past them counts a
 /// step.
@@ -108,9 +103,39 @@ impl Machine {
         Ok(())
     }
 
-    /// The entity a name value designates.
+    /// The entity a name value designates. Looking up a string made at run time hashes
+    /// its bytes: counted as [`Meter::name_lookup`] counts it (one step per
+    /// [`TEXT_STEP`] bytes, nothing for a name or a short string).
+    ///
+    /// [`Meter::name_lookup`]: super::super::budget::Meter::name_lookup
+    /// [`TEXT_STEP`]: super::super::budget::TEXT_STEP
+    #[inline(never)]
+    pub(super) fn entity_named(&mut self, v: &Value, span: Span) -> Result<EntityId, RuntimeError> {
+        self.count_entity_name(v, span)?;
+        self.find_entity(v, span)
+    }
+
+    /// Count the lookup of the entity name `v` ([`Machine::entity_named`]): a test of a
+    /// bit and a length unless `v` is a long string made at run time.
+    #[inline(always)]
+    pub(super) fn count_entity_name(&mut self, v: &Value, span: Span) -> Result<(), RuntimeError> {
+        match v {
+            Value::Str(t) if t.is_long_made() => self.count_name_lookup(t, span),
+            _ => Ok(()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn count_name_lookup(&mut self, t: &Text, span: Span) -> Result<(), RuntimeError> {
+        self.meter
+            .name_lookup(t)
+            .map_err(|e| self.builtin_error(span, e))
+    }
+
+    /// [`Machine::entity_named`] once its lookup is counted.
     #[inline]
-    pub(super) fn entity_named(&self, v: &Value, span: Span) -> Result<EntityId, RuntimeError> {
+    pub(super) fn find_entity(&self, v: &Value, span: Span) -> Result<EntityId, RuntimeError> {
         let Value::Str(name) = v else {
             return Err(self.error(
                 span,
@@ -374,18 +399,7 @@ impl Machine {
     ) -> Result<Symbol, RuntimeError> {
         match v {
             Value::Str(s) if s.as_str().len() > MAX_NAME_BYTES => {
-                let mut e = self.error(
-                    span,
-                    format!(
-                        "{what} made at run time may have at most {MAX_NAME_BYTES} bytes, got {} bytes",
-                        s.as_str().len()
-                    ),
-                );
-                e.hint = Some(
-                    "names are kept for the life of the game: use a shorter one, or keep long text as a value (a dictionary key, a property)"
-                        .into(),
-                );
-                Err(e)
+                Err(self.long_name(s, what, span))
             }
             Value::Str(s) => Ok(s.intern()),
             other => Err(self.error(
@@ -393,6 +407,42 @@ impl Machine {
                 format!("{what} must be a string, got {} {other}", other.type_name()),
             )),
         }
+    }
+
+    /// The name a text becomes (interned for the life of the process): a name is itself,
+    /// a string made at run time of more than [`MAX_NAME_BYTES`] is refused.
+    #[inline]
+    pub(super) fn text_name(
+        &self,
+        s: &Text,
+        what: &str,
+        span: Span,
+    ) -> Result<Symbol, RuntimeError> {
+        if let Some(sym) = s.as_symbol() {
+            return Ok(sym);
+        }
+        if s.as_str().len() > MAX_NAME_BYTES {
+            return Err(self.long_name(s, what, span));
+        }
+        Ok(s.intern())
+    }
+
+    /// The refusal of a string of more than [`MAX_NAME_BYTES`] made at run time as `what`.
+    #[cold]
+    #[inline(never)]
+    fn long_name(&self, s: &Text, what: &str, span: Span) -> RuntimeError {
+        let mut e = self.error(
+            span,
+            format!(
+                "{what} made at run time may have at most {MAX_NAME_BYTES} bytes, got {} bytes",
+                s.as_str().len()
+            ),
+        );
+        e.hint = Some(
+            "names are kept for the life of the game: use a shorter one, or keep long text as a value (a dictionary key, a property)"
+                .into(),
+        );
+        e
     }
 
     pub(super) fn defaults_for(&self, cx: &Context<'_>, ty: TypeId) -> Vec<Value> {
