@@ -22,6 +22,8 @@
 //! otherwise). Set `OWARE_REFERENCE_SEEDS=1,2,...` to choose the live seeds,
 //! `OWARE_REFERENCE_GAMES=n` for the number of games per live seed.
 
+#[path = "common/tools.rs"]
+mod tools;
 use flexrules::api::Match;
 use flexrules::play::perft::perft;
 use flexrules::play::playout::ending;
@@ -509,9 +511,9 @@ fn perft_6_agrees_with_openspiel() {
 #[test]
 fn live_games_agree_with_openspiel() {
     if !python_has("pyspiel") {
-        eprintln!(
-            "NOTE: live comparison with OpenSpiel skipped: `python3 -c \"import pyspiel\"` \
-             fails (pip install open_spiel); the fixture test still runs"
+        tools::missing_tool(
+            "the live comparison with OpenSpiel: `python3 -c \"import pyspiel\"` fails \
+             (pip install open_spiel); the fixture test still runs",
         );
         return;
     }

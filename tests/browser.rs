@@ -1,8 +1,11 @@
 //! The web page played in a real Chromium: runs tests/browser/play.test.mjs (Node with
 //! playwright-core driving Debian's /usr/bin/chromium) against this build's binary.
-//! Skips, saying why, when Chromium, Node or the test's node_modules are missing
-//! (.ci/run installs them). Screenshots are kept in target/browser-artifacts/.
+//! Skips, saying why, when Chromium, Node or the test's node_modules are missing (.ci/run
+//! installs them); in CI it fails instead. Screenshots are kept in
+//! target/browser-artifacts/.
 
+#[path = "common/tools.rs"]
+mod tools;
 use std::path::Path;
 use std::process::Command;
 
@@ -23,8 +26,7 @@ fn the_page_plays_in_chromium() {
         None
     };
     if let Some(why) = missing {
-        println!("SKIPPED the browser test: {why}");
-        eprintln!("SKIPPED the browser test: {why}");
+        tools::missing_tool(&format!("the browser test: {why}"));
         return;
     }
     let out = Command::new("node")

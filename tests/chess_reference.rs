@@ -16,6 +16,8 @@
 //! `CHESS_REFERENCE_SEEDS=1,2,...` to choose the live seeds, `CHESS_REFERENCE_GAMES=n` for
 //! the number of live games per seed and variant.
 
+#[path = "common/tools.rs"]
+mod tools;
 use flexrules::api::Match;
 use flexrules::play::perft::perft;
 use std::path::PathBuf;
@@ -431,9 +433,9 @@ fn a_changed_rule_is_caught() {
 
 fn live(variant: &str) {
     if !python_has("chess") {
-        eprintln!(
-            "NOTE: live comparison with python-chess skipped: `python3 -c \"import chess\"` \
-             fails (pip install chess); the fixture tests still run"
+        tools::missing_tool(
+            "the live comparison with python-chess: `python3 -c \"import chess\"` fails \
+             (pip install chess); the fixture tests still run",
         );
         return;
     }
@@ -745,7 +747,9 @@ fn positions_set_up_finished_agree_with_python_chess() {
 #[test]
 fn live_positions_set_up_agree_with_python_chess() {
     if !python_has("chess") {
-        eprintln!("NOTE: live check of setup.txt skipped: python-chess is not installed");
+        tools::missing_tool(
+            "the live check of setup.txt: python-chess is not installed (pip install chess)",
+        );
         return;
     }
     let file = fixtures().join("setup.txt");

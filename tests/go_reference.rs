@@ -23,6 +23,8 @@
 //! otherwise). `GO_REFERENCE_SEEDS=1,2,...` chooses the live seeds, `GO_REFERENCE_GAMES=n`
 //! the number of 9x9 games per live seed.
 
+#[path = "common/tools.rs"]
+mod tools;
 use flexrules::api::Match;
 use flexrules::play::playout::ending;
 use std::collections::BTreeSet;
@@ -490,9 +492,9 @@ fn the_tests_own_area_score() {
 #[test]
 fn live_games_agree_with_openspiel() {
     if !python_has("pyspiel") {
-        eprintln!(
-            "NOTE: live comparison with OpenSpiel skipped: `python3 -c \"import pyspiel\"` \
-             fails (pip install open_spiel); the fixture test still runs"
+        tools::missing_tool(
+            "the live comparison with OpenSpiel: `python3 -c \"import pyspiel\"` fails \
+             (pip install open_spiel); the fixture test still runs",
         );
         return;
     }

@@ -15,6 +15,8 @@
 //! works (skipped with a note otherwise); `GOOFSPIEL_REFERENCE_SEEDS=1,2,...` chooses the
 //! seeds.
 
+#[path = "common/tools.rs"]
+mod tools;
 use flexrules::api::Match;
 use flexrules::play::playout::Ending;
 use flexrules::play::playout::ending;
@@ -205,7 +207,9 @@ fn fixture_games_agree_with_openspiel() {
 #[test]
 fn live_games_agree_with_openspiel() {
     if !python_has("pyspiel") {
-        eprintln!("note: pyspiel is not importable; the live Goofspiel comparison is skipped");
+        tools::missing_tool(
+            "the live Goofspiel comparison: pyspiel is not importable (pip install open_spiel)",
+        );
         return;
     }
     for seed in live_seeds("GOOFSPIEL_REFERENCE_SEEDS", 2) {
