@@ -61,13 +61,13 @@ pub const COMMANDS: &[Help] = &[
     ),
     c(
         "law",
-        "[<name>] on <label> to <entity> in <state> is <\"file\" | (code)>",
-        "add a law from the next transaction on (undoable)",
+        "[<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>",
+        "add a law from the next transaction on (undoable); `replaces \"<name>\"` takes the place of the rule of that name, in its order",
     ),
     c(
         "sideeffect",
-        "[<name>] on <label> to <entity> in <state> is <\"file\" | (code)>",
-        "add a side-effect from the next transaction on (undoable)",
+        "[<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>",
+        "add a side-effect from the next transaction on (undoable); `replaces \"<name>\"` takes the place of the rule of that name, in its order",
     ),
     c(
         "rules",

@@ -107,6 +107,9 @@ try {
   if ((await seeds(page, "A")) !== "4") fail("back to the game, house A has 4 seeds again");
   // A house rule proposed from the page, shown in full to the other seat, in force once
   // it accepts; then removed the same way.
+  const example = await page.getAttribute("#rule-text", "placeholder");
+  if (example !== '"My rule" on startSeeding to hole in default is (return)')
+    fail(`the house rule's example is taken from the game's own rules, got ${example}`);
   await page.fill("#rule-text", '"Not A" on startSeeding to A in default is (return)');
   await page.click("#rule-add");
   await waitFor(page, "the proposal's reply",
