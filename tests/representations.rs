@@ -177,3 +177,11 @@ fn representations_read_their_entitys_properties() {
     assert_eq!(x, Some(flexrules::runtime::value::Value::Int(400)));
     assert_eq!(text_of(&s, "three", "secret").as_deref(), Some("secret 0"));
 }
+
+/// A text centred near the left edge is moved right on the text board, never cut.
+#[test]
+fn a_text_at_the_left_edge_is_shown_whole() {
+    let s = start("tests/inputs/repr/left-edge.fr");
+    let board = text::render(&s.world().canvas, &View::Public);
+    assert_eq!(board, "SECRET-9");
+}

@@ -2,7 +2,8 @@
 //!
 //! Each character cell stands for 10 × 20 canvas units. Rectangles are drawn with
 //! `+ - |`, circles as `(` and `)` on their middle row, lines and polygon edges with
-//! `- | / \`, and text is centred on its position; later layers draw over earlier ones.
+//! `- | / \`, and text is centred on its position (moved right, not cut, at the left
+//! edge); later layers draw over earlier ones.
 
 use crate::runtime::canvas::{Canvas, View};
 
@@ -33,8 +34,7 @@ impl Grid {
     }
 
     fn text(&mut self, x: f64, y: f64, text: &str) {
-        let n = text.chars().count() as i64;
-        let col = col(x) - n / 2;
+        let col = text_start(x, text);
         let row = row(y);
         for (i, c) in text.chars().enumerate() {
             self.put(col + i as i64, row, c);
@@ -57,6 +57,12 @@ impl Grid {
     }
 }
 
+/// The column where `text` centred on `x` starts: never left of the first column (a text
+/// near the left edge is moved right rather than cut).
+fn text_start(x: f64, text: &str) -> i64 {
+    (col(x) - text.chars().count() as i64 / 2).max(0)
+}
+
 fn col(x: f64) -> i64 {
     (x / COLUMN).round() as i64
 }
@@ -77,7 +83,7 @@ pub fn render(canvas: &Canvas, view: &View) -> String {
         // A text takes a column a character, centred (`bounds` measures it in the SVG's
         // narrower characters).
         if let (Shape::Text, Some(t)) = (Shape::of(g), label(g)) {
-            let right = col(num(g, "x")) + t.chars().count().div_ceil(2) as i64 - 1;
+            let right = text_start(num(g, "x"), &t) + t.chars().count() as i64 - 1;
             width = width.max(right.max(0) as usize + 1);
         }
     }
