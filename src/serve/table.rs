@@ -201,6 +201,8 @@ pub struct Table {
     secret: HashMap<usize, String>,
     /// The proposals waiting for the seats' agreement, and who made each change.
     agreement: Agreement,
+    /// The game's variants, by name (read once: every state names them).
+    variants: Vec<String>,
     /// Where every change is recorded before it is answered (`--store`).
     store: Option<Store>,
 }
@@ -256,8 +258,10 @@ impl Table {
             agents,
             secret: HashMap::new(),
             agreement: Agreement::default(),
+            variants: Vec::new(),
             store: None,
         };
+        table.variants = table.repl.variants();
         if let Some(opened) = store {
             table.replay(opened.records).map_err(TableError::Game)?;
             table.store = Some(opened.store);
@@ -522,7 +526,7 @@ impl Table {
             "history": entries,
             "cursor": history.cursor(),
             "rules": rules,
-            "variants": self.repl.variants(),
+            "variants": self.variants,
             "proposals": proposals,
             "notice": notice,
             "outcome": self.repl.outcome_text(),
