@@ -736,6 +736,27 @@ const GAME: &[GameCall] = &[
         cost: Linear,
         looped: "(directions \"c3\")",
     },
+    GameCall {
+        name: "legal-moves",
+        call: "(legal-moves big 1)",
+        base: "(legal-moves small 1)",
+        cost: Linear,
+        looped: "(legal-moves big 1)",
+    },
+    GameCall {
+        name: "has-legal-move",
+        call: "(has-legal-move \"entity\" big)",
+        base: "(has-legal-move \"entity\" small)",
+        cost: Linear,
+        looped: "(has-legal-move \"entity\" big)",
+    },
+    GameCall {
+        name: "is-legal",
+        call: "(is-legal big)",
+        base: "(is-legal small)",
+        cost: Linear,
+        looped: "(is-legal big)",
+    },
 ];
 
 /// The game: `go` builds `big`, `l` and `dirs` of size `n` and then runs `body`.
@@ -756,6 +777,7 @@ fn game(n: usize, body: &str) -> String {
       {body}
       nil
 #board ring 8 of cell named "c"
+#actions (list)
 "#,
         "\u{e7}".repeat(n * TEXT_STEP / 2),
         walked = n + 8

@@ -41,7 +41,7 @@ pub use play::{Match, Played, SeatView, TO_MOVE};
 pub use search::{Drawing, Function, Position};
 
 // What searches and front ends read of what the engine gives back.
-pub use crate::runtime::moves::same_error;
+pub use crate::runtime::moves::{MAX_NO_MOVE_RUNS, same_error};
 pub use crate::runtime::profile::Profile;
 pub use crate::runtime::session::{Candidate, CandidateItems, Isolated};
 pub use crate::runtime::trace::{RuntimeError, Status};

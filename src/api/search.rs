@@ -125,6 +125,23 @@ impl Match {
         self.session.player_to_move(to_move)
     }
 
+    /// No move is legal now: run the game's `no-legal-move` in place, keeping what it
+    /// does (it finishes the game, or passes the turn). `None` when the game defines none
+    /// or has finished (it is stuck, or over), else how it ended.
+    pub fn no_legal_move(&mut self) -> Option<Status> {
+        self.session.no_legal_move_in_place()
+    }
+
+    /// The error of a `no-legal-move` that ended as `status` without committing, or (for
+    /// `None`) that ran [`crate::runtime::moves::MAX_NO_MOVE_RUNS`] times in a row without
+    /// settling the game.
+    pub fn unsettled(&self, status: Option<Status>) -> RuntimeError {
+        match status {
+            Some(status) => self.session.unsettled(status),
+            None => self.session.never_settled(),
+        }
+    }
+
     /// The position now.
     #[inline]
     pub fn position(&self) -> &Position {

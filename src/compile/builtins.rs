@@ -173,6 +173,18 @@ pub const BUILTINS: &[Builtin] = &[
     ),
     b("ray", Arity::exactly(2), "(ray <cell> <direction>)"),
     b("directions", Arity::exactly(1), "(directions <cell>)"),
+    // Legal moves.
+    b(
+        "legal-moves",
+        Arity::at_least(0),
+        "(legal-moves [<key> <value> ...])",
+    ),
+    b(
+        "has-legal-move",
+        Arity::at_least(0),
+        "(has-legal-move [<key> <value> ...])",
+    ),
+    b("is-legal", Arity::exactly(1), "(is-legal <move name>)"),
 ];
 
 /// The builtin called `name`.

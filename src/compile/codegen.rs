@@ -18,7 +18,8 @@ use super::builtins::BUILTINS;
 use super::bytecode::{Code, CodeId, FuncId, Op};
 use super::check::advice_name;
 use super::program::{
-    Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, LateBoard, Param, TypeId,
+    Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, LateBoard,
+    NO_LEGAL_MOVE, Param, TypeId,
 };
 
 /// Compile a checked program (`sources` holds the board files it names).
@@ -34,6 +35,7 @@ pub fn compile(
     c.types(&program.items);
     c.functions(&program.items);
     c.rest(&program.items, sources);
+    c.engine_calls();
     if c.errors.is_empty() {
         Ok(c.game)
     } else {
@@ -61,6 +63,29 @@ fn internal(span: Span, message: String) -> Diagnostic {
 }
 
 impl Compiler {
+    /// Compile the calls of the functions the engine itself calls: `to-move` (when it
+    /// takes no parameters; whoever asks for it otherwise says what is wrong) and
+    /// `no-legal-move` (which must take none).
+    fn engine_calls(&mut self) {
+        self.game.to_move_call = compile_function_call(&mut self.game, "to-move", "the engine")
+            .ok()
+            .flatten();
+        match compile_function_call(&mut self.game, NO_LEGAL_MOVE, "the engine") {
+            Ok(code) => self.game.no_legal_move_call = code,
+            Err(message) => {
+                let sym = Symbol::intern(NO_LEGAL_MOVE);
+                let f = self.game.functions.iter().find(|f| f.name == sym);
+                let span = f.map_or(Span::default(), |f| self.game.code(f.code).span);
+                self.errors.push(
+                    Diagnostic::error("engine-function-parameters", span, message).with_hint(
+                        "the engine calls `no-legal-move` with no arguments when nobody to \
+                         move has a legal move; read the position inside it",
+                    ),
+                );
+            }
+        }
+    }
+
     fn types(&mut self, items: &[Item]) {
         let defs: Vec<&EntityDef> = items
             .iter()

@@ -72,6 +72,11 @@ pub struct Advice {
     pub span: Span,
 }
 
+/// The function a game may define to say what it means that no move is legal (a loss, a
+/// draw, a pass): the engine runs it, as the user, when it finds no legal move in a
+/// position whose game has not finished.
+pub const NO_LEGAL_MOVE: &str = "no-legal-move";
+
 /// A `#define`d function.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -155,6 +160,12 @@ pub struct Game {
     pub setup: Vec<CodeId>,
     /// The `#actions` body.
     pub actions: Option<CodeId>,
+    /// A call of the game's `to-move`, when it defines one without parameters: whose
+    /// turn it is, for the rules that ask about a player's legal moves.
+    pub to_move_call: Option<CodeId>,
+    /// A call of the game's `no-legal-move`, when it defines one: what it means that
+    /// nobody to move has a legal move (see [`NO_LEGAL_MOVE`]).
+    pub no_legal_move_call: Option<CodeId>,
     /// Entities made at start, in definition order.
     pub instances: Vec<Instance>,
     /// Every compiled body.

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use super::agent::{Agent, Agents, EVALUATE};
 use super::playout::{
-    Chooser, Drawn, Ending, Playout, Stopped, draw_legal, ending, play_unwatched, stands,
+    Chooser, Drawn, Ending, Playout, Stopped, draw_legal, ending, play_unwatched, settle, stands,
     unwatched_game,
 };
 use crate::api::{
@@ -180,6 +180,7 @@ fn play_agents(
 ) -> Result<Playout, Stopped> {
     let mut plies = 0;
     let mut undrawn = Vec::new();
+    let mut settled = 0;
     loop {
         if let Some(over) = stands(m, plies, max_plies) {
             return Ok(over);
@@ -222,13 +223,18 @@ fn play_agents(
             .map_err(|(action, e)| stopped(action, e))?,
         };
         match drawn {
-            Drawn::Legal => plies += 1,
+            Drawn::Legal => {
+                plies += 1;
+                settled = 0;
+            }
             Drawn::Failed(a, error) => return Err(stopped(Some(a.name()), error)),
             Drawn::None => {
-                return Ok(Playout {
-                    ending: Ending::Stuck,
-                    plies,
-                });
+                if !settle(m, &mut settled).map_err(|e| stopped(None, e))? {
+                    return Ok(Playout {
+                        ending: Ending::Stuck,
+                        plies,
+                    });
+                }
             }
         }
     }
@@ -333,6 +339,7 @@ fn search_tree(
         path.clear();
         path.push(0);
         let mut at = 0;
+        let mut settled = 0;
         let outcome = loop {
             let below = path.len() - 1;
             if let Some(ending) = &tree[at].ending {
@@ -368,7 +375,19 @@ fn search_tree(
                     }
                 }
                 if tree[at].children.is_empty() {
-                    tree[at].ending = Some(Ending::Stuck);
+                    // No legal move here: what the game's `no-legal-move` makes of it (an
+                    // ending, or a pass to explore from), else the game is stuck.
+                    if !settle(m, &mut settled).map_err(|e| (None, e))? {
+                        tree[at].ending = Some(Ending::Stuck);
+                    } else if let Some(ending) = ending(m) {
+                        tree[at].ending = Some(ending);
+                    } else {
+                        let to_move = m.player_by(agents.to_move).map_err(|e| (None, e))?;
+                        let node = &mut tree[at];
+                        node.world = m.position().clone();
+                        node.to_move = to_move;
+                        node.candidates = None;
+                    }
                     continue;
                 }
             }

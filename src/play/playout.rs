@@ -11,7 +11,7 @@
 //! build the legal-move list, but draws candidates at random until one commits, which is
 //! uniform over the legal moves, and never runs a move twice.
 
-use crate::api::{Candidate, CandidateItems, Match, RuntimeError, Status, Value};
+use crate::api::{Candidate, CandidateItems, MAX_NO_MOVE_RUNS, Match, RuntimeError, Status, Value};
 
 /// How a playout ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -141,6 +141,7 @@ pub(super) fn play_unwatched(
     let mut plies = 0;
     // The places of the candidates not drawn yet, kept from ply to ply.
     let mut undrawn = Vec::new();
+    let mut settled = 0;
     loop {
         if let Some(over) = stands(m, plies, max_plies) {
             return Ok(over);
@@ -151,7 +152,10 @@ pub(super) fn play_unwatched(
             error: Box::new(error),
         })?;
         match draw_legal(m, &candidates, &mut undrawn, chooser) {
-            Drawn::Legal => plies += 1,
+            Drawn::Legal => {
+                plies += 1;
+                settled = 0;
+            }
             Drawn::Failed(a, error) => {
                 return Err(Stopped {
                     plies,
@@ -160,12 +164,37 @@ pub(super) fn play_unwatched(
                 });
             }
             Drawn::None => {
-                return Ok(Playout {
-                    ending: Ending::Stuck,
+                if !settle(m, &mut settled).map_err(|error| Stopped {
                     plies,
-                });
+                    action: None,
+                    error: Box::new(error),
+                })? {
+                    return Ok(Playout {
+                        ending: Ending::Stuck,
+                        plies,
+                    });
+                }
             }
         }
+    }
+}
+
+/// No move is legal: what the game's `no-legal-move` makes of it, run in place. `true`
+/// when it ran and the game goes on from where it left it (finished, or the turn
+/// passed); `false` when the game has none (it is stuck). `runs` counts the runs in a
+/// row, without a move between them: past [`MAX_NO_MOVE_RUNS`], or when it fails, the
+/// error.
+pub(super) fn settle(m: &mut Match, runs: &mut usize) -> Result<bool, RuntimeError> {
+    if *runs >= MAX_NO_MOVE_RUNS {
+        return Err(m.unsettled(None));
+    }
+    match m.no_legal_move() {
+        None => Ok(false),
+        Some(Status::Committed(_)) => {
+            *runs += 1;
+            Ok(true)
+        }
+        Some(other) => Err(m.unsettled(Some(other))),
     }
 }
 

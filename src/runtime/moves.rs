@@ -6,7 +6,7 @@
 //! mistake in the rules, and it is reported rather than taken for an illegal move.
 
 use super::session::{Action, Candidate, Session, Start};
-use super::trace::{Output, RuntimeError, Status};
+use super::trace::{Output, RuntimeError, Status, Transaction};
 use super::value::Value;
 use super::vm::{MoveLog, TrialEnd};
 use super::world::World;
@@ -359,6 +359,128 @@ impl Session {
                 name: name.to_string(),
                 legal,
             }),
+        }
+    }
+}
+
+/// How many times in a row `no-legal-move` may run with the game unfinished and no move
+/// legal after it: a pass after a pass after a pass... for as many players as a game
+/// has, then the game is taken to be stuck, as an error in its rules.
+pub const MAX_NO_MOVE_RUNS: usize = 16;
+
+/// What a position without a legal move means, by the game's `no-legal-move`.
+impl Session {
+    /// Whether some candidate is legal now, trying them in `#actions`'s order until one
+    /// commits. A candidate that fails with an error counts as one (the move lists report
+    /// it), and so does a `#actions` that fails. The session's world is unchanged.
+    pub fn has_legal_move(&mut self) -> bool {
+        let saved = self.world().clone();
+        self.unwatch();
+        let found = match self.candidate_items() {
+            Err(_) => true,
+            Ok(items) => (0..items.len()).any(|i| {
+                items.get(i).is_some_and(|c| {
+                    let start = Start::Deliver(c.recipient, c.message);
+                    !matches!(
+                        self.trial_in_place(start, TrialEnd::Undo),
+                        Status::Vetoed { .. } | Status::RolledBack { .. }
+                    )
+                })
+            }),
+        };
+        *self.world_mut() = saved;
+        found
+    }
+
+    /// After `tx`, which began from `before`: when it committed and left the game
+    /// unfinished with no legal move, run the game's `no-legal-move` as the user, as part
+    /// of it (its output, trace and steps added to `tx`'s), again while that leaves the
+    /// game unfinished and no move legal (up to [`MAX_NO_MOVE_RUNS`] times). When
+    /// `no-legal-move` fails, does not commit or never settles the game, `tx` fails with
+    /// that error and the world is `before` again: a move that leads where the rules
+    /// cannot go on is not played.
+    pub fn follow_no_legal_move(&mut self, tx: &mut Transaction, before: &World) {
+        let Some(code) = self.game.no_legal_move_call else {
+            return;
+        };
+        if !tx.status.committed() {
+            return;
+        }
+        for _ in 0..MAX_NO_MOVE_RUNS {
+            if self.outcome().is_some() || self.has_legal_move() {
+                return;
+            }
+            let then = self.run_kept(Start::Eval(code));
+            tx.output.extend(then.output);
+            tx.trace.extend(then.trace);
+            tx.steps = tx.steps.saturating_add(then.steps);
+            if then.status.committed() {
+                continue;
+            }
+            let failure = self.unsettled(then.status);
+            *self.world_mut() = before.clone();
+            tx.status = Status::Failed(failure);
+            return;
+        }
+        if self.outcome().is_some() || self.has_legal_move() {
+            return;
+        }
+        *self.world_mut() = before.clone();
+        tx.status = Status::Failed(self.never_settled());
+    }
+
+    /// Run `no-legal-move` in place on the session's world, which is not watched (as
+    /// searches play), keeping what it does: `None` when the game defines none or has
+    /// finished, else how it ended. The caller has found no legal move.
+    pub fn no_legal_move_in_place(&mut self) -> Option<Status> {
+        let code = self.game.no_legal_move_call?;
+        if self.outcome().is_some() {
+            return None;
+        }
+        Some(self.trial_in_place(Start::Eval(code), TrialEnd::Keep))
+    }
+
+    /// The error of a game whose `no-legal-move` ran [`MAX_NO_MOVE_RUNS`] times in a row
+    /// without finishing it or making a move legal.
+    pub fn never_settled(&self) -> RuntimeError {
+        let span = self.game.no_legal_move_call.map(|c| self.game.code(c).span);
+        RuntimeError {
+            message: format!(
+                "no legal move was left, and after `no-legal-move` ran {MAX_NO_MOVE_RUNS} times \
+                 the game had still not finished and no move was legal"
+            ),
+            hint: Some(
+                "`no-legal-move` should finish the game (finish with ...) or change the \
+                 position so that a move is legal (a pass)"
+                    .into(),
+            ),
+            span,
+            chain: Vec::new(),
+            calls: None,
+        }
+    }
+
+    /// The error of a `no-legal-move` that ended as `status` without committing.
+    pub fn unsettled(&self, status: Status) -> RuntimeError {
+        let span = self.game.no_legal_move_call.map(|c| self.game.code(c).span);
+        match status {
+            Status::Failed(mut e) => {
+                e.message = format!(
+                    "no legal move was left, and `no-legal-move` failed: {}",
+                    e.message
+                );
+                e
+            }
+            other => RuntimeError {
+                message: format!(
+                    "no legal move was left, and `no-legal-move` did not commit: {}",
+                    other.summary()
+                ),
+                hint: Some("`no-legal-move` should finish the game or pass the turn".into()),
+                span,
+                chain: Vec::new(),
+                calls: None,
+            },
         }
     }
 }

@@ -179,6 +179,20 @@ impl Session {
             }
             setup = Some(tx);
         }
+        if game.no_legal_move_call.is_some() {
+            let before = s.world().clone();
+            let mut tx = setup.take().unwrap_or(Transaction {
+                status: Status::Committed(Value::Nil),
+                output: Vec::new(),
+                trace: Vec::new(),
+                steps: 0,
+            });
+            s.follow_no_legal_move(&mut tx, &before);
+            if let Status::Failed(e) = &tx.status {
+                return Err(StartError::Failed(e.clone()));
+            }
+            setup = Some(tx);
+        }
         Ok((s, setup))
     }
 
@@ -392,13 +406,18 @@ impl Session {
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
+        let before = m.take_start();
         self.home.world = m.world;
-        Transaction {
+        let mut tx = Transaction {
             status,
             output,
             trace,
             steps,
+        };
+        if let Some(before) = before {
+            self.follow_no_legal_move(&mut tx, &before);
         }
+        tx
     }
 
     /// Add a compiled body to the game (code typed while it runs).
@@ -417,6 +436,12 @@ impl Session {
         // list), this one goes in its place instead of a new allocation.
         // Dropped by hand: a message with no attributes held inline has nothing to drop,
         // and its label is all that is used of it (no call to drop the attributes).
+        if self.game.no_legal_move_call.is_some() {
+            let before = self.world().clone();
+            let mut tx = self.run_kept(Start::Deliver(to, Rc::new(msg)));
+            self.follow_no_legal_move(&mut tx, &before);
+            return tx;
+        }
         let msg = std::mem::ManuallyDrop::new(msg);
         if let Some(kept) = &mut self.kept_message
             && let Some(slot) = Rc::get_mut(kept)
@@ -448,7 +473,7 @@ impl Session {
     /// Run a transaction on the session's world to its end on the machine holding it,
     /// in place; the world it leaves is the session's.
     #[inline(always)]
-    fn run_kept(&mut self, start: Start) -> Transaction {
+    pub(super) fn run_kept(&mut self, start: Start) -> Transaction {
         let (m, mut cx) = self.home_and_context();
         match start {
             Start::Deliver(to, msg) => m.restart_deliver(&mut cx, to, msg),

@@ -218,7 +218,10 @@ mod tests {
                 "neighbor",
                 "walk",
                 "ray",
-                "directions"
+                "directions",
+                "legal-moves",
+                "has-legal-move",
+                "is-legal"
             ]
         );
         assert!(pure_fn(BUILTINS.len()).is_none());

@@ -4,7 +4,8 @@
 
 use std::rc::Rc;
 
-use crate::runtime::value::{Key, List, Message, Value};
+pub use crate::runtime::value::action_name;
+use crate::runtime::value::{List, Message, Value};
 use crate::symbol::Symbol;
 
 /// One candidate player action.
@@ -103,22 +104,4 @@ fn candidate_of(item: &Value) -> Option<Candidate> {
         }),
         _ => None,
     }
-}
-
-/// The name of an action: its message's `"name"` attribute, else
-/// `<label>@<recipient>` followed by `{key=value ...}` when it has attributes.
-pub fn action_name(recipient: Symbol, m: &Message) -> String {
-    if let Some(name) = m.attrs.get(&Key::sym(Symbol::intern("name"))) {
-        return name.to_text();
-    }
-    let mut s = format!("{}@{}", m.label, recipient);
-    if !m.attrs.is_empty() {
-        let attrs: Vec<String> = m
-            .attrs
-            .iter()
-            .map(|(k, v)| format!("{}={}", k.to_value().to_text(), v.to_text()))
-            .collect();
-        s.push_str(&format!("{{{}}}", attrs.join(",")));
-    }
-    s
 }

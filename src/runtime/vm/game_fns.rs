@@ -14,6 +14,7 @@ use super::super::builtins::{pure_fn, same_text, text_of};
 use super::super::trace::{Output, RuntimeError};
 use super::super::value::{Attrs, Dict, Text, Value};
 use super::super::world::EntityId;
+use super::queries::Question;
 use super::{Context, Machine};
 
 /// Directions `walk` follows within the step of its call; each one past them counts a
@@ -38,12 +39,15 @@ pub(super) enum GameFn {
     Walk,
     Ray,
     Directions,
+    LegalMoves,
+    HasLegalMove,
+    IsLegal,
 }
 
 /// The [`GameFn`] of each builtin, by index of [`BUILTINS`], worked out at compile time: a
 /// call picks its code by index, not by comparing names.
 pub(super) static GAME_FNS: [Option<GameFn>; BUILTINS.len()] = {
-    const NAMED: [(&str, GameFn); 11] = [
+    const NAMED: [(&str, GameFn); 14] = [
         ("self", GameFn::SelfName),
         ("sender", GameFn::Sender),
         ("param", GameFn::Param),
@@ -55,6 +59,9 @@ pub(super) static GAME_FNS: [Option<GameFn>; BUILTINS.len()] = {
         ("walk", GameFn::Walk),
         ("ray", GameFn::Ray),
         ("directions", GameFn::Directions),
+        ("legal-moves", GameFn::LegalMoves),
+        ("has-legal-move", GameFn::HasLegalMove),
+        ("is-legal", GameFn::IsLegal),
     ];
     let mut table = [None; BUILTINS.len()];
     let mut i = 0;
@@ -245,6 +252,9 @@ impl Machine {
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.navigate(cx, g, BUILTINS[index].name, at, span)
             }
+            GameFn::LegalMoves => self.legal_question(cx, Question::Names, at, span),
+            GameFn::HasLegalMove => self.legal_question(cx, Question::Any, at, span),
+            GameFn::IsLegal => self.legal_question(cx, Question::Named, at, span),
         }
     }
 

@@ -41,6 +41,7 @@ mod exec_other;
 mod forms;
 mod fused;
 mod game_fns;
+mod queries;
 mod recycle;
 mod sends;
 mod stack;
@@ -199,6 +200,10 @@ pub struct Machine {
     profile: Option<Box<Profile>>,
     /// [`CHECK_EVERY`], or 0 (a check after every instruction) when profiling.
     check_every: u64,
+    /// The moves being tried, outermost first, when the machine tries moves to answer a
+    /// rule's question about the legal moves (see `vm/queries.rs`): a question asked
+    /// while one of them is tried may not try it again.
+    trying: Vec<(Symbol, Rc<Message>)>,
 }
 
 /// How a transaction ended, as far as cleaning up after it goes ([`Machine::end`]).
@@ -273,6 +278,7 @@ impl Machine {
             done: None,
             profile: None,
             check_every: CHECK_EVERY,
+            trying: Vec::new(),
         }
     }
 
@@ -437,6 +443,12 @@ impl Machine {
             self.recycle_buffers();
             self.world
         }
+    }
+
+    /// The world the transaction began from, when the machine kept it (a machine made for
+    /// one transaction keeps it; one working in place keeps an undo log instead).
+    pub fn take_start(&mut self) -> Option<World> {
+        self.start.take()
     }
 
     /// The signal the transaction waits for, if any.
