@@ -343,9 +343,21 @@ fn perft_counts_what_full_transactions_count() {
             );
         }
     }
-    // The fool's mate is among Black's moves.
-    let perft = Match::around(&mut chess_before_mate(), |m| perft(m, 1));
-    assert_eq!(perft.finished, vec![1]);
+    // The fool's mate is among Black's moves; perft counts the moves, and the endings the
+    // moves themselves make: checkmate is what `no-legal-move` makes of the position after
+    // it, which only a move played (or a playout) asks.
+    let mut s = chess_before_mate();
+    let perft = Match::around(&mut s, |m| perft(m, 1));
+    assert_eq!(perft.finished, vec![0]);
+    let mut m = Match::of_session(s);
+    m.play("d8h4").expect("the fool's mate");
+    let outcome = m.outcome().expect("checkmate ends the game");
+    assert!(
+        outcome
+            .iter()
+            .any(|(k, v)| k == "reason" && v.to_text() == "checkmate"),
+        "{outcome:?}"
+    );
 }
 
 /// Perft goes down from a legal move before it tries the next candidate, yet it reports

@@ -6,7 +6,7 @@
 //! mistake in the rules, and it is reported rather than taken for an illegal move.
 
 use super::session::{Action, Candidate, Session, Start};
-use super::trace::{Output, RuntimeError, Status, Transaction};
+use super::trace::{Output, RuntimeError, Status, TraceEvent, Transaction};
 use super::value::Value;
 use super::vm::{MoveLog, TrialEnd};
 use super::world::World;
@@ -123,6 +123,9 @@ pub enum Verdict {
         reason: String,
         /// What the transaction notified before the rollback.
         notes: Vec<String>,
+        /// The last message inside it a law vetoed, if any: often why it rolled back (a
+        /// vetoed send gives `nil`, and the code that sent it gives up).
+        inner: Option<Box<InnerVeto>>,
     },
     /// It failed with a runtime error: a mistake in the rules, not an illegal move.
     Failed(RuntimeError),
@@ -151,8 +154,15 @@ impl Verdict {
                     .map_or(String::new(), |s| format!(" ({s})"));
                 format!("vetoed by law \"{law}\"{from}{}", notes(n))
             }
-            Verdict::RolledBack { reason, notes: n } => {
-                format!("rolled back: {reason}{}", notes(n))
+            Verdict::RolledBack {
+                reason,
+                notes: n,
+                inner,
+            } => {
+                let inner = inner
+                    .as_ref()
+                    .map_or(String::new(), |v| format!(" (after {})", v.summary()));
+                format!("rolled back: {reason}{}{inner}", notes(n))
             }
             Verdict::Failed(e) => format!("failed with an error: {}", e.message),
         }
@@ -168,6 +178,71 @@ impl Verdict {
             ),
             other => other.summary(),
         }
+    }
+}
+
+/// A message inside a transaction that a law vetoed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InnerVeto {
+    /// The law.
+    pub law: Symbol,
+    /// Where the law comes from (its file, or `inline`), when it is in force.
+    pub source: Option<String>,
+    /// The messages that led there, innermost first: `e4 handled put from e2`, ...
+    pub chain: Vec<String>,
+}
+
+impl InnerVeto {
+    /// The last message a law vetoed in `trace` below the outermost join point, with the
+    /// chain of messages that led to it.
+    fn last_in(trace: &[TraceEvent], advice: &super::world::AdviceTable) -> Option<InnerVeto> {
+        let mut arrived: Vec<String> = Vec::new();
+        let mut found = None;
+        for e in trace {
+            match e {
+                TraceEvent::Arrive {
+                    depth,
+                    entity,
+                    message,
+                    sender,
+                    ..
+                } => {
+                    arrived.truncate(depth.saturating_sub(1));
+                    let label = match message {
+                        Value::Message(m) => m.label.to_string(),
+                        other => other.to_text(),
+                    };
+                    let from = sender.map_or("user".to_string(), |s| s.to_string());
+                    arrived.push(format!("{entity} handled {label} from {from}"));
+                }
+                TraceEvent::Vetoed { depth, name } if *depth > 1 => {
+                    let mut chain: Vec<String> = arrived.iter().take(*depth).cloned().collect();
+                    chain.reverse();
+                    found = Some(InnerVeto {
+                        law: *name,
+                        source: advice
+                            .find(*name)
+                            .map(|i| advice.entries[i].advice.source.to_string()),
+                        chain,
+                    });
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// For people: `after law "x" (file) vetoed e4 handled put from e2 <- ...`.
+    pub fn summary(&self) -> String {
+        let from = self
+            .source
+            .as_deref()
+            .map_or(String::new(), |s| format!(" ({s})"));
+        format!(
+            "law \"{}\"{from} vetoed a message inside it: {}",
+            self.law,
+            self.chain.join(" <- ")
+        )
     }
 }
 
@@ -296,7 +371,11 @@ impl Session {
 
     /// What delivering `action` would do now; the session is unchanged.
     pub fn verdict(&mut self, action: &Action) -> Verdict {
-        let (tx, _) = self.try_deliver(action.recipient, (*action.message).clone());
+        let (mut tx, _) = self.try_deliver(action.recipient, (*action.message).clone());
+        if matches!(tx.status, Status::RolledBack { .. }) {
+            // Tried again, traced, to see which message inside it a law vetoed.
+            tx = self.try_deliver_traced(action.recipient, (*action.message).clone());
+        }
         let notes = || {
             tx.output
                 .iter()
@@ -320,6 +399,7 @@ impl Session {
             Status::RolledBack { reason } => Verdict::RolledBack {
                 reason: reason.clone(),
                 notes: notes(),
+                inner: InnerVeto::last_in(&tx.trace, &self.world().advice).map(Box::new),
             },
             Status::Failed(e) => Verdict::Failed(e.clone()),
         }

@@ -171,7 +171,7 @@ impl Session {
         s.fixed = Arc::new(s.world().iter().map(|(id, e)| (e.name, id)).collect());
         let mut setup = None;
         for code in &game.setup {
-            let tx = s.eval(*code);
+            let tx = s.run_kept(Start::Eval(*code));
             match &tx.status {
                 Status::Committed(_) => {}
                 Status::Failed(e) => return Err(StartError::Failed(e.clone())),
@@ -467,6 +467,12 @@ impl Session {
     /// Run `code` as the user, as one transaction, and keep its result (the transaction
     /// owns the world while it runs, as in [`Session::deliver`]).
     pub fn eval(&mut self, code: CodeId) -> Transaction {
+        if self.game.no_legal_move_call.is_some() {
+            let before = self.world().clone();
+            let mut tx = self.run_kept(Start::Eval(code));
+            self.follow_no_legal_move(&mut tx, &before);
+            return tx;
+        }
         self.run_kept(Start::Eval(code))
     }
 
@@ -496,6 +502,13 @@ impl Session {
     /// would leave; the session is unchanged.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
         self.run_on(self.unwatched(), Start::Deliver(to, Rc::new(msg)), false)
+    }
+
+    /// [`Session::try_deliver`] traced: the transaction with its steps (the world it
+    /// would leave is let go).
+    pub fn try_deliver_traced(&mut self, to: Symbol, msg: Message) -> Transaction {
+        self.run_on(self.unwatched(), Start::Deliver(to, Rc::new(msg)), true)
+            .0
     }
 
     /// Try `candidate` on a copy of the world: how its transaction ended and the world it

@@ -24,7 +24,7 @@ use super::buffers::{Buffers, SPARE};
 use super::{Context, Machine, TrialEnd};
 
 /// How many questions may be being answered at once, one inside a trial of another's.
-pub const MAX_NESTED: usize = 8;
+pub const MAX_NESTED: usize = 32;
 
 /// What a rule asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
