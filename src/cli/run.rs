@@ -494,10 +494,24 @@ fn moves_json(session: &mut Session, sources: &SourceMap, explain: bool) -> Exit
                         o.insert("source".into(), json!(source));
                         o.insert("notes".into(), json!(notes));
                     }
-                    Verdict::RolledBack { reason, notes } => {
+                    Verdict::RolledBack {
+                        reason,
+                        notes,
+                        inner,
+                    } => {
                         o.insert("verdict".into(), json!("rolled_back"));
                         o.insert("reason".into(), json!(reason));
                         o.insert("notes".into(), json!(notes));
+                        if let Some(v) = inner {
+                            o.insert(
+                                "inner_veto".into(),
+                                json!({
+                                    "law": v.law.as_str(),
+                                    "source": v.source,
+                                    "chain": v.chain,
+                                }),
+                            );
+                        }
                     }
                     Verdict::Failed(e) => {
                         failed = true;
