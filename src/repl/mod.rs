@@ -374,7 +374,7 @@ impl Repl {
                 let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
                 let memory = p.machine.memory();
-                let tx = self.play.session_mut().conclude(p.machine, status);
+                let tx = self.play.session_mut().conclude_move(p.machine, status);
                 let shown = if stepping || self.trace {
                     TraceShown::Already
                 } else {
@@ -516,7 +516,7 @@ impl Repl {
                 let lines = std::mem::take(&mut p.commands);
                 self.keep_profile(&mut p.machine);
                 let memory = p.machine.memory();
-                let tx = self.play.session_mut().conclude(p.machine, status);
+                let tx = self.play.session_mut().conclude_move(p.machine, status);
                 let shown = if self.trace {
                     TraceShown::Show
                 } else {

@@ -406,14 +406,21 @@ impl Session {
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
-        let before = m.take_start();
         self.home.world = m.world;
-        let mut tx = Transaction {
+        Transaction {
             status,
             output,
             trace,
             steps,
-        };
+        }
+    }
+
+    /// [`Session::conclude`] a transaction that may have left the game without a legal
+    /// move (a move, a message, a click, an expression typed): then the game's
+    /// `no-legal-move` runs as part of it ([`Session::follow_no_legal_move`]).
+    pub fn conclude_move(&mut self, mut m: Machine, status: Status) -> Transaction {
+        let before = m.take_start();
+        let mut tx = self.conclude(m, status);
         if let Some(before) = before {
             self.follow_no_legal_move(&mut tx, &before);
         }
