@@ -280,3 +280,139 @@ fn check_shows_the_first_problems_and_counts_the_rest() {
     assert!(String::from_utf8_lossy(&json.stderr).contains("more problems not shown"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Run `flexrules` with `args` from the crate root: its exit status and the one JSON
+/// document it printed.
+fn json_of(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("flexrules runs");
+    let doc = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON document ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (output.status.code(), doc)
+}
+
+/// `moves --json` on Awele: the legal moves in order with their indices (as the API gives
+/// them) and players, the player to move, no outcome.
+#[test]
+fn moves_json_lists_moves_with_index_and_player() {
+    let (code, doc) = json_of(&["moves", "games/awele", "--json"]);
+    assert_eq!(code, Some(0), "{doc}");
+    let moves = doc["moves"].as_array().expect("moves is a list");
+    let game = flexrules::api::Game::load("games/awele").expect("awele loads");
+    let mut m = game.start_headless(0).expect("awele starts");
+    let legal = m.legal_moves().expect("awele has moves");
+    assert_eq!(moves.len(), legal.len(), "{doc}");
+    for (j, a) in moves.iter().zip(&legal) {
+        assert_eq!(j["name"], a.name.as_str(), "{doc}");
+        assert_eq!(j["index"], a.index.0, "{doc}");
+        match &a.player {
+            Some(p) => assert_eq!(j["player"], p.as_str(), "{doc}"),
+            None => assert!(j.get("player").is_none(), "{doc}"),
+        }
+    }
+    let to_move = m.players_to_move().expect("awele says who moves");
+    assert_eq!(doc["to_move"], serde_json::json!(to_move), "{doc}");
+    assert_eq!(doc["outcome"], serde_json::Value::Null, "{doc}");
+    assert_eq!(doc["failed"], serde_json::json!([]), "{doc}");
+    assert!(doc.get("candidates").is_none(), "{doc}");
+}
+
+/// `moves --json --explain` on chess: every candidate with its verdict; a vetoed one names
+/// the law, where it comes from and what it notified.
+#[test]
+fn moves_json_explains_each_candidate() {
+    let (code, doc) = json_of(&["moves", "games/chess", "--json", "--explain"]);
+    assert_eq!(code, Some(0), "{doc}");
+    assert_eq!(doc["to_move"], serde_json::json!(["white"]), "{doc}");
+    let moves = doc["moves"].as_array().expect("moves is a list");
+    assert_eq!(moves.len(), 20, "{doc}");
+    let candidates = doc["candidates"].as_array().expect("candidates is a list");
+    let legal: Vec<&serde_json::Value> = candidates
+        .iter()
+        .filter(|c| c["verdict"] == "legal")
+        .collect();
+    assert_eq!(legal.len(), 20, "{doc}");
+    for (l, m) in legal.iter().zip(moves) {
+        assert_eq!(l["name"], m["name"], "{doc}");
+        assert_eq!(l["index"], m["index"], "{doc}");
+    }
+    let vetoed = candidates
+        .iter()
+        .find(|c| c["verdict"] == "vetoed")
+        .expect("some candidate is vetoed");
+    assert!(vetoed["law"].is_string(), "{vetoed}");
+    assert!(
+        vetoed["source"]
+            .as_str()
+            .is_some_and(|s| s.ends_with(".law")),
+        "{vetoed}"
+    );
+    assert!(vetoed["notes"].is_array(), "{vetoed}");
+}
+
+/// `moves --json` on a finished game gives its outcome and nobody to move.
+#[test]
+fn moves_json_gives_the_outcome() {
+    let (code, doc) = json_of(&[
+        "moves",
+        "games/chess",
+        "--param",
+        "fen=7k/6Q1/6K1/8/8/8/8/8 b - - 0 1",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{doc}");
+    assert_eq!(doc["moves"], serde_json::json!([]), "{doc}");
+    assert_eq!(doc["to_move"], serde_json::json!([]), "{doc}");
+    assert_eq!(doc["outcome"]["winner"], "white", "{doc}");
+}
+
+/// `moves --json --explain` with candidates that fail: each gives its error and where it
+/// is, and the exit status is 1 as without --json.
+#[test]
+fn moves_json_gives_failures_with_their_place() {
+    let (code, doc) = json_of(&[
+        "moves",
+        "tests/inputs/tic-tac-toe",
+        "--rules",
+        "tests/inputs/tic-tac-toe/variants/corner-typo.fr",
+        "--explain",
+        "--json",
+    ]);
+    assert_eq!(code, Some(1), "{doc}");
+    let candidates = doc["candidates"].as_array().expect("candidates is a list");
+    let failed = candidates
+        .iter()
+        .find(|c| c["verdict"] == "failed")
+        .expect("some candidate fails");
+    assert_eq!(failed["error"], "no entity named \"gmae\"", "{failed}");
+    let d = &failed["diagnostic"];
+    assert_eq!(
+        d["file"], "tests/inputs/tic-tac-toe/variants/corner-typo.fr",
+        "{failed}"
+    );
+    assert_eq!(d["line"], 7, "{failed}");
+    assert!(d["column"].is_number(), "{failed}");
+    assert!(candidates.iter().any(|c| c["verdict"] == "legal"), "{doc}");
+    // Without --explain, the failures are listed apart from the legal moves.
+    let (code, doc) = json_of(&[
+        "moves",
+        "tests/inputs/tic-tac-toe",
+        "--rules",
+        "tests/inputs/tic-tac-toe/variants/corner-typo.fr",
+        "--json",
+    ]);
+    assert_eq!(code, Some(1), "{doc}");
+    assert!(
+        !doc["failed"].as_array().expect("a list").is_empty(),
+        "{doc}"
+    );
+    assert_eq!(doc["failed"][0]["diagnostic"]["line"], 7, "{doc}");
+}

@@ -185,3 +185,16 @@ fn a_text_at_the_left_edge_is_shown_whole() {
     let board = text::render(&s.world().canvas, &View::Public);
     assert_eq!(board, "SECRET-9");
 }
+
+/// Shapes drawn only by colour show on the text board: discs as `X` (black or dark), `O`
+/// (white or light) or the colour's first letter, dark areas dotted with `:`, light ones
+/// blank; a fill never covers a text, and an invisible shape (opacity 0) is not filled.
+#[test]
+fn filled_shapes_show_on_the_text_board() {
+    let s = start("tests/inputs/repr/filled-discs.fr");
+    let board = text::render(&s.world().canvas, &View::Public);
+    assert_eq!(
+        board,
+        " (XX)(OO)(rr)(XX)(  )\n\n+---+---+ +-------+ \\----//\n|:::|   | |:kept::|  \\::/   (  )\n+---+---+ +-------+   \\\\"
+    );
+}

@@ -59,6 +59,10 @@ pub struct MovesArgs {
     /// it notified), the rollback reason, or the error.
     #[arg(long)]
     pub explain: bool,
+    /// Print one JSON document on standard output: the legal moves (name, index, player),
+    /// the players to move, the outcome and, with --explain, every candidate's verdict.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// One step of the script: what was asked and what happened.
@@ -373,11 +377,22 @@ fn to_json(session: &Session, sources: &SourceMap, steps: &[Step]) -> Option<ser
 pub fn moves(args: &MovesArgs) -> ExitCode {
     let mut opened = match super::game::open_and_play(&args.options, &args.play) {
         Ok(o) => o,
-        Err(code) => return code,
+        Err(code) => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"error": "the game did not load or start, or a --play move could not be played (the problem is on standard error)"})
+                );
+            }
+            return code;
+        }
     };
     let color = super::stderr_color();
     let sources = &opened.sources;
     let session = &mut opened.session;
+    if args.json {
+        return moves_json(session, sources, args.explain);
+    }
     if args.explain {
         return explain(session, sources, color);
     }
@@ -432,5 +447,143 @@ fn explain(session: &mut Session, sources: &SourceMap, color: bool) -> ExitCode 
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// A move's `name`, `index` (as the API gives it, [`crate::api::MoveIndex`]) and `player`
+/// (when its message names one), as `moves --json` lists it.
+fn move_json(a: &crate::runtime::session::Action) -> serde_json::Map<String, serde_json::Value> {
+    let mut o = serde_json::Map::new();
+    o.insert("name".into(), json!(a.name));
+    o.insert("index".into(), json!(crate::api::MoveIndex::of(&a.name).0));
+    let player = crate::runtime::value::Key::sym(crate::symbol::Symbol::intern("player"));
+    if let Some(p) = a.message.attrs.get(&player) {
+        o.insert("player".into(), json!(p.to_text()));
+    }
+    o
+}
+
+/// `flexrules moves --json`: one document with the legal moves, the players to move, the
+/// outcome and, with `explain`, every candidate's verdict. Exits 1 when a candidate (or
+/// `#actions`, or `(to-move)`) failed with an error, as without --json.
+fn moves_json(session: &mut Session, sources: &SourceMap, explain: bool) -> ExitCode {
+    let failure = |e: &crate::runtime::trace::RuntimeError| {
+        let mut o = serde_json::Map::new();
+        o.insert("error".into(), json!(e.message));
+        if let Some(d) = super::error_json(sources, e) {
+            o.insert("diagnostic".into(), d);
+        }
+        o
+    };
+    let mut doc = serde_json::Map::new();
+    let mut failed = false;
+    let listed = if explain {
+        session.explain_candidates().map(|explained| {
+            let mut legal = Vec::new();
+            let mut candidates = Vec::new();
+            for (a, v) in &explained {
+                let mut o = move_json(a);
+                match v {
+                    Verdict::Legal => {
+                        legal.push(serde_json::Value::Object(o.clone()));
+                        o.insert("verdict".into(), json!("legal"));
+                    }
+                    Verdict::Vetoed { law, source, notes } => {
+                        o.insert("verdict".into(), json!("vetoed"));
+                        o.insert("law".into(), json!(law.as_str()));
+                        o.insert("source".into(), json!(source));
+                        o.insert("notes".into(), json!(notes));
+                    }
+                    Verdict::RolledBack { reason, notes } => {
+                        o.insert("verdict".into(), json!("rolled_back"));
+                        o.insert("reason".into(), json!(reason));
+                        o.insert("notes".into(), json!(notes));
+                    }
+                    Verdict::Failed(e) => {
+                        failed = true;
+                        o.insert("verdict".into(), json!("failed"));
+                        o.extend(failure(e));
+                    }
+                }
+                candidates.push(serde_json::Value::Object(o));
+            }
+            doc.insert("candidates".into(), json!(candidates));
+            legal
+        })
+    } else {
+        session.try_moves().map(|tried| {
+            let failures: Vec<serde_json::Value> = (tried.failed.iter())
+                .map(|(a, e)| {
+                    let mut o = move_json(a);
+                    o.extend(failure(e));
+                    serde_json::Value::Object(o)
+                })
+                .collect();
+            failed = !failures.is_empty();
+            doc.insert("failed".into(), json!(failures));
+            (tried.legal.iter())
+                .map(|a| serde_json::Value::Object(move_json(a)))
+                .collect()
+        })
+    };
+    match listed {
+        Ok(legal) => {
+            doc.insert("moves".into(), json!(legal));
+        }
+        Err(e) => {
+            let mut o = failure(&e);
+            o.insert(
+                "error".into(),
+                json!(format!("#actions failed: {}", e.message)),
+            );
+            doc.insert("moves".into(), json!([]));
+            doc.extend(o);
+            failed = true;
+        }
+    }
+    // `null` when the game defines no `(to-move)`.
+    let to_move = crate::compile::codegen::compile_function_call(
+        session.game_mut(),
+        crate::api::TO_MOVE,
+        "moves --json",
+    );
+    let to_move = match to_move {
+        Ok(None) => serde_json::Value::Null,
+        Ok(Some(code)) => match session.players_to_move(code) {
+            Ok(players) => json!(players),
+            Err(e) => {
+                failed = true;
+                doc.insert(
+                    "to_move_error".into(),
+                    serde_json::Value::Object(failure(&e)),
+                );
+                serde_json::Value::Null
+            }
+        },
+        Err(e) => {
+            failed = true;
+            doc.insert("to_move_error".into(), json!({ "error": e }));
+            serde_json::Value::Null
+        }
+    };
+    doc.insert("to_move".into(), to_move);
+    let mut budget = JSON_CAP;
+    let outcome = match session.outcome() {
+        Some(d) => Value::dict(d.clone()).to_json_within(&mut budget),
+        None => Some(serde_json::Value::Null),
+    };
+    let Some(outcome) = outcome else {
+        println!(
+            "{}",
+            json!({"error": "the outcome would take more than 64 MB in the JSON document"})
+        );
+        return ExitCode::from(1);
+    };
+    doc.insert("outcome".into(), outcome);
+    println!("{}", serde_json::Value::Object(doc));
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -92,9 +92,14 @@ pub fn build_game(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError>
     build_game_with_rules(fs, path, &[])
 }
 
+/// What a rules file may hold, said when it holds anything else.
+pub const NOT_A_RULE: &str =
+    "a rules file holds only #law, #sideeffect, #disable and #enable directives";
+
 /// Like [`build_game`], then apply each rules file in `rules` (house rules and variants:
-/// files of `#law` and `#sideeffect` directives, which may `replaces` the game's own) after
-/// the game's advice.
+/// files of `#law` and `#sideeffect` directives, which may `replaces` the game's own, and
+/// of `#disable` and `#enable` directives, which switch a rule off or on) after the game's
+/// advice, in order.
 pub fn build_game_with_rules(
     fs: &dyn FileSystem,
     path: &Path,
@@ -122,16 +127,19 @@ pub fn build_game_with_rules(
         sources = loaded.sources;
         let mut diags = loaded.diagnostics;
         for item in &loaded.program.items {
-            let crate::syntax::ast::Item::Advice(a) = item else {
-                diags.push(
-                    Diagnostic::error(
-                        "not-a-rule",
-                        item.span(),
-                        "a rules file holds only #law and #sideeffect directives",
-                    )
-                    .with_hint("put entities, functions and the rest in the game itself"),
-                );
-                continue;
+            let a = match item {
+                crate::syntax::ast::Item::Advice(a) => a,
+                crate::syntax::ast::Item::Switch(sw) => {
+                    diags.extend(switch_rule(&mut game, sw));
+                    continue;
+                }
+                _ => {
+                    diags.push(
+                        Diagnostic::error("not-a-rule", item.span(), NOT_A_RULE)
+                            .with_hint("put entities, functions and the rest in the game itself"),
+                    );
+                    continue;
+                }
             };
             let in_force: Vec<String> = game
                 .advice
@@ -158,7 +166,11 @@ pub fn build_game_with_rules(
                 continue;
             }
             match codegen::compile_advice(&mut game, a, name) {
-                Ok(advice) => game.add_advice(advice, replaces),
+                Ok(advice) => {
+                    // The rule taking a disabled one's place is in force.
+                    game.disabled.retain(|n| *n != name && Some(*n) != replaces);
+                    game.add_advice(advice, replaces);
+                }
                 Err(e) => diags.extend(e),
             }
         }
@@ -177,6 +189,70 @@ pub fn build_game_with_rules(
         root,
         warnings,
     })
+}
+
+/// Apply `#disable` or `#enable` (`sw`) to the rules of `game`; the error when it cannot.
+fn switch_rule(game: &mut program::Game, sw: &crate::syntax::ast::SwitchDef) -> Option<Diagnostic> {
+    let name = sw.name.sym;
+    let names: Vec<&str> = game.advice.iter().map(|a| a.name.as_str()).collect();
+    let enabled =
+        (game.advice.iter().any(|a| a.name == name)).then(|| !game.disabled.contains(&name));
+    if let Some(refused) = check_switch(sw, &names, enabled) {
+        return Some(refused);
+    }
+    if sw.enable {
+        game.disabled.retain(|n| *n != name);
+    } else {
+        game.disabled.push(name);
+    }
+    None
+}
+
+/// The checks `#disable` and `#enable` (`sw`) make, as `:disable` and `:enable` in the
+/// REPL: the rule must be one of `names` (the rules in force, in order), and `enabled` (its
+/// switch, `None` when there is no such rule) must be on to disable it, off to enable it.
+/// The error when it is not.
+pub fn check_switch(
+    sw: &crate::syntax::ast::SwitchDef,
+    names: &[&str],
+    enabled: Option<bool>,
+) -> Option<Diagnostic> {
+    let name = sw.name.sym;
+    let verb = if sw.enable { "enable" } else { "disable" };
+    let Some(enabled) = enabled else {
+        let hint = match diagnostic::closest(name.as_str(), names.iter().copied()) {
+            Some(c) => format!("did you mean \"{c}\"?"),
+            None if names.is_empty() => "the game has no law or side-effect".to_string(),
+            None => format!(
+                "the laws and side-effects are {}",
+                names
+                    .iter()
+                    .map(|n| format!("\"{n}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        return Some(
+            Diagnostic::error(
+                "unknown-rule",
+                sw.name.span,
+                format!("cannot {verb}: no law or side-effect named \"{name}\""),
+            )
+            .with_hint(hint),
+        );
+    };
+    if enabled == sw.enable {
+        let state = if enabled { "enabled" } else { "disabled" };
+        return Some(
+            Diagnostic::error(
+                "rule-already-switched",
+                sw.name.span,
+                format!("\"{name}\" is already {state}"),
+            )
+            .with_hint(format!("this #{verb} changes nothing; remove it")),
+        );
+    }
+    None
 }
 
 fn build_base(fs: &dyn FileSystem, path: &Path) -> Result<Built, BuildError> {

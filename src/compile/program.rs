@@ -154,6 +154,9 @@ pub struct Game {
     pub function_ids: FxHashMap<Symbol, FuncId>,
     /// Advice in definition order.
     pub advice: Vec<Advice>,
+    /// The names of the advice a rules file switched off (`#disable`): they stay in
+    /// `advice`, in order, and start disabled.
+    pub disabled: Vec<Symbol>,
     /// Parameters in definition order.
     pub params: Vec<Param>,
     /// `#setup` bodies in order.

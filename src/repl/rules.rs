@@ -1,5 +1,6 @@
 //! House rules in the REPL: `:law`, `:sideeffect` and `:rules` put laws and side-effects
-//! in force, `:disable`, `:enable` and `:remove` change them; each is a change of the history.
+//! in force (a rules file may also `#disable` and `#enable` them), `:disable`, `:enable`
+//! and `:remove` change them; each is a change of the history.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -188,7 +189,8 @@ impl Repl {
         Ok((description, warnings))
     }
 
-    /// `:rules <file>`: put in force every law and side-effect of a rules file.
+    /// `:rules <file>`: put in force every law and side-effect of a rules file, and switch
+    /// off and on those its `#disable` and `#enable` name, in order.
     pub(super) fn rules(&mut self, command: &Command, path: &str) -> String {
         if let Err(e) = self.journal_may_read(path.as_ref()) {
             return e;
@@ -212,9 +214,22 @@ impl Repl {
             .trim_end()
             .to_string();
         for item in &loaded.program.items {
-            let Item::Advice(def) = item else {
-                *self.play.session_mut().world_mut() = before;
-                return "error: a rules file holds only #law and #sideeffect directives".into();
+            let def = match item {
+                Item::Advice(def) => def,
+                Item::Switch(sw) => {
+                    if let Some(d) = self.apply_switch(sw) {
+                        *self.play.session_mut().world_mut() = before;
+                        let e = render_diags(&self.sources, &[d], self.options.color);
+                        return format!("{}\nno rule of {path} was put in force", e.trim_end());
+                    }
+                    let verb = if sw.enable { "enabled" } else { "disabled" };
+                    done.push(format!("\"{}\" {verb}", sw.name.sym));
+                    continue;
+                }
+                _ => {
+                    *self.play.session_mut().world_mut() = before;
+                    return format!("error: {}", crate::compile::NOT_A_RULE);
+                }
             };
             match self.apply_advice(def) {
                 Ok((d, w)) => {
@@ -242,6 +257,23 @@ impl Repl {
         } else {
             format!("{warnings}\n{done}")
         }
+    }
+
+    /// `#disable` or `#enable` (`sw`) of a rules file: switch a rule in force off or on,
+    /// with the checks of `:disable` and `:enable`; the error when it cannot.
+    fn apply_switch(&mut self, sw: &crate::syntax::ast::SwitchDef) -> Option<Diagnostic> {
+        let world = self.play.session().world();
+        let found = world.advice.find(sw.name.sym);
+        let names: Vec<&str> = self.advice_names().collect();
+        let enabled = found.map(|i| world.advice.entries[i].enabled);
+        if let Some(refused) = crate::compile::check_switch(sw, &names, enabled) {
+            return Some(refused);
+        }
+        let i = found?;
+        let table = Arc::make_mut(&mut self.play.session_mut().world_mut().advice);
+        table.entries[i].enabled = sw.enable;
+        table.version = next_version();
+        None
     }
 
     /// `:disable`, `:enable` or `:remove <name>` (`command`): switch a law or side-effect

@@ -101,7 +101,7 @@ pub fn next_version() -> u64 {
 }
 
 impl AdviceTable {
-    /// The game's advice, all enabled.
+    /// The game's advice, enabled but for those a rules file disabled.
     pub fn from_game(game: &Game) -> AdviceTable {
         AdviceTable {
             entries: game
@@ -109,7 +109,7 @@ impl AdviceTable {
                 .iter()
                 .map(|a| AdviceEntry {
                     advice: Arc::new(a.clone()),
-                    enabled: true,
+                    enabled: !game.disabled.contains(&a.name),
                 })
                 .collect(),
             version: next_version(),

@@ -456,6 +456,18 @@ pub struct Block {
     pub span: Span,
 }
 
+/// `#disable "<name>"` or `#enable "<name>"`: switch a law or side-effect off or on
+/// (in a rules file).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchDef {
+    /// True for `#enable`, false for `#disable`.
+    pub enable: bool,
+    /// The name of the law or side-effect.
+    pub name: Name,
+    /// The directive.
+    pub span: Span,
+}
+
 /// One top-level definition, in file order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
@@ -479,6 +491,8 @@ pub enum Item {
     Setup(Block),
     /// `#actions`.
     Actions(Block),
+    /// `#disable` / `#enable`.
+    Switch(SwitchDef),
 }
 
 impl Item {
@@ -493,6 +507,7 @@ impl Item {
             Item::Function(f) => f.span,
             Item::Param(p) => p.span,
             Item::Setup(b) | Item::Actions(b) => b.span,
+            Item::Switch(s) => s.span,
         }
     }
 }

@@ -181,6 +181,10 @@ impl<'a> Dumper<'a> {
             Item::Param(p) => self.param(p),
             Item::Setup(b) => self.block("setup", b),
             Item::Actions(b) => self.block("actions", b),
+            Item::Switch(sw) => list(
+                if sw.enable { "enable" } else { "disable" },
+                [atom(quote(self.text(sw.name.sym)))],
+            ),
         }
     }
 

@@ -91,6 +91,17 @@ impl Checker {
                     actions = Some(b.span);
                     self.check_code(&b.body, Context::Game, &[]);
                 }
+                Item::Switch(sw) => self.diags.push(
+                    Diagnostic::error(
+                        "switch-in-game",
+                        sw.span,
+                        format!(
+                            "#{} belongs in a rules file, not in the game's own files",
+                            if sw.enable { "enable" } else { "disable" }
+                        ),
+                    )
+                    .with_hint("remove the rule from the game, or put the directive in a variant or house-rules file"),
+                ),
             }
         }
     }

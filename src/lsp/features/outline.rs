@@ -192,7 +192,7 @@ pub fn outline(analysis: &Analysis, file: FileId) -> Vec<OutlineItem> {
                 b.span,
                 None,
             ),
-            Item::Include(_) => continue,
+            Item::Include(_) | Item::Switch(_) => continue,
         };
         out.push(found);
     }

@@ -6,7 +6,7 @@ use crate::diagnostic::{Diagnostic, closest};
 
 use super::super::ast::{
     AdviceBody, AdviceDef, AdviceKind, Behaviour, Block, BoardDef, BoardShape, EntityDef,
-    FunctionDef, InstanceDef, Item, Name, ParamDef, Pattern, PropertyDef, StateDef,
+    FunctionDef, InstanceDef, Item, Name, ParamDef, Pattern, PropertyDef, StateDef, SwitchDef,
 };
 use super::super::reader::{Atom, Directive, Sexp};
 use super::Lowerer;
@@ -29,6 +29,8 @@ pub const DIRECTIVES: &[&str] = &[
     "setup",
     "actions",
     "representation",
+    "disable",
+    "enable",
 ];
 
 /// The entity or representation block being built.
@@ -253,6 +255,21 @@ fn top_level(lw: &mut Lowerer<'_>, d: &Directive<'_>, range: Range<usize>) -> Op
             }))
         }
         "board" => board(lw, d, range),
+        "disable" | "enable" => {
+            let usage = if d.name == "disable" {
+                "#disable \"<name of a law or side-effect>\""
+            } else {
+                "#enable \"<name of a law or side-effect>\""
+            };
+            let mut a = Args::new(&d.args, 0, range, usage);
+            let name = a.name(lw, "the name of the law or side-effect");
+            a.finish(lw);
+            Some(Item::Switch(SwitchDef {
+                enable: d.name == "enable",
+                name: name?,
+                span,
+            }))
+        }
         "law" | "sideeffect" => advice(lw, d, range),
         "define" => {
             const USAGE: &str = "#define <name> (<parameter> ...) <body>";
