@@ -1,5 +1,6 @@
-//! The web page played in a real Chromium: runs tests/browser/play.test.mjs (Node with
-//! playwright-core driving Debian's /usr/bin/chromium) against this build's binary.
+//! The web page played in a real Chromium: runs tests/browser/play.test.mjs and
+//! tests/browser/editor.test.mjs (Node with playwright-core driving Debian's
+//! /usr/bin/chromium) against this build's binary.
 //! Skips, saying why, when Chromium, Node or the test's node_modules are missing (.ci/run
 //! installs them); in CI it fails instead. Screenshots are kept in
 //! target/browser-artifacts/.
@@ -11,6 +12,40 @@ use std::process::Command;
 
 #[test]
 fn the_page_plays_in_chromium() {
+    let Some(text) = run("play.test.mjs") else {
+        return;
+    };
+    assert!(text.contains("awele: click, seeds moved"), "{text}");
+    assert!(
+        text.contains("cards: each seat sees its own private graphics only"),
+        "{text}"
+    );
+    assert!(
+        text.contains("goofspiel: the server bids in secret"),
+        "{text}"
+    );
+}
+
+/// The rule editor: a typo diagnosed before anything is added, the fixed law added, in
+/// force and undone; a variant switched on and off.
+#[test]
+fn the_rule_editor_checks_adds_and_undoes_in_chromium() {
+    let Some(text) = run("editor.test.mjs") else {
+        return;
+    };
+    assert!(
+        text.contains("editor: typo diagnosed at its line and column with nothing changed, fixed, added, in force, undone: ok"),
+        "{text}"
+    );
+    assert!(
+        text.contains("variants: listed with descriptions, switched on and off: ok"),
+        "{text}"
+    );
+}
+
+/// Run the browser test `script` of tests/browser/ and give what it printed, asserting it
+/// succeeded; `None` (skipped, or failed in CI) when a tool it needs is missing.
+fn run(script: &str) -> Option<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
     let missing = if !Path::new(&chromium).exists() {
@@ -27,10 +62,10 @@ fn the_page_plays_in_chromium() {
     };
     if let Some(why) = missing {
         tools::missing_tool(&format!("the browser test: {why}"));
-        return;
+        return None;
     }
     let out = Command::new("node")
-        .arg(root.join("tests/browser/play.test.mjs"))
+        .arg(root.join("tests/browser").join(script))
         .env("FLEXRULES_BIN", env!("CARGO_BIN_EXE_flexrules"))
         .current_dir(root)
         .output()
@@ -41,14 +76,9 @@ fn the_page_plays_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     println!("{text}");
-    assert!(out.status.success(), "the browser test failed:\n{text}");
-    assert!(text.contains("awele: click, seeds moved"), "{text}");
     assert!(
-        text.contains("cards: each seat sees its own private graphics only"),
-        "{text}"
+        out.status.success(),
+        "the browser test {script} failed:\n{text}"
     );
-    assert!(
-        text.contains("goofspiel: the server bids in secret"),
-        "{text}"
-    );
+    Some(text)
 }

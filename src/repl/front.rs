@@ -35,6 +35,23 @@ pub struct Mark {
     pending: Option<usize>,
 }
 
+/// One thing the checker says of a law or side-effect not yet added
+/// ([`Repl::check_rule_data`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleDiagnostic {
+    /// Error (the rule would be refused) or warning.
+    pub error: bool,
+    /// The kind of problem (`unbound-name`, ...); `refused` for a refusal without a place.
+    pub code: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it, when the checker says.
+    pub hint: Option<String>,
+    /// Where, as a byte range of the definition checked; `None` when the problem has no
+    /// place in it (a usage, a file the rule names).
+    pub at: Option<std::ops::Range<usize>>,
+}
+
 /// A legal move's name, and the player it belongs to when its message says.
 pub type OwnedMove = (String, Option<String>);
 
@@ -317,9 +334,84 @@ impl Repl {
         )
     }
 
+    /// What `:law <definition>` (`law`) or `:sideeffect <definition>` would be told
+    /// before the rule is put in force, as data: the errors that refuse it (reading,
+    /// checking, a name already in force) and the warnings. Nothing changes: the session,
+    /// its sources and its history are left as they were.
+    pub fn check_rule_data(&mut self, law: bool, definition: &str) -> Vec<RuleDiagnostic> {
+        use super::command::Kind;
+        let kind = if law { Kind::Law } else { Kind::SideEffect };
+        let (sources, snippets) = (self.sources.clone(), self.snippets);
+        let prefix = super::rules::advice_prefix(kind).len();
+        // The definition is read as the next file of the sources.
+        let snippet = crate::source::FileId(sources.files().count() as u32);
+        let place = (snippet, prefix, definition);
+        let diags = match self.parse_advice(kind, definition) {
+            Err(super::rules::Unread::Text(text)) => {
+                let message = text.strip_prefix("error: ").unwrap_or(&text).to_string();
+                vec![RuleDiagnostic {
+                    error: true,
+                    code: "refused".into(),
+                    message,
+                    hint: None,
+                    at: None,
+                }]
+            }
+            Err(super::rules::Unread::Diagnostics(diags)) => rule_data(&diags, place),
+            Ok(def) => {
+                let mut diags = self.advice_diagnostics(&def);
+                // `:law` refuses a name already in force that the rule does not replace.
+                let world = self.play.session().world();
+                if let Some(name) = def.name
+                    && world.advice.find(name.sym).is_some()
+                    && def.replaces.map(|r| r.sym) != Some(name.sym)
+                {
+                    diags.push(
+                        crate::diagnostic::Diagnostic::error(
+                            "rule-in-force",
+                            name.span,
+                            format!(
+                                "a law or side-effect named \"{}\" is already in force",
+                                name.sym
+                            ),
+                        )
+                        .with_hint(format!(
+                            "choose another name, or take its place with `replaces \"{}\"`",
+                            name.sym
+                        )),
+                    );
+                }
+                crate::diagnostic::sort(&mut diags);
+                rule_data(&diags, place)
+            }
+        };
+        self.sources = sources;
+        self.snippets = snippets;
+        diags
+    }
+
     /// Whether `:law ... is "file"` may read files (on by default; a front end serving
     /// people it does not trust turns it off, so only code written inline is accepted).
     pub fn set_rule_files(&mut self, allowed: bool) {
         self.rule_files = allowed;
     }
+}
+
+/// `diags` of a definition read as file `snippet` after `prefix` bytes, placed in the
+/// definition.
+fn rule_data(
+    diags: &[crate::diagnostic::Diagnostic],
+    (snippet, prefix, definition): (crate::source::FileId, usize, &str),
+) -> Vec<RuleDiagnostic> {
+    let place = |b: u32| (b as usize).saturating_sub(prefix).min(definition.len());
+    diags
+        .iter()
+        .map(|d| RuleDiagnostic {
+            error: d.is_error(),
+            code: d.code.to_string(),
+            message: d.message.clone(),
+            hint: d.hint.clone(),
+            at: (d.span.file == snippet).then(|| place(d.span.start)..place(d.span.end)),
+        })
+        .collect()
 }

@@ -15,6 +15,18 @@ use super::command::{Command, Kind};
 use super::history::Entry;
 use super::{Repl, render_diags};
 
+/// Why a law or side-effect could not be read: diagnostics with their places, or a
+/// refusal that has none (a usage, a file that may not be read).
+pub(super) enum Unread {
+    Diagnostics(Vec<Diagnostic>),
+    Text(String),
+}
+
+/// What a law's (`kind`) definition is read after: `#law ` or `#sideeffect `.
+pub(super) fn advice_prefix(kind: Kind) -> String {
+    format!("#{} ", kind.name())
+}
+
 impl Repl {
     /// `:law <definition>` or `:sideeffect <definition>` (`command`): put a law or
     /// side-effect written as after `#law` or `#sideeffect` in force.
@@ -52,54 +64,65 @@ impl Repl {
         kind: Kind,
         definition: &str,
     ) -> Result<crate::syntax::ast::AdviceDef, String> {
-        let kind = kind.name();
+        self.parse_advice(kind, definition).map_err(|e| match e {
+            Unread::Diagnostics(diags) => render_diags(&self.sources, &diags, self.options.color)
+                .trim_end()
+                .to_string(),
+            Unread::Text(text) => text,
+        })
+    }
+
+    /// [`Repl::read_advice`], with the errors as diagnostics where they have a place. The
+    /// text parsed is `#<kind> <definition>` (see [`advice_prefix`]).
+    pub(super) fn parse_advice(
+        &mut self,
+        kind: Kind,
+        definition: &str,
+    ) -> Result<crate::syntax::ast::AdviceDef, Unread> {
         self.snippets += 1;
         let name = format!("<rule {}>", self.snippets);
-        let text = format!("#{kind} {definition}");
+        let text = format!("{}{definition}", advice_prefix(kind));
         let (_, items, mut diags) =
             crate::syntax::load::parse_text_items(&mut self.sources, &name, &text);
         let mut def = match items.as_slice() {
             [Item::Advice(a)] => a.clone(),
             _ if diags.iter().any(Diagnostic::is_error) => {
-                return Err(render_diags(&self.sources, &diags, self.options.color)
-                    .trim_end()
-                    .to_string());
+                return Err(Unread::Diagnostics(diags));
             }
             _ => {
-                return Err(format!(
-                    "usage: :{kind} [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>"
-                ));
+                return Err(Unread::Text(format!(
+                    "usage: :{} [<name>] on <label> to <entity> in <state> [replaces <name>] is <\"file\" | (code)>",
+                    kind.name()
+                )));
             }
         };
         if let AdviceBody::File { path, file, body } = &mut def.body {
             if !self.rule_files {
-                return Err(format!(
+                return Err(Unread::Text(format!(
                     "error: here a rule is written inline, `is (code)`: reading a file (\"{}\") is not allowed",
                     path.sym
-                ));
+                )));
             }
             let written = PathBuf::from(path.sym.as_str());
             let candidates = [written.clone(), self.root.join(&written)];
             let Some(found) = candidates.iter().find(|p| p.is_file()) else {
-                return Err(format!(
+                return Err(Unread::Text(format!(
                     "error: cannot read `{}`: no such file here or in the game's directory {}",
                     written.display(),
                     self.root.display()
-                ));
+                )));
             };
-            self.journal_may_read(found)?;
+            self.journal_may_read(found).map_err(Unread::Text)?;
             match load_advice_file(&DiskFs, found, &mut self.sources, &mut diags) {
                 Ok((id, stmts)) => {
                     *file = Some(id);
                     *body = stmts;
                 }
-                Err(e) => return Err(format!("error: {e}")),
+                Err(e) => return Err(Unread::Text(format!("error: {e}"))),
             }
         }
         if diags.iter().any(Diagnostic::is_error) {
-            return Err(render_diags(&self.sources, &diags, self.options.color)
-                .trim_end()
-                .to_string());
+            return Err(Unread::Diagnostics(diags));
         }
         Ok(def)
     }
@@ -107,12 +130,7 @@ impl Repl {
     /// The checks and lints `flexrules check` runs on one law or side-effect, against the
     /// rules in force: the warnings rendered (empty when none), or the errors.
     fn check_advice(&self, def: &crate::syntax::ast::AdviceDef) -> Result<String, String> {
-        let in_force: Vec<String> = self.advice_names().map(str::to_string).collect();
-        let diags = crate::compile::check::check_snippet(
-            &self.program,
-            &in_force,
-            crate::compile::check::Snippet::Advice(def),
-        );
+        let diags = self.advice_diagnostics(def);
         let rendered = render_diags(&self.sources, &diags, self.options.color)
             .trim_end()
             .to_string();
@@ -121,6 +139,19 @@ impl Repl {
         } else {
             Ok(rendered)
         }
+    }
+
+    /// What the checks and lints of [`Repl::check_advice`] say of `def`.
+    pub(super) fn advice_diagnostics(
+        &self,
+        def: &crate::syntax::ast::AdviceDef,
+    ) -> Vec<Diagnostic> {
+        let in_force: Vec<String> = self.advice_names().map(str::to_string).collect();
+        crate::compile::check::check_snippet(
+            &self.program,
+            &in_force,
+            crate::compile::check::Snippet::Advice(def),
+        )
     }
 
     /// Check, compile and put in force one law or side-effect, with the checks and lints

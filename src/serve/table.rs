@@ -6,6 +6,7 @@
 //! ask for what, and what each connection is shown. Nothing here knows about HTTP.
 
 mod agreement;
+mod editor;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -136,6 +137,15 @@ enum Request {
         #[serde(default)]
         id: Option<u64>,
         name: String,
+        /// `false` switches the variant off.
+        #[serde(default)]
+        on: Option<bool>,
+    },
+    Check {
+        #[serde(default)]
+        id: Option<u64>,
+        kind: RuleKind,
+        text: String,
     },
     Accept {
         #[serde(default)]
@@ -201,8 +211,8 @@ pub struct Table {
     secret: HashMap<usize, String>,
     /// The proposals waiting for the seats' agreement, and who made each change.
     agreement: Agreement,
-    /// The game's variants, by name (read once: every state names them).
-    variants: Vec<String>,
+    /// The game's variants, with their descriptions (read once: every state lists them).
+    variants: Vec<editor::Variant>,
     /// Where every change is recorded before it is answered (`--store`).
     store: Option<Store>,
 }
@@ -230,6 +240,7 @@ impl Table {
         seats: Vec<Seat>,
         store: Option<Opened>,
     ) -> Result<Table, TableError> {
+        let at_start = options.rules.clone();
         let mut repl = Repl::new(options).map_err(TableError::Open)?;
         repl.set_rule_files(false);
         let players = seats.iter().map(|s| parse_literal(&s.player)).collect();
@@ -261,7 +272,7 @@ impl Table {
             variants: Vec::new(),
             store: None,
         };
-        table.variants = table.repl.variants();
+        table.variants = editor::variants(&table.repl, &at_start);
         if let Some(opened) = store {
             table.replay(opened.records).map_err(TableError::Game)?;
             table.store = Some(opened.store);
@@ -526,7 +537,8 @@ impl Table {
             "history": entries,
             "cursor": history.cursor(),
             "rules": rules,
-            "variants": self.variants,
+            "variants": self.variants.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+            "variantDetails": self.variant_details(),
             "proposals": proposals,
             "notice": notice,
             "outcome": self.repl.outcome_text(),
@@ -718,17 +730,10 @@ impl Table {
                 let (gap, name) = (Gap::ONE, rule_name(&name)?);
                 (id, Command::Remove { gap, name })
             }
-            Request::Variant { id, name } => {
-                let path = self.repl.variant_path(name.trim())?;
-                let path = path.to_string_lossy().into_owned();
-                (
-                    id,
-                    Command::Rules {
-                        gap: Gap::ONE,
-                        path,
-                    },
-                )
+            Request::Variant { id, name, on } => {
+                (id, self.variant_command(name.trim(), on.unwrap_or(true))?)
             }
+            Request::Check { id, kind, text } => return Ok(self.check(id, kind, &text)),
             Request::Accept { id, proposal } => return self.answer(seat, id, proposal, true),
             Request::Decline { id, proposal } => return self.answer(seat, id, proposal, false),
         };
