@@ -270,6 +270,7 @@ impl Checker {
                 if let (Some(p), Some(name), Some(entity)) =
                     (args.first(), literal(args.first()), literal(args.get(1)))
                     && let Some(&(ty, _)) = self.instances.get(&entity)
+                    && !self.prop_known(&[(ty, Some(entity))], name)
                     && let Some(known) = self.known_props(&[(ty, Some(entity))])
                 {
                     self.check_property(name, p.span, known, entity.as_str());
@@ -438,8 +439,61 @@ impl Checker {
         Some(known)
     }
 
+    /// Whether `name` is among [`Checker::known_props`] (or those are not checked), without
+    /// building the set: the common case, a known property, costs a few lookups.
+    fn prop_known(&self, running: &[(Symbol, Option<Symbol>)], name: Symbol) -> bool {
+        if self.names.any_prop || self.names.made_props.contains(&name) {
+            return true;
+        }
+        running.iter().any(|&(ty, instance)| {
+            let family = self.family(ty);
+            let (mut declared, mut found) = (false, false);
+            for t in &family {
+                if let Some(p) = self.names.type_props.get(t) {
+                    declared |= !p.is_empty();
+                    found |= p.contains(&name);
+                }
+            }
+            let has = |i: &Symbol| {
+                self.names
+                    .instance_props
+                    .get(i)
+                    .is_some_and(|p| p.contains(&name))
+            };
+            !declared
+                || found
+                || (CELL_PROPS.contains(&name.as_str())
+                    && family.iter().any(|t| self.names.cell_types.contains(t)))
+                || match instance {
+                    Some(i) => has(&i),
+                    None => self
+                        .instances
+                        .iter()
+                        .any(|(i, (ity, _))| family.contains(ity) && has(i)),
+                }
+        })
+    }
+
     fn check_own_property(&mut self, name: Symbol, span: Span, ctx: Context) {
         if self.names.any_prop {
+            return;
+        }
+        let known_here = match ctx {
+            Context::Entity => self
+                .running_types()
+                .is_none_or(|r| self.prop_known(&r, name)),
+            Context::Representation => self.repr_running.is_none_or(|ty| {
+                self.prop_known(&[(ty, None)], name)
+                    || self
+                        .names
+                        .repr_props
+                        .get(&ty)
+                        .is_some_and(|p| p.contains(&name))
+            }),
+            Context::Function => self.names.all_props.contains(&name),
+            Context::Game | Context::Value => true,
+        };
+        if known_here {
             return;
         }
         let (known, owner) = match ctx {
