@@ -958,16 +958,16 @@ fn property_shortcuts_end_as_the_general_way_does() {
       (+ (property "added" of e) (property "added" of "c1"))
     #onMessage missing
       (var e "c1")
-      (property "nope" of e)
+      (property (str "nope") of e)
     #onMessage missinglit
-      (property "nope" of "c2")
+      (property (str "nope") of "c2")
     #onMessage renew
       (delete entity "c2")
       (new entity "c2" of "cell" with "v" 40)
       (property "v" of "c2")
     #onMessage fail
       (update property "total" to 1000)
-      (property "nope")
+      (property (str "nope"))
 #instance c1 of cell
 #instance c2 of cell
 #instance r of reader

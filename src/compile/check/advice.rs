@@ -137,7 +137,7 @@ pub fn advice_name(a: &AdviceDef, index: usize) -> String {
 /// Whether `name` has the form of a cell of a board built at start: `<prefix><number>` for
 /// a ring with that prefix, and for a grid file letters then a rank number (`d4`, `aa10`),
 /// after a level (`B`, 3D) or a board column and row (`B3`, 4D).
-fn could_be_cell(ring: Option<Symbol>, name: &str) -> bool {
+pub(super) fn could_be_cell(ring: Option<Symbol>, name: &str) -> bool {
     // A number as a cell name writes it: digits, no leading zero.
     fn number(s: &str) -> bool {
         s == "0" || !s.is_empty() && !s.starts_with('0') && s.bytes().all(|b| b.is_ascii_digit())

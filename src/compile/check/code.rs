@@ -32,6 +32,15 @@ impl Checker {
                     self.expr(a, ctx, scope);
                 }
                 self.call(*func, args.len(), e.span);
+                if self.statics {
+                    self.check_call_names(func.sym, args);
+                    self.check_division(func.sym, args);
+                    if func.sym.as_str() == "not"
+                        && let [a] = &args[..]
+                    {
+                        self.truth(a);
+                    }
+                }
             }
             ExprKind::VarDef { name, value } => {
                 self.expr(value, ctx, scope);
@@ -43,6 +52,9 @@ impl Checker {
                 otherwise,
             } => {
                 self.expr(cond, ctx, scope);
+                if self.statics {
+                    self.truth(cond);
+                }
                 self.expr(then, ctx, scope);
                 if let Some(o) = otherwise {
                     self.expr(o, ctx, scope);
@@ -69,11 +81,24 @@ impl Checker {
             }
             ExprKind::While { cond, body } => {
                 self.expr(cond, ctx, scope);
+                if self.statics {
+                    self.truth(cond);
+                }
                 self.expr(body, ctx, scope);
             }
-            ExprKind::Do(items) | ExprKind::And(items) | ExprKind::Or(items) => {
+            ExprKind::Do(items) => {
                 for i in items {
                     self.expr(i, ctx, scope);
+                }
+            }
+            ExprKind::And(items) | ExprKind::Or(items) => {
+                for (n, i) in items.iter().enumerate() {
+                    self.expr(i, ctx, scope);
+                    // Every operand but the last is tested for truth; the last only when
+                    // the whole is (see `truth`).
+                    if self.statics && n + 1 < items.len() {
+                        self.truth(i);
+                    }
                 }
             }
             ExprKind::Return(value) => {
@@ -117,6 +142,9 @@ impl Checker {
                     self.expr(v, ctx, scope);
                 }
                 self.form_context(*op, ctx, e.span);
+                if self.statics {
+                    self.check_names(*op, args, ctx);
+                }
                 if *op == FormOp::UpdatePropertyOf
                     && let Some(Expr {
                         kind: ExprKind::Str(target),

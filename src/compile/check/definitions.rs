@@ -200,9 +200,12 @@ impl Checker {
                 }
                 if ctx == Context::Entity {
                     self.running = vec![e.name.sym];
+                } else {
+                    self.repr_running = Some(e.name.sym);
                 }
                 self.check_code(&b.body, ctx, &[]);
                 self.running.clear();
+                self.repr_running = None;
             }
         }
     }

@@ -7,7 +7,10 @@
 //! The checker is one walk over a game's items: `collect` gathers every global name,
 //! `definitions` checks each definition, `advice` the targets and names of laws and
 //! side-effects, `code` the code of every body, and `lints` the warnings
-//! `flexrules check` adds.
+//! `flexrules check` adds. `names` checks the names code writes as string literals
+//! (entities, types, properties, states) and `truth` conditions that are numbers and
+//! literal divisions by zero; both rest on facts gathered in one walk before the code is
+//! checked.
 
 use std::collections::hash_map::Entry;
 
@@ -28,6 +31,8 @@ mod code;
 mod collect;
 mod definitions;
 mod lints;
+mod names;
+mod truth;
 
 pub use advice::advice_name;
 
@@ -64,6 +69,8 @@ pub fn check(loaded: &Loaded, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut c = Checker::new();
     let items = &loaded.program.items;
     c.collect(items, Some(&loaded.sources));
+    c.gather(items);
+    c.statics = true;
     c.lint = options.lint_unused_patterns;
     c.check_items(items);
     if options.lint_unused_patterns {
@@ -93,6 +100,9 @@ pub fn check_snippet(
     let mut c = Checker::new();
     c.collect(&program.items, None);
     c.lint = true;
+    // The names and numbers checks (`names`, `truth`) are not run on code added to a
+    // running game: the REPL may name entities made earlier at run time, and rules files
+    // are where a game's failures at run time are tried out on purpose.
     if let Snippet::Advice(_) = snippet {
         // The game's code is walked for what the lints of advice need to know of it (the
         // labels it sends); what it finds in the game itself was reported when the game
@@ -152,6 +162,13 @@ struct Checker {
     any_key_given: bool,
     /// The attribute keys code reads, as constants, and where.
     read_keys: Vec<(Symbol, Span)>,
+    /// Whether to check literal names, number conditions and divisions by zero.
+    statics: bool,
+    /// What the game's code says about names and numbers.
+    names: names::NameFacts,
+    numbers: truth::Numbers,
+    /// The entity type whose representation's code is being checked.
+    repr_running: Option<Symbol>,
 }
 
 impl Checker {
@@ -176,6 +193,10 @@ impl Checker {
             given_keys: FxHashSet::default(),
             any_key_given: false,
             read_keys: Vec::new(),
+            statics: false,
+            names: names::NameFacts::default(),
+            numbers: truth::Numbers::default(),
+            repr_running: None,
         }
     }
 
