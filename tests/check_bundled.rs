@@ -15,7 +15,17 @@ fn options() -> CheckOptions {
     }
 }
 
+/// The games under `games/`, then the held-out ones.
 fn games() -> Vec<PathBuf> {
+    let mut games = bundled();
+    // The games kept as test inputs that are whole games, written as a designer would
+    // (their variants are fixtures of mistakes, and are not checked).
+    games.extend(HELD_OUT.iter().map(PathBuf::from));
+    games
+}
+
+/// The games under `games/`.
+fn bundled() -> Vec<PathBuf> {
     let mut games: Vec<PathBuf> = std::fs::read_dir("games")
         .expect("games/ is read")
         .map(|e| e.expect("an entry of games/").path())
@@ -24,6 +34,14 @@ fn games() -> Vec<PathBuf> {
     games.sort();
     games
 }
+
+/// Whole games kept under `tests/inputs/` (English draughts on the legal-move questions,
+/// tic-tac-toe, the small game of the legal-move transcript), held to the same standard.
+const HELD_OUT: [&str; 3] = [
+    "tests/inputs/draughts",
+    "tests/inputs/tic-tac-toe",
+    "tests/inputs/repl/games/hops",
+];
 
 fn variants(game: &Path) -> Vec<PathBuf> {
     let Ok(dir) = std::fs::read_dir(game.join("variants")) else {
@@ -40,7 +58,7 @@ fn variants(game: &Path) -> Vec<PathBuf> {
 #[test]
 fn bundled_games_check_clean() {
     let games = games();
-    assert!(games.len() >= 5, "the bundled games are found: {games:?}");
+    assert!(games.len() >= 8, "the bundled games are found: {games:?}");
     for game in &games {
         let checked = match check_game(&DiskFs, game, &options()) {
             Ok(c) => c,
@@ -58,7 +76,7 @@ fn bundled_games_check_clean() {
 #[test]
 fn bundled_variants_check_clean() {
     let mut count = 0;
-    for game in games() {
+    for game in bundled() {
         let base = match check_game(&DiskFs, &game, &options()) {
             Ok(c) => c.loaded.sources.files().count(),
             Err(e) => panic!("{}: {e}", game.display()),

@@ -377,7 +377,7 @@ fn perft_reports_failures_in_the_order_of_the_full_walk() {
       (send new message "placed" to "gmae"))
 #sideeffect "X Into c1 Again" on place to cell in * is
   (if (and (= (self) "c1") (and (= (attribute "player") "X") (> (property "filled" of "game") 1)))
-      (/ 1 0))
+      (fail "a failing move"))
 "#
         .to_string(),
     );
@@ -437,7 +437,7 @@ fn perft_split_at_the_replies_counts_what_one_thread_counts() {
       (finish with "winner" "X"))
 #sideeffect "O Into a3 Late" on place to cell in * is
   (if (and (= (self) "a3") (= (attribute "player") "O") (> (property "filled" of "game") 4))
-      (/ 1 0))
+      (fail "a failing move"))
 "#;
     let depth = flexrules::play::perft::SPLIT_AT_REPLIES + 2;
     let mut s = tic_tac_toe_with(rules);

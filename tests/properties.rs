@@ -4,7 +4,7 @@
 //! stands alone and is also the type of entities made at run time), with the numeric
 //! properties `x`, `y` and `n`, and behaviours for the labels `m0..m2` built from random
 //! steps: update a property, send to a counter (and add the answer to `y`), open a
-//! checkpoint, roll back when a property passes a threshold, fail with a division by zero
+//! checkpoint, roll back when a property passes a threshold, fail (`fail`)
 //! when one does, make a new entity. Every behaviour first counts its runs in `n` and
 //! gives `x` as its value. Random laws (which may change a property, then veto above a
 //! threshold) and side-effects are bound to types or instances, and optionally a law on
@@ -77,7 +77,7 @@ enum Op {
     Checkpoint,
     /// `(rollback ...)` when `p > above`.
     RollbackIf(Prop, i64),
-    /// `(/ 1 0)` when `p > above`.
+    /// `(fail "too big")` when `p > above`.
     FailIf(Prop, i64),
     /// `(new entity "<self>-<n>" of "t2")`.
     Spawn,
@@ -205,7 +205,10 @@ fn op_text(op: &Op, counters: usize) -> String {
             "(if (> (property \"{}\") {t}) (rollback \"too big\"))",
             p.name()
         ),
-        Op::FailIf(p, t) => format!("(if (> (property \"{}\") {t}) (/ 1 0))", p.name()),
+        Op::FailIf(p, t) => format!(
+            "(if (> (property \"{}\") {t}) (fail \"too big\"))",
+            p.name()
+        ),
         Op::Spawn => "(new entity (str (self) \"-\" (property \"n\")) of \"t2\")".to_string(),
     }
 }

@@ -483,7 +483,7 @@ async fn the_server_plays_a_seat_given_an_agent() {
         e.text
     );
     assert!(
-        e.text.contains("trying `mark`: division by zero"),
+        e.text.contains("trying `mark`: a failing move"),
         "{}",
         e.text
     );

@@ -188,7 +188,7 @@ impl Checker {
                 Item::Function(f) => self.gather_code(&f.body),
                 Item::Param(p) => self.gather_code(std::slice::from_ref(&p.value)),
                 Item::Setup(b) | Item::Actions(b) => self.gather_code(&b.body),
-                Item::Include(_) => {}
+                Item::Include(_) | Item::Switch(_) => {}
             }
         }
     }

@@ -158,12 +158,15 @@ impl Checker {
             };
             if zero {
                 self.diags.push(
-                    Diagnostic::warning(
+                    Diagnostic::error(
                         "division-by-zero",
                         d.span,
                         format!("`{}` by zero fails whenever it runs", func.as_str()),
                     )
-                    .with_hint("divide by a number other than 0, or test the divisor first"),
+                    .with_hint(
+                        "divide by a number other than 0, or test the divisor first; to stop \
+                         a transaction on purpose, use (fail \"why\")",
+                    ),
                 );
             }
         }
