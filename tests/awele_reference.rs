@@ -394,16 +394,7 @@ fn summary(what: &str, t: &Tally) {
 }
 
 fn fixture_games() -> Vec<RefGame> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("tests/inputs/awele-reference")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("games-") && n.ends_with(".txt"))
-        })
-        .collect();
-    files.sort();
+    let files = fixture_files(&fixtures(), "games-");
     let mut games = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).expect("a fixture file");

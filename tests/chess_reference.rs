@@ -318,16 +318,7 @@ fn compare(games: &[RefGame]) -> (usize, usize) {
 }
 
 fn fixture_games(variant: &str) -> Vec<RefGame> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures())
-        .expect("tests/inputs/chess-reference")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&format!("{variant}-")) && n.ends_with(".txt"))
-        })
-        .collect();
-    files.sort();
+    let files = fixture_files(&fixtures(), &format!("{variant}-"));
     let mut games = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).expect("a fixture file");

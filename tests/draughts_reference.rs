@@ -151,13 +151,7 @@ fn check_all(what: &str, games: &[Played]) -> usize {
 #[test]
 fn fixture_games_agree_with_openspiel() {
     let dir = root().join("tests/inputs/draughts-reference");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
+    let files = fixture_files(&dir, "");
     assert!(!files.is_empty(), "no fixtures in {}", dir.display());
     let mut plies = 0;
     for f in files {

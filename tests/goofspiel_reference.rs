@@ -190,13 +190,7 @@ fn check_all(what: &str, games: &[Played]) {
 #[test]
 fn fixture_games_agree_with_openspiel() {
     let dir = root().join("tests/inputs/goofspiel-reference");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
+    let files = fixture_files(&dir, "");
     assert_eq!(files.len(), 4);
     for f in files {
         let text = std::fs::read_to_string(&f).expect("readable");

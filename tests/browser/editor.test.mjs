@@ -8,45 +8,12 @@
 // Environment: FLEXRULES_BIN (the flexrules binary; default target/release/flexrules),
 // CHROMIUM (default /usr/bin/chromium).
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const bin = process.env.FLEXRULES_BIN || path.join(root, "target", "release", "flexrules");
-const artifacts = path.join(root, "target", "browser-artifacts");
-mkdirSync(artifacts, { recursive: true });
-
-function fail(message) {
-  throw new Error(message);
-}
-
-// Start `flexrules serve <game> --port 0 [args]` and read the link of its one human seat.
-function serve(game, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ["serve", path.join(root, game), "--port", "0", ...args], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    const timer = setTimeout(() => reject(new Error("flexrules serve printed no links")), 30000);
-    child.on("exit", (code) => reject(new Error(`flexrules serve exited with ${code}: ${out}`)));
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const seat = out.match(/^player \S+: (\S+)$/m);
-      if (seat && /^watchers: /m.test(out)) {
-        clearTimeout(timer);
-        resolve({ child, seat: seat[1] });
-      }
-    });
-  });
-}
-
-async function waitFor(page, what, check, arg = null) {
-  await page.waitForFunction(check, arg, { timeout: 15000 }).catch(() => fail(`timed out waiting for ${what}`));
-}
+import { artifacts, fail, serve, waitFor } from "./common.mjs";
 
 const rulesText = (page) => page.locator("#rules > ul:not(#rule-diagnostics)").textContent();
 const version = (page) => page.getAttribute("body", "data-version");
@@ -67,9 +34,9 @@ try {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
     ],
   });
-  server = await serve("games/awele", ["--agent", "1=random"]);
+  server = await serve("games/awele", ["--agent", "1=random"], 1);
   const page = await context.newPage();
-  await page.goto(server.seat);
+  await page.goto(server.seats[0]);
   await page.waitForSelector("#rules > ul li");
   const rulesBefore = await rulesText(page);
   const versionBefore = await version(page);

@@ -7,52 +7,17 @@
 // Environment: FLEXRULES_BIN (the flexrules binary; default target/release/flexrules),
 // CHROMIUM (default /usr/bin/chromium).
 
-import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const bin = process.env.FLEXRULES_BIN || path.join(root, "target", "release", "flexrules");
-const artifacts = path.join(root, "target", "browser-artifacts");
-mkdirSync(artifacts, { recursive: true });
-
-function fail(message) {
-  throw new Error(message);
-}
-
-// Start `flexrules serve <game> --port 0 [args]` and read the links it prints (`humans`
-// seats get one).
-function serve(game, args = [], humans = 2) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ["serve", path.join(root, game), "--port", "0", ...args], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    const timer = setTimeout(() => reject(new Error("flexrules serve printed no links")), 30000);
-    child.on("exit", (code) => reject(new Error(`flexrules serve exited with ${code}: ${out}`)));
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const seats = [...out.matchAll(/^player (\S+): (\S+)$/gm)].map((m) => m[2]);
-      const watcher = out.match(/^watchers: (\S+)$/m);
-      if (seats.length === humans && watcher) {
-        clearTimeout(timer);
-        resolve({ child, seats, watcher: watcher[1] });
-      }
-    });
-  });
-}
+import { artifacts, fail, serve, waitFor } from "./common.mjs";
 
 const house = (owner) => `#board g[data-owner="${owner}"][data-id="house"]`;
 
 async function seeds(page, owner) {
   return (await page.locator(house(owner)).textContent()).trim();
-}
-
-async function waitFor(page, what, check) {
-  await page.waitForFunction(check, null, { timeout: 15000 }).catch(() => fail(`timed out waiting for ${what}`));
 }
 
 const profile = mkdtempSync(path.join(tmpdir(), "flexrules-chromium-"));

@@ -23,6 +23,22 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The fixture files in `dir` whose names start with `prefix` and end in `.txt`, in name
+/// order.
+pub fn fixture_files(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(".txt"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// The game in `dir` (from the crate root) with the rules files `rules` (full paths).
 pub fn game_with(dir: &str, rules: &[PathBuf]) -> Arc<Game> {
     match build_game_with_rules(&DiskFs, &root().join(dir), rules) {
