@@ -232,3 +232,38 @@ async fn switching_a_variant_off_needs_the_table() {
     assert_eq!(variant(&state, "fill-origin")["inForce"], false);
     server.stop();
 }
+
+/// The rule texts the seats send (each within a request's 16 KiB) may add only so many new
+/// names to the process (a name read is kept for its life): past that, rule texts are
+/// refused, and the game goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rule_texts_sent_add_boundedly_many_names() {
+    let server = serve_with("games/awele", &["0", "1"], &["1=random"])
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut refused = None;
+    for round in 0..400 {
+        let names: String = (0..1_100).map(|i| format!("q{round}x{i} ")).collect();
+        let text = format!("\"Names\" on startSeeding to A in default is (list {names})");
+        let reply = p0
+            .ask(json!({"op": "check", "kind": "law", "text": text}))
+            .await;
+        if reply["type"] != "check" {
+            refused = Some((round, reply));
+            break;
+        }
+    }
+    let (round, refused) = refused.expect("the seats' rule texts stop adding names");
+    assert!(
+        round >= 50,
+        "refused only after many new names, at round {round}"
+    );
+    assert!(
+        refused["message"].as_str().unwrap().contains("new names"),
+        "{refused}"
+    );
+    // The game goes on.
+    let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
+    assert_eq!(reply["ok"], true, "{reply}");
+}

@@ -35,6 +35,11 @@ pub const MAX_MESSAGE: usize = 8 * 1024 * 1024;
 /// The longest name (entity, graphic, move, signal, rule) a request may carry.
 const MAX_NAME: usize = 200;
 
+/// How many names never seen before the texts of rules the seats send (to be checked or
+/// added) may add to the process, all told: the names a text is read into are kept for
+/// the life of the process, so reading rule texts from the seats stops there.
+pub const MAX_NEW_NAMES: usize = 100_000;
+
 pub use crate::play::agent::TO_MOVE;
 use crate::play::agent::{Agent, Agents};
 
@@ -211,6 +216,9 @@ pub struct Table {
     secret: HashMap<usize, String>,
     /// The proposals waiting for the seats' agreement, and who made each change.
     agreement: Agreement,
+    /// Names never seen before that the texts of rules the seats sent added to the process
+    /// (see [`MAX_NEW_NAMES`]).
+    names_read: usize,
     /// The game's variants, with their descriptions (read once: every state lists them).
     variants: Vec<editor::Variant>,
     /// Where every change is recorded before it is answered (`--store`).
@@ -269,6 +277,7 @@ impl Table {
             agents,
             secret: HashMap::new(),
             agreement: Agreement::default(),
+            names_read: 0,
             variants: Vec::new(),
             store: None,
         };
@@ -651,6 +660,23 @@ impl Table {
         if let Request::Peek { id, n } = request {
             return self.peek(who, id, n);
         }
+        if let Request::Rule { .. } | Request::Check { .. } = &request {
+            if self.names_read >= MAX_NEW_NAMES {
+                return Err(format!(
+                    "this server has read {MAX_NEW_NAMES} new names from the rules sent to it, \
+                     which it keeps for as long as it runs: no more rule texts are read (the \
+                     game's own rules and variants still can be switched)"
+                ));
+            }
+            let before = Symbol::count();
+            let handled = self.run_request(who, request);
+            self.names_read += Symbol::count().saturating_sub(before);
+            return handled;
+        }
+        self.run_request(who, request)
+    }
+
+    fn run_request(&mut self, who: Who, request: Request) -> Result<Handled, String> {
         let Who::Seat(seat) = who else {
             return Err(
                 "you are watching: only players, who join through their seat link, can change the game"
