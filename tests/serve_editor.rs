@@ -1,7 +1,8 @@
 //! The page's rule editor in `flexrules serve`: the `check` request says what adding a law
 //! or side-effect would be told (as data: severity, code, message, hint, line and column
 //! in the text sent) and changes nothing; the variants are listed with their descriptions
-//! and switched on and off.
+//! and switched on and off; the rule texts the seats send are bounded; a refused move
+//! names the law behind it, even inside the move.
 
 use serde_json::{Value, json};
 
@@ -266,4 +267,28 @@ async fn rule_texts_sent_add_boundedly_many_names() {
     // The game goes on.
     let reply = p0.ask(json!({"op": "play", "name": "A"})).await;
     assert_eq!(reply["ok"], true, "{reply}");
+}
+
+/// A move refused because a law vetoed a message inside it (and the move then rolled
+/// back) is explained with that law and the messages that led to it, as `:why` says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_names_the_law_that_vetoed_a_message_inside_the_move() {
+    let server = serve_with("tests/inputs/repl/games/hops", &["W", "B"], &["B=random"])
+        .await
+        .expect("the server starts");
+    let mut w = Client::open(&server, Some(0)).await;
+    let reply = w
+        .ask(json!({"op": "rule", "kind": "law",
+            "text": "\"Closed Cell\" on arrive to b1 in * is (return)"}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let reply = w.ask(json!({"op": "play", "name": "step-b1"})).await;
+    let text = reply.to_string();
+    assert!(
+        text.contains("rolled back: the token could not arrive")
+            && text.contains("after law \\\"Closed Cell\\\" (inline) vetoed a message inside it")
+            && text.contains("b1 handled arrive from a1 <- a1 handled move from user"),
+        "{reply}"
+    );
+    server.stop();
 }
