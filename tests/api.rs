@@ -222,3 +222,50 @@ fn a_seat_sees_its_own_secret_and_no_one_else_does() {
     // Only player 1 owes a bid now, and only its bids are offered.
     assert_eq!(m.players_to_move().expect("to-move"), ["1"]);
 }
+
+/// `no-legal-move` runs when the game is unfinished and no move is legal, after the move
+/// that led there (here a pass, then a loss), and never in a game without `#actions`.
+#[test]
+fn no_legal_move_passes_then_ends_the_game() {
+    const TOKENS: &str = r#"
+#entity pile
+  #property left 1
+  #property turn 0
+  #property passed false
+  #state default
+    #onMessage take
+      (update property "left" to (- (property "left") 1))
+      (update property "passed" to false)
+    #onMessage pass
+      (update property "passed" to true)
+      (update property "turn" to (- 1 (property "turn")))
+#instance pile of pile
+#actions (if (> (property "left" of "pile") 0) (list (list "pile" (new message "take" with "name" "take"))) else (list))
+#define to-move () (property "turn" of "pile")
+; Nobody can take from an empty pile: the first time, the turn passes; the second, the
+; player who passed last wins.
+#define no-legal-move ()
+  (if (property "passed" of "pile")
+      (finish with "winner" (- 1 (property "turn" of "pile")))
+      else (send new message "pass" to "pile"))
+"#;
+    let game = Game::from_source("tokens.fr", TOKENS).expect("loads");
+    let mut m = game.start(0).expect("starts");
+    assert_eq!(m.legal_moves().expect("moves").len(), 1);
+    m.play("take").expect("the last token");
+    let outcome = m.outcome().expect("no move is left: the game ends");
+    assert!(
+        outcome
+            .iter()
+            .any(|(k, v)| k == "winner" && *v == Value::Int(0)),
+        "{outcome:?}"
+    );
+    assert_eq!(m.property("pile", "passed"), Some(Value::bool(true)));
+
+    // A game without #actions has no moves to be without.
+    let no_actions = TOKENS.replace("#actions", "#define unused ()");
+    let game = Game::from_source("tokens.fr", &no_actions).expect("loads");
+    let mut m = game.start(0).expect("starts");
+    m.send("pile", "take", &[]).expect("commits");
+    assert!(m.outcome().is_none());
+}

@@ -483,7 +483,8 @@ impl Session {
         let Some(code) = self.game.no_legal_move_call else {
             return;
         };
-        if !tx.status.committed() {
+        // (A game without #actions has no moves to be without.)
+        if !tx.status.committed() || self.game.actions.is_none() {
             return;
         }
         for _ in 0..MAX_NO_MOVE_RUNS {
@@ -514,7 +515,7 @@ impl Session {
     /// finished, else how it ended. The caller has found no legal move.
     pub fn no_legal_move_in_place(&mut self) -> Option<Status> {
         let code = self.game.no_legal_move_call?;
-        if self.outcome().is_some() {
+        if self.outcome().is_some() || self.game.actions.is_none() {
             return None;
         }
         Some(self.trial_in_place(Start::Eval(code), TrialEnd::Keep))
