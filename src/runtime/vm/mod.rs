@@ -200,10 +200,11 @@ pub struct Machine {
     profile: Option<Box<Profile>>,
     /// [`CHECK_EVERY`], or 0 (a check after every instruction) when profiling.
     check_every: u64,
-    /// The moves being tried, outermost first, when the machine tries moves to answer a
-    /// rule's question about the legal moves (see `vm/queries.rs`): a question asked
-    /// while one of them is tried may not try it again.
-    trying: Vec<(Symbol, Rc<Message>)>,
+    /// The moves being tried, outermost first, each with the position it is tried in,
+    /// when the machine tries moves to answer a rule's question about the legal moves (see
+    /// `vm/queries.rs`): a question asked while one of them is tried may not try it again
+    /// in the same position.
+    trying: Vec<(Symbol, Rc<Message>, World)>,
 }
 
 /// How a transaction ended, as far as cleaning up after it goes ([`Machine::end`]).

@@ -7,9 +7,11 @@
 //! transaction commits. Nothing the trials do is kept, printed or traced; their steps and
 //! memory are counted against the asking transaction, whose remaining budget bounds them.
 //!
-//! A question asked while a move is being tried may not try that move again: a law that
-//! asks about the very move it judges would try itself without end, and gets an error
-//! instead. Questions may nest [`MAX_NESTED`] deep.
+//! A question asked while a move is being tried may not try that move again in the same
+//! position: a law that asks about the very move it judges would try itself without end,
+//! and gets an error instead. (The same move in another position is another question: a
+//! king's jump tried after the jumps that a question about continuing a multi-jump tried.)
+//! Questions may nest [`MAX_NESTED`] deep.
 
 use std::rc::Rc;
 
@@ -232,11 +234,13 @@ impl Machine {
             if self
                 .trying
                 .iter()
-                .any(|(to, m)| *to == c.to && **m == *c.message)
+                .any(|(to, m, w)| *to == c.to && **m == *c.message && w.same_as(&self.world))
             {
                 return Err(self.asks_about_itself(question, c, span));
             }
-            trials.trying.push((c.to, c.message.clone()));
+            trials
+                .trying
+                .push((c.to, c.message.clone(), self.world.clone()));
             let trial = Trial::Move(c.to, c.message.clone());
             let tried = self.run_trial(cx, trials, trial, span);
             trials.trying.pop();
