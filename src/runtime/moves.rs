@@ -422,13 +422,28 @@ impl Session {
         if self.game.actions.is_none() {
             return Err(NotPlayable::NoActions);
         }
-        let explained = self.explain_candidates().map_err(NotPlayable::Actions)?;
-        let legal: Vec<String> = explained
-            .iter()
-            .filter(|(_, v)| *v == Verdict::Legal)
-            .map(|(a, _)| a.name.clone())
-            .collect();
-        match explained.into_iter().find(|(a, _)| a.name == name) {
+        let candidates = self.candidates().map_err(NotPlayable::Actions)?;
+        // The move asked for is explained in full; of the others, only whether they are
+        // legal is asked (no second, traced trial of the ones that roll back).
+        let mut legal = Vec::new();
+        let mut named = None;
+        for a in candidates {
+            if a.name == name && named.is_none() {
+                let verdict = self.verdict(&a);
+                if verdict == Verdict::Legal {
+                    legal.push(a.name.clone());
+                }
+                named = Some((a, verdict));
+            } else if self
+                .try_deliver(a.recipient, (*a.message).clone())
+                .0
+                .status
+                .committed()
+            {
+                legal.push(a.name);
+            }
+        }
+        match named {
             Some((a, Verdict::Legal)) => Ok(a),
             Some((_, verdict)) => Err(NotPlayable::Illegal {
                 name: name.to_string(),
@@ -487,27 +502,25 @@ impl Session {
         if !tx.status.committed() || self.game.actions.is_none() {
             return;
         }
-        for _ in 0..MAX_NO_MOVE_RUNS {
-            if self.outcome().is_some() || self.has_legal_move() {
-                return;
-            }
-            let then = self.run_kept(Start::Eval(code));
-            tx.output.extend(then.output);
-            tx.trace.extend(then.trace);
-            tx.steps = tx.steps.saturating_add(then.steps);
-            if then.status.committed() {
-                continue;
-            }
-            let failure = self.unsettled(then.status);
+        let mut runs = 0;
+        while self.outcome().is_none() && !self.has_legal_move() {
+            let failure = if runs == MAX_NO_MOVE_RUNS {
+                self.never_settled()
+            } else {
+                let then = self.run_kept(Start::Eval(code));
+                runs += 1;
+                tx.output.extend(then.output);
+                tx.trace.extend(then.trace);
+                tx.steps = tx.steps.saturating_add(then.steps);
+                if then.status.committed() {
+                    continue;
+                }
+                self.unsettled(then.status)
+            };
             *self.world_mut() = before.clone();
             tx.status = Status::Failed(failure);
             return;
         }
-        if self.outcome().is_some() || self.has_legal_move() {
-            return;
-        }
-        *self.world_mut() = before.clone();
-        tx.status = Status::Failed(self.never_settled());
     }
 
     /// Run `no-legal-move` in place on the session's world, which is not watched (as

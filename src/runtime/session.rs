@@ -441,14 +441,11 @@ impl Session {
     pub fn deliver(&mut self, to: Symbol, msg: Message) -> Transaction {
         // The last message delivered is kept: when nothing took it (into a property, a
         // list), this one goes in its place instead of a new allocation.
+        if self.game.no_legal_move_call.is_some() {
+            return self.run_following(Start::Deliver(to, Rc::new(msg)));
+        }
         // Dropped by hand: a message with no attributes held inline has nothing to drop,
         // and its label is all that is used of it (no call to drop the attributes).
-        if self.game.no_legal_move_call.is_some() {
-            let before = self.world().clone();
-            let mut tx = self.run_kept(Start::Deliver(to, Rc::new(msg)));
-            self.follow_no_legal_move(&mut tx, &before);
-            return tx;
-        }
         let msg = std::mem::ManuallyDrop::new(msg);
         if let Some(kept) = &mut self.kept_message
             && let Some(slot) = Rc::get_mut(kept)
@@ -475,12 +472,18 @@ impl Session {
     /// owns the world while it runs, as in [`Session::deliver`]).
     pub fn eval(&mut self, code: CodeId) -> Transaction {
         if self.game.no_legal_move_call.is_some() {
-            let before = self.world().clone();
-            let mut tx = self.run_kept(Start::Eval(code));
-            self.follow_no_legal_move(&mut tx, &before);
-            return tx;
+            return self.run_following(Start::Eval(code));
         }
         self.run_kept(Start::Eval(code))
+    }
+
+    /// [`Session::run_kept`], then the game's `no-legal-move` when the transaction left
+    /// no legal move ([`Session::follow_no_legal_move`]).
+    fn run_following(&mut self, start: Start) -> Transaction {
+        let before = self.world().clone();
+        let mut tx = self.run_kept(start);
+        self.follow_no_legal_move(&mut tx, &before);
+        tx
     }
 
     /// Run a transaction on the session's world to its end on the machine holding it,
@@ -674,15 +677,7 @@ impl Session {
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
         for item in items.chunks().flatten() {
-            let Value::List(pair) = item else {
-                return Err(bad(format!("an action is {} {item}", item.type_name())));
-            };
-            if !matches!(
-                (pair.len(), pair.front(), pair.back()),
-                (2, Some(Value::Str(_)), Some(Value::Message(_)))
-            ) {
-                return Err(bad(format!("an action is {item}")));
-            }
+            super::value::action_of(item).map_err(bad)?;
         }
         Ok(CandidateItems { items: Some(items) })
     }

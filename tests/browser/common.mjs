@@ -1,10 +1,12 @@
 // What the browser tests share: where the binary and the artifacts are, starting
-// `flexrules serve` and reading the links it prints, and waiting on a page.
+// `flexrules serve` and reading the links it prints, launching Chromium, and waiting on a
+// page.
 
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const bin = process.env.FLEXRULES_BIN || path.join(root, "target", "release", "flexrules");
@@ -34,6 +36,20 @@ export function serve(game, args = [], humans = 2) {
         resolve({ child, seats, watcher: watcher[1] });
       }
     });
+  });
+}
+
+// Chromium (CHROMIUM, default Debian's /usr/bin/chromium), headless, with its profile in
+// the directory `profile` and a window 1100 wide and `height` high.
+export function launch(profile, height) {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1100, height },
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
   });
 }
 

@@ -11,9 +11,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
 
-import { artifacts, fail, serve, waitFor } from "./common.mjs";
+import { artifacts, fail, launch, serve, waitFor } from "./common.mjs";
 
 const rulesText = (page) => page.locator("#rules > ul:not(#rule-diagnostics)").textContent();
 const version = (page) => page.getAttribute("body", "data-version");
@@ -25,15 +24,7 @@ const profile = mkdtempSync(path.join(tmpdir(), "flexrules-chromium-"));
 let context = null;
 let server = null;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1100, height: 900 },
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
+  context = await launch(profile, 900);
   server = await serve("games/awele", ["--agent", "1=random"], 1);
   const page = await context.newPage();
   await page.goto(server.seats[0]);

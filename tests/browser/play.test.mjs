@@ -10,9 +10,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
 
-import { artifacts, fail, serve, waitFor } from "./common.mjs";
+import { artifacts, fail, launch, serve, waitFor } from "./common.mjs";
 
 const house = (owner) => `#board g[data-owner="${owner}"][data-id="house"]`;
 
@@ -24,15 +23,7 @@ const profile = mkdtempSync(path.join(tmpdir(), "flexrules-chromium-"));
 const servers = [];
 let context = null;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1100, height: 700 },
-    args: [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    ],
-  });
+  context = await launch(profile, 700);
 
   // Awele: click a house, see the seeds move, a refused click explained, undo.
   const awele = await serve("games/awele");

@@ -5,6 +5,7 @@
 use std::rc::Rc;
 
 pub use crate::runtime::value::action_name;
+use crate::runtime::value::action_of;
 use crate::runtime::value::{List, Message, Value};
 use crate::symbol::Symbol;
 
@@ -94,14 +95,6 @@ impl CandidateItems {
 
 /// The candidate an item of a checked `#actions` list stands for.
 fn candidate_of(item: &Value) -> Option<Candidate> {
-    let Value::List(pair) = item else {
-        return None;
-    };
-    match (pair.front(), pair.back()) {
-        (Some(Value::Str(to)), Some(Value::Message(m))) => Some(Candidate {
-            recipient: to.intern(),
-            message: m.clone(),
-        }),
-        _ => None,
-    }
+    let (recipient, message) = action_of(item).ok()?;
+    Some(Candidate { recipient, message })
 }

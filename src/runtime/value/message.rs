@@ -1,6 +1,8 @@
 //! Message values ([`Message`]): a label and attributes.
 
-use super::{Attrs, Key};
+use std::rc::Rc;
+
+use super::{Attrs, Key, Value};
 use crate::symbol::Symbol;
 
 /// A message value.
@@ -38,4 +40,16 @@ pub fn action_name(recipient: Symbol, m: &Message) -> String {
         s.push_str(&format!("{{{}}}", attrs.join(",")));
     }
     s
+}
+
+/// The candidate action an item of the list `#actions` gives stands for: its recipient and
+/// its message, when it is `(list <recipient> <message>)`; else what is wrong with it.
+pub fn action_of(item: &Value) -> Result<(Symbol, Rc<Message>), String> {
+    let Value::List(pair) = item else {
+        return Err(format!("an action is {} {item}", item.type_name()));
+    };
+    match (pair.len(), pair.front(), pair.back()) {
+        (2, Some(Value::Str(to)), Some(Value::Message(m))) => Ok((to.intern(), m.clone())),
+        _ => Err(format!("an action is {item}")),
+    }
 }

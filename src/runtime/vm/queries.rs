@@ -21,7 +21,7 @@ use crate::symbol::Symbol;
 
 use super::super::budget::{ELEMENT_BYTES, Limits};
 use super::super::trace::{RuntimeError, Status};
-use super::super::value::{Key, Message, Value, action_name};
+use super::super::value::{Key, Message, Value, action_name, action_of};
 use super::buffers::{Buffers, SPARE};
 use super::{Context, Machine, TrialEnd};
 
@@ -207,7 +207,7 @@ impl Machine {
             Err(Refused::Failed(e)) => return Err(e),
             Err(Refused::Illegal) => return Err(self.error(span, "#actions did not commit")),
         };
-        let candidates = self.candidates_of(cx, listed, actions, span)?;
+        let candidates = self.candidates_of(listed, span)?;
         let needs_players = filters.iter().any(|f| matches!(f, Filter::Player(_)));
         let to_move = if needs_players {
             Some(self.players_to_move(cx, trials, span)?)
@@ -320,41 +320,29 @@ impl Machine {
     }
 
     /// The candidates of the list `#actions` gave.
-    fn candidates_of(
-        &self,
-        cx: &Context<'_>,
-        listed: Value,
-        actions: CodeId,
-        span: Span,
-    ) -> Result<Vec<Candidate>, RuntimeError> {
-        let bad = |what: String| {
-            let mut e = self.error(span, what);
-            e.hint = Some(format!(
-                "#actions ({}) must give a list of (list <recipient> <message>)",
-                cx.game.code(actions).name
-            ));
-            e
-        };
+    fn candidates_of(&self, listed: Value, span: Span) -> Result<Vec<Candidate>, RuntimeError> {
         let items = match listed {
             Value::List(l) => l,
             Value::Nil => return Ok(Vec::new()),
-            other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
+            other => {
+                return Err(
+                    self.bad_actions(format!("#actions gave {} {other}", other.type_name()), span)
+                );
+            }
         };
         let mut out = Vec::with_capacity(items.len());
         for item in items.iter() {
-            let pair = match item {
-                Value::List(pair) if pair.len() == 2 => pair,
-                _ => return Err(bad(format!("an action is {} {item}", item.type_name()))),
-            };
-            match (pair.front(), pair.back()) {
-                (Some(Value::Str(to)), Some(Value::Message(m))) => out.push(Candidate {
-                    to: to.intern(),
-                    message: m.clone(),
-                }),
-                _ => return Err(bad(format!("an action is {item}"))),
-            }
+            let (to, message) = action_of(item).map_err(|e| self.bad_actions(e, span))?;
+            out.push(Candidate { to, message });
         }
         Ok(out)
+    }
+
+    /// The error of a list `#actions` gave that is not one of actions.
+    fn bad_actions(&self, what: String, span: Span) -> RuntimeError {
+        let mut e = self.error(span, what);
+        e.hint = Some("#actions must give a list of (list <recipient> <message>)".into());
+        e
     }
 
     /// Run `trial` on `trials` within what is left of this transaction's budget, count
