@@ -28,6 +28,7 @@
 //! Boundary: this layer sits on `compile` and `runtime` (and `repr` for the views); the
 //! play layer and the front ends sit on it. It prints nothing.
 
+mod board_files;
 mod error;
 mod game;
 mod moves;

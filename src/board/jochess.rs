@@ -187,7 +187,13 @@ pub(crate) fn read(file: &XmlFile, root: Node, fallback_name: &str) -> Result<Bo
         cycles.push(cycle(file, pos, CellId(i as u32), &builder)?);
     }
     straighten(&mut builder, &cycles).map_err(|_| too_large(file, root))?;
+    let straight = positions
+        .iter()
+        .zip(&cycles)
+        .map(|(pos, cycle)| straight_through(pos, cycle.as_ref(), &builder))
+        .collect();
     let data = ChessData {
+        straight,
         attributes: attributes(root),
         families: children_named(root, "ColourScheme")
             .flat_map(|s| children_named(s, "Family"))
@@ -207,6 +213,31 @@ pub(crate) fn read(file: &XmlFile, root: Node, fallback_name: &str) -> Result<Bo
     builder
         .finish(Origin::JoChess(Box::new(data)))
         .map_err(|_| too_large(file, root))
+}
+
+/// For each position linked to `pos`, the positions straight on through `pos` from it
+/// ([`ChessData::straight`]).
+fn straight_through(
+    pos: &Position,
+    cycle: Option<&Cycle>,
+    builder: &BoardBuilder,
+) -> Vec<(String, Vec<String>)> {
+    let id = |name: &str| builder.direction_named(Symbol::intern(name));
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for d in &pos.dirs {
+        let opposite = (cycle.zip(id(d.name)))
+            .and_then(|(c, d)| c.opposite(d))
+            .and_then(|o| pos.dirs.iter().find(|x| id(x.name) == Some(o)));
+        let next: Vec<String> = opposite.map_or_else(Vec::new, |o| {
+            o.linked.iter().map(|(n, _)| n.to_string()).collect()
+        });
+        for (from, _) in &d.linked {
+            if !out.iter().any(|(x, _)| x == from) {
+                out.push((from.to_string(), next.clone()));
+            }
+        }
+    }
+    out
 }
 
 fn attr(node: Node, name: &str) -> String {
@@ -239,7 +270,7 @@ fn player(node: Node) -> Player {
         name: attr(node, "Name"),
         pieces: children_named(node, "Pieces")
             .flat_map(|s| children_named(s, "Piece"))
-            .map(|p| (attr(p, "Name"), attr(p, "Position")))
+            .map(|p| (attr(p, "Name"), attr(p, "PieceRef"), attr(p, "PositionRef")))
             .collect(),
         mapping: children_named(node, "BoardMapping")
             .flat_map(|m| children_named(m, "Map"))

@@ -33,6 +33,12 @@ pub struct ChessData {
     pub families: Vec<(String, String)>,
     /// The `Family` of each position, indexed by cell.
     pub position_families: Vec<Option<String>>,
+    /// Per cell, straight on through it: for each position linked to it (in the order its
+    /// directions list them), every position linked in the direction opposite to the one
+    /// holding that position, half way round the cell's ring of directions (none when the
+    /// ring is broken). This is how a joChess `BLINKER` rule goes on after its first step,
+    /// fanning out where the opposite direction links several positions.
+    pub straight: Vec<Vec<(String, Vec<String>)>>,
     /// `<Rules>`, in order.
     pub rules: Vec<Rule>,
     /// `<Pieces>`, in order.
@@ -79,8 +85,9 @@ pub struct Piece {
 pub struct Player {
     /// `Name`.
     pub name: String,
-    /// Its `<Pieces>`: (piece name, position) pairs.
-    pub pieces: Vec<(String, String)>,
+    /// Its `<Pieces>`: (its own name for the piece, the piece type `PieceRef`, the
+    /// position `PositionRef`).
+    pub pieces: Vec<(String, String, String)>,
     /// Its `<BoardMapping>`: (from, to) pairs of files and ranks.
     pub mapping: Vec<(String, String)>,
 }

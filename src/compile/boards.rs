@@ -9,6 +9,7 @@
 //! [`cell_instances`], the same code a literal board goes through at compile time.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::board::{self, Board, BoardError, ErrorPlace, Naming};
 use crate::diagnostic::Diagnostic;
@@ -46,9 +47,31 @@ pub enum Described<'a> {
     Size(i64),
 }
 
-/// Build the board of `late` from what its expression gave. A board file cannot be named
-/// this way (files are read when the game is loaded).
-pub fn build_late(late: &LateBoard, value: Described<'_>) -> Result<Board, BoardError> {
+/// Build the board of `late` from what its expression gave. A board file is read when the
+/// game is loaded, and only when a parameter the user gave names it: `files` are those
+/// boards, by the parameter's text.
+pub fn build_late(
+    late: &LateBoard,
+    value: Described<'_>,
+    files: &[(String, Arc<Board>)],
+) -> Result<Arc<Board>, BoardError> {
+    if let (None, Described::Text(text)) = (late.ring, value)
+        && board::is_file(text)
+    {
+        return match files.iter().find(|(name, _)| name == text) {
+            Some((_, b)) => Ok(b.clone()),
+            None => Err(BoardError::new(
+                "board-file-at-start",
+                ErrorPlace::Nowhere,
+                format!("the board file `{text}` was not given as a parameter"),
+            )
+            .with_hint("a board computed when the game starts reads a file only when the user names it: --param <name>=<file>.xml, with #board (param \"<name>\") of <type>; or name a file of the game with a literal string: #board \"<file>.xml\" of <type>")),
+        };
+    }
+    build_late_shape(late, value).map(Arc::new)
+}
+
+fn build_late_shape(late: &LateBoard, value: Described<'_>) -> Result<Board, BoardError> {
     match (late.ring, value) {
         (Some(prefix), Described::Size(n)) => match usize::try_from(n) {
             Ok(size) if size >= 1 => board::ring(size, prefix.as_str()),
@@ -58,12 +81,6 @@ pub fn build_late(late: &LateBoard, value: Described<'_>) -> Result<Board, Board
                 format!("a ring has 1 to {} cells, not {n}", board::grid::MAX_RING),
             )),
         },
-        (None, Described::Text(text)) if board::is_file(text) => Err(BoardError::new(
-            "board-file-at-start",
-            ErrorPlace::Nowhere,
-            format!("a board computed when the game starts cannot be a board file (`{text}`)"),
-        )
-        .with_hint("name a board file with a literal string: #board \"<file>.xml\" of <type>")),
         (None, Described::Text(text)) => board::from_identification_named(text, late.naming)
             .map_err(|e| {
                 let hint = e.hint.clone();
@@ -87,10 +104,15 @@ pub fn build_late(late: &LateBoard, value: Described<'_>) -> Result<Board, Board
 
 /// An instance of `ty` for every cell of `board` (the `index`-th board of the game), with
 /// its coordinates, its links table (direction to cell), the turns of links that permute
-/// directions, and for rings its index and neighbours.
+/// directions, for rings its index and neighbours, and for joChess boards its `family`
+/// (the colour of the square).
 pub fn cell_instances(board: &Board, ty: TypeId, ring: bool, span: Span) -> Vec<Instance> {
     let (next, prev) = (Symbol::intern("next"), Symbol::intern("prev"));
     let mut out = Vec::with_capacity(board.cells().len());
+    let families = match board.origin() {
+        board::origin::Origin::JoChess(data) => Some(&data.position_families),
+        _ => None,
+    };
     for (i, c) in board.cells().enumerate() {
         let name = board.cell_name(c);
         let mut links = Vec::new();
@@ -114,6 +136,9 @@ pub fn cell_instances(board: &Board, ty: TypeId, ring: bool, span: Span) -> Vec<
         ];
         if !turns.is_empty() {
             properties.push((Symbol::intern("turns"), InitValue::Turns(turns)));
+        }
+        if let Some(family) = families.and_then(|f| f.get(i)).and_then(Option::as_deref) {
+            properties.push((Symbol::intern("family"), InitValue::Str(Symbol::intern(family))));
         }
         if ring {
             properties.push((Symbol::intern("index"), InitValue::Int(i as i64)));

@@ -173,6 +173,7 @@ pub const BUILTINS: &[Builtin] = &[
     ),
     b("ray", Arity::exactly(2), "(ray <cell> <direction>)"),
     b("directions", Arity::exactly(1), "(directions <cell>)"),
+    b("board-data", Arity::exactly(1), "(board-data <cell>)"),
     // Legal moves.
     b(
         "legal-moves",

@@ -180,6 +180,10 @@ pub struct Game {
     /// Boards built when the game starts; a session's game has them in `boards`, `cells`
     /// and `instances`, and this list empty.
     pub late_boards: Vec<LateBoard>,
+    /// Board files named by parameters the user gave (`--param board=<file>.xml`), read
+    /// and built when the game was loaded: a board computed at start whose description is
+    /// one of these texts is this board.
+    pub board_files: Vec<(String, std::sync::Arc<crate::board::Board>)>,
     /// Per entity type (by [`TypeId`]), the type of its `#representation` (its own, or
     /// its nearest ancestor's). Representation types come after the entity types in
     /// `types` and are not in `type_ids`.

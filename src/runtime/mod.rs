@@ -3,6 +3,7 @@
 //! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
 //! source text except through spans carried by compiled code.
 
+pub mod board_data;
 pub mod budget;
 pub mod builtin_error;
 pub mod builtins;

@@ -237,7 +237,8 @@ impl Session {
                     ));
                 }
             };
-            let board = build_late(late, described).map_err(|e| fail(e.message, e.hint))?;
+            let board = build_late(late, described, &game.board_files)
+                .map_err(|e| fail(e.message, e.hint))?;
             let index = game.boards.len() as u32;
             let mut cells = cell_instances(&board, late.ty, late.ring.is_some(), late.span);
             for (c, inst) in board.cells().zip(&cells) {
@@ -269,7 +270,7 @@ impl Session {
             }
             game.instances = kept;
             game.instances.extend(cells);
-            game.boards.push(Arc::new(board));
+            game.boards.push(board);
         }
         Ok(game)
     }

@@ -31,7 +31,7 @@ pub(super) struct NameFacts {
     all_props: FxHashSet<Symbol>,
     /// Every state any entity type or representation declares.
     all_states: FxHashSet<Symbol>,
-    /// The types of board cells, which a board gives `coords`, `links` and `turns`.
+    /// The types of board cells, which a board gives `coords`, `links`, `turns` and (joChess boards) `family`.
     cell_types: FxHashSet<Symbol>,
     /// Whether the game makes any entity (an #instance, a #board, a `new entity`): a game
     /// that makes none is a fragment, whose entity names are not checked.
@@ -39,7 +39,7 @@ pub(super) struct NameFacts {
 }
 
 /// The properties a board gives each of its cells.
-const CELL_PROPS: &[&str] = &["coords", "links", "turns"];
+const CELL_PROPS: &[&str] = &["coords", "links", "turns", "family"];
 
 /// Which operand of a form or builtin names an entity.
 fn entity_operand_of_form(op: FormOp) -> Option<usize> {

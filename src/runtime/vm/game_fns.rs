@@ -39,6 +39,7 @@ pub(super) enum GameFn {
     Walk,
     Ray,
     Directions,
+    BoardData,
     LegalMoves,
     HasLegalMove,
     IsLegal,
@@ -47,7 +48,7 @@ pub(super) enum GameFn {
 /// The [`GameFn`] of each builtin, by index of [`BUILTINS`], worked out at compile time: a
 /// call picks its code by index, not by comparing names.
 pub(super) static GAME_FNS: [Option<GameFn>; BUILTINS.len()] = {
-    const NAMED: [(&str, GameFn); 14] = [
+    const NAMED: [(&str, GameFn); 15] = [
         ("self", GameFn::SelfName),
         ("sender", GameFn::Sender),
         ("param", GameFn::Param),
@@ -59,6 +60,7 @@ pub(super) static GAME_FNS: [Option<GameFn>; BUILTINS.len()] = {
         ("walk", GameFn::Walk),
         ("ray", GameFn::Ray),
         ("directions", GameFn::Directions),
+        ("board-data", GameFn::BoardData),
         ("legal-moves", GameFn::LegalMoves),
         ("has-legal-move", GameFn::HasLegalMove),
         ("is-legal", GameFn::IsLegal),
@@ -252,6 +254,7 @@ impl Machine {
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.navigate(cx, g, BUILTINS[index].name, at, span)
             }
+            GameFn::BoardData => self.board_data(cx, at, span),
             GameFn::LegalMoves => self.legal_question(cx, Question::Names, at, span),
             GameFn::HasLegalMove => self.legal_question(cx, Question::Any, at, span),
             GameFn::IsLegal => self.legal_question(cx, Question::Named, at, span),
@@ -377,6 +380,34 @@ impl Machine {
                     .collect(),
             ),
         })
+    }
+
+    /// `(board-data <cell>)`: what the board file of `cell`'s board says beyond its
+    /// topology ([`crate::runtime::board_data::value`]), or nil for a board of another kind.
+    fn board_data(&mut self, cx: &Context<'_>, at: usize, span: Span) -> Result<Value, RuntimeError> {
+        let game = cx.game;
+        let found = match &self.stack[at] {
+            Value::Str(cell) => cell.symbol().and_then(|c| game.cells.get(&c)),
+            _ => None,
+        };
+        let Some(&(b, _)) = found else {
+            let mut e = self.error(
+                span,
+                format!("`board-data` needs a cell of a #board, got {}", self.stack[at]),
+            );
+            e.hint = Some("ask about any cell of the board: (board-data \"a1\")".into());
+            return Err(e);
+        };
+        let board = &game.boards[b as usize];
+        let crate::board::origin::Origin::JoChess(data) = board.origin() else {
+            return Ok(Value::Nil);
+        };
+        let (v, bytes) = crate::runtime::board_data::value(board, data);
+        self.meter
+            .work((bytes / ELEMENT_BYTES) as usize)
+            .and_then(|()| self.meter.alloc(bytes))
+            .map_err(|e| self.builtin_error(span, e))?;
+        Ok(v)
     }
 
     /// The `n` attribute pairs on the stack as a dictionary (for the forms that keep
