@@ -365,3 +365,48 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// joChess's own board files.
+
+/// The directory of joChess's board files, `shared/jochess` beside the checkout or one of
+/// its parents, if it is there.
+fn jochess_boards() -> Option<std::path::PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join("shared/jochess"))
+        .find(|dir| dir.join("2PlayerBoard.xml").is_file())
+}
+
+/// joChess's three board files load without an error and keep their chess data: every
+/// player has its pieces (types and positions) and a king.
+#[test]
+fn jochess_files_load() {
+    let dir = jochess_boards()
+        .expect("joChess's board files are read from ../shared/jochess beside the checkout");
+    for (name, players) in [
+        ("2PlayerBoard", 2),
+        ("3PlayerBoard", 3),
+        ("3PlayerBoard_II", 3),
+    ] {
+        let path = dir.join(format!("{name}.xml"));
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let board = match board::from_xml(&text, name) {
+            Ok(board) => board,
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+        let board::Origin::JoChess(data) = board.origin() else {
+            panic!("{name} is a joChess board");
+        };
+        assert_eq!(data.players.len(), players, "{name}");
+        for player in &data.players {
+            assert_eq!(player.pieces.len(), 16, "{name} {}", player.name);
+            assert_eq!(player.piece_names.len(), 16, "{name} {}", player.name);
+            for (kind, at) in &player.pieces {
+                assert!(data.pieces.iter().any(|p| &p.name == kind), "{kind}");
+                assert!(board.cell_named(at).is_some(), "{at}");
+            }
+            assert!(player.pieces.iter().any(|(k, _)| k.starts_with("King")));
+        }
+    }
+}

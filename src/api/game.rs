@@ -111,13 +111,14 @@ impl Loader {
     }
 
     fn load_from(self, fs: &dyn FileSystem) -> Result<Game, LoadError> {
-        let mut built = build_game_with_rules(fs, &self.path, &self.rules).map_err(|e| match e {
-            BuildError::Open(e) => LoadError::Open(e.to_string()),
-            BuildError::Errors(sources, diagnostics) => LoadError::Invalid {
-                sources,
-                diagnostics,
-            },
-        })?;
+        let mut built =
+            build_game_with_rules(fs, &self.path, &self.rules).map_err(|e| match e {
+                BuildError::Open(e) => LoadError::Open(e.to_string()),
+                BuildError::Errors(sources, diagnostics) => LoadError::Invalid {
+                    sources,
+                    diagnostics,
+                },
+            })?;
         let files = super::board_files::read(&built.game, &self.params, &mut built.sources)?;
         if !files.is_empty() {
             Arc::make_mut(&mut built.game).board_files = files;

@@ -31,7 +31,16 @@
 //!
 //! `<Rules>`, `<Pieces>`, `<Players>` (with their `<BoardMapping>`), `<ColourScheme>`, the
 //! attributes of `<Board>` and each position's `Family` are kept as [`ChessData`], plain
-//! text, for a chess game to interpret.
+//! text, for a chess game to interpret. What a chess game would trip over is refused here,
+//! at the element or attribute at fault: a rule attribute with a value joChess does not
+//! know ([`RULE_VALUES`], [`RULE_NUMBERS`]), a rule without `Name`, a `CUSTOM` rule without
+//! `CustomRuleName`, two top-level rules of one name; a piece allowed a rule no top-level
+//! rule defines; a player's piece of an unknown type (`PieceRef`) or on an unknown position
+//! (`PositionRef`), two pieces on one position, a player without a king (a piece whose
+//! type's name starts with `King`); a `<Map>` whose `From` or `To` is neither a file
+//! (letters) nor a rank (a number). An empty `<Map From="" To=""/>` is left out.
+
+use std::collections::{HashMap, HashSet};
 
 use roxmltree::Node;
 
@@ -200,15 +209,7 @@ pub(crate) fn read(file: &XmlFile, root: Node, fallback_name: &str) -> Result<Bo
             .map(|f| (attr(f, "Name"), attr(f, "Color")))
             .collect(),
         position_families: positions.iter().map(|p| p.family.clone()).collect(),
-        rules: children_named(root, "Rules").flat_map(rules).collect(),
-        pieces: children_named(root, "Pieces")
-            .flat_map(|s| children_named(s, "Piece"))
-            .map(piece)
-            .collect(),
-        players: children_named(root, "Players")
-            .flat_map(|s| children_named(s, "Player"))
-            .map(player)
-            .collect(),
+        ..chess_data(file, root, &names)?
     };
     builder
         .finish(Origin::JoChess(Box::new(data)))
@@ -244,39 +245,276 @@ fn attr(node: Node, name: &str) -> String {
     node.attribute(name).unwrap_or_default().to_string()
 }
 
-fn rules(holder: Node) -> Vec<Rule> {
-    children_named(holder, "Rule")
-        .map(|r| Rule {
-            attributes: attributes(r),
-            rules: children_named(r, "Rules").flat_map(rules).collect(),
-        })
-        .collect()
+/// The values joChess knows for each enumerated attribute of a `<Rule>`, with what the
+/// attribute says (for messages).
+pub const RULE_VALUES: [(&str, &str, &[&str]); 6] = [
+    (
+        "Type",
+        "rule type",
+        &[
+            "MOVE",
+            "MOVE_AND_CAPTURE",
+            "MOVE_IFF_CAPTURE_POSSIBLE",
+            "MOVE_TRANSIENT",
+            "CUSTOM",
+        ],
+    ),
+    (
+        "Manoeuvre",
+        "manoeuvre",
+        &["FILE_AND_RANK", "BLINKER", "BLINKER_WITH_FILE_AND_RANK"],
+    ),
+    ("Direction", "kind of direction", &["EDGE", "VERTEX"]),
+    (
+        "File",
+        "file condition",
+        &["SAME", "FORWARD", "BACKWARD", "IGNORE"],
+    ),
+    (
+        "Rank",
+        "rank condition",
+        &["SAME", "FORWARD", "BACKWARD", "IGNORE"],
+    ),
+    (
+        "Family",
+        "family condition",
+        &["SAME", "DIFFERENT", "IGNORE", "PROVIDED"],
+    ),
+];
+
+/// The attributes of a `<Rule>` that are integers.
+pub const RULE_NUMBERS: [&str; 2] = ["MaxRecurrenceAllowed", "Lifespan"];
+
+/// `<Rules>`, `<Pieces>` and `<Players>` of the board `root`, checked against each other
+/// and against the names of the board's positions.
+fn chess_data(file: &XmlFile, root: Node, positions: &[&str]) -> Result<ChessData, BoardError> {
+    let positions: HashSet<&str> = positions.iter().copied().collect();
+    let mut rules = Vec::new();
+    let mut first_named: HashMap<&str, Node> = HashMap::new();
+    for node in children_named(root, "Rules").flat_map(|s| children_named(s, "Rule")) {
+        let rule = read_rule(file, node)?;
+        let name = node.attribute("Name").unwrap_or_default();
+        if let Some(first) = first_named.get(name) {
+            let line = file.position(*first).line;
+            return Err(file
+                .attr_error(
+                    node,
+                    "Name",
+                    format!("two rules are named `{name}` (the first on line {line})"),
+                )
+                .with_hint("pieces name the rules they may use, so each name must be unique"));
+        }
+        first_named.insert(name, node);
+        rules.push(rule);
+    }
+    let rule_names: HashSet<&str> = first_named.keys().copied().collect();
+    let mut pieces = Vec::new();
+    for node in children_named(root, "Pieces").flat_map(|s| children_named(s, "Piece")) {
+        pieces.push(read_piece(file, node, &rule_names)?);
+    }
+    let kinds: HashSet<&str> = pieces.iter().map(|p| p.name.as_str()).collect();
+    let mut taken = HashMap::new();
+    let mut players = Vec::new();
+    for node in children_named(root, "Players").flat_map(|s| children_named(s, "Player")) {
+        players.push(read_player(file, node, &kinds, &positions, &mut taken)?);
+    }
+    Ok(ChessData {
+        rules,
+        pieces,
+        players,
+        ..ChessData::default()
+    })
 }
 
-fn piece(node: Node) -> Piece {
-    Piece {
-        name: attr(node, "Name"),
+/// A `<Rule>` and its nested rules, their attributes checked.
+fn read_rule(file: &XmlFile, node: Node) -> Result<Rule, BoardError> {
+    file.required(node, "Name").map_err(|e| {
+        e.with_hint("every rule has a `Name`, by which pieces' `<AllowedMoves>` name it")
+    })?;
+    for (attribute, what, values) in RULE_VALUES {
+        let Some(value) = node.attribute(attribute) else {
+            continue;
+        };
+        if !values.contains(&value) {
+            let listed = values.join(", ");
+            let hint = match crate::diagnostic::closest(value, values.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`? `{attribute}` is one of {listed}"),
+                None => format!("`{attribute}` is one of {listed}"),
+            };
+            return Err(file
+                .attr_error(
+                    node,
+                    attribute,
+                    format!("`{attribute}=\"{value}\"` is no {what} of joChess"),
+                )
+                .with_hint(hint));
+        }
+    }
+    for attribute in RULE_NUMBERS {
+        let Some(value) = node.attribute(attribute) else {
+            continue;
+        };
+        if value.trim().parse::<i32>().is_err() {
+            return Err(file
+                .attr_error(
+                    node,
+                    attribute,
+                    format!("`{attribute}=\"{value}\"` is not an integer"),
+                )
+                .with_hint(format!(
+                    "`{attribute}` is a whole number, such as `1` or `99`"
+                )));
+        }
+    }
+    if node.attribute("Type") == Some("CUSTOM") && node.attribute("CustomRuleName").is_none() {
+        return Err(file
+            .attr_error(
+                node,
+                "Type",
+                "a `CUSTOM` rule has no `CustomRuleName`",
+            )
+            .with_hint(
+                "add `CustomRuleName=\"...\"`: the name of the custom rule the rule engine carries out",
+            ));
+    }
+    let mut rules = Vec::new();
+    for nested in children_named(node, "Rules").flat_map(|s| children_named(s, "Rule")) {
+        rules.push(read_rule(file, nested)?);
+    }
+    Ok(Rule {
+        attributes: attributes(node),
+        rules,
+    })
+}
+
+/// A `<Piece>` of `<Pieces>`; the rules of its `<AllowedMoves>` must be among `rules`.
+fn read_piece(file: &XmlFile, node: Node, rules: &HashSet<&str>) -> Result<Piece, BoardError> {
+    let name = file.required(node, "Name")?;
+    let mut allowed_moves = Vec::new();
+    for r in children_named(node, "AllowedMoves").flat_map(|m| children_named(m, "Rule")) {
+        let rule = r.text().unwrap_or_default().trim();
+        if !rules.contains(&rule) {
+            let e = file.text_error(
+                r,
+                format!(
+                    "piece `{name}` is allowed rule `{rule}`, which no rule of `<Rules>` defines"
+                ),
+            );
+            return Err(
+                match crate::diagnostic::closest(rule, rules.iter().copied()) {
+                    Some(c) => e.with_hint(format!("did you mean `{c}`?")),
+                    None => {
+                        e.with_hint("a piece names the top-level rules of `<Rules>` it may move by")
+                    }
+                },
+            );
+        }
+        allowed_moves.push(rule.to_string());
+    }
+    Ok(Piece {
+        name: name.to_string(),
         image: node.attribute("Image").map(str::to_string),
         family: node.attribute("Family").map(str::to_string),
-        allowed_moves: children_named(node, "AllowedMoves")
-            .flat_map(|m| children_named(m, "Rule"))
-            .map(|r| r.text().unwrap_or_default().trim().to_string())
-            .collect(),
-    }
+        allowed_moves,
+    })
 }
 
-fn player(node: Node) -> Player {
-    Player {
-        name: attr(node, "Name"),
-        pieces: children_named(node, "Pieces")
-            .flat_map(|s| children_named(s, "Piece"))
-            .map(|p| (attr(p, "Name"), attr(p, "PieceRef"), attr(p, "PositionRef")))
-            .collect(),
-        mapping: children_named(node, "BoardMapping")
-            .flat_map(|m| children_named(m, "Map"))
-            .map(|m| (attr(m, "From"), attr(m, "To")))
-            .collect(),
+/// A `<Player>`, its pieces of the types `kinds` on the board's `positions`, none on a
+/// position in `taken` (where earlier players' pieces stand, which it adds its own to).
+fn read_player<'a, 'i>(
+    file: &XmlFile<'a, 'i>,
+    node: Node<'a, 'i>,
+    kinds: &HashSet<&str>,
+    positions: &HashSet<&str>,
+    taken: &mut HashMap<&'a str, (Node<'a, 'i>, String)>,
+) -> Result<Player, BoardError> {
+    const FORM: &str = "a player's piece is written `<Piece Name=\"King1\" PieceRef=\"KingWhite\" PositionRef=\"e1\"/>`: a name of its own, a piece of `<Pieces>` and a position";
+    let name = attr(node, "Name");
+    let mut pieces = Vec::new();
+    let mut piece_names = Vec::new();
+    for p in children_named(node, "Pieces").flat_map(|s| children_named(s, "Piece")) {
+        let kind = file
+            .required(p, "PieceRef")
+            .map_err(|e| e.with_hint(FORM))?;
+        let at = file
+            .required(p, "PositionRef")
+            .map_err(|e| e.with_hint(FORM))?;
+        if !kinds.contains(&kind) {
+            return Err(file.unknown(
+                p,
+                "PieceRef",
+                "piece of `<Pieces>`",
+                kind,
+                kinds.iter().copied(),
+            ));
+        }
+        if !positions.contains(&at) {
+            return Err(file.unknown(
+                p,
+                "PositionRef",
+                "position of this board",
+                at,
+                positions.iter().copied(),
+            ));
+        }
+        if let Some((first, owner)) = taken.get(at) {
+            let line = file.position(*first).line;
+            let first_name = attr(*first, "Name");
+            return Err(file
+                .attr_error(
+                    p,
+                    "PositionRef",
+                    format!(
+                        "two pieces stand on `{at}`: `{}` of player `{name}` and `{first_name}` of player `{owner}` (line {line})",
+                        attr(p, "Name")
+                    ),
+                )
+                .with_hint("each position holds at most one piece when the game starts"));
+        }
+        taken.insert(at, (p, name.clone()));
+        pieces.push((kind.to_string(), at.to_string()));
+        piece_names.push(attr(p, "Name"));
     }
+    if !pieces.iter().any(|(kind, _)| kind.starts_with("King")) {
+        return Err(file
+            .error(node, format!("player `{name}` has no king"))
+            .with_hint(
+                "every player has a piece whose type's name starts with `King` (`PieceRef=\"King...\"`)",
+            ));
+    }
+    let mut mapping = Vec::new();
+    for m in children_named(node, "BoardMapping").flat_map(|s| children_named(s, "Map")) {
+        let (from, to) = (m.attribute("From"), m.attribute("To"));
+        if from.unwrap_or_default().is_empty() && to.unwrap_or_default().is_empty() {
+            continue;
+        }
+        for (attribute, value) in [("From", from), ("To", to)] {
+            let value = match value {
+                Some(v) => v,
+                None => file.required(m, attribute)?,
+            };
+            let letters = value.chars().all(|c| c.is_ascii_alphabetic());
+            let number = value.chars().all(|c| c.is_ascii_digit());
+            if value.is_empty() || !(letters || number) {
+                return Err(file
+                    .attr_error(
+                        m,
+                        attribute,
+                        format!("`{attribute}=\"{value}\"` is neither a file (letters) nor a rank (a number)"),
+                    )
+                    .with_hint(
+                        "a `<Map>` turns a file into a file (`From=\"h\" To=\"a\"`) or a rank into a rank (`From=\"8\" To=\"1\"`)",
+                    ));
+            }
+        }
+        mapping.push((attr(m, "From"), attr(m, "To")));
+    }
+    Ok(Player {
+        name,
+        pieces,
+        piece_names,
+        mapping,
+    })
 }
 
 fn read_position<'a, 'i>(

@@ -24,7 +24,8 @@ impl GridInfo {
     }
 }
 
-/// The chess side of a joChess board file, as written.
+/// The chess side of a joChess board file, as written (and checked: the values of rule
+/// attributes, and every name a piece or player gives, are known to be right).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChessData {
     /// The attributes of `<Board>` (`Name`, `BoardImage`, `RuleEngine`, ...), in order.
@@ -85,10 +86,14 @@ pub struct Piece {
 pub struct Player {
     /// `Name`.
     pub name: String,
-    /// Its `<Pieces>`: (its own name for the piece, the piece type `PieceRef`, the
-    /// position `PositionRef`).
-    pub pieces: Vec<(String, String, String)>,
-    /// Its `<BoardMapping>`: (from, to) pairs of files and ranks.
+    /// Its `<Pieces>`, each `<Piece Name PieceRef PositionRef>` as (piece type, position):
+    /// the `Name` of a [`Piece`] of [`ChessData::pieces`] and the name of a cell.
+    pub pieces: Vec<(String, String)>,
+    /// The `Name` each of its pieces has in its own list (`BishopWhite1`), in the order of
+    /// [`Player::pieces`].
+    pub piece_names: Vec<String>,
+    /// Its `<BoardMapping>`: (from, to) pairs of files (letters) or ranks (numbers); an
+    /// empty `<Map From="" To=""/>` is left out.
     pub mapping: Vec<(String, String)>,
 }
 

@@ -132,6 +132,25 @@ impl<'a, 'input> XmlFile<'a, 'input> {
         BoardError::new("board-xml", self.place(range), message)
     }
 
+    /// An error at the text of `node` (`Name` in `<Rule>Name</Rule>`, without the space
+    /// around it; at the tag if it has none).
+    pub fn text_error(&self, node: Node, message: impl Into<String>) -> BoardError {
+        let range = node
+            .children()
+            .find(|c| c.is_text() && c.text().is_some_and(|t| !t.trim().is_empty()))
+            .and_then(|c| {
+                let range = c.range();
+                let raw = c.text()?;
+                // The parser's text equals the source only without entity references.
+                (raw.len() == range.len()).then(|| {
+                    let lead = raw.len() - raw.trim_start().len();
+                    range.start + lead..range.start + lead + raw.trim().len()
+                })
+            })
+            .unwrap_or_else(|| Self::tag_range(node));
+        BoardError::new("board-xml", self.place(range), message)
+    }
+
     /// The value of attribute `attr`, which the format requires.
     pub fn required(&self, node: Node<'a, 'input>, attr: &str) -> Result<&'a str, BoardError> {
         node.attribute(attr).ok_or_else(|| {

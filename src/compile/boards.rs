@@ -138,7 +138,10 @@ pub fn cell_instances(board: &Board, ty: TypeId, ring: bool, span: Span) -> Vec<
             properties.push((Symbol::intern("turns"), InitValue::Turns(turns)));
         }
         if let Some(family) = families.and_then(|f| f.get(i)).and_then(Option::as_deref) {
-            properties.push((Symbol::intern("family"), InitValue::Str(Symbol::intern(family))));
+            properties.push((
+                Symbol::intern("family"),
+                InitValue::Str(Symbol::intern(family)),
+            ));
         }
         if ring {
             properties.push((Symbol::intern("index"), InitValue::Int(i as i64)));

@@ -121,8 +121,11 @@ fn rules_value(rules: &[Rule], text: &mut impl FnMut(&str) -> Value) -> Value {
         rules
             .iter()
             .map(|r| {
-                let mut pairs: Vec<(&str, Value)> =
-                    r.attributes.iter().map(|(k, v)| (k.as_str(), text(v))).collect();
+                let mut pairs: Vec<(&str, Value)> = r
+                    .attributes
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), text(v)))
+                    .collect();
                 pairs.push(("rules", rules_value(&r.rules, text)));
                 dict_of(pairs)
             })
@@ -149,7 +152,8 @@ fn player(p: &Player, text: &mut impl FnMut(&str) -> Value) -> Value {
     let pieces = Value::list(
         p.pieces
             .iter()
-            .map(|(name, ty, square)| {
+            .zip(&p.piece_names)
+            .map(|((ty, square), name)| {
                 dict_of([
                     ("name", text(name)),
                     ("type", text(ty)),
@@ -164,5 +168,9 @@ fn player(p: &Player, text: &mut impl FnMut(&str) -> Value) -> Value {
             .map(|(from, to)| (Key::sym(Symbol::intern(from)), text(to)))
             .collect(),
     );
-    dict_of([("name", text(&p.name)), ("pieces", pieces), ("mapping", mapping)])
+    dict_of([
+        ("name", text(&p.name)),
+        ("pieces", pieces),
+        ("mapping", mapping),
+    ])
 }

@@ -384,7 +384,12 @@ impl Machine {
 
     /// `(board-data <cell>)`: what the board file of `cell`'s board says beyond its
     /// topology ([`crate::runtime::board_data::value`]), or nil for a board of another kind.
-    fn board_data(&mut self, cx: &Context<'_>, at: usize, span: Span) -> Result<Value, RuntimeError> {
+    fn board_data(
+        &mut self,
+        cx: &Context<'_>,
+        at: usize,
+        span: Span,
+    ) -> Result<Value, RuntimeError> {
         let game = cx.game;
         let found = match &self.stack[at] {
             Value::Str(cell) => cell.symbol().and_then(|c| game.cells.get(&c)),
@@ -393,7 +398,10 @@ impl Machine {
         let Some(&(b, _)) = found else {
             let mut e = self.error(
                 span,
-                format!("`board-data` needs a cell of a #board, got {}", self.stack[at]),
+                format!(
+                    "`board-data` needs a cell of a #board, got {}",
+                    self.stack[at]
+                ),
             );
             e.hint = Some("ask about any cell of the board: (board-data \"a1\")".into());
             return Err(e);
