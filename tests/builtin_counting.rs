@@ -737,6 +737,13 @@ const GAME: &[GameCall] = &[
         looped: "(directions \"c3\")",
     },
     GameCall {
+        name: "board-data",
+        call: "(board-data big)",
+        base: "(board-data small)",
+        cost: Linear,
+        looped: "(board-data \"c0\")",
+    },
+    GameCall {
         name: "legal-moves",
         call: "(legal-moves big 1)",
         base: "(legal-moves small 1)",

@@ -218,6 +218,12 @@ impl Session {
             let described = match (&value, late.ring) {
                 (Value::Str(text), None) => Described::Text(text.as_str()),
                 (Value::Int(n), Some(_)) => Described::Size(*n),
+                (Value::Nil, None) => {
+                    return Err(fail(
+                        "the board's description is nil: nothing says which board to play on".into(),
+                        Some("a board computed from a parameter needs it: --param <name>=<identification or file.xml> (the game's #param says which)".into()),
+                    ));
+                }
                 (other, None) => {
                     return Err(fail(
                         format!(

@@ -254,7 +254,11 @@ impl Machine {
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.navigate(cx, g, BUILTINS[index].name, at, span)
             }
-            GameFn::BoardData => self.board_data(cx, at, span),
+            GameFn::BoardData => {
+                self.count_names(at)
+                    .map_err(|e| self.builtin_error(span, e))?;
+                self.board_data(cx, at, span)
+            }
             GameFn::LegalMoves => self.legal_question(cx, Question::Names, at, span),
             GameFn::HasLegalMove => self.legal_question(cx, Question::Any, at, span),
             GameFn::IsLegal => self.legal_question(cx, Question::Named, at, span),
