@@ -1,6 +1,6 @@
-//! The web page played in a real Chromium: runs tests/browser/play.test.mjs and
-//! tests/browser/editor.test.mjs (Node with playwright-core driving Debian's
-//! /usr/bin/chromium) against this build's binary.
+//! The web page played in a real Chromium: runs tests/browser/play.test.mjs,
+//! tests/browser/editor.test.mjs and tests/browser/jochess.test.mjs (Node with
+//! playwright-core driving Debian's /usr/bin/chromium) against this build's binary.
 //! Skips, saying why, when Chromium, Node or the test's node_modules are missing (.ci/run
 //! installs them); in CI it fails instead. Screenshots are kept in
 //! target/browser-artifacts/.
@@ -39,6 +39,19 @@ fn the_rule_editor_checks_adds_and_undoes_in_chromium() {
     );
     assert!(
         text.contains("variants: listed with descriptions, switched on and off: ok"),
+        "{text}"
+    );
+}
+
+/// joChess's hexagon with three seats: a move each by clicks, seen on every page, and
+/// clicks out of turn refused.
+#[test]
+fn three_seats_play_jochess_in_chromium() {
+    let Some(text) = run("jochess.test.mjs") else {
+        return;
+    };
+    assert!(
+        text.contains("jochess: three seats, a move each by clicks seen on every page, out-of-turn clicks refused: ok"),
         "{text}"
     );
 }
