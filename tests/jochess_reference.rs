@@ -320,7 +320,28 @@ fn run(case: &Case) -> Result<usize, String> {
                     "stalemate" => format!("(stalemated {sq})"),
                     other => return Err(at(format!("unknown question `{other}`"))),
                 };
-                pending = Some((*line, ev(&mut m, &text)?));
+                let got = ev(&mut m, &text)?;
+                if args[0] == "candidates" {
+                    // The piece's moves as a player sees them: with its owner to move, the
+                    // legal moves from its square reach exactly its candidates.
+                    ev(&mut m, &format!(
+                        "(update property \"turn\" of \"game\" to (get (property \"piece\" of {sq}) \"player\"))"
+                    ))?;
+                    let legal = ev(&mut m, &format!("(legal-moves \"entity\" {sq})"))?;
+                    let targets: BTreeSet<String> = names(&legal)
+                        .iter()
+                        .map(|n| {
+                            let to = n.split_once('-').map_or(n.as_str(), |(_, t)| t);
+                            to.split('=').next().unwrap_or(to).to_string()
+                        })
+                        .collect();
+                    if targets != names(&got) {
+                        return Err(at(format!(
+                            "the legal moves from {sq} reach {targets:?}, its candidates are {got}"
+                        )));
+                    }
+                }
+                pending = Some((*line, got));
             }
             "expect" | "expect-count" => {
                 let (asked, got) = pending

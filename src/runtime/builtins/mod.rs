@@ -219,6 +219,7 @@ mod tests {
                 "walk",
                 "ray",
                 "directions",
+                "board-data",
                 "legal-moves",
                 "has-legal-move",
                 "is-legal"
