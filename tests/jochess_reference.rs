@@ -324,9 +324,12 @@ fn run(case: &Case) -> Result<usize, String> {
                 if args[0] == "candidates" {
                     // The piece's moves as a player sees them: with its owner to move, the
                     // legal moves from its square reach exactly its candidates.
-                    ev(&mut m, &format!(
-                        "(update property \"turn\" of \"game\" to (get (property \"piece\" of {sq}) \"player\"))"
-                    ))?;
+                    ev(
+                        &mut m,
+                        &format!(
+                            "(update property \"turn\" of \"game\" to (get (property \"piece\" of {sq}) \"player\"))"
+                        ),
+                    )?;
                     let legal = ev(&mut m, &format!("(legal-moves \"entity\" {sq})"))?;
                     let targets: BTreeSet<String> = names(&legal)
                         .iter()
