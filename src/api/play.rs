@@ -35,6 +35,9 @@ pub struct Match {
     /// The game's `(to-move)`, compiled the first time it is asked for (`Some(None)`: the
     /// game has none).
     to_move: Option<Option<CodeId>>,
+    /// The names of the moves a playout played, while one is being recorded
+    /// ([`Match::record_moves`]).
+    recorded: Option<Vec<String>>,
 }
 
 /// A move or message that committed.
@@ -72,7 +75,38 @@ impl Match {
             session,
             history: Vec::new(),
             to_move: None,
+            recorded: None,
         }
+    }
+
+    /// Keep the names of the moves the play layer plays from now on (random playouts and
+    /// agents' games, not the moves a search tries), for [`Match::take_recorded`].
+    pub fn record_moves(&mut self) {
+        self.recorded = Some(Vec::new());
+    }
+
+    /// The names recorded since [`Match::record_moves`], which stops recording.
+    pub fn take_recorded(&mut self) -> Option<Vec<String>> {
+        self.recorded.take()
+    }
+
+    /// Whether moves are being recorded.
+    #[inline]
+    pub fn is_recording(&self) -> bool {
+        self.recorded.is_some()
+    }
+
+    /// Note a move the play layer played, when recording.
+    pub fn note_played(&mut self, name: String) {
+        if let Some(r) = &mut self.recorded {
+            r.push(name);
+        }
+    }
+
+    /// Go on recording after `names` (what [`Match::take_recorded`] gave), as a search
+    /// does once its own trials are over.
+    pub fn resume_recording(&mut self, names: Vec<String>) {
+        self.recorded = Some(names);
     }
 
     /// The game played.
@@ -247,6 +281,7 @@ impl Match {
             session: self.session.branch(),
             history: self.history.clone(),
             to_move: self.to_move,
+            recorded: None,
         }
     }
 

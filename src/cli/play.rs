@@ -49,6 +49,11 @@ pub struct PlayoutArgs {
     /// machine and with any --jobs; the run takes several times longer.
     #[arg(long)]
     pub profile: bool,
+    /// Write each game to this file, one line a game in game order: its number, the run's
+    /// seed, how it ended and its moves by name, tab-separated (with --compare, the games
+    /// of the game as given).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<std::path::PathBuf>,
     /// With --profile: after it, the instructions of the bodies whose name contains this
     /// (as the profile names them; repeatable), each with how many times it ran.
     #[arg(
@@ -147,6 +152,18 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         match play_config(args, o) {
             Ok(p) => played.push((rules, p)),
             Err(code) => return code,
+        }
+    }
+    if let Some(path) = &args.record {
+        let mut records = played[0].1.tally.records.clone();
+        records.sort_unstable_by_key(|(index, _)| *index);
+        let text: String = records
+            .iter()
+            .map(|(_, line)| format!("{line}\n"))
+            .collect();
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("error: cannot write the record {}: {e}", path.display());
+            return ExitCode::from(1);
         }
     }
     let mut code = ExitCode::SUCCESS;
@@ -337,6 +354,7 @@ fn play_config(
         seed,
         args.max_plies,
         agents.as_ref(),
+        args.record.is_some(),
         || bar.inc(1),
     );
     let (tally, profile) = match run {

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use super::agent::Agents;
 use super::mcts::playout_with;
-use super::playout::{Chooser, Playout, Stopped, playout};
+use super::playout::{Chooser, Ending, Playout, Stopped, playout};
 use super::pool;
 use super::stats::Tally;
 use crate::api::{Match, Position, Profile};
@@ -32,10 +32,44 @@ pub fn one(
     }
 }
 
+/// The record of game `index` of a run seeded with `seed`: one line, tab-separated: the
+/// game's number, the run's seed, how it ended (`winner <text>`, `draw`, `stuck`,
+/// `too-long`, `error`), and the moves played, by name, separated by spaces.
+/// `flexrules playout <game> --seed <seed>` plays game `index` again exactly.
+pub fn record_line(
+    index: u64,
+    seed: u64,
+    played: &Result<Playout, Stopped>,
+    moves: &[String],
+) -> String {
+    let ending = match played {
+        Ok(Playout {
+            ending: Ending::Winner(w),
+            ..
+        }) => format!("winner {}", w.to_text()),
+        Ok(Playout {
+            ending: Ending::Draw,
+            ..
+        }) => "draw".into(),
+        Ok(Playout {
+            ending: Ending::Stuck,
+            ..
+        }) => "stuck".into(),
+        Ok(Playout {
+            ending: Ending::TooLong,
+            ..
+        }) => "too-long".into(),
+        Err(_) => "error".into(),
+    };
+    format!("{index}\t{seed}\t{ending}\t{}", moves.join(" "))
+}
+
 /// Play games `0..games` of a run seeded with `seed` from the match's current position
-/// ([`one`]) on `jobs` threads, each on its own copy of the match: the tally, and the
-/// steps counted when the match profiles. `done` is called here as each game ends. The
-/// error: no thread could be started.
+/// ([`one`]) on `jobs` threads, each on its own copy of the match: the tally (with each
+/// game's [`record_line`] when `record` is set), and the steps counted when the match
+/// profiles. `done` is called here as each game ends. The error: no thread could be
+/// started.
+#[allow(clippy::too_many_arguments)]
 pub fn play(
     m: &Match,
     games: u64,
@@ -43,6 +77,7 @@ pub fn play(
     seed: u64,
     max_plies: usize,
     agents: Option<&Agents>,
+    record: bool,
     mut done: impl FnMut(),
 ) -> std::io::Result<(Tally, Option<Profile>)> {
     let mut tally = Tally::default();
@@ -63,6 +98,9 @@ pub fn play(
         |(m, start), k| {
             let mut one_game = Tally::default();
             let index = k as u64;
+            if record {
+                m.record_moves();
+            }
             let played = one(
                 m,
                 start,
@@ -72,6 +110,10 @@ pub fn play(
                 agents,
                 &mut one_game.movers,
             );
+            if let Some(moves) = m.take_recorded() {
+                let line = record_line(index, seed, &played, &moves);
+                one_game.records.push((index, line));
+            }
             one_game.add(index, played);
             (one_game, m.take_profile())
         },

@@ -253,6 +253,8 @@ fn search(
     plies_left: usize,
 ) -> Result<Drawn, Failure> {
     let root_world = m.position().clone();
+    // The moves the search tries are not the game's.
+    let recorded = m.take_recorded();
     let tree = search_tree(
         m,
         &root_world,
@@ -263,14 +265,20 @@ fn search(
         plies_left,
     );
     let best = tree.as_ref().ok().and_then(|tree| {
-        let &(n, _) = tree[0]
+        let (n, candidate) = tree[0]
             .children
             .iter()
             .max_by_key(|(n, _)| tree[*n].visits)?;
-        Some(tree[n].world.clone())
+        Some((tree[*n].world.clone(), candidate.clone()))
     });
     let played = best.is_some();
-    m.set_position(best.unwrap_or(root_world));
+    if let Some(mut names) = recorded {
+        if let Some((_, candidate)) = &best {
+            names.push(candidate.name());
+        }
+        m.resume_recording(names);
+    }
+    m.set_position(best.map_or(root_world, |(world, _)| world));
     tree.map(|_| if played { Drawn::Legal } else { Drawn::None })
 }
 

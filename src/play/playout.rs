@@ -220,8 +220,14 @@ pub(super) fn draw_legal(
         let Some(a) = candidates.get(drawn) else {
             continue;
         };
+        let name = m.is_recording().then(|| a.name());
         match m.try_move(a) {
-            Status::Committed(_) => return Drawn::Legal,
+            Status::Committed(_) => {
+                if let Some(name) = name {
+                    m.note_played(name);
+                }
+                return Drawn::Legal;
+            }
             Status::Failed(e) => {
                 if let Some(a) = candidates.get(drawn) {
                     return Drawn::Failed(a, e);

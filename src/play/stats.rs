@@ -28,6 +28,9 @@ pub struct Tally {
     pub first_error: Option<(u64, Stopped)>,
     /// With agents: the players who had the move in some game, by their text.
     pub movers: BTreeSet<String>,
+    /// When the run records its games: each game's number and its record line
+    /// ([`super::games::record_line`]), in no particular order.
+    pub records: Vec<(u64, String)>,
 }
 
 /// How the rate of an outcome moved from one set of games to another ([`changes`]): the
@@ -102,6 +105,7 @@ impl Tally {
         self.plies += other.plies;
         self.failed += other.failed;
         self.movers.extend(other.movers);
+        self.records.extend(other.records);
         self.first_error = match (self.first_error, other.first_error) {
             (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
             (a, b) => a.or(b),

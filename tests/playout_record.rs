@@ -1,0 +1,84 @@
+//! `playout --record`: each game of a run as one line (its number, the run's seed, how it
+//! ended, its moves by name), the same whatever the number of threads, and a record that
+//! plays again: the moves replayed by name from the start end the way the line says.
+
+use flexrules::api::{Game, Match};
+use flexrules::play::agent::{Agent, Agents};
+use flexrules::play::games::play;
+use flexrules::runtime::value::Value;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn records(m: &Match, games: u64, jobs: usize, agents: Option<&Agents>) -> Vec<String> {
+    let (tally, _) = play(m, games, jobs, 7, 400, agents, true, || {}).expect("threads");
+    let mut lines = tally.records;
+    lines.sort_unstable_by_key(|(i, _)| *i);
+    assert_eq!(lines.len() as u64, games, "one record a game");
+    lines.into_iter().map(|(_, l)| l).collect()
+}
+
+/// Replay a record line's moves from the start and compare how the game ended.
+fn replays(game: &Game, line: &str) {
+    let fields: Vec<&str> = line.split('\t').collect();
+    assert_eq!(fields.len(), 4, "{line}");
+    assert_eq!(fields[1], "7", "the run's seed: {line}");
+    let mut m = game.start_headless(0).expect("starts");
+    let moves: Vec<&str> = fields[3].split(' ').filter(|s| !s.is_empty()).collect();
+    for (i, mv) in moves.iter().enumerate() {
+        if let Err(e) = m.play(mv) {
+            panic!("move {i} `{mv}` of `{line}` does not play again: {e:?}");
+        }
+    }
+    let winner = m.outcome().and_then(|o| {
+        o.into_iter()
+            .find(|(k, _)| k == "winner")
+            .map(|(_, v)| v)
+            .filter(|v| *v != Value::Nil)
+    });
+    let ended = match (fields[2], winner) {
+        ("draw", None) => true,
+        ("too-long", _) => m.outcome().is_none(),
+        (w, Some(v)) => w == format!("winner {}", v.to_text()),
+        _ => false,
+    };
+    assert!(
+        ended,
+        "`{line}` ends otherwise when played again: {:?}",
+        m.outcome()
+    );
+}
+
+#[test]
+fn records_name_every_move_and_play_again() {
+    for dir in ["games/awele", "games/chess"] {
+        let game = Game::load(root().join(dir)).expect("loads");
+        let m = game.start_headless(0).expect("starts");
+        let one = records(&m, 6, 1, None);
+        assert_eq!(
+            one,
+            records(&m, 6, 3, None),
+            "{dir}: the same on any number of threads"
+        );
+        for line in &one {
+            replays(&game, line);
+        }
+    }
+}
+
+#[test]
+fn a_searching_agent_records_the_moves_it_plays_not_those_it_tries() {
+    let game = Game::load(root().join("games/awele")).expect("loads");
+    let mut m = game.start_headless(0).expect("starts");
+    let agents = Agents::new(
+        &mut m,
+        vec![("0".into(), Agent::parse("mcts:30").expect("agent"))],
+        Agent::Random,
+    )
+    .expect("agents");
+    for line in records(&m, 3, 1, Some(&agents)) {
+        replays(&game, &line);
+    }
+}
