@@ -27,6 +27,8 @@ mod tools;
 use reference::*;
 
 use flexrules::api::{Game, Match, Value};
+use flexrules::runtime::value::Key;
+use flexrules::symbol::Symbol;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -221,11 +223,25 @@ fn replay(dir: &Path, played: &Played) -> Result<(), String> {
             ));
         }
         if let Some(hand) = &step.hand {
+            // The card comes from `hand` (dummy's, when declarer plays it), and the move
+            // is the seat's that OpenSpiel asks for it (its `by`).
             let mv = moves.iter().find(|mv| mv.name == step.play).expect("legal");
-            if mv.player.as_ref() != Some(hand) {
+            if mv.player.as_ref() != Some(&step.by) {
                 return Err(format!(
-                    "step {k}: {} is played from {:?}, OpenSpiel from {hand}",
-                    step.play, mv.player
+                    "step {k}: {} is given by {:?}, OpenSpiel by {}",
+                    step.play, mv.player, step.by
+                ));
+            }
+            let held = match m.property("game", "hands") {
+                Some(Value::Dict(d)) => d
+                    .get(&Key::sym(Symbol::intern(hand)))
+                    .is_some_and(|h| h.to_string().contains(&format!("\"{}\"", step.play))),
+                _ => false,
+            };
+            if !held {
+                return Err(format!(
+                    "step {k}: {} is not in the hand of {hand} in flexrules",
+                    step.play
                 ));
             }
         }

@@ -10,7 +10,7 @@ use crate::runtime::canvas::{Canvas, View};
 use crate::runtime::moves::NotPlayable;
 use crate::runtime::session::{Action, Session, action_name};
 use crate::runtime::trace::Transaction;
-use crate::runtime::value::{Attrs, Key, Message, Value};
+use crate::runtime::value::{Attrs, Key, Message, Value, mover_of};
 use crate::runtime::world::World;
 use crate::symbol::Symbol;
 
@@ -137,13 +137,12 @@ impl Match {
 
     /// The legal moves now, in the order the game's `#actions` proposes them.
     pub fn legal_moves(&mut self) -> Result<Vec<Move>, Error> {
-        let player = Key::sym(Symbol::intern("player"));
         Ok(self
             .legal_actions()?
             .into_iter()
             .map(|a| Move {
                 index: MoveIndex::of(&a.name),
-                player: a.message.attrs.get(&player).map(Value::to_text),
+                player: mover_of(&a.message),
                 name: a.name,
             })
             .collect())

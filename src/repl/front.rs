@@ -99,7 +99,6 @@ impl Repl {
     /// when the game has no `#actions`.
     pub fn legal_moves_with_players(&mut self) -> Option<Result<Vec<OwnedMove>, String>> {
         self.play.session().game.actions?;
-        let player = crate::runtime::value::Key::sym(Symbol::intern("player"));
         Some(
             self.play
                 .session_mut()
@@ -107,7 +106,7 @@ impl Repl {
                 .map(|a| {
                     a.into_iter()
                         .map(|a| {
-                            let owner = a.message.attrs.get(&player).map(Value::to_text);
+                            let owner = crate::runtime::value::mover_of(&a.message);
                             (a.name, owner)
                         })
                         .collect()

@@ -42,6 +42,15 @@ pub fn action_name(recipient: Symbol, m: &Message) -> String {
     s
 }
 
+/// The player a move belongs to, as seats see it: its `by` attribute when it has one
+/// (a player who gives another's move: bridge's declarer playing dummy's card), else its
+/// `player`.
+pub fn mover_of(m: &Message) -> Option<String> {
+    let by = m.attrs.get(&Key::sym(Symbol::intern("by")));
+    by.or_else(|| m.attrs.get(&Key::sym(Symbol::intern("player"))))
+        .map(Value::to_text)
+}
+
 /// The candidate action an item of the list `#actions` gives stands for: its recipient and
 /// its message, when it is `(list <recipient> <message>)`; else what is wrong with it.
 pub fn action_of(item: &Value) -> Result<(Symbol, Rc<Message>), String> {
