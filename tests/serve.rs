@@ -347,8 +347,9 @@ async fn simultaneous_secret_bids_are_played_by_their_own_seats() {
         .collect();
     assert_eq!(mine.len(), 13, "{mine:?}");
     assert!(mine.iter().all(|m| m.starts_with("0:")), "{mine:?}");
+    // A watcher is shown none of the players' own moves (their cards are theirs).
     let all = watcher.latest_state().await;
-    assert_eq!(all["moves"].as_array().unwrap().len(), 26);
+    assert_eq!(all["moves"].as_array().unwrap().len(), 0);
 
     // Player 1 cannot bid for player 0.
     let reply = p1.ask(json!({"op": "play", "name": "0:13"})).await;
@@ -890,5 +891,108 @@ async fn a_reply_past_the_message_cap_is_cut_and_says_so() {
     );
     let reply = p0.ask(json!({"op": "peek", "n": 0})).await;
     assert_eq!(reply["type"], "peek");
+    server.stop();
+}
+
+/// Bridge over the server: each seat's cards reach only that seat (its hand's graphics,
+/// its moves), dummy's reach everyone once the opening lead is made, a watcher never
+/// receives a hand; and declarer plays dummy's cards from declarer's own page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_seat_receives_another_seats_hand() {
+    let seats = ["N", "E", "S", "W"];
+    let server = serve_with("games/bridge", &seats, &[])
+        .await
+        .expect("the server starts");
+    let mut clients = Vec::new();
+    for i in 0..4 {
+        clients.push(Client::open(&server, Some(i)).await);
+    }
+    let mut watcher = Client::open(&server, None).await;
+    // The auction: North opens 1C, the others pass: North declares, South is dummy,
+    // East leads.
+    for (i, call) in [(0, "1C"), (1, "Pass"), (2, "Pass"), (3, "Pass")] {
+        let reply = clients[i].ask(json!({"op": "play", "name": call})).await;
+        assert!(
+            reply["text"].as_str().unwrap().starts_with("committed"),
+            "{reply}"
+        );
+    }
+    let hand_of = |seat: &str| format!("data-id=\"hand-{seat}-");
+    for (i, c) in clients.iter_mut().enumerate() {
+        let state = c.latest_state().await;
+        let svg = state["svg"].as_str().unwrap().to_string();
+        for (k, other) in seats.iter().enumerate() {
+            assert_eq!(
+                svg.contains(&hand_of(other)),
+                k == i,
+                "seat {} and {other}'s hand",
+                seats[i]
+            );
+        }
+        // Only East, on lead, is offered cards; nobody else is told East's.
+        let moves = state["moves"].as_array().unwrap().len();
+        assert_eq!(moves > 0, i == 1, "seat {}: {state}", seats[i]);
+    }
+    let w = watcher.latest_state().await;
+    assert!(
+        !w["svg"].as_str().unwrap().contains("data-id=\"hand-"),
+        "a watcher sees a hand"
+    );
+    assert_eq!(w["moves"], json!([]));
+    // East leads its first card; then dummy (South) is face up for everyone, and it is
+    // declarer, North, who is offered dummy's cards.
+    let lead = clients[1].latest_state().await["moves"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let reply = clients[1].ask(json!({"op": "play", "name": lead})).await;
+    assert!(
+        reply["text"].as_str().unwrap().starts_with("committed"),
+        "{reply}"
+    );
+    let north = clients[0].state_at(5).await;
+    assert!(north["svg"].as_str().unwrap().contains(&hand_of("S")));
+    let dummy_card = north["moves"][0]
+        .as_str()
+        .expect("declarer is offered dummy's cards")
+        .to_string();
+    let south = clients[2].state_at(5).await;
+    assert_eq!(south["moves"], json!([]), "dummy plays nothing itself");
+    let reply = clients[2]
+        .ask(json!({"op": "play", "name": dummy_card}))
+        .await;
+    assert_eq!(reply["type"], "error", "{reply}");
+    let reply = clients[0]
+        .ask(json!({"op": "play", "name": dummy_card}))
+        .await;
+    assert!(
+        reply["text"].as_str().unwrap().starts_with("committed"),
+        "{reply}"
+    );
+    let w = watcher.state_at(6).await;
+    let svg = w["svg"].as_str().unwrap();
+    assert!(svg.contains(&hand_of("S")), "dummy is face up for watchers");
+    for other in ["N", "E", "W"] {
+        assert!(
+            !svg.contains(&hand_of(other)),
+            "a watcher sees {other}'s hand"
+        );
+    }
+    for c in clients.iter_mut().chain([&mut watcher]) {
+        c.latest_state().await;
+    }
+    // Over the whole exchange, nobody received another's hand graphic (dummy's apart).
+    for (i, c) in clients.iter().enumerate() {
+        let seen = c.seen.join("\n");
+        for other in ["N", "E", "W"] {
+            if other != seats[i] {
+                assert!(
+                    !seen.contains(&hand_of(other)),
+                    "seat {} received {other}'s hand",
+                    seats[i]
+                );
+            }
+        }
+    }
     server.stop();
 }

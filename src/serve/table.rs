@@ -588,23 +588,27 @@ impl Table {
     }
 
     /// The moves `who` may play: a seat does not see the moves of another player (a
-    /// move's `player` attribute) in a game of simultaneous moves.
+    /// move's `by` or `player` attribute: a bid in a game of simultaneous moves, a card
+    /// of a hidden hand), and a watcher sees none of a player's moves.
     fn moves_for(&mut self, who: Who) -> (Json, Json) {
         let mine = match who {
             Who::Seat(i) => Some(self.players[i].to_text()),
             Who::Watcher => None,
         };
         let turn = self.moves_and_turn();
-        let moves = match (&turn.moves, mine) {
-            (Json::Array(names), Some(me)) if !turn.owners.is_empty() => json!(
+        let moves = match &turn.moves {
+            Json::Array(names) if !turn.owners.is_empty() => json!(
                 names
                     .iter()
                     .zip(&turn.owners)
-                    .filter(|(_, owner)| owner.as_ref().is_none_or(|o| *o == me))
+                    .filter(|(_, owner)| match owner {
+                        None => true,
+                        Some(o) => mine.as_ref().is_some_and(|me| me == o),
+                    })
                     .map(|(n, _)| n.clone())
                     .collect::<Vec<_>>()
             ),
-            (m, _) => m.clone(),
+            m => m.clone(),
         };
         (moves, turn.to_move.clone())
     }
