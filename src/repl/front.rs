@@ -166,6 +166,7 @@ impl Repl {
                     Ok(a) => self.best_move(&a, (*iterations, *depth)),
                     Err(e) => Err(e),
                 },
+                (Agent::System(s), false) => self.system_move_of(&s.system.clone(), &player),
                 _ => self.random_move_of(&player),
             };
             let name = match chosen {

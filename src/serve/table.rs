@@ -364,6 +364,10 @@ impl Table {
                     let a = a.clone();
                     self.repl.best_move(&a, (*iterations, *depth))
                 }
+                (Agent::System(s), false, _) => {
+                    let system = s.system.clone();
+                    self.repl.system_move_of(&system, &player)
+                }
                 _ => self.repl.random_move_of(&player),
             };
             let name = match chosen {
