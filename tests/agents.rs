@@ -30,7 +30,10 @@ fn with_agents(dir: &str, players: &[(&str, Agent)], others: Agent) -> (Session,
     let mut s = Session::start(game(dir), &SessionOptions::default())
         .expect("the game starts")
         .0;
-    let players = players.iter().map(|(p, a)| (p.to_string(), *a)).collect();
+    let players = players
+        .iter()
+        .map(|(p, a)| (p.to_string(), a.clone()))
+        .collect();
     let agents =
         Match::around(&mut s, |m| Agents::new(m, players, others)).expect("the game has to-move");
     (s, agents)
@@ -308,7 +311,8 @@ fn evaluate_scores_the_positions_a_search_stops_at() {
         iterations: 20,
         depth: Some(3),
     };
-    let e = Match::around(&mut s, |m| Agents::new(m, Vec::new(), deep)).expect_err("no evaluate");
+    let e = Match::around(&mut s, |m| Agents::new(m, Vec::new(), deep.clone()))
+        .expect_err("no evaluate");
     assert!(e.contains("defines no function `evaluate`"), "{e}");
     let mut s = marks(&MARKS.replace("(dict \"p\" (if", "(list \"p\" (if"));
     let agents = Match::around(&mut s, |m| Agents::new(m, Vec::new(), deep)).expect("agents");

@@ -109,6 +109,18 @@ impl Match {
         crate::compile::codegen::compile_function_call(self.session.game_mut(), name, caller)
     }
 
+    /// The names of the game's functions that start with `prefix`, in definition order.
+    pub fn function_names(&self, prefix: &str) -> Vec<String> {
+        self.session
+            .game
+            .functions
+            .iter()
+            .map(|f| f.name.as_str())
+            .filter(|n| n.starts_with(prefix))
+            .map(str::to_string)
+            .collect()
+    }
+
     /// Where `function` is written, for errors about what it gave.
     pub fn function_span(&self, function: Function) -> Span {
         self.session.game.code(function).span

@@ -8,11 +8,17 @@
 //! `(finish with ...)` recorded. So an agent stronger than random is there for every game
 //! written in the language, to measure its balance (win rates of each side) under play
 //! that has some sense, not only under random play.
+//!
+//! `system:<file>` follows a bidding system ([`super::system`]) when one of its calls is
+//! among the candidates (`Pass` is), and plays at random otherwise.
 
+use std::sync::Arc;
+
+use super::system::{Qualities, System};
 use crate::api::{Function, Match};
 
 /// How a player chooses its moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Agent {
     /// Uniformly among the legal moves.
     Random,
@@ -24,7 +30,27 @@ pub enum Agent {
         /// position is scored by it (`None`: [`Agent::EVALUATE_AFTER`]).
         depth: Option<u32>,
     },
+    /// The calls a bidding system gives, read from its file; a random legal move when no
+    /// call is to be made.
+    System(SystemAgent),
 }
+
+/// A bidding system an agent follows, and the file it was read from.
+#[derive(Clone, Debug)]
+pub struct SystemAgent {
+    /// The file, as the command line named it.
+    pub path: String,
+    /// The system read from it.
+    pub system: Arc<System>,
+}
+
+impl PartialEq for SystemAgent {
+    fn eq(&self, other: &SystemAgent) -> bool {
+        self.path == other.path
+    }
+}
+
+impl Eq for SystemAgent {}
 
 impl Agent {
     /// The agent a command line names: `random`, `mcts` (with [`Agent::MCTS_ITERATIONS`])
@@ -67,8 +93,21 @@ impl Agent {
             ("mcts", _) => Err(format!(
                 "`{text}`: write mcts, mcts:<iterations> or mcts:<iterations>:<depth>"
             )),
+            ("system", _) => {
+                let path = text["system:".len().min(text.len())..].trim();
+                if path.is_empty() {
+                    return Err(
+                        "`system` takes the bidding system's file: system:<file.xml>".into(),
+                    );
+                }
+                let system = super::system::load(std::path::Path::new(path))?;
+                Ok(Agent::System(SystemAgent {
+                    path: path.to_string(),
+                    system: Arc::new(system),
+                }))
+            }
             _ => Err(format!(
-                "unknown agent `{kind}`: the agents are `random` and `mcts[:<iterations>[:<depth>]]`"
+                "unknown agent `{kind}`: the agents are `random`, `mcts[:<iterations>[:<depth>]]` and `system:<file>`"
             )),
         }
     }
@@ -99,6 +138,7 @@ impl std::fmt::Display for Agent {
                 iterations,
                 depth: Some(d),
             } => write!(f, "mcts:{iterations}:{d}"),
+            Agent::System(s) => write!(f, "system:{}", s.path),
         }
     }
 }
@@ -116,6 +156,8 @@ pub struct Agents {
     pub players: Vec<(String, Agent)>,
     /// The agent of every other player (and of a position where `to-move` gives `nil`).
     pub others: Agent,
+    /// The game's qualities, when an agent follows a bidding system.
+    pub qualities: Qualities,
 }
 
 pub use crate::api::TO_MOVE;
@@ -153,18 +195,36 @@ impl Agents {
                 "`{a}` gives a depth after which `{EVALUATE}` scores the position, and the game defines no function `{EVALUATE}`\n  hint: define `{EVALUATE}` with no parameters, giving a dictionary of each player to what the position is worth to it (0 to 1)"
             ));
         }
+        let mut qualities = Qualities::default();
+        let systems: Vec<&SystemAgent> = players
+            .iter()
+            .map(|(_, a)| a)
+            .chain([&others])
+            .filter_map(|a| match a {
+                Agent::System(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        if !systems.is_empty() {
+            qualities = Qualities::of(m);
+            let names = qualities.names();
+            for s in systems {
+                s.system.check_qualities(&names)?;
+            }
+        }
         Ok(Agents {
             to_move,
             evaluate,
             players,
             others,
+            qualities,
         })
     }
 
     /// The agent of `player` (`None`: nobody in particular).
-    pub fn of(&self, player: Option<&str>) -> Agent {
+    pub fn of(&self, player: Option<&str>) -> &Agent {
         player
             .and_then(|p| self.players.iter().find(|(name, _)| name == p))
-            .map_or(self.others, |(_, a)| *a)
+            .map_or(&self.others, |(_, a)| a)
     }
 }

@@ -181,6 +181,8 @@ fn play_agents(
     let mut plies = 0;
     let mut undrawn = Vec::new();
     let mut settled = 0;
+    // What bidding systems `set` for each player, for this game.
+    let mut memory = super::system::Memory::new();
     loop {
         if let Some(over) = stands(m, plies, max_plies) {
             return Ok(over);
@@ -199,10 +201,13 @@ fn play_agents(
         // Several players at once (simultaneous moves): each candidate is some
         // player's, and all of them are drawn from alike; only random agents can.
         let agent = match players.as_slice() {
-            [] => agents.others,
+            [] => &agents.others,
             [one] => agents.of(Some(one)),
-            several => match several.iter().find(|p| agents.of(Some(p)) != Agent::Random) {
-                None => Agent::Random,
+            several => match several
+                .iter()
+                .find(|p| *agents.of(Some(p)) != Agent::Random)
+            {
+                None => &Agent::Random,
                 Some(p) => return Err(stopped(None, simultaneous(p, agents.to_move, m))),
             },
         };
@@ -217,10 +222,24 @@ fn play_agents(
                 agents,
                 player,
                 chooser,
-                (iterations, depth),
+                (*iterations, *depth),
                 max_plies - plies,
             )
             .map_err(|(action, e)| stopped(action, e))?,
+            Agent::System(s) => {
+                let candidates = m.candidates().map_err(|e| stopped(None, e))?;
+                super::system::decide(
+                    m,
+                    &s.system,
+                    &agents.qualities,
+                    player.as_deref(),
+                    &mut memory,
+                    &candidates,
+                    &mut undrawn,
+                    chooser,
+                )
+                .map_err(|e| stopped(None, e))?
+            }
         };
         match drawn {
             Drawn::Legal => {

@@ -16,3 +16,4 @@ pub mod perft;
 pub mod playout;
 pub mod pool;
 pub mod stats;
+pub mod system;

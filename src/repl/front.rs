@@ -144,7 +144,7 @@ impl Repl {
             .ok()?;
         let several = players.len() > 1;
         players.into_iter().find_map(|p| {
-            let agent = self.seats.iter().find(|(q, _)| *q == p)?.1;
+            let agent = self.seats.iter().find(|(q, _)| *q == p)?.1.clone();
             Some((p, agent, several))
         })
     }
@@ -160,11 +160,12 @@ impl Repl {
             let Some((player, agent, several)) = self.seat_to_move() else {
                 break;
             };
-            let chosen = match (agent, several) {
+            let chosen = match (&agent, several) {
                 (Agent::Mcts { iterations, depth }, false) => match self.agents() {
-                    Ok(a) => self.best_move(&a, (iterations, depth)),
+                    Ok(a) => self.best_move(&a, (*iterations, *depth)),
                     Err(e) => Err(e),
                 },
+                (Agent::System(s), false) => self.system_move_of(&s.system.clone(), &player),
                 _ => self.random_move_of(&player),
             };
             let name = match chosen {

@@ -107,13 +107,13 @@ pub const COMMANDS: &[Help] = &[
     c(
         "why",
         "<name> | send ...",
-        "why a move (or any message) is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error",
+        "why a move (or any message) is not legal: the law that vetoes it (and what it notifies), the rollback reason, or the error; of a legal call, when the REPL plays a player with a bidding system (system:<file>), the rule that gives it for the player to move and its comments",
     ),
     c("random", "[<n>]", "play <n> random legal moves (default 1)"),
     c(
         "agent",
         "[<player>=<agent> | <player>=off | off]",
-        "let the REPL play a player itself (mcts[:<iterations>[:<depth>]] or random), answering each move; without arguments, those it plays",
+        "let the REPL play a player itself (mcts[:<iterations>[:<depth>]], random, or system:<file>, a bidding system), answering each move; without arguments, those it plays",
     ),
     c(
         "hint",

@@ -1,9 +1,13 @@
 //! Moves in a game with `#actions`: `:moves`, `:play`, `:why`, `:random`, the players the
-//! REPL plays (`:agent`) and the search's advice (`:hint`).
+//! REPL plays (`:agent`), the search's advice (`:hint`) and what a bidding system the
+//! REPL follows says of a call (`:why`).
+
+use std::sync::Arc;
 
 use crate::play::agent::{Agent, TO_MOVE};
 use crate::play::mcts::analyse;
 use crate::play::playout::Chooser;
+use crate::play::system::{self, Choice, Memory, Qualities, System};
 use crate::runtime::moves::Verdict;
 
 use super::Repl;
@@ -109,7 +113,7 @@ impl Repl {
             }
         };
         match explained.iter().find(|(a, _)| a.name == name) {
-            Some((_, Verdict::Legal)) => format!("`{name}` is legal"),
+            Some((_, Verdict::Legal)) => format!("`{name}` is legal{}", self.system_says(name)),
             Some((_, v @ Verdict::Failed(_))) => {
                 format!("`{name}` {}", v.render(&self.sources, self.options.color))
             }
@@ -184,6 +188,12 @@ impl Repl {
             };
             if let Err(e) = self.agents() {
                 return format!("error: {e}");
+            }
+            if let Agent::System(s) = &agent {
+                let names = Qualities::of(&mut self.play).names();
+                if let Err(e) = s.system.check_qualities(&names) {
+                    return format!("error: {e}");
+                }
             }
             self.seats.push((player, agent));
         }
@@ -303,5 +313,117 @@ impl Repl {
             }
         }
         out.join("\n")
+    }
+}
+
+impl Repl {
+    /// The bidding system of `player` among the players the REPL plays, else the first
+    /// one any of them follows.
+    fn system_for(&self, player: Option<&str>) -> Option<(String, Arc<System>)> {
+        let systems = || {
+            self.seats.iter().filter_map(|(p, a)| match a {
+                Agent::System(s) => Some((p, s)),
+                _ => None,
+            })
+        };
+        let (_, s) = systems()
+            .find(|(p, _)| Some(p.as_str()) == player)
+            .or_else(|| systems().next())?;
+        Some((s.path.clone(), s.system.clone()))
+    }
+
+    /// The call `system` makes now for `player`, or with `only`, the first rule giving
+    /// that call whose tests all hold; `None` when none does. Sets are not kept.
+    fn system_choice(
+        &mut self,
+        system: &System,
+        player: &str,
+        only: Option<&str>,
+    ) -> Result<Option<Choice>, String> {
+        let legal: Vec<String> = match self.legal_moves_with_players() {
+            None => Vec::new(),
+            Some(found) => found?.into_iter().map(|(name, _)| name).collect(),
+        };
+        let qualities = Qualities::of(&mut self.play);
+        let mut memory = Memory::new();
+        system::choose(
+            &mut self.play,
+            system,
+            &qualities,
+            player,
+            &mut memory,
+            &mut |_, call| only.is_none_or(|o| o == call) && legal.iter().any(|l| l == call),
+        )
+        .map_err(|e| e.render(&self.sources, false))
+    }
+
+    /// Whether a pass is among the legal moves (an auction is on).
+    fn auction_on(&mut self) -> Result<bool, String> {
+        Ok(match self.legal_moves_with_players() {
+            None => false,
+            Some(found) => found?.iter().any(|(name, _)| name == "Pass"),
+        })
+    }
+
+    /// The call the bidding system of `player` makes now, by name (`Pass` when it gives
+    /// none); a legal move at random when no call is to be made.
+    pub fn system_move_of(
+        &mut self,
+        system: &System,
+        player: &str,
+    ) -> Result<Option<String>, String> {
+        if !self.auction_on()? {
+            return self.random_move_of(player);
+        }
+        let chosen = self.system_choice(system, player, None)?;
+        Ok(Some(chosen.map_or("Pass".to_string(), |c| c.call)))
+    }
+
+    /// For `:why <call>` of a legal call, when the REPL follows a bidding system: the rule
+    /// that gives it for the player to move (its tests and comments), or the call the
+    /// system makes instead. Empty when no system is followed.
+    fn system_says(&mut self, call: &str) -> String {
+        let Ok(agents) = self.agents() else {
+            return String::new();
+        };
+        let Ok(Some(player)) = self.play.player_by(agents.to_move) else {
+            return String::new();
+        };
+        let Some((path, system)) = self.system_for(Some(&player)) else {
+            return String::new();
+        };
+        if !self.auction_on().unwrap_or(false) {
+            return String::new();
+        }
+        let shown = |c: &Choice| {
+            let mut lines = vec![format!("  because: {}", c.path.join(" / "))];
+            lines.extend(c.comments.iter().map(|t| format!("  comment: {t}")));
+            lines.join("\n")
+        };
+        let chosen = match self.system_choice(&system, &player, None) {
+            Ok(c) => c,
+            Err(e) => return format!("\nthe bidding system {path} cannot say: {e}"),
+        };
+        match chosen {
+            Some(c) if c.call == call => format!(
+                "\nthe bidding system {path} makes it for {player}:\n{}",
+                shown(&c)
+            ),
+            None if call == "Pass" => format!(
+                "\nthe bidding system {path} passes for {player}: no rule whose tests hold gives a legal bid"
+            ),
+            other => {
+                let instead = other.map_or("Pass (no rule holds)".to_string(), |c| c.call);
+                match self.system_choice(&system, &player, Some(call)) {
+                    Ok(Some(c)) => format!(
+                        "\nthe bidding system {path} makes {instead} for {player} first; a later rule gives `{call}`:\n{}",
+                        shown(&c)
+                    ),
+                    _ => format!(
+                        "\nthe bidding system {path} makes {instead} for {player}; no rule whose tests hold gives `{call}`"
+                    ),
+                }
+            }
+        }
     }
 }

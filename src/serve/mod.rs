@@ -320,7 +320,7 @@ impl Server {
     /// The agent that plays seat `n`, when the server plays it.
     pub fn seat_agent(&self, n: usize) -> Option<String> {
         let table = self.shared.table();
-        table.seats().get(n)?.agent.map(|a| a.to_string())
+        table.seats().get(n)?.agent.as_ref().map(|a| a.to_string())
     }
 
     /// The players, in seat order.

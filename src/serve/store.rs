@@ -293,7 +293,7 @@ fn setup_of(options: &ReplOptions, seats: &[Seat]) -> Result<Setup, String> {
             .map(|s| StoredSeat {
                 player: s.player.clone(),
                 token: s.token.clone(),
-                agent: s.agent.map(|a| a.to_string()),
+                agent: s.agent.as_ref().map(|a| a.to_string()),
             })
             .collect(),
     })

@@ -357,12 +357,16 @@ impl Table {
             let several = to_move.len() > 1;
             let (seat, player, agent) = to_move.iter().find_map(|p| {
                 let seat = self.players.iter().position(|x| x == p)?;
-                Some((seat, p.to_text(), self.seats[seat].agent?))
+                Some((seat, p.to_text(), self.seats[seat].agent.clone()?))
             })?;
-            let chosen = match (agent, several, &self.agents) {
+            let chosen = match (&agent, several, &self.agents) {
                 (Agent::Mcts { iterations, depth }, false, Some(a)) => {
                     let a = a.clone();
-                    self.repl.best_move(&a, (iterations, depth))
+                    self.repl.best_move(&a, (*iterations, *depth))
+                }
+                (Agent::System(s), false, _) => {
+                    let system = s.system.clone();
+                    self.repl.system_move_of(&system, &player)
                 }
                 _ => self.repl.random_move_of(&player),
             };
