@@ -5,25 +5,17 @@
 //! tinted; and in the REPL a piece is moved, a cannon fires and a pawn promotes by two
 //! clicks, a click out of turn being refused by the laws.
 
+#[path = "common/jochess.rs"]
+mod jochess;
 #[path = "common/reference.rs"]
 mod reference;
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use jochess::board_file;
 use reference::root;
-
-fn board_file(stem: &str) -> PathBuf {
-    let path = root().join("../shared/jochess").join(format!("{stem}.xml"));
-    assert!(
-        path.is_file(),
-        "{} is missing: the joChess board files are read from ../shared/jochess beside the project",
-        path.display()
-    );
-    path
-}
 
 fn board_param(stem: &str) -> String {
     format!("board={}", board_file(stem).display())

@@ -9,85 +9,16 @@
 //! rule and is legal; at the end the game finished as joChess's did (winner or draw), or
 //! goes on where joChess's game went on.
 
+#[path = "common/jochess.rs"]
+mod jochess;
 #[path = "common/reference.rs"]
 mod reference;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 use flexrules::api::{Game, Match};
-use flexrules::compile::codegen::compile_body;
-use flexrules::runtime::trace::Status;
-use flexrules::runtime::value::Value;
-use flexrules::source::SourceMap;
-use flexrules::syntax::load::parse_text_statements;
+use jochess::{Case, board_file, cases, eval, names};
 use reference::root;
-
-fn board_file(stem: &str) -> PathBuf {
-    let path = root().join("../shared/jochess").join(format!("{stem}.xml"));
-    assert!(
-        path.is_file(),
-        "{} is missing: the joChess board files are read from ../shared/jochess beside the project",
-        path.display()
-    );
-    path
-}
-
-/// A recorded game: its name, its first line and its lines (line number, words).
-struct Recorded {
-    name: String,
-    line: usize,
-    lines: Vec<(usize, Vec<String>)>,
-}
-
-fn games(text: &str) -> Vec<Recorded> {
-    let mut out: Vec<Recorded> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-        if words[0] == "case" {
-            out.push(Recorded {
-                name: words.get(1).cloned().unwrap_or_default(),
-                line: i + 1,
-                lines: Vec::new(),
-            });
-        } else {
-            out.last_mut()
-                .unwrap_or_else(|| panic!("line {}: `{line}` before any case", i + 1))
-                .lines
-                .push((i + 1, words));
-        }
-    }
-    out
-}
-
-/// Evaluate `text` as the user in `m`'s session.
-fn eval(m: &mut Match, text: &str) -> Result<Value, String> {
-    let session = m.session_mut();
-    let mut sources = SourceMap::default();
-    let (_, body, diags) = parse_text_statements(&mut sources, "<case>", text);
-    if !diags.is_empty() {
-        return Err(format!("{text}: {diags:?}"));
-    }
-    let span = body[0].span;
-    let code = compile_body(session.game_mut(), &body, "<case>".into(), span)
-        .map_err(|e| format!("{text}: {e:?}"))?;
-    match session.eval(code).status {
-        Status::Committed(v) => Ok(v),
-        other => Err(format!("{text}: {other:?}")),
-    }
-}
-
-fn names(v: &Value) -> BTreeSet<String> {
-    match v {
-        Value::List(l) => l.iter().map(Value::to_text).collect(),
-        Value::Nil => BTreeSet::new(),
-        other => BTreeSet::from([other.to_text()]),
-    }
-}
 
 fn words(s: &BTreeSet<String>) -> String {
     if s.is_empty() {
@@ -123,7 +54,7 @@ fn legal_targets(m: &mut Match) -> Result<BTreeMap<String, BTreeSet<String>>, St
     Ok(out)
 }
 
-fn replay(game: &Recorded) -> Result<Report, String> {
+fn replay(game: &Case) -> Result<Report, String> {
     let board = game
         .lines
         .iter()
@@ -278,7 +209,7 @@ fn replay(game: &Recorded) -> Result<Report, String> {
 fn replay_board(board: &str) {
     let path = root().join("tests/inputs/jochess-reference/recorded.txt");
     let text = std::fs::read_to_string(&path).expect("recorded.txt");
-    let all: Vec<Recorded> = games(&text)
+    let all: Vec<Case> = cases(&text)
         .into_iter()
         .filter(|g| {
             g.lines

@@ -8,91 +8,20 @@
 //! processor's castling, promotion, first move and en passant, whether a king is attacked,
 //! stalemate; an `execute` plays the move through the game's laws and behaviours.
 
+#[path = "common/jochess.rs"]
+mod jochess;
 #[path = "common/reference.rs"]
 mod reference;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use flexrules::api::{Game, Match};
-use flexrules::compile::codegen::compile_body;
-use flexrules::runtime::trace::Status;
 use flexrules::runtime::value::Value;
-use flexrules::source::SourceMap;
-use flexrules::syntax::load::parse_text_statements;
+use jochess::{Case, board_file, cases, eval, names};
 use reference::root;
-
-fn board_file(stem: &str) -> PathBuf {
-    let path = root().join("../shared/jochess").join(format!("{stem}.xml"));
-    assert!(
-        path.is_file(),
-        "{} is missing: the joChess board files are read from ../shared/jochess beside the project",
-        path.display()
-    );
-    path
-}
-
-/// A case of the fixture: its name and its lines (directive, words).
-struct Case {
-    name: String,
-    line: usize,
-    lines: Vec<(usize, Vec<String>)>,
-}
-
-fn cases(text: &str) -> Vec<Case> {
-    let mut out: Vec<Case> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let words: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-        if words[0] == "case" {
-            out.push(Case {
-                name: words.get(1).cloned().unwrap_or_default(),
-                line: i + 1,
-                lines: Vec::new(),
-            });
-        } else {
-            out.last_mut()
-                .unwrap_or_else(|| panic!("line {}: `{line}` before any case", i + 1))
-                .lines
-                .push((i + 1, words));
-        }
-    }
-    out
-}
 
 fn quoted(s: &str) -> String {
     format!("{s:?}")
-}
-
-/// Evaluate `text` as the user in `m`'s session.
-fn eval(m: &mut Match, text: &str) -> Result<Value, String> {
-    let session = m.session_mut();
-    let mut sources = SourceMap::default();
-    let (_, body, diags) = parse_text_statements(&mut sources, "<case>", text);
-    if !diags.is_empty() {
-        return Err(format!("{text}: {diags:?}"));
-    }
-    let span = body[0].span;
-    let code = compile_body(session.game_mut(), &body, "<case>".into(), span)
-        .map_err(|e| format!("{text}: {e:?}"))?;
-    match session.eval(code).status {
-        Status::Committed(v) => Ok(v),
-        other => Err(format!("{text}: {other:?}")),
-    }
-}
-
-fn names(v: &Value) -> BTreeSet<String> {
-    match v {
-        Value::List(l) => l
-            .iter()
-            .map(|x| x.to_string().trim_matches('"').to_string())
-            .collect(),
-        Value::Nil => BTreeSet::new(),
-        other => BTreeSet::from([other.to_string().trim_matches('"').to_string()]),
-    }
 }
 
 /// The rules the case defines (`rule` lines), as the game's `make-rule` expressions, nested
