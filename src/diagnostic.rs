@@ -409,6 +409,15 @@ pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.span.end));
 }
 
+/// An XML parser's message without the position it appends (the diagnostic shows it).
+pub fn xml_message(e: &roxmltree::Error) -> String {
+    let text = e.to_string();
+    let pos = e.pos();
+    let suffix = format!(" at {}:{}", pos.row, pos.col);
+    text.strip_suffix(&suffix)
+        .map_or(text.clone(), str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::closest;

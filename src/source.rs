@@ -169,3 +169,21 @@ impl SourceMap {
             .map(|(i, f)| (FileId(i as u32), f))
     }
 }
+
+/// The byte offset of 1-based `line` and `column` (in characters).
+pub fn offset_at(text: &str, line: u32, column: u32) -> usize {
+    let mut offset = 0;
+    for _ in 1..line {
+        match text[offset..].find('\n') {
+            Some(i) => offset += i + 1,
+            None => return text.len(),
+        }
+    }
+    let mut chars = text[offset..].char_indices();
+    for _ in 1..column {
+        if chars.next().is_none() {
+            return text.len();
+        }
+    }
+    chars.next().map_or(text.len(), |(i, _)| offset + i)
+}

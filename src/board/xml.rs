@@ -43,7 +43,7 @@ pub(crate) fn parse<'a, 'input>(
 
 fn parse_error(text: &str, e: &roxmltree::Error) -> BoardError {
     let pos = e.pos();
-    let offset = offset_of(text, pos.row, pos.col);
+    let offset = crate::source::offset_at(text, pos.row, pos.col);
     let len = text[offset..].chars().next().map_or(0, char::len_utf8);
     BoardError::new(
         "board-xml",
@@ -52,35 +52,8 @@ fn parse_error(text: &str, e: &roxmltree::Error) -> BoardError {
             column: pos.col,
             range: offset..offset + len,
         },
-        format!("malformed XML: {}", message(e)),
+        format!("malformed XML: {}", crate::diagnostic::xml_message(e)),
     )
-}
-
-/// The parser's message without the position it appends (the error carries it).
-fn message(e: &roxmltree::Error) -> String {
-    let text = e.to_string();
-    let pos = e.pos();
-    let suffix = format!(" at {}:{}", pos.row, pos.col);
-    text.strip_suffix(&suffix)
-        .map_or(text.clone(), str::to_string)
-}
-
-/// The byte offset of 1-based `line` and `column` (in characters).
-fn offset_of(text: &str, line: u32, column: u32) -> usize {
-    let mut offset = 0;
-    for _ in 1..line {
-        match text[offset..].find('\n') {
-            Some(i) => offset += i + 1,
-            None => return text.len(),
-        }
-    }
-    let mut chars = text[offset..].char_indices();
-    for _ in 1..column {
-        if chars.next().is_none() {
-            return text.len();
-        }
-    }
-    chars.next().map_or(text.len(), |(i, _)| offset + i)
 }
 
 /// A parsed board file, for reporting positions.

@@ -124,44 +124,41 @@ pub struct System {
 }
 
 impl System {
-    /// Every quality the file names in an `if` or a `set`, with where.
-    fn named_qualities(&self) -> Vec<&Text> {
-        fn walk<'a>(rule: &'a Rule, out: &mut Vec<&'a Text>) {
-            out.push(&rule.name);
+    /// Call `f` on every quality the file names, in document order: each `if`'s `name`
+    /// (`false`) and each `set`'s (`true`).
+    fn each_named<'a>(&'a self, mut f: impl FnMut(&'a Text, bool)) {
+        fn walk<'a>(rule: &'a Rule, f: &mut impl FnMut(&'a Text, bool)) {
+            f(&rule.name, false);
             for item in &rule.items {
                 match item {
-                    Item::If(r) => walk(r, out),
-                    Item::Set { name, .. } => out.push(name),
+                    Item::If(r) => walk(r, f),
+                    Item::Set { name, .. } => f(name, true),
                     _ => {}
                 }
             }
         }
-        let mut out = Vec::new();
         for g in &self.groups {
             for r in &g.rules {
-                walk(r, &mut out);
+                walk(r, &mut f);
             }
         }
+    }
+
+    /// Every quality the file names in an `if` or a `set`, with where.
+    fn named_qualities(&self) -> Vec<&Text> {
+        let mut out = Vec::new();
+        self.each_named(|name, _| out.push(name));
         out
     }
 
     /// The names the file gives qualities with `set`.
     pub fn set_names(&self) -> Vec<String> {
-        fn walk(rule: &Rule, out: &mut Vec<String>) {
-            for item in &rule.items {
-                match item {
-                    Item::If(r) => walk(r, out),
-                    Item::Set { name, .. } => out.push(name.text.clone()),
-                    _ => {}
-                }
-            }
-        }
         let mut out = Vec::new();
-        for g in &self.groups {
-            for r in &g.rules {
-                walk(r, &mut out);
+        self.each_named(|name, set| {
+            if set {
+                out.push(name.text.clone());
             }
-        }
+        });
         out
     }
 }

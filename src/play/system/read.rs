@@ -8,8 +8,8 @@ use std::path::Path;
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::{Comparison, Group, Item, QUALITY_PREFIX, Rule, System, Text};
-use crate::diagnostic::{Diagnostic, closest, render_plain};
-use crate::source::{FileId, SourceMap, Span};
+use crate::diagnostic::{Diagnostic, closest, render_plain, xml_message};
+use crate::source::{FileId, SourceMap, Span, offset_at};
 
 /// The largest file read (a system of thousands of rules is far smaller).
 const MAX_BYTES: u64 = 8 << 20;
@@ -100,13 +100,13 @@ pub fn parse(file: FileId, text: &str, path: &str) -> Result<System, Vec<Diagnos
         Ok(d) => d,
         Err(e) => {
             let pos = e.pos();
-            let at = offset_of(text, pos.row, pos.col);
+            let at = offset_at(text, pos.row, pos.col);
             let len = text[at..].chars().next().map_or(0, char::len_utf8);
             return Err(vec![
                 Diagnostic::error(
                     "system-xml",
                     Span::new(file, at..at + len),
-                    format!("malformed XML: {}", without_place(&e)),
+                    format!("malformed XML: {}", xml_message(&e)),
                 )
                 .with_hint(
                     "a bidding system is well-formed XML: each element closed by its own end tag, in order, under one root `rules`",
@@ -524,32 +524,5 @@ fn call_hint(text: &str) -> String {
     match fixed {
         Some(f) => format!("did you mean `{f}`? {calls}"),
         None => calls.to_string(),
-    }
-}
-
-/// The parser's message without the place it appends (the diagnostic shows it).
-fn without_place(e: &roxmltree::Error) -> String {
-    let text = e.to_string();
-    let pos = e.pos();
-    let suffix = format!(" at {}:{}", pos.row, pos.col);
-    text.strip_suffix(&suffix)
-        .map_or(text.clone(), str::to_string)
-}
-
-/// The byte offset of 1-based `line` and `column` (in characters).
-fn offset_of(text: &str, line: u32, column: u32) -> usize {
-    let mut offset = 0;
-    for _ in 1..line {
-        match text[offset..].find('\n') {
-            Some(i) => offset += i + 1,
-            None => return text.len(),
-        }
-    }
-    match text[offset..]
-        .char_indices()
-        .nth(column.saturating_sub(1) as usize)
-    {
-        Some((i, _)) => offset + i,
-        None => text.len(),
     }
 }
