@@ -1,6 +1,8 @@
-//! `playout --record`: each game of a run as one line (its number, the run's seed, how it
-//! ended, its moves by name), the same whatever the number of threads, and a record that
-//! plays again: the moves replayed by name from the start end the way the line says.
+//! `playout --record`: each game of a run as one line (its number, the run's seed, the
+//! game's own seed, how it ended, its moves by name), the same whatever the number of
+//! threads, and a record that plays again: the moves replayed by name from the start of
+//! the game's own seed end the way the line says. A game whose start depends on its seed
+//! (bridge's deal) starts each game from its own.
 
 use flexrules::api::{Game, Match};
 use flexrules::play::agent::{Agent, Agents};
@@ -23,10 +25,11 @@ fn records(m: &Match, games: u64, jobs: usize, agents: Option<&Agents>) -> Vec<S
 /// Replay a record line's moves from the start and compare how the game ended.
 fn replays(game: &Game, line: &str) {
     let fields: Vec<&str> = line.split('\t').collect();
-    assert_eq!(fields.len(), 4, "{line}");
+    assert_eq!(fields.len(), 5, "{line}");
     assert_eq!(fields[1], "7", "the run's seed: {line}");
-    let mut m = game.start_headless(0).expect("starts");
-    let moves: Vec<&str> = fields[3].split(' ').filter(|s| !s.is_empty()).collect();
+    let own: u64 = fields[2].parse().expect("the game's seed");
+    let mut m = game.start_headless(own).expect("starts");
+    let moves: Vec<&str> = fields[4].split(' ').filter(|s| !s.is_empty()).collect();
     for (i, mv) in moves.iter().enumerate() {
         if let Err(e) = m.play(mv) {
             panic!("move {i} `{mv}` of `{line}` does not play again: {e:?}");
@@ -38,7 +41,7 @@ fn replays(game: &Game, line: &str) {
             .map(|(_, v)| v)
             .filter(|v| *v != Value::Nil)
     });
-    let ended = match (fields[2], winner) {
+    let ended = match (fields[3], winner) {
         ("draw", None) => true,
         ("too-long", _) => m.outcome().is_none(),
         (w, Some(v)) => w == format!("winner {}", v.to_text()),
@@ -53,7 +56,7 @@ fn replays(game: &Game, line: &str) {
 
 #[test]
 fn records_name_every_move_and_play_again() {
-    for dir in ["games/awele", "games/chess"] {
+    for dir in ["games/awele", "games/chess", "games/bridge"] {
         let game = Game::load(root().join(dir)).expect("loads");
         let m = game.start_headless(0).expect("starts");
         let one = records(&m, 6, 1, None);
@@ -81,4 +84,25 @@ fn a_searching_agent_records_the_moves_it_plays_not_those_it_tries() {
     for line in records(&m, 3, 1, Some(&agents)) {
         replays(&game, &line);
     }
+}
+
+/// Bridge deals at `#setup` from the seed: every game of a run is another deal (not the
+/// deal of the run's start again), the same deal for any number of threads, and the
+/// game's own seed deals it again.
+#[test]
+fn a_start_that_depends_on_the_seed_is_made_anew_for_each_game() {
+    let game = Game::load(root().join("games/bridge")).expect("loads");
+    let m = game.start_headless(0).expect("starts");
+    assert!(flexrules::play::games::start_varies(&m));
+    let lines = records(&m, 8, 2, None);
+    let mut deals = std::collections::BTreeSet::new();
+    for line in &lines {
+        let own: u64 = line.split('\t').nth(2).unwrap().parse().unwrap();
+        let dealt = game.start_headless(own).expect("starts");
+        deals.insert(format!("{:?}", dealt.property("game", "hands")));
+    }
+    assert_eq!(deals.len(), 8, "eight games, eight deals");
+    let awele = Game::load(root().join("games/awele")).expect("loads");
+    let start = awele.start_headless(0).expect("starts");
+    assert!(!flexrules::play::games::start_varies(&start));
 }

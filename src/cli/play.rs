@@ -50,8 +50,8 @@ pub struct PlayoutArgs {
     #[arg(long)]
     pub profile: bool,
     /// Write each game to this file, one line a game in game order: its number, the run's
-    /// seed, how it ended and its moves by name, tab-separated (with --compare, the games
-    /// of the game as given).
+    /// seed, the game's own seed (`run --seed <it> --play ...` replays it), how it ended and
+    /// its moves by name, tab-separated (with --compare, the games of the game as given).
     #[arg(long, value_name = "FILE")]
     pub record: Option<std::path::PathBuf>,
     /// With --profile: after it, the instructions of the bodies whose name contains this

@@ -9,23 +9,75 @@ use super::mcts::playout_with;
 use super::playout::{Chooser, Ending, Playout, Stopped, playout};
 use super::pool;
 use super::stats::Tally;
-use crate::api::{Match, Position, Profile};
+use crate::api::{Match, Position, Profile, RuntimeError};
 
-/// Play game `index` of a run seeded with `seed` from `start`, every move chosen at
-/// random, or by `agents` (the players who had the move are added to `movers`).
+/// The seed a match of game `index` of a run seeded with `seed` starts from: game `i`
+/// is `Game::start(game_seed(seed, i))` followed by the moves played, so
+/// `flexrules run <game> --seed <it> --play ...` plays it again.
+pub fn game_seed(seed: u64, index: u64) -> u64 {
+    // `Game::start(s)` seeds the game's generator with `s ^ WORLD_SEED`; the first
+    // number of the game's chooser is that state, which every game drew from before the
+    // start could vary.
+    Chooser::new(seed, index).next_u64() ^ WORLD_SEED
+}
+
+/// How the world's generator is seeded from a match's seed (`World::new`).
+const WORLD_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Whether `m`'s start depends on its seed: its `#setup` drew random numbers (a deal, a
+/// shuffled deck), so each game of a run starts from its own seed rather than from `m`'s
+/// position. Found by starting twice and comparing the worlds but their generators.
+pub fn start_varies(m: &Match) -> bool {
+    if m.moves_played() > 0 {
+        return false;
+    }
+    let worlds = [1, 2].map(|s| {
+        m.game().start_headless(s).map(|mut started| {
+            started.set_random_state(0);
+            started.digest()
+        })
+    });
+    matches!(worlds, [Ok(a), Ok(b)] if a != b)
+}
+
+/// Play game `index` of a run seeded with `seed` from `start` (from its own start when
+/// `start` is `None`: see [`start_varies`]), every move chosen at random, or by `agents`
+/// (the players who had the move are added to `movers`).
+#[allow(clippy::too_many_arguments)]
 pub fn one(
     m: &mut Match,
-    start: &Position,
+    start: Option<&Position>,
     seed: u64,
     index: u64,
     max_plies: usize,
     agents: Option<&Agents>,
     movers: &mut BTreeSet<String>,
 ) -> Result<Playout, Stopped> {
-    m.set_position(start.clone());
     let mut chooser = Chooser::new(seed, index);
     // Game code that draws random numbers gets its own stream per playout too.
-    m.set_random_state(chooser.next_u64());
+    let state = chooser.next_u64();
+    match start {
+        Some(start) => {
+            m.set_position(start.clone());
+            m.set_random_state(state);
+        }
+        None => {
+            let started = m.game().start_headless(state ^ WORLD_SEED);
+            let started = started.map_err(|e| Stopped {
+                plies: 0,
+                action: None,
+                error: Box::new(RuntimeError {
+                    message: format!("game {index} could not start: {e}"),
+                    hint: None,
+                    span: None,
+                    chain: Vec::new(),
+                    calls: None,
+                }),
+            })?;
+            // The generator as the setup left it, as `Game::start` would.
+            m.set_position(started.position().clone());
+        }
+    }
     match agents {
         Some(agents) => playout_with(m, agents, &mut chooser, max_plies, movers),
         None => playout(m, &mut chooser, max_plies),
@@ -33,9 +85,10 @@ pub fn one(
 }
 
 /// The record of game `index` of a run seeded with `seed`: one line, tab-separated: the
-/// game's number, the run's seed, how it ended (`winner <text>`, `draw`, `stuck`,
-/// `too-long`, `error`), and the moves played, by name, separated by spaces.
-/// `flexrules playout <game> --seed <seed>` plays game `index` again exactly.
+/// game's number, the run's seed, the game's own seed ([`game_seed`]), how it ended
+/// (`winner <text>`, `draw`, `stuck`, `too-long`, `error`), and the moves played, by
+/// name, separated by spaces. `flexrules run <game> --seed <game seed> --play <move> ...`
+/// plays it again (from the start the run began at).
 pub fn record_line(
     index: u64,
     seed: u64,
@@ -61,11 +114,13 @@ pub fn record_line(
         }) => "too-long".into(),
         Err(_) => "error".into(),
     };
-    format!("{index}\t{seed}\t{ending}\t{}", moves.join(" "))
+    let own = game_seed(seed, index);
+    format!("{index}\t{seed}\t{own}\t{ending}\t{}", moves.join(" "))
 }
 
-/// Play games `0..games` of a run seeded with `seed` from the match's current position
-/// ([`one`]) on `jobs` threads, each on its own copy of the match: the tally (with each
+/// Play games `0..games` of a run seeded with `seed` from the match's current position,
+/// or each from its own start when the start depends on the seed ([`start_varies`]:
+/// each deal of cards is another), ([`one`]) on `jobs` threads, each on its own copy of the match: the tally (with each
 /// game's [`record_line`] when `record` is set), and the steps counted when the match
 /// profiles. `done` is called here as each game ends. The error: no thread could be
 /// started.
@@ -91,7 +146,7 @@ pub fn play(
             let copy = m.thread_copy();
             move || {
                 let m = copy.into_inner();
-                let start = m.position().clone();
+                let start = (!start_varies(&m)).then(|| m.position().clone());
                 (m, start)
             }
         },
@@ -103,7 +158,7 @@ pub fn play(
             }
             let played = one(
                 m,
-                start,
+                start.as_ref(),
                 seed,
                 index,
                 max_plies,
