@@ -27,6 +27,8 @@ mod tools;
 use reference::*;
 
 use flexrules::api::{Game, Match, Value};
+use flexrules::play::agent::{Agent, Agents};
+use flexrules::play::games::play;
 use flexrules::runtime::value::Key;
 use flexrules::symbol::Symbol;
 use std::collections::BTreeSet;
@@ -70,6 +72,9 @@ struct Played {
     calls: usize,
     auction: Option<Contract>,
     end: Option<End>,
+    /// The bidding system (a file of games/bridge/systems) whose agent, at every seat,
+    /// made the calls; none for a random auction.
+    system: Option<String>,
 }
 
 /// `declarer <seat|-> ... contract <text>`: the declarer and the contract (the rest of
@@ -99,6 +104,7 @@ fn parse(text: &str) -> Vec<Played> {
                 full: words[3] == "full",
                 dealer: words[5].to_string(),
                 vulnerable: words[7].to_string(),
+                system: (words.get(8) == Some(&"system")).then(|| words[9].to_string()),
                 ..Played::default()
             }),
             "deal" => games.last_mut().expect("a game").deal = rest.to_string(),
@@ -186,6 +192,24 @@ fn contract_now(m: &Match) -> Contract {
     }
 }
 
+/// The calls the agent following `system` at every seat makes on `game`'s deal.
+fn system_calls(game: &Game, dir: &Path, system: &str) -> Result<Vec<String>, String> {
+    let file = dir.join("systems").join(system);
+    let agent = Agent::parse(&format!("system:{}", file.display()))?;
+    let mut m = game.start_headless(0).map_err(|e| e.to_string())?;
+    let agents = Agents::new(&mut m, Vec::new(), agent)?;
+    let (tally, _) = play(&m, 1, 1, 0, 1_000, Some(&agents), true, || {}).expect("a thread");
+    let line = &tally.records.first().ok_or("no record")?.1;
+    let moves = line.split('\t').nth(4).ok_or("no moves")?;
+    // The calls: the moves before the first card (a card is a suit letter and a rank).
+    let card = |m: &&str| m.len() == 2 && m.starts_with(['S', 'H', 'D', 'C']);
+    Ok(moves
+        .split(' ')
+        .take_while(|m| !card(m))
+        .map(String::from)
+        .collect())
+}
+
 /// Replay `played` in games/bridge; the first disagreement, if any.
 fn replay(dir: &Path, played: &Played) -> Result<(), String> {
     let game = Game::loader(dir)
@@ -194,6 +218,20 @@ fn replay(dir: &Path, played: &Played) -> Result<(), String> {
         .param("vulnerable", &played.vulnerable)
         .load()
         .map_err(|e| format!("does not load: {e}"))?;
+    if let Some(system) = &played.system {
+        let made = system_calls(&game, dir, system)?;
+        let recorded: Vec<&String> = played
+            .steps
+            .iter()
+            .take(played.calls)
+            .map(|s| &s.play)
+            .collect();
+        if made.iter().collect::<Vec<_>>() != recorded {
+            return Err(format!(
+                "{system} now calls {made:?} on this deal, the recorded auction was {recorded:?}"
+            ));
+        }
+    }
     let mut m = game
         .start_headless(0)
         .map_err(|e| format!("does not start: {e}"))?;
@@ -338,8 +376,8 @@ fn fixtures_are_whole() {
             steps += g.steps.len();
         }
     }
-    assert_eq!(deals, (40, 40), "deals played out, auctions");
-    assert_eq!(steps, 2_686, "steps");
+    assert_eq!(deals, (40, 80), "deals played out, auctions");
+    assert_eq!(steps, 2_953, "steps");
 }
 
 #[test]
@@ -375,6 +413,26 @@ fn live_deals_agree_with_openspiel() {
             let what = format!("live seed {seed} {}", args.join(" "));
             check_all(&what, &parse(&text), &mut failures);
         }
+    }
+    // Auctions of the example system, made by flexrules, checked in OpenSpiel.
+    let system = [
+        "--system",
+        "games/bridge/systems/natural.xml",
+        "--flexrules",
+        env!("CARGO_BIN_EXE_flexrules"),
+    ];
+    for (seed, text) in run_reference(
+        "bridge-reference.py",
+        &system,
+        &seeds,
+        count,
+        "BRIDGE_REFERENCE_SEEDS",
+    ) {
+        check_all(
+            &format!("live seed {seed} system"),
+            &parse(&text),
+            &mut failures,
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -106,3 +106,24 @@ fn a_start_that_depends_on_the_seed_is_made_anew_for_each_game() {
     let start = awele.start_headless(0).expect("starts");
     assert!(!flexrules::play::games::start_varies(&start));
 }
+
+/// A bidding system's calls are recorded as the moves they are: the record of deals bid
+/// by the example system at every seat plays again by name.
+#[test]
+fn a_bidding_systems_calls_are_recorded() {
+    let game = Game::load(root().join("games/bridge")).expect("loads");
+    let mut m = game.start_headless(0).expect("starts");
+    let system = root().join("games/bridge/systems/natural.xml");
+    let agent = Agent::parse(&format!("system:{}", system.display())).expect("agent");
+    let agents = Agents::new(&mut m, Vec::new(), agent).expect("agents");
+    let lines = records(&m, 4, 1, Some(&agents));
+    for line in &lines {
+        assert!(
+            line.split('\t')
+                .nth(4)
+                .is_some_and(|m| m.starts_with("Pass") || m.as_bytes()[0].is_ascii_digit()),
+            "the record starts with the auction: {line}"
+        );
+        replays(&game, line);
+    }
+}

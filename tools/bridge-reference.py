@@ -8,6 +8,7 @@ and only it, what happens; tests/bridge_reference.rs replays the same calls and 
 games/bridge and compares.
 
     tools/bridge-reference.py --seed S --count N [--auction-only]
+    tools/bridge-reference.py --seed S --count N --system FILE [--flexrules BIN]
     tools/bridge-reference.py --check FILE...
 
 plays N deals with Python's `random.Random(S)` (one generator for the N deals): a random
@@ -19,6 +20,14 @@ call is RDbl with probability 30% when legal, else Dbl 12% when legal, else Pass
 once someone has bid), else a bid (nine times in ten one of the six cheapest legal bids,
 else any legal bid). A card is drawn uniformly, except that the
 declaring side plays its highest card (trumps above the rest) half the time.
+
+With `--system FILE` the auction is not drawn here: flexrules (`--flexrules`, by default
+target/release/flexrules) is asked for the calls a bidding system makes at all four seats
+on the deal (`playout games/bridge --param deal=... --agent system:FILE -n 1 --record`),
+and each of them is played in OpenSpiel, which must find it legal and end the auction
+with the last; the deal stops after the auction, and its `game` line ends with
+`system <file name>` (tests/bridge_reference.rs checks that the system makes those calls
+again).
 
 `--check` replays files this script wrote in OpenSpiel and checks every line (the deal
 against OpenSpiel's own picture of it, the legal calls and cards, the contract, the
@@ -55,6 +64,7 @@ vulnerable, `non_dealer_vul` the other side.
 """
 
 import argparse
+import os
 import random
 import sys
 
@@ -162,7 +172,30 @@ def choose_card(rng, state, game, legal):
     return max(legal, key=lambda c: (c % 4 == trump, c // 4))
 
 
-def play(rng, n, auction_only, out):
+def system_calls(args, system, deal, dealer, vulnerable):
+    """The calls flexrules' agent following bidding system `system` makes on the deal,
+    at all four seats."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "record.txt")
+        subprocess.run([
+            args.flexrules, "playout", "games/bridge", "-n", "1", "--jobs", "1",
+            "--param", f"deal={deal}", "--param", f"dealer={dealer}",
+            "--param", f"vulnerable={vulnerable}", "--agent", f"system:{system}",
+            "--record", record], check=True, capture_output=True)
+        with open(record, encoding="utf-8") as f:
+            moves = f.read().rstrip("\n").split("\t")[4].split()
+    calls = []
+    for m in moves:
+        if m not in CALLS:
+            break
+        calls.append(m)
+    return calls
+
+
+def play(rng, n, auction_only, out, args=None):
     dealer = rng.randrange(4)
     vulnerable = rng.choice(VULNERABLE)
     game = load(dealer, vulnerable)
@@ -175,14 +208,26 @@ def play(rng, n, auction_only, out):
         state.apply_action(card)
         k += 1
     kind = "auction" if auction_only else "full"
-    out.write(f"game {n} kind {kind} dealer {SEATS[dealer]} vulnerable {vulnerable}\n")
+    system = args.system if args is not None else None
+    tail = f" system {os.path.basename(system)}" if system else ""
+    out.write(f"game {n} kind {kind} dealer {SEATS[dealer]} vulnerable {vulnerable}{tail}\n")
     out.write(f"deal {pbn(holder, dealer)}\n")
+    calls = None
+    if system:
+        calls = system_calls(args, system, pbn(holder, dealer), SEATS[dealer], vulnerable)
     step = 0
     in_auction = True
     while not state.is_terminal():
         legal = state.legal_actions()
         by = state.current_player()
-        if in_auction:
+        if calls is not None and in_auction:
+            if step >= len(calls):
+                raise SystemExit(f"game {n}: the system's auction {calls} ends, OpenSpiel's goes on")
+            if FIRST_CALL + CALLS.index(calls[step]) not in legal:
+                raise SystemExit(f"game {n}: the system calls {calls[step]} at step {step}, "
+                                 "which OpenSpiel does not find legal")
+            action = FIRST_CALL + CALLS.index(calls[step])
+        elif in_auction:
             action = choose_call(rng, legal)
         else:
             action = choose_card(rng, state, game, legal)
@@ -198,6 +243,9 @@ def play(rng, n, auction_only, out):
             in_auction = False
             contract, declarer = contract_text(game, state)
             out.write(f"auction declarer {declarer} contract {contract}\n")
+            if calls is not None and step != len(calls):
+                raise SystemExit(f"game {n}: OpenSpiel's auction ends after {step} calls, "
+                                 f"the system's {calls} goes on")
             if auction_only:
                 return
     contract, declarer = contract_text(game, state)
@@ -215,6 +263,8 @@ def main():
     ap.add_argument("--count", type=int)
     ap.add_argument("--auction-only", action="store_true")
     ap.add_argument("--check", nargs="+", metavar="FILE")
+    ap.add_argument("--system", metavar="FILE")
+    ap.add_argument("--flexrules", default="target/release/flexrules")
     args = ap.parse_args()
     if args.check:
         for path in args.check:
@@ -224,11 +274,15 @@ def main():
         ap.error("--seed and --count are needed (or --check FILE...)")
     rng = random.Random(args.seed)
     out = sys.stdout
+    if args.system:
+        args.auction_only = True
     extra = " --auction-only" if args.auction_only else ""
+    if args.system:
+        extra += f" --system {args.system}"
     out.write(f"# tools/bridge-reference.py --seed {args.seed} --count {args.count}{extra} "
               f"(OpenSpiel {open_spiel_version()})\n")
     for n in range(args.count):
-        play(rng, n, args.auction_only, out)
+        play(rng, n, args.auction_only, out, args)
 
 
 # --- checking written files against OpenSpiel ------------------------------------------

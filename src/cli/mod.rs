@@ -5,6 +5,7 @@
 pub mod board;
 mod check;
 mod disasm;
+mod duplicate;
 pub mod game;
 pub mod play;
 pub mod render;

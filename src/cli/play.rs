@@ -63,6 +63,22 @@ pub struct PlayoutArgs {
         conflicts_with = "json"
     )]
     pub disasm: Vec<String>,
+    /// Duplicate play: each game (a board: the same deal) is played twice, two agents
+    /// swapping places between two groups of players; give it twice, a group and its
+    /// agent each: --duplicate N,S=system:a.xml --duplicate E,W=system:b.xml. Reports the
+    /// mean of --score per board at each table and the first agent's gain per board,
+    /// with 95% intervals.
+    #[arg(
+        long = "duplicate",
+        value_name = "PLAYERS=AGENT",
+        requires = "score",
+        conflicts_with_all = ["compare", "profile", "record", "agents"]
+    )]
+    pub duplicate: Vec<String>,
+    /// With --duplicate: the outcome's field each table scores, a number from the first
+    /// group's side (bridge: score_ns).
+    #[arg(long, value_name = "FIELD", requires = "duplicate")]
+    pub score: Option<String>,
 }
 
 /// Arguments of `flexrules perft`.
@@ -135,6 +151,9 @@ fn agents(m: &mut Match, given: &[String]) -> Result<Option<Agents>, String> {
 
 /// Run `flexrules playout`.
 pub fn playout(args: &PlayoutArgs) -> ExitCode {
+    if !args.duplicate.is_empty() {
+        return super::duplicate::run(args);
+    }
     let mut configs: Vec<Option<&std::path::PathBuf>> = vec![None];
     configs.extend(args.compare.iter().map(Some));
     // Every configuration is opened (and refused, if it must be) before any plays.
@@ -600,6 +619,6 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
 
 /// The threads a `--jobs` option asks for, or one per core the machine lets this process
 /// use (one when it cannot tell).
-fn jobs_or_cores(jobs: Option<usize>) -> usize {
+pub(super) fn jobs_or_cores(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

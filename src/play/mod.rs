@@ -10,6 +10,7 @@
 //! the runtime knows nothing of them (`tests/layers.rs` checks both).
 
 pub mod agent;
+pub mod duplicate;
 pub mod games;
 pub mod mcts;
 pub mod perft;

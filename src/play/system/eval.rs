@@ -223,7 +223,12 @@ pub(in crate::play) fn decide(
             }
             let Some(c) = candidates.get(i) else { continue };
             match m.try_move(c.clone()) {
-                Status::Committed(_) => return true,
+                Status::Committed(_) => {
+                    if m.is_recording() {
+                        m.note_played(call.to_string());
+                    }
+                    return true;
+                }
                 Status::Failed(e) => {
                     failed.get_or_insert((c, e));
                 }
