@@ -7,7 +7,7 @@
 
 use super::session::{Action, Candidate, Session, Start};
 use super::trace::{Output, RuntimeError, Status, TraceEvent, Transaction};
-use super::value::Value;
+use super::value::{Key, Message, Value};
 use super::vm::{MoveLog, TrialEnd};
 use super::world::World;
 use crate::compile::bytecode::CodeId;
@@ -423,6 +423,16 @@ impl Session {
             return Err(NotPlayable::NoActions);
         }
         let candidates = self.candidates().map_err(NotPlayable::Actions)?;
+        // A name no candidate has may be one of a candidate's `aliases` (bridge's `1♠`).
+        let aliased = if candidates.iter().any(|a| a.name == name) {
+            None
+        } else {
+            candidates
+                .iter()
+                .find(|a| has_alias(&a.message, name))
+                .map(|a| a.name.clone())
+        };
+        let name = aliased.as_deref().unwrap_or(name);
         // The move asked for is explained in full; of the others, only whether they are
         // legal is asked (no second, traced trial of the ones that roll back).
         let mut legal = Vec::new();
@@ -455,6 +465,18 @@ impl Session {
                 legal,
             }),
         }
+    }
+}
+
+/// Whether the message's `aliases` attribute (a list of other names a move is played by)
+/// holds `name`, by text.
+fn has_alias(message: &Message, name: &str) -> bool {
+    let Some(key) = Symbol::get("aliases") else {
+        return false;
+    };
+    match message.attrs.get(&Key::sym(key)) {
+        Some(Value::List(names)) => names.iter().any(|n| n.to_text() == name),
+        _ => false,
     }
 }
 
