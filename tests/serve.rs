@@ -978,8 +978,26 @@ async fn no_seat_receives_another_seats_hand() {
             "a watcher sees {other}'s hand"
         );
     }
+    // Every position of the history, looked at again by each seat and the watcher (what
+    // a seat is shown of the game's journal): its own hand only, dummy's once led to.
+    let first = clients[0].ask(json!({"op": "peek", "n": 0})).await;
+    assert!(
+        first["svg"].as_str().unwrap().contains(&hand_of("N")),
+        "North looks back at its own hand: {first}"
+    );
     for c in clients.iter_mut().chain([&mut watcher]) {
+        for n in 0..=6 {
+            let peek = c.ask(json!({"op": "peek", "n": n})).await;
+            assert_eq!(peek["type"], "peek", "{peek}");
+        }
         c.latest_state().await;
+    }
+    let watched = watcher.seen.join("\n");
+    for other in ["N", "E", "W"] {
+        assert!(
+            !watched.contains(&hand_of(other)),
+            "the watcher received {other}'s hand"
+        );
     }
     // Over the whole exchange, nobody received another's hand graphic (dummy's apart).
     for (i, c) in clients.iter().enumerate() {
