@@ -212,7 +212,8 @@ impl Match {
     }
 
     /// A copy of the match for another thread: the same position, copied all the way
-    /// down, with machine and caches of its own. Undo history is not copied.
+    /// down, with machine and caches of its own. Undo history is not copied, nor a move
+    /// waiting for a signal ([`Match::waiting`]).
     pub fn thread_copy(&self) -> Isolated<Match> {
         let session = self.session.fork().into_inner();
         // SAFETY: the session was copied all the way down by `fork` just now, and the
