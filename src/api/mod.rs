@@ -34,12 +34,14 @@ mod game;
 mod moves;
 mod play;
 mod search;
+mod waiting;
 
 pub use error::{Error, LoadError};
 pub use game::{Game, Loader};
 pub use moves::{Move, MoveIndex};
 pub use play::{Match, Played, SeatView, TO_MOVE};
 pub use search::{Drawing, Function, Position};
+pub use waiting::{Waiting, answer_name};
 
 // What searches and front ends read of what the engine gives back.
 pub use crate::runtime::moves::{MAX_NO_MOVE_RUNS, same_error};
@@ -47,4 +49,4 @@ pub use crate::runtime::profile::Profile;
 pub use crate::runtime::session::{Candidate, CandidateItems, Isolated};
 pub use crate::runtime::trace::{RuntimeError, Status};
 pub use crate::runtime::value::Value;
-pub use crate::runtime::vm::MoveLog;
+pub use crate::runtime::vm::{MoveLog, Wait};

@@ -17,6 +17,7 @@ use crate::symbol::Symbol;
 use super::error::Error;
 use super::game::Game;
 use super::moves::{Move, MoveIndex};
+use super::waiting::{Pending, Waiting};
 
 /// The function a game defines to say whose turn it is: no parameters, giving the player
 /// to move, a list of players (orders given at once) or `nil` (nobody in particular).
@@ -31,7 +32,10 @@ pub struct Match {
     pub(super) game: Game,
     pub(super) session: Session,
     /// The world before each move or message that committed, the last one last.
-    history: Vec<World>,
+    pub(super) history: Vec<World>,
+    /// The move begun and waiting for a signal, if one is (see `waiting.rs`): the world
+    /// is the one before it.
+    pub(super) pending: Option<Pending>,
     /// The game's `(to-move)`, compiled the first time it is asked for (`Some(None)`: the
     /// game has none).
     to_move: Option<Option<CodeId>>,
@@ -45,8 +49,13 @@ pub struct Match {
 pub struct Played {
     /// Its name: the move's, or `<recipient>.<label>` with its attributes for a message.
     pub name: String,
-    /// The transaction: its value, what it notified and printed, its steps.
+    /// The transaction: its value, what it notified and printed, its steps. While the
+    /// move waits for a signal, its status is the failure of a wait with no one to
+    /// answer, and nothing changed yet.
     pub transaction: Transaction,
+    /// What the move waits for when it stopped at a `(wait signal ...)` instead of
+    /// committing (as [`Match::waiting`] then says): it commits once answered.
+    pub waiting: Option<Waiting>,
 }
 
 /// What one seat (or everyone) may see of the board: the public graphics and that seat's
@@ -74,6 +83,7 @@ impl Match {
             game,
             session,
             history: Vec::new(),
+            pending: None,
             to_move: None,
             recorded: None,
         }
@@ -116,8 +126,11 @@ impl Match {
 
     /// The players to move now, as `to-move` names them (by their values' text): one, or
     /// several when orders are given at once, or none when the game says nobody in
-    /// particular.
+    /// particular. While a move waits for a signal, the player who must answer it.
     pub fn players_to_move(&mut self) -> Result<Vec<String>, Error> {
+        if let Some(players) = self.answering_players() {
+            return Ok(players);
+        }
         let code = self.turn_function()?;
         self.session.players_to_move(code).map_err(Error::Failed)
     }
@@ -135,8 +148,13 @@ impl Match {
         })
     }
 
-    /// The legal moves now, in the order the game's `#actions` proposes them.
+    /// The legal moves now, in the order the game's `#actions` proposes them. While a
+    /// move waits for a signal, its answers, named `<signal>=<tag>` (an error when the
+    /// wait gives no `among`).
     pub fn legal_moves(&mut self) -> Result<Vec<Move>, Error> {
+        if let Some(answers) = self.answer_moves() {
+            return answers;
+        }
         Ok(self
             .legal_actions()?
             .into_iter()
@@ -155,8 +173,14 @@ impl Match {
         self.session.legal_actions().map_err(Error::Failed)
     }
 
-    /// Play the legal move called `name`.
+    /// Play the legal move called `name`. A move that waits for a signal is begun: the
+    /// result is `Ok`, with [`Played::waiting`] (and [`Match::waiting`]) saying what it
+    /// waits for; it commits when its answers are played, and until then the position is
+    /// the one before it.
     pub fn play(&mut self, name: &str) -> Result<Played, Error> {
+        if self.pending.is_some() {
+            return self.answer(Some(name), MoveIndex::of(name));
+        }
         let action = self.session.playable(name).map_err(|e| match e {
             NotPlayable::NoActions => Error::NoMoves,
             NotPlayable::Actions(e) => Error::Failed(e),
@@ -166,11 +190,14 @@ impl Match {
                 reason: verdict.summary(),
             },
         })?;
-        self.deliver(action.name, action.recipient, (*action.message).clone())
+        self.run_move(action.name, action.recipient, action.message, Vec::new())
     }
 
     /// Play the legal move whose name has the index `index` ([`MoveIndex::of`]).
     pub fn play_index(&mut self, index: MoveIndex) -> Result<Played, Error> {
+        if self.pending.is_some() {
+            return self.answer(None, index);
+        }
         let mut found = self
             .legal_actions()?
             .into_iter()
@@ -178,7 +205,7 @@ impl Match {
         let (Some(action), None) = (found.next(), found.next()) else {
             return Err(Error::UnknownIndex(index));
         };
-        self.deliver(action.name, action.recipient, (*action.message).clone())
+        self.run_move(action.name, action.recipient, action.message, Vec::new())
     }
 
     /// Send the message `label` with `attrs` to the entity called `to`, as one
@@ -189,6 +216,22 @@ impl Match {
         label: &str,
         attrs: &[(&str, Value)],
     ) -> Result<Played, Error> {
+        if let Some(w) = self.waiting() {
+            let answers = self.answer_moves().and_then(Result::ok).unwrap_or_default();
+            let names: Vec<String> = answers.into_iter().map(|m| m.name).collect();
+            return Err(Error::IllegalMove {
+                name: format!("{to}.{label}"),
+                reason: format!(
+                    "a move is waiting for signal \"{}\": answer it first ({}), or undo it",
+                    w.signal,
+                    if names.is_empty() {
+                        "its answers are unknown".into()
+                    } else {
+                        names.join(" ")
+                    }
+                ),
+            });
+        }
         // A name never interned names no entity, and looking it up adds nothing to the
         // process-wide table of names.
         let known = Symbol::get(to).filter(|&s| self.session.world().lookup(s).is_some());
@@ -205,21 +248,15 @@ impl Match {
                 .insert(Key::sym(Symbol::intern(key)), value.clone());
         }
         let name = action_name(recipient, &message);
-        self.deliver(name, recipient, message)
+        self.run_move(name, recipient, Rc::new(message), Vec::new())
     }
 
-    fn deliver(&mut self, name: String, to: Symbol, message: Message) -> Result<Played, Error> {
-        let before = self.session.world().clone();
-        let transaction = self.session.deliver(to, message);
-        if !transaction.status.committed() {
-            return Err(Error::Refused(transaction.status));
-        }
-        self.history.push(before);
-        Ok(Played { name, transaction })
-    }
-
-    /// Take back the last move or message that committed; `false` when there is none.
+    /// Take back the last move or message that committed, or the move waiting for a
+    /// signal (all of it); `false` when there is none.
     pub fn undo(&mut self) -> bool {
+        if self.pending.take().is_some() {
+            return true;
+        }
         match self.history.pop() {
             Some(world) => {
                 self.session.replace_world(world);
@@ -279,6 +316,7 @@ impl Match {
             game: self.game.clone(),
             session: self.session.branch(),
             history: self.history.clone(),
+            pending: self.pending.clone(),
             to_move: self.to_move,
             recorded: None,
         }

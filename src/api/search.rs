@@ -16,7 +16,7 @@ use crate::runtime::profile::Profile;
 use crate::runtime::session::{Candidate, CandidateItems, Isolated, Session};
 use crate::runtime::trace::{RuntimeError, Status};
 use crate::runtime::value::{Key, Value};
-use crate::runtime::vm::MoveLog;
+use crate::runtime::vm::{MoveLog, Wait};
 use crate::runtime::world::World;
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -80,6 +80,16 @@ impl Match {
     #[inline]
     pub fn try_move(&mut self, candidate: Candidate) -> Status {
         self.session.play_in_place(candidate)
+    }
+
+    /// [`Match::try_move`], each signal the move waits for answered by `answer` (`None`:
+    /// not answered, and the move fails as a wait with no one to answer does).
+    pub fn try_move_answering(
+        &mut self,
+        candidate: Candidate,
+        answer: &mut dyn FnMut(&Wait) -> Option<Value>,
+    ) -> Status {
+        self.session.play_in_place_answering(candidate, answer)
     }
 
     /// Make `candidate` in place as [`Match::try_move`] does, keeping in `log` what undoes
@@ -202,7 +212,8 @@ impl Match {
     }
 
     /// A copy of the match for another thread: the same position, copied all the way
-    /// down, with machine and caches of its own. Undo history is not copied.
+    /// down, with machine and caches of its own. Undo history is not copied, nor a move
+    /// waiting for a signal ([`Match::waiting`]).
     pub fn thread_copy(&self) -> Isolated<Match> {
         let session = self.session.fork().into_inner();
         // SAFETY: the session was copied all the way down by `fork` just now, and the

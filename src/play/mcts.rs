@@ -7,14 +7,17 @@
 //! Every node of the search tree keeps its world (a persistent value: what it shares
 //! with its parent is not copied), so an iteration never replays the moves above it. The
 //! random choices come from the game's [`Chooser`], so a game's moves depend only on the
-//! seed and the game's number.
+//! seed and the game's number. A move that waits for a signal is answered at random
+//! among its answers inside the search's trials, as in a random playout (not by the agent
+//! of the player who must answer): the move chosen is played with the answers its trial
+//! drew.
 
 use std::collections::BTreeSet;
 
 use super::agent::{Agent, Agents, EVALUATE};
 use super::playout::{
     Chooser, Drawn, Ending, Playout, Stopped, draw_legal, ending, play_unwatched, settle, stands,
-    unwatched_game,
+    try_answering, unwatched_game,
 };
 use crate::api::{
     Candidate, CandidateItems, Function, Match, Position, RuntimeError, Status, Value,
@@ -70,6 +73,9 @@ struct Node {
     undrawn: Vec<usize>,
     /// The nodes reached by the legal moves drawn so far, with those moves.
     children: Vec<(usize, Candidate)>,
+    /// The answers given to the signals the move that led here waited for, drawn at
+    /// random inside the trial (`<signal>=<tag>`).
+    answers: Vec<String>,
     /// Iterations that went through here.
     visits: u32,
     /// What those iterations were worth to `mover` (1 a win, ½ a draw, 0 a loss).
@@ -91,6 +97,7 @@ impl Node {
             candidates: None,
             undrawn: Vec::new(),
             children: Vec::new(),
+            answers: Vec::new(),
             visits: 0,
             reward: 0.0,
         }
@@ -288,16 +295,17 @@ fn search(
             .children
             .iter()
             .max_by_key(|(n, _)| tree[*n].visits)?;
-        Some((tree[*n].world.clone(), candidate.clone()))
+        Some((tree[*n].world.clone(), candidate.clone(), *n))
     });
     let played = best.is_some();
     if let Some(mut names) = recorded {
-        if let Some((_, candidate)) = &best {
+        if let (Some((_, candidate, n)), Ok(tree)) = (&best, &tree) {
             names.push(candidate.name());
+            names.extend(tree[*n].answers.iter().cloned());
         }
         m.resume_recording(names);
     }
-    m.set_position(best.map_or(root_world, |(world, _)| world));
+    m.set_position(best.map_or(root_world, |(world, _, _)| world));
     tree.map(|_| if played { Drawn::Legal } else { Drawn::None })
 }
 
@@ -452,7 +460,8 @@ fn expand(
         let Some(candidate) = node.candidates.as_ref().and_then(|c| c.get(drawn)) else {
             continue;
         };
-        match m.try_move(candidate.clone()) {
+        let mut answers = Vec::new();
+        match try_answering(m, candidate.clone(), chooser, &mut answers) {
             Status::Committed(_) => {
                 let ending = ending(m);
                 let to_move = if ending.is_some() {
@@ -468,6 +477,7 @@ fn expand(
                     to_move,
                     ending.clone(),
                 ));
+                tree[child].answers = answers;
                 tree[at].children.push((child, candidate));
                 return Ok(Some((child, ending)));
             }

@@ -10,8 +10,16 @@
 //! A playout plays the first drawn candidate that commits where it stands: it does not
 //! build the legal-move list, but draws candidates at random until one commits, which is
 //! uniform over the legal moves, and never runs a move twice.
+//!
+//! A move that waits for a signal (`(wait signal ...)`) is answered at random, uniformly
+//! among the answers its `among` gives, drawn from the same generator; a wait without
+//! `among` fails, as a wait with no one to answer. A recorded playout records each answer
+//! after its move, as a move named `<signal>=<tag>`.
 
-use crate::api::{Candidate, CandidateItems, MAX_NO_MOVE_RUNS, Match, RuntimeError, Status, Value};
+use crate::api::{
+    Candidate, CandidateItems, MAX_NO_MOVE_RUNS, Match, RuntimeError, Status, Value, Wait,
+    answer_name,
+};
 
 /// How a playout ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,10 +229,12 @@ pub(super) fn draw_legal(
             continue;
         };
         let name = m.is_recording().then(|| a.name());
-        match m.try_move(a) {
+        let mut answered = Vec::new();
+        match try_answering(m, a, chooser, &mut answered) {
             Status::Committed(_) => {
                 if let Some(name) = name {
                     m.note_played(name);
+                    answered.into_iter().for_each(|a| m.note_played(a));
                 }
                 return Drawn::Legal;
             }
@@ -237,4 +247,21 @@ pub(super) fn draw_legal(
         }
     }
     Drawn::None
+}
+
+/// Try `candidate` in place ([`Match::try_move`]), answering the signals it waits for at
+/// random among their answers, drawn from `chooser`; the names of the answers given
+/// (`<signal>=<tag>`) are added to `answered`.
+pub(super) fn try_answering(
+    m: &mut Match,
+    candidate: Candidate,
+    chooser: &mut Chooser,
+    answered: &mut Vec<String>,
+) -> Status {
+    m.try_move_answering(candidate, &mut |wait: &Wait| {
+        let answers = wait.answers.as_ref().filter(|a| !a.is_empty())?;
+        let tag = answers[chooser.below(answers.len())].clone();
+        answered.push(answer_name(wait.signal, &tag));
+        Some(tag)
+    })
 }

@@ -60,6 +60,9 @@ impl Repl {
                         "error: clicking {owner}/{id} emits signal \"{signal}\", but the move in progress does not wait for it"
                     );
                 }
+                if let Some(Err(refused)) = p.machine.wait().map(|w| w.check(&tag)) {
+                    return format!("error: clicking {owner}/{id}: {refused}; nothing changed");
+                }
                 p.machine.signal(tag);
                 p.commands.push(click);
                 let stepping = p.stepping;

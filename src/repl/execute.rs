@@ -75,10 +75,8 @@ impl Repl {
 
     /// What the transaction in progress waits for.
     fn reminder(&self) -> String {
-        match self.pending.as_ref().and_then(|p| p.machine.waiting_for()) {
-            Some(s) => format!(
-                "the transaction waits for signal \"{s}\": answer with :signal {s} <tag>, or :abort"
-            ),
+        match self.pending.as_ref().and_then(|p| p.machine.wait()) {
+            Some(w) => format!("the transaction {}, or :abort", waiting_text(w).replacen("waiting", "waits", 1)),
             None => "a transaction is being stepped: Enter or :next for the next step, :continue to finish, :abort to abandon".into(),
         }
     }
@@ -205,9 +203,27 @@ impl Repl {
             None => crate::runtime::value::Value::Nil,
             Some(tag) => crate::runtime::outside::parse_literal(tag),
         };
+        if let Some(Err(refused)) = p.machine.wait().map(|w| w.check(&value)) {
+            return format!("error: {refused}; nothing changed");
+        }
         p.machine.signal(value);
         p.commands.push(Command::Signal { name, gap, tag });
         let stepping = p.stepping;
         self.advance(stepping)
     }
+}
+
+/// What a transaction waiting for a signal waits for, for people: `waiting for signal
+/// "s" from player 1: answer with :signal s <tag> (one of "a", "b")`; the parts after
+/// the signal only when the wait names a player (`from`) or its answers (`among`).
+pub(super) fn waiting_text(wait: &crate::runtime::vm::Wait) -> String {
+    let s = wait.signal;
+    let from = wait
+        .player
+        .as_ref()
+        .map_or(String::new(), |p| format!(" from player {}", p.to_text()));
+    let among = wait
+        .answers_text()
+        .map_or(String::new(), |a| format!(" (one of {a})"));
+    format!("waiting for signal \"{s}\"{from}: answer with :signal {s} <tag>{among}")
 }

@@ -66,6 +66,15 @@ impl Repl {
         self.pending.as_ref().and_then(|p| p.machine.waiting_for())
     }
 
+    /// What the pending transaction waits for (the signal, who must answer, the
+    /// answers), if it waits.
+    pub fn wait(&self) -> Option<&crate::runtime::vm::Wait> {
+        self.pending
+            .as_ref()
+            .and_then(|p| p.machine.wait())
+            .map(|w| &**w)
+    }
+
     /// The history of changes.
     pub fn history(&self) -> &History {
         &self.history

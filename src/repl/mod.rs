@@ -364,10 +364,9 @@ impl Repl {
             Run::Stepped => {
                 self.pending = Some(p);
             }
-            Run::Waiting(signal) => {
-                out.push_str(&format!(
-                    "waiting for signal \"{signal}\": answer with :signal {signal} <tag>\n"
-                ));
+            Run::Waiting(wait) => {
+                out.push_str(&execute::waiting_text(&wait));
+                out.push('\n');
                 self.pending = Some(p);
             }
             Run::Finished(status) => {
@@ -524,7 +523,7 @@ impl Repl {
                 };
                 self.finish(lines, tx, shown, memory)
             }
-            Run::Waiting(signal) => {
+            Run::Waiting(wait) => {
                 let mut out = String::new();
                 if self.trace {
                     for e in &p.machine.trace {
@@ -534,9 +533,7 @@ impl Repl {
                 }
                 p.shown = p.machine.trace.len();
                 self.pending = Some(p);
-                out.push_str(&format!(
-                    "waiting for signal \"{signal}\": answer with :signal {signal} <tag>"
-                ));
+                out.push_str(&execute::waiting_text(&wait));
                 out
             }
             Run::Stepped => {

@@ -8,7 +8,7 @@
 use super::session::{Action, Candidate, Session, Start};
 use super::trace::{Output, RuntimeError, Status, TraceEvent, Transaction};
 use super::value::{Key, Message, Value};
-use super::vm::{MoveLog, TrialEnd};
+use super::vm::{MoveLog, OnWait, TrialEnd};
 use super::world::World;
 use crate::compile::bytecode::CodeId;
 use crate::symbol::Symbol;
@@ -334,7 +334,11 @@ impl Session {
     pub fn try_moves(&mut self) -> Result<Moves, RuntimeError> {
         self.trying_moves(|s, c| {
             let start = Start::Deliver(c.recipient, c.message.clone());
-            (s.trial_in_place(start, TrialEnd::Undo), Some(()))
+            // A move that waits for a signal is legal: its answers come later.
+            (
+                s.trial_in_place(start, TrialEnd::Undo, OnWait::Legal),
+                Some(()),
+            )
         })
         .map(|(legal, failed)| Moves {
             legal: legal.into_iter().map(|(a, ())| a).collect(),
@@ -499,7 +503,7 @@ impl Session {
                 items.get(i).is_some_and(|c| {
                     let start = Start::Deliver(c.recipient, c.message);
                     !matches!(
-                        self.trial_in_place(start, TrialEnd::Undo),
+                        self.trial_in_place(start, TrialEnd::Undo, OnWait::Legal),
                         Status::Vetoed { .. } | Status::RolledBack { .. }
                     )
                 })
@@ -553,7 +557,7 @@ impl Session {
         if self.outcome().is_some() || self.game.actions.is_none() {
             return None;
         }
-        Some(self.trial_in_place(Start::Eval(code), TrialEnd::Keep))
+        Some(self.trial_in_place(Start::Eval(code), TrialEnd::Keep, OnWait::Fail))
     }
 
     /// The error of a game whose `no-legal-move` ran [`MAX_NO_MOVE_RUNS`] times in a row

@@ -16,7 +16,7 @@ use crate::symbol::Symbol;
 
 use super::trace::{RuntimeError, Status, Transaction};
 use super::value::{Message, Value};
-use super::vm::{ChainCache, Context, Limits, Machine, MoveLog, Run, TrialEnd};
+use super::vm::{ChainCache, Context, Limits, Machine, MoveLog, OnWait, Run, TrialEnd, Wait};
 use super::world::{Entity, World, links_dict};
 
 mod candidates;
@@ -284,7 +284,7 @@ impl Session {
     /// Evaluate a value-context body (a default, an instance property) on a scratch world.
     fn value(&mut self, code: CodeId) -> Result<Value, StartError> {
         let tx = self
-            .run_on(self.world().clone(), Start::Eval(code), false)
+            .run_on(self.world().clone(), Start::Eval(code), false, false)
             .0;
         match tx.status {
             Status::Committed(v) => Ok(v),
@@ -337,11 +337,23 @@ impl Session {
     }
 
     /// Run a transaction on `world` to its end; returns it and the resulting world.
-    fn run_on(&mut self, world: World, start: Start, trace: bool) -> (Transaction, World) {
+    /// A wait counts as legal when `wait_legal` is set (see [`OnWait::Legal`]).
+    fn run_on(
+        &mut self,
+        world: World,
+        start: Start,
+        trace: bool,
+        wait_legal: bool,
+    ) -> (Transaction, World) {
         let mut cx = self.context();
         cx.trace = trace;
         let mut m = start.machine(world, &mut cx);
-        let status = m.run_out(&mut cx);
+        let mut on_wait = if wait_legal {
+            OnWait::Legal
+        } else {
+            OnWait::Fail
+        };
+        let status = m.run_out_answering(&mut cx, &mut on_wait);
         let output = std::mem::take(&mut m.output);
         let trace = std::mem::take(&mut m.trace);
         let steps = m.steps();
@@ -516,16 +528,59 @@ impl Session {
     }
 
     /// Deliver `msg` to `to` on a copy of the world: the transaction and the world it
-    /// would leave; the session is unchanged.
+    /// would leave; the session is unchanged. A move that waits for a signal counts as
+    /// committed there (it is legal; its answers come later), leaving the world as it is.
     pub fn try_deliver(&mut self, to: Symbol, msg: Message) -> (Transaction, World) {
-        self.run_on(self.unwatched(), Start::Deliver(to, Rc::new(msg)), false)
+        self.run_on(
+            self.unwatched(),
+            Start::Deliver(to, Rc::new(msg)),
+            false,
+            true,
+        )
+    }
+
+    /// Deliver `msg` to `to` as one transaction, answering the signals it waits for with
+    /// `answers`, in order, and keep its result. When it waits once they are used up (or
+    /// one is refused), the world is as it was and the wait is given with the transaction
+    /// (whose status is the failure of a wait with no one to answer): the move is still
+    /// to be answered, and delivering it again with more answers replays it from here.
+    pub fn deliver_answering(
+        &mut self,
+        to: Symbol,
+        msg: Rc<Message>,
+        answers: &[Value],
+    ) -> (Transaction, Option<Rc<Wait>>) {
+        let before = self.world().clone();
+        let mut given = answers.iter();
+        let mut script = |_: &Wait| given.next().cloned();
+        let mut on_wait = OnWait::Answer(&mut script);
+        let (m, mut cx) = self.home_and_context();
+        m.restart_deliver(&mut cx, to, msg);
+        let status = m.run_out_answering(&mut cx, &mut on_wait);
+        let wait = m.wait().cloned();
+        m.settle();
+        let mut tx = Transaction {
+            status,
+            output: std::mem::take(&mut m.output),
+            trace: std::mem::take(&mut m.trace),
+            steps: m.steps(),
+        };
+        if wait.is_none() {
+            self.follow_no_legal_move(&mut tx, &before);
+        }
+        (tx, wait)
     }
 
     /// [`Session::try_deliver`] traced: the transaction with its steps (the world it
     /// would leave is let go).
     pub fn try_deliver_traced(&mut self, to: Symbol, msg: Message) -> Transaction {
-        self.run_on(self.unwatched(), Start::Deliver(to, Rc::new(msg)), true)
-            .0
+        self.run_on(
+            self.unwatched(),
+            Start::Deliver(to, Rc::new(msg)),
+            true,
+            true,
+        )
+        .0
     }
 
     /// Try `candidate` on a copy of the world: how its transaction ended and the world it
@@ -568,7 +623,7 @@ impl Session {
     /// canvas is neither taken off nor kept in `log`. How perft makes its moves.
     pub fn make_unwatched(&mut self, candidate: &Candidate, log: &mut MoveLog) -> Status {
         let start = Start::Deliver(candidate.recipient, candidate.message.clone());
-        self.trial_in_place(start, TrialEnd::Log(log))
+        self.trial_in_place(start, TrialEnd::Log(log), OnWait::Fail)
     }
 
     /// Play `candidate`'s move in place on the session's world, which has no active
@@ -578,7 +633,18 @@ impl Session {
     #[inline]
     pub fn play_in_place(&mut self, candidate: Candidate) -> Status {
         let start = Start::Deliver(candidate.recipient, candidate.message);
-        self.trial_in_place(start, TrialEnd::Keep)
+        self.trial_in_place(start, TrialEnd::Keep, OnWait::Fail)
+    }
+
+    /// [`Session::play_in_place`], the signals the move waits for answered by `answer`
+    /// (`None`: not answered, and the move fails).
+    pub fn play_in_place_answering(
+        &mut self,
+        candidate: Candidate,
+        answer: &mut dyn FnMut(&Wait) -> Option<Value>,
+    ) -> Status {
+        let start = Start::Deliver(candidate.recipient, candidate.message);
+        self.trial_in_place(start, TrialEnd::Keep, OnWait::Answer(answer))
     }
 
     /// Run `code` (a call of one of the game's functions, made by
@@ -588,13 +654,18 @@ impl Session {
     /// and `evaluate` are asked.
     #[inline]
     pub fn eval_in_place(&mut self, code: CodeId) -> Status {
-        self.trial_in_place(Start::Eval(code), TrialEnd::Undo)
+        self.trial_in_place(Start::Eval(code), TrialEnd::Undo, OnWait::Fail)
     }
 
     /// Try a move in place on the session's world, which is not watched, on the machine
     /// holding it (see `vm/undo.rs`): its status. A move that does not commit leaves the
     /// world as it was; one that commits is kept, undone or logged as `then` says.
-    pub(super) fn trial_in_place(&mut self, start: Start, then: TrialEnd<'_>) -> Status {
+    pub(super) fn trial_in_place(
+        &mut self,
+        start: Start,
+        then: TrialEnd<'_>,
+        mut on_wait: OnWait<'_>,
+    ) -> Status {
         let (m, mut cx) = self.home_and_context();
         debug_assert!(
             !m.world.canvas.active,
@@ -605,7 +676,7 @@ impl Session {
             Start::Deliver(to, msg) => m.restart_trial(&mut cx, to, msg),
             Start::Eval(code) => m.restart_trial_eval(&mut cx, code),
         }
-        let status = m.run_out(&mut cx);
+        let status = m.run_out_answering(&mut cx, &mut on_wait);
         m.end_trial(status.committed(), then);
         status
     }
@@ -656,7 +727,7 @@ impl Session {
         let status = if self.world().canvas.active {
             self.run_quiet(self.unwatched(), Start::Eval(code)).0
         } else {
-            self.trial_in_place(Start::Eval(code), TrialEnd::Undo)
+            self.trial_in_place(Start::Eval(code), TrialEnd::Undo, OnWait::Fail)
         };
         let value = match status {
             Status::Committed(v) => v,

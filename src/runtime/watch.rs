@@ -125,7 +125,8 @@ impl Session {
             match self.resume(&mut m, false) {
                 Run::Finished(status) => break status,
                 Run::Stepped => continue,
-                Run::Waiting(signal) => {
+                Run::Waiting(wait) => {
+                    let signal = wait.signal;
                     return Err(RuntimeError {
                         message: format!(
                             "a representation's init waits for signal \"{signal}\"; init cannot wait"

@@ -201,8 +201,11 @@ pub struct Table {
     /// Each seat's player, read from its text.
     players: Vec<Value>,
     to_move: Option<CodeId>,
-    /// The seat whose move waits for a signal.
+    /// The seat that must answer the move waiting for a signal: the seat of the wait's
+    /// `from` player, else the seat that began the move.
     waiting_seat: Option<usize>,
+    /// The seat that began the move waiting for a signal.
+    move_seat: Option<usize>,
     version: u64,
     /// What each kind of connection is shown at this version.
     shown: HashMap<Who, Arc<str>>,
@@ -271,6 +274,7 @@ impl Table {
             players,
             to_move,
             waiting_seat: None,
+            move_seat: None,
             version: 0,
             shown: HashMap::new(),
             moves: None,
@@ -464,11 +468,7 @@ impl Table {
                 self.note_change(owner, author, revealing);
             }
             if let By::Seat(s) | By::Table(s) = record.by {
-                match (was_waiting, self.repl.waiting_for().is_some()) {
-                    (false, true) => self.waiting_seat = Some(s),
-                    (_, false) => self.waiting_seat = None,
-                    (true, true) => {}
-                }
+                self.note_waiting(was_waiting, s);
             }
             self.bump();
         }
@@ -525,10 +525,14 @@ impl Table {
             .into_iter()
             .map(|r| json!({"name": r.name, "text": r.text, "enabled": r.enabled}))
             .collect();
-        let waiting = self.repl.waiting_for().map(|s| {
+        let waiting = self.repl.wait().map(|w| {
             json!({
-                "signal": s.as_str(),
-                "player": self.waiting_seat.map(|i| self.players[i].to_text()),
+                "signal": w.signal.as_str(),
+                "player": match &w.player {
+                    Some(p) => Some(p.to_text()),
+                    None => self.waiting_seat.map(|i| self.players[i].to_text()),
+                },
+                "answers": w.answers.as_ref().map(|a| a.iter().map(Value::to_text).collect::<Vec<_>>()),
             })
         });
         let seat = match who {
@@ -819,11 +823,7 @@ impl Table {
             let owner = movers.is_some().then(|| self.players[seat].to_text());
             self.note_change(owner, author, revealing);
         }
-        match (was_waiting, self.repl.waiting_for().is_some()) {
-            (false, true) => self.waiting_seat = Some(seat),
-            (_, false) => self.waiting_seat = None,
-            (true, true) => {}
-        }
+        self.note_waiting(was_waiting, seat);
         if changed {
             self.bump();
             if undo {
@@ -992,6 +992,24 @@ impl Table {
         }
         let shown = |n: &str| mine.iter().any(|m| m.as_str() == Some(n));
         self.repl.play_refusal(name, &shown)
+    }
+
+    /// After a change by `seat` (which `was_waiting` for a signal before it or not): who
+    /// must answer the move now waiting, if one waits.
+    fn note_waiting(&mut self, was_waiting: bool, seat: usize) {
+        let Some(wait) = self.repl.wait() else {
+            self.waiting_seat = None;
+            self.move_seat = None;
+            return;
+        };
+        if !was_waiting {
+            self.move_seat = Some(seat);
+        }
+        self.waiting_seat = match &wait.player {
+            // A player with no seat: any seat answers for them.
+            Some(p) => self.players.iter().position(|q| q == p),
+            None => self.move_seat,
+        };
     }
 
     fn may_answer(&self, seat: usize) -> Result<(), String> {

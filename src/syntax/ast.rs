@@ -171,7 +171,8 @@ pub enum FormOp {
     OnClickNotify,
     /// `(on id clicked emit s with t)`
     OnClickEmit,
-    /// `(wait signal s)`
+    /// `(wait signal s from p among l)`: the clauses, when given, are its attribute
+    /// pairs, keyed by the strings `"from"` and `"among"`.
     WaitSignal,
     /// `(match k in d)`
     Match,
@@ -245,7 +246,9 @@ impl FormOp {
             Observe => "(observe <property> notify <label>)",
             OnClickNotify => "(on <id> clicked notify <message>)",
             OnClickEmit => "(on <id> clicked emit <signal> with <tag>)",
-            WaitSignal => "(wait signal <signal>)",
+            WaitSignal => {
+                "(wait signal <signal> from <player> among <list>), with `from` and `among` optional, in that order"
+            }
             Match => "(match <key> in <dictionary>)",
             NewEntity => "(new entity <name> of <type> with <key> <value> ...)",
             DeleteEntity => "(delete entity <name>)",

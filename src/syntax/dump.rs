@@ -19,7 +19,7 @@ use crate::source::{FileId, SourceMap};
 use super::ast::Symbol;
 use super::ast::{
     AdviceBody, AdviceDef, AdviceKind, Behaviour, Block, BoardDef, BoardShape, EntityDef, Expr,
-    ExprKind, FunctionDef, InstanceDef, Item, Name, ParamDef, Pattern, Program,
+    ExprKind, FormOp, FunctionDef, InstanceDef, Item, Name, ParamDef, Pattern, Program,
 };
 use super::load::Loaded;
 
@@ -364,7 +364,16 @@ impl<'a> Dumper<'a> {
             ExprKind::Form { op, args, attrs } => {
                 let mut items = vec![atom(format!("{op:?}"))];
                 items.extend(self.body(args));
-                if !attrs.is_empty() {
+                if *op == FormOp::WaitSignal {
+                    // Its clauses, each as written: `(from <player>)`, `(among <list>)`.
+                    for (k, v) in attrs {
+                        let word = match &k.kind {
+                            ExprKind::Str(w) => w.as_str().to_string(),
+                            _ => "clause".into(),
+                        };
+                        items.push(list(&word, [self.expr_node(v)]));
+                    }
+                } else if !attrs.is_empty() {
                     let pairs = attrs
                         .iter()
                         .map(|(k, v)| Node::List(vec![self.expr_node(k), self.expr_node(v)]));

@@ -9,7 +9,7 @@ use crate::syntax::ast::FormOp;
 use super::super::budget::{ELEMENT_BYTES, ENTITY_BYTES, ENTRY_BYTES};
 use super::super::trace::{RuntimeError, Status, TraceEvent};
 use super::super::value::attrs::{INLINE, ORDER_UP_TO, key_order};
-use super::super::value::{Attrs, Key, Message, Value};
+use super::super::value::{Attrs, Dict, Key, Message, Value};
 use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
@@ -366,12 +366,53 @@ impl Machine {
             WaitSignal => {
                 let signal = self.pop_one();
                 let signal = self.symbol(&signal, "a signal name", span)?;
-                Ok(Flow::Wait(signal))
+                self.wait_for(signal, attrs, span)
             }
             NewGraphic | UpdateGraphic | DeleteGraphic | Observe | OnClickNotify | OnClickEmit => {
                 self.drawing(cx, op, attrs.unwrap_or_default(), span)
             }
         }
+    }
+
+    /// `(wait signal <signal> from <player> among <list>)`, its clauses (when given) in
+    /// `clauses`: what it waits for. `among` must give a non-empty list.
+    #[cold]
+    fn wait_for(
+        &mut self,
+        signal: Symbol,
+        clauses: Option<Dict>,
+        span: Span,
+    ) -> Result<Flow, RuntimeError> {
+        let clause = |word: &str| {
+            let clauses = clauses.as_ref()?;
+            clauses.get(&Key::sym(Symbol::get(word)?)).cloned()
+        };
+        let player = clause("from");
+        let answers = match clause("among") {
+            None => None,
+            Some(Value::List(l)) if !l.is_empty() => Some(l.iter().cloned().collect()),
+            Some(other) => {
+                let gave = match &other {
+                    Value::List(_) => "an empty list".to_string(),
+                    v => format!("{} {v}", v.type_name()),
+                };
+                let mut e = self.error(
+                    span,
+                    format!(
+                        "the answers to signal \"{signal}\" (`among`) must be a non-empty list, not {gave}"
+                    ),
+                );
+                e.hint = Some(format!(
+                    "give the possible answers as a list: (wait signal \"{signal}\" among (list \"yes\" \"no\"))"
+                ));
+                return Err(e);
+            }
+        };
+        Ok(Flow::Wait(Rc::new(super::Wait {
+            signal,
+            player,
+            answers,
+        })))
     }
 
     /// Pop the top operand (a form's only one).

@@ -88,8 +88,59 @@ pub enum Run {
     Finished(Status),
     /// Stepping: a join-point step happened (the last trace event says which).
     Stepped,
-    /// `(wait signal s)`: resume with [`Machine::signal`].
-    Waiting(Symbol),
+    /// `(wait signal s ...)`: resume with [`Machine::signal`].
+    Waiting(Rc<Wait>),
+}
+
+/// What a transaction run to its end ([`Machine::run_out_answering`]) does when it waits
+/// for a signal, with nobody at a prompt to answer.
+pub enum OnWait<'a> {
+    /// It fails: "waiting for signal ... with no one to answer".
+    Fail,
+    /// It stops there and counts as committed (a legal move whose answers come later):
+    /// the world is left as it was before it, as for a transaction still waiting.
+    Legal,
+    /// `answer` answers each wait in turn; `None`, or an answer the wait refuses, leaves
+    /// it unanswered, and it fails.
+    Answer(&'a mut dyn FnMut(&Wait) -> Option<Value>),
+}
+
+/// What a `(wait signal <signal> from <player> among <list>)` waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wait {
+    /// The signal.
+    pub signal: Symbol,
+    /// Who must answer (`from`); `None`: the player who gave the move.
+    pub player: Option<Value>,
+    /// The possible answers (`among`), in order; `None`: any tag answers.
+    pub answers: Option<Vec<Value>>,
+}
+
+impl Wait {
+    /// Whether `tag` answers the wait: any tag when it has no `among`, else one of its
+    /// answers (compared as `=` compares). The refusal, for people, lists the answers.
+    pub fn check(&self, tag: &Value) -> Result<(), String> {
+        match &self.answers {
+            Some(answers) if !answers.contains(tag) => Err(format!(
+                "{tag} is not an answer to signal \"{}\": the answers are {}",
+                self.signal,
+                self.answers_text().unwrap_or_default()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The answers as written in messages (`"rope", "sail", "oar"`), when it has some.
+    pub fn answers_text(&self) -> Option<String> {
+        let answers = self.answers.as_ref()?;
+        Some(
+            answers
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,10 +171,17 @@ const NO_JP: u32 = u32::MAX;
 /// How a run without anyone to answer ends when the transaction waits for `signal`.
 #[cold]
 #[inline(never)]
-fn unanswered(signal: Symbol) -> Status {
+fn unanswered(wait: &Wait) -> Status {
+    let signal = wait.signal;
+    let hint = if wait.answers.is_some() {
+        "signals are answered from the REPL (:signal) or the board"
+    } else {
+        "signals are answered from the REPL (:signal) or the board; to let playouts and \
+         agents answer too, give the answers: (wait signal <signal> among <list>)"
+    };
     Status::Failed(RuntimeError {
         message: format!("waiting for signal \"{signal}\" with no one to answer"),
-        hint: Some("signals are answered from the REPL (:signal) or the board".into()),
+        hint: Some(hint.into()),
         span: None,
         chain: Vec::new(),
         calls: None,
@@ -185,7 +243,7 @@ pub struct Machine {
     pub output: Vec<Output>,
     /// Steps recorded when tracing.
     pub trace: Vec<TraceEvent>,
-    waiting: Option<Symbol>,
+    waiting: Option<Rc<Wait>>,
     paused: bool,
     /// A step is pending after a property write that waited for its observer: it pauses
     /// where the write would have paused unobserved (at the writer's next join-point
@@ -234,7 +292,7 @@ enum Flow {
     /// Pushed a join point or frame: continue with the new top.
     Enter,
     /// Waits for a signal.
-    Wait(Symbol),
+    Wait(Rc<Wait>),
     /// Ended the transaction.
     End(Status),
 }
@@ -454,7 +512,12 @@ impl Machine {
 
     /// The signal the transaction waits for, if any.
     pub fn waiting_for(&self) -> Option<Symbol> {
-        self.waiting
+        self.waiting.as_ref().map(|w| w.signal)
+    }
+
+    /// What the transaction waits for, if it waits.
+    pub fn wait(&self) -> Option<&Rc<Wait>> {
+        self.waiting.as_ref()
     }
 
     /// Answer a pending `(wait signal ...)` with `tag`.
@@ -488,14 +551,14 @@ impl Machine {
         if let Some(status) = self.done.take() {
             return self.finish(status);
         }
-        if let Some(signal) = self.waiting {
-            return Run::Waiting(signal);
+        if let Some(wait) = &self.waiting {
+            return Run::Waiting(wait.clone());
         }
         match self.exec(cx) {
             Ok(Flow::End(status)) => self.finish(status),
-            Ok(Flow::Wait(sig)) => {
-                self.waiting = Some(sig);
-                Run::Waiting(sig)
+            Ok(Flow::Wait(wait)) => {
+                self.waiting = Some(wait.clone());
+                Run::Waiting(wait)
             }
             Ok(_) => Run::Stepped,
             Err(mut e) => {
@@ -524,8 +587,8 @@ impl Machine {
             return status;
         }
         loop {
-            if let Some(signal) = self.waiting {
-                return unanswered(signal);
+            if let Some(wait) = &self.waiting {
+                return unanswered(wait);
             }
             // The transaction is ended while `exec`'s result stays where `exec` left it
             // (`end` reads only how it ended), then the status moves once, to the
@@ -539,13 +602,49 @@ impl Machine {
             match r {
                 Ok(Flow::End(status)) => return status,
                 Err(e) => return Status::Failed(e),
-                Ok(Flow::Wait(signal)) => {
-                    self.waiting = Some(signal);
-                    return unanswered(signal);
+                Ok(Flow::Wait(wait)) => {
+                    let status = unanswered(&wait);
+                    self.waiting = Some(wait);
+                    return status;
                 }
                 Ok(_) => {}
             }
         }
+    }
+
+    /// [`Machine::run_out`], a wait met on the way handled as `on_wait` says: the machine
+    /// is left waiting only when the wait is not answered.
+    #[inline(always)]
+    pub fn run_out_answering(&mut self, cx: &mut Context<'_>, on_wait: &mut OnWait<'_>) -> Status {
+        let status = self.run_out(cx);
+        if self.waiting.is_none() {
+            return status;
+        }
+        self.answer_waits(cx, on_wait, status)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn answer_waits(
+        &mut self,
+        cx: &mut Context<'_>,
+        on_wait: &mut OnWait<'_>,
+        mut status: Status,
+    ) -> Status {
+        while let Some(wait) = self.waiting.clone() {
+            match on_wait {
+                OnWait::Fail => break,
+                OnWait::Legal => return Status::Committed(Value::Nil),
+                OnWait::Answer(answer) => match answer(&wait) {
+                    Some(tag) if wait.check(&tag).is_ok() => {
+                        self.signal(tag);
+                        status = self.run_out(cx);
+                    }
+                    _ => break,
+                },
+            }
+        }
+        status
     }
 
     /// End the transaction after runtime error `e`, which is first told the calls of

@@ -703,6 +703,9 @@ impl Lowerer<'_> {
             WaitSignal => {
                 a.keyword(self, "signal");
                 args.push(a.expr(self, "the signal"));
+                if a.ok {
+                    attrs = self.wait_clauses(&mut a);
+                }
             }
             Match => {
                 args.push(a.expr(self, "the key"));
@@ -721,6 +724,73 @@ impl Lowerer<'_> {
         } else {
             ExprKind::Error
         })
+    }
+
+    /// The optional clauses of `(wait signal <signal> from <player> among <list>)`, in
+    /// that order, as (keyword, operand) pairs: the keyword a string naming the clause.
+    fn wait_clauses(&mut self, a: &mut Args<'_, '_>) -> Vec<(Expr, Expr)> {
+        const CLAUSES: [(&str, &str); 2] = [
+            ("from", "the player who answers"),
+            ("among", "the list of answers"),
+        ];
+        let mut clauses = Vec::new();
+        for (i, (word, what)) in CLAUSES.into_iter().enumerate() {
+            let Some(keyword) = a.peek().filter(|s| is_word(s, word)) else {
+                continue;
+            };
+            a.pos += 1;
+            let key = Expr {
+                kind: ExprKind::Str(Symbol::intern(word)),
+                span: self.span(keyword.span()),
+            };
+            // A clause keyword in the operand's place: the operand is missing.
+            if let Some(next) = a
+                .peek()
+                .filter(|s| CLAUSES.iter().any(|(w, _)| is_word(s, w)))
+            {
+                a.ok = false;
+                let span = self.span(next.span());
+                self.error(
+                    Diagnostic::error("missing-operand", span, format!("missing {what}"))
+                        .with_label(format!("expected {what} after `{word}`, before this"))
+                        .with_hint(format!("usage: {}", a.usage)),
+                );
+                a.rest();
+                return clauses;
+            }
+            clauses.push((key, a.expr(self, what)));
+            // A clause that comes back, or comes too late.
+            if let Some(s) = a.peek()
+                && let Some((earlier, _)) = CLAUSES[..=i].iter().find(|(w, _)| is_word(s, w))
+            {
+                a.ok = false;
+                let span = self.span(s.span());
+                let message = if *earlier == word {
+                    format!("`{word}` is given twice")
+                } else {
+                    format!("`{earlier}` comes before `{word}`")
+                };
+                self.error(
+                    Diagnostic::error("misplaced-clause", span, message)
+                        .with_label("not expected here")
+                        .with_hint(format!("usage: {}", a.usage)),
+                );
+                a.rest();
+                return clauses;
+            }
+        }
+        // A word where a clause belongs: most likely one misspelt.
+        if let Some(s @ Sexp::Atom(Atom::Ident(_), _)) = a.peek() {
+            a.ok = false;
+            let span = self.span(s.span());
+            self.error(
+                Diagnostic::error("expected-keyword", span, "expected `from` or `among`")
+                    .with_label("a clause of `wait signal` should come here")
+                    .with_hint(format!("usage: {}", a.usage)),
+            );
+            a.rest();
+        }
+        clauses
     }
 
     fn bad_variant(
