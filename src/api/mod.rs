@@ -39,7 +39,7 @@ pub use error::{Error, LoadError};
 pub use game::{Game, Loader};
 pub use moves::{Move, MoveIndex};
 pub use play::{Match, Played, SeatView, TO_MOVE};
-pub use search::{Drawing, Function, Position};
+pub use search::{Drawing, Function, Position, player_of};
 
 // What searches and front ends read of what the engine gives back.
 pub use crate::runtime::moves::{MAX_NO_MOVE_RUNS, same_error};

@@ -591,6 +591,14 @@ impl Session {
         self.trial_in_place(Start::Eval(code), TrialEnd::Undo)
     }
 
+    /// [`Session::eval_in_place`] keeping what `code` changed when it commits: how a search
+    /// remakes, on its copy of the world, what its player cannot see (the code runs as
+    /// the user, who may update any entity's properties).
+    #[inline]
+    pub fn eval_kept_in_place(&mut self, code: CodeId) -> Status {
+        self.trial_in_place(Start::Eval(code), TrialEnd::Keep)
+    }
+
     /// Try a move in place on the session's world, which is not watched, on the machine
     /// holding it (see `vm/undo.rs`): its status. A move that does not commit leaves the
     /// world as it was; one that commits is kept, undone or logged as `then` says.
