@@ -445,9 +445,10 @@ async fn the_server_plays_a_seat_given_an_agent() {
     assert_eq!(state["toMove"], "X");
     server.stop();
 
-    // Goofspiel: the server's player bids at once (at random among its own bids, as a
-    // search would see the other's), in secret; the human's bid reveals both.
-    let server = serve_with("games/goofspiel", &["0", "1"], &["1=mcts:50"])
+    // Goofspiel: the server's player bids at once (searching from what it has seen:
+    // `mcts` would see the other's bid, and is refused there), in secret; the human's
+    // bid reveals both.
+    let server = serve_with("games/goofspiel", &["0", "1"], &["1=ismcts:50"])
         .await
         .expect("the server starts");
     let mut p0 = Client::open(&server, Some(0)).await;

@@ -40,7 +40,7 @@ pub use error::{Error, LoadError};
 pub use game::{Game, Loader};
 pub use moves::{Move, MoveIndex};
 pub use play::{Match, Played, SeatView, TO_MOVE};
-pub use search::{Drawing, Function, Position};
+pub use search::{Drawing, Function, Position, player_of};
 pub use waiting::{Waiting, answer_name};
 
 // What searches and front ends read of what the engine gives back.

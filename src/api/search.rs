@@ -82,6 +82,12 @@ impl Match {
         self.session.play_in_place(candidate)
     }
 
+    /// Whether `candidate` would commit now, tried and undone; a move that waits for a
+    /// signal counts as legal. The match is unchanged.
+    pub fn test_move(&mut self, candidate: &Candidate) -> Status {
+        self.session.test_in_place(candidate)
+    }
+
     /// [`Match::try_move`], each signal the move waits for answered by `answer` (`None`:
     /// not answered, and the move fails as a wait with no one to answer does).
     pub fn try_move_answering(
@@ -117,6 +123,74 @@ impl Match {
     /// (`caller` names who calls it: "a search").
     pub fn function(&mut self, name: &str, caller: &str) -> Result<Option<Function>, String> {
         crate::compile::codegen::compile_function_call(self.session.game_mut(), name, caller)
+    }
+
+    /// How many parameters the game's function `name` takes; `None` when the game defines
+    /// none.
+    pub fn function_params(&self, name: &str) -> Option<usize> {
+        let game = &self.session.game;
+        let sym = Symbol::get(name)?;
+        let f = game.functions.iter().find(|f| f.name == sym)?;
+        Some(usize::from(game.code(f.code).params))
+    }
+
+    /// The game's function `name` of one parameter called with `argument` (a player as
+    /// `to-move` gives its text, read as a command line reads a literal: an integer, or a
+    /// word as a string), compiled into the game the first time it is asked for and then
+    /// found again; run it with [`Match::run`]. `None` when the game defines no `name`.
+    /// The error, for people, says it does not take one parameter (`caller` calls it).
+    pub fn function_with(
+        &mut self,
+        name: &str,
+        argument: &str,
+        caller: &str,
+    ) -> Result<Option<Function>, String> {
+        use crate::syntax::ast::{Expr, ExprKind, Name};
+        match self.function_params(name) {
+            None => return Ok(None),
+            Some(1) => {}
+            Some(n) => {
+                return Err(format!(
+                    "the game's function `{name}` takes {n} parameter(s); {caller} calls it with one"
+                ));
+            }
+        }
+        let title = format!("({name} {argument})");
+        let game = &self.session.game;
+        if let Some(i) = game.codes.iter().rposition(|c| c.name == title) {
+            return Ok(u32::try_from(i).ok().map(Function));
+        }
+        let sym = Symbol::intern(name);
+        let Some(f) = game.functions.iter().find(|f| f.name == sym) else {
+            return Ok(None);
+        };
+        let span = game.code(f.code).span;
+        let kind = match crate::runtime::outside::parse_literal(argument) {
+            Value::Int(i) => ExprKind::Int(i),
+            Value::Float(x) => ExprKind::Float(x.get()),
+            Value::Bool(b) => ExprKind::Bool(b.get()),
+            Value::Str(t) => ExprKind::Str(Symbol::intern(t.as_str())),
+            _ => ExprKind::Nil,
+        };
+        let call = Expr {
+            kind: ExprKind::Call {
+                func: Name { sym, span },
+                args: vec![Expr { kind, span }],
+            },
+            span,
+        };
+        crate::compile::codegen::compile_body(self.session.game_mut(), &[call], title, span)
+            .map(Some)
+            .map_err(|_| format!("`({name} {argument})` does not compile"))
+    }
+
+    /// Run `function` ([`Match::function`], [`Match::function_with`]) in place as the user
+    /// (as `#setup` and `#actions` run: it may update any entity's properties), untraced,
+    /// and keep what it changed when it commits; one that does not commit leaves the
+    /// position as it was. How a search remakes what its player cannot see.
+    #[inline]
+    pub fn run(&mut self, function: Function) -> Status {
+        self.session.eval_kept_in_place(function)
     }
 
     /// The names of the game's functions that start with `prefix`, in definition order.
@@ -241,4 +315,11 @@ impl Match {
     pub fn merge_profile(&mut self, other: &Profile) {
         self.session.merge_profile(other);
     }
+}
+
+/// The player a candidate move belongs to, as seats see it: its message's `by` attribute
+/// when it has one, else its `player` (as [`crate::api::Move::player`]); `None` when it
+/// names none.
+pub fn player_of(candidate: &Candidate) -> Option<String> {
+    crate::runtime::value::mover_of(&candidate.message)
 }

@@ -33,7 +33,9 @@ pub struct PlayoutArgs {
     /// Who chooses the moves: `random` (uniform among the legal moves, the default) or
     /// `mcts[:<iterations>[:<depth>]]` (Monte Carlo tree search, 200 iterations unless
     /// given; where the game defines `evaluate`, random playouts stop after <depth> moves,
-    /// 20 unless given, and are scored by it), for every player, or as <player>=<agent>
+    /// 20 unless given, and are scored by it) or `ismcts[:<iterations>]` (information-set
+    /// search from what the player has seen, for games that hide things: those that
+    /// define `resample`, where `mcts` is refused), for every player, or as <player>=<agent>
     /// for one player as the game's `to-move` names it (repeatable: --agent
     /// white=mcts:400 --agent black=random). Any agent but random needs the game to
     /// define `to-move`.

@@ -18,7 +18,8 @@ pub struct ServeArgs {
     #[arg(long, value_delimiter = ',', default_value = "0,1")]
     pub seats: Vec<String>,
     /// A seat the server plays itself, as <player>=<agent>: `mcts[:<iterations>[:<depth>]]`
-    /// (Monte Carlo tree search, as `playout --agent`) or `random` (repeatable). Play against
+    /// (Monte Carlo tree search, as `playout --agent`), `ismcts[:<iterations>]` (the search
+    /// for games that hide things) or `random` (repeatable). Play against
     /// the computer: --agent 1=mcts:1000. Needs the game's `to-move`.
     #[arg(long = "agent", value_name = "PLAYER=AGENT")]
     pub agents: Vec<String>,

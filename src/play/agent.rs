@@ -9,6 +9,11 @@
 //! written in the language, to measure its balance (win rates of each side) under play
 //! that has some sense, not only under random play.
 //!
+//! `ismcts` searches from what its own player has seen ([`super::ismcts`]): each of its
+//! iterations remakes at random what that player cannot see (the game's `resample`), so
+//! it is the agent for games of hidden information, where `mcts` (which sees the whole
+//! world) is refused.
+//!
 //! `system:<file>` follows a bidding system ([`super::system`]) when one of its calls is
 //! among the candidates (`Pass` is), and plays at random otherwise.
 
@@ -29,6 +34,12 @@ pub enum Agent {
         /// When the game defines `evaluate`: the moves a random playout makes before the
         /// position is scored by it (`None`: [`Agent::EVALUATE_AFTER`]).
         depth: Option<u32>,
+    },
+    /// Information-set Monte Carlo tree search with this many iterations (at least 1)
+    /// before each move, each on a world remade from what the player has seen.
+    Ismcts {
+        /// Iterations (a world sampled, a path down the tree, a random playout) per move.
+        iterations: u32,
     },
     /// The calls a bidding system gives, read from its file; a random legal move when no
     /// call is to be made.
@@ -53,8 +64,8 @@ impl PartialEq for SystemAgent {
 impl Eq for SystemAgent {}
 
 impl Agent {
-    /// The agent a command line names: `random`, `mcts` (with [`Agent::MCTS_ITERATIONS`])
-    /// or `mcts:<iterations>`.
+    /// The agent a command line names: `random`, `mcts` (with [`Agent::MCTS_ITERATIONS`]),
+    /// `mcts:<iterations>[:<depth>]`, `ismcts[:<iterations>]` or `system:<file>`.
     pub fn parse(text: &str) -> Result<Agent, String> {
         let mut parts = text.split(':');
         let kind = parts.next().unwrap_or_default();
@@ -90,6 +101,21 @@ impl Agent {
                 };
                 Ok(Agent::Mcts { iterations, depth })
             }
+            ("ismcts", []) => Ok(Agent::Ismcts {
+                iterations: Agent::MCTS_ITERATIONS,
+            }),
+            ("ismcts", [n]) => match n.parse::<u32>() {
+                Ok(i) if (1..=Agent::MAX_ITERATIONS).contains(&i) => {
+                    Ok(Agent::Ismcts { iterations: i })
+                }
+                _ => Err(format!(
+                    "`ismcts:{n}`: the iterations are a whole number from 1 to {}",
+                    Agent::MAX_ITERATIONS
+                )),
+            },
+            ("ismcts", _) => Err(format!(
+                "`{text}`: write ismcts or ismcts:<iterations> (it takes no depth)"
+            )),
             ("mcts", _) => Err(format!(
                 "`{text}`: write mcts, mcts:<iterations> or mcts:<iterations>:<depth>"
             )),
@@ -107,7 +133,7 @@ impl Agent {
                 }))
             }
             _ => Err(format!(
-                "unknown agent `{kind}`: the agents are `random`, `mcts[:<iterations>[:<depth>]]` and `system:<file>`"
+                "unknown agent `{kind}`: the agents are `random`, `mcts[:<iterations>[:<depth>]]`, `ismcts[:<iterations>]` and `system:<file>`"
             )),
         }
     }
@@ -138,6 +164,7 @@ impl std::fmt::Display for Agent {
                 iterations,
                 depth: Some(d),
             } => write!(f, "mcts:{iterations}:{d}"),
+            Agent::Ismcts { iterations } => write!(f, "ismcts:{iterations}"),
             Agent::System(s) => write!(f, "system:{}", s.path),
         }
     }
@@ -167,6 +194,28 @@ pub use crate::api::TO_MOVE;
 /// that player, from 0 (lost) to 1 (won).
 pub const EVALUATE: &str = "evaluate";
 
+/// The function a game of hidden information defines for `ismcts`: one parameter, the
+/// player deciding; run as the user on the search's copy of the world (its random
+/// generator reseeded from the search's own), it remakes at random everything that player
+/// cannot see, consistent with what it has seen.
+pub const RESAMPLE: &str = "resample";
+
+/// Whether `m`'s game lets `agent` play: `mcts` is refused where the game defines
+/// `resample` (it hides things from its players, and the search would see them), and
+/// `resample` must take one parameter. The error is for the user.
+pub fn check_agent(m: &Match, agent: &Agent) -> Result<(), String> {
+    let params = m.function_params(RESAMPLE);
+    match (agent, params) {
+        (Agent::Mcts { .. }, Some(_)) => Err(format!(
+            "`{agent}` searches the whole world, and this game hides things from its players (it defines `{RESAMPLE}`): the search would see them\n  hint: use `ismcts` (`ismcts:<iterations>`), which decides from what its player has seen"
+        )),
+        (Agent::Ismcts { .. }, Some(n)) if n != 1 => Err(format!(
+            "the game's function `{RESAMPLE}` takes {n} parameter(s); `{agent}` calls it with one, the player deciding"
+        )),
+        _ => Ok(()),
+    }
+}
+
 impl Agents {
     /// The agents of a game: `players` (by the text of each player's value) and `others`,
     /// with the game's `(to-move)` made callable in the match. The error, for the user, says why the
@@ -185,6 +234,9 @@ impl Agents {
             }
         };
         let evaluate = m.function(EVALUATE, "a search")?;
+        for agent in players.iter().map(|(_, a)| a).chain([&others]) {
+            check_agent(m, agent)?;
+        }
         let deep = players
             .iter()
             .map(|(_, a)| a)

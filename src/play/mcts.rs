@@ -47,7 +47,10 @@ fn simultaneous(player: &str, to_move: Function, m: &Match) -> RuntimeError {
         message: format!(
             "several players are to move at once (to-move gave a list), and player {player}'s agent searches: Monte Carlo tree search plays one player's moves at a time, seeing the world whole, and would see the orders the others have given"
         ),
-        hint: Some("give the players who move at once the agent `random`".into()),
+        hint: Some(
+            "give the players who move at once the agent `random`, or `ismcts`, which decides from what its player has seen"
+                .into(),
+        ),
         span: Some(m.function_span(to_move)),
         chain: Vec::new(),
         calls: None,
@@ -55,7 +58,7 @@ fn simultaneous(player: &str, to_move: Function, m: &Match) -> RuntimeError {
 }
 
 /// The exploration constant of UCT (√2, for rewards between 0 and 1).
-const EXPLORATION: f64 = std::f64::consts::SQRT_2;
+pub(super) const EXPLORATION: f64 = std::f64::consts::SQRT_2;
 
 /// A position of the search tree.
 struct Node {
@@ -111,7 +114,7 @@ impl Node {
 
 /// How an iteration of a search ended: the game's ending, or a position `evaluate`
 /// scored (each player, by text, and its worth to that player, from 0 to 1).
-enum Outcome {
+pub(super) enum Outcome {
     Ended(Ending),
     Scored(Vec<(String, f64)>),
 }
@@ -119,7 +122,7 @@ enum Outcome {
 /// What an outcome is worth to `player`: 1 a win, 0 a loss, ½ anything else (a draw, a
 /// game stuck or too long, or nobody in particular); a scored position, its score (½ for
 /// a player `evaluate` does not name).
-fn worth(outcome: &Outcome, player: Option<&str>) -> f64 {
+pub(super) fn worth(outcome: &Outcome, player: Option<&str>) -> f64 {
     match (outcome, player) {
         (Outcome::Ended(Ending::Winner(w)), Some(p)) => {
             if w.to_text() == p {
@@ -136,7 +139,7 @@ fn worth(outcome: &Outcome, player: Option<&str>) -> f64 {
 }
 
 /// What the game's `(evaluate)` says the current position is worth to each player.
-fn evaluate(m: &mut Match, code: Function) -> Result<Vec<(String, f64)>, RuntimeError> {
+pub(super) fn evaluate(m: &mut Match, code: Function) -> Result<Vec<(String, f64)>, RuntimeError> {
     let bad = |what: String, m: &Match| RuntimeError {
         message: format!("({EVALUATE}) gave {what}"),
         hint: Some(format!(
@@ -206,7 +209,10 @@ fn play_agents(
             }
         }
         // Several players at once (simultaneous moves): each candidate is some
-        // player's, and all of them are drawn from alike; only random agents can.
+        // player's, and all of them are drawn from alike when every one plays at
+        // random; else the first whose agent does not gives its own order, which only
+        // `ismcts` (which does not see the orders given) can.
+        let mut decider = None;
         let agent = match players.as_slice() {
             [] => &agents.others,
             [one] => agents.of(Some(one)),
@@ -215,10 +221,16 @@ fn play_agents(
                 .find(|p| *agents.of(Some(p)) != Agent::Random)
             {
                 None => &Agent::Random,
-                Some(p) => return Err(stopped(None, simultaneous(p, agents.to_move, m))),
+                Some(p) => match agents.of(Some(p)) {
+                    a @ Agent::Ismcts { .. } => {
+                        decider = Some(p.clone());
+                        a
+                    }
+                    _ => return Err(stopped(None, simultaneous(p, agents.to_move, m))),
+                },
             },
         };
-        let player = players.into_iter().next();
+        let player = decider.or_else(|| players.into_iter().next());
         let drawn = match agent {
             Agent::Random => {
                 let candidates = m.candidates().map_err(|e| stopped(None, e))?;
@@ -231,6 +243,16 @@ fn play_agents(
                 chooser,
                 (*iterations, *depth),
                 max_plies - plies,
+            )
+            .map_err(|(action, e)| stopped(action, e))?,
+            Agent::Ismcts { iterations } => super::ismcts::play(
+                m,
+                agents,
+                player.as_deref(),
+                chooser,
+                *iterations,
+                max_plies - plies,
+                &mut undrawn,
             )
             .map_err(|(action, e)| stopped(action, e))?,
             Agent::System(s) => {

@@ -1,5 +1,6 @@
 //! The play layer: everything that plays a game rather than runs it. Random playouts,
-//! perft, agents and their Monte Carlo tree search, runs of many games spread over
+//! perft, agents and their Monte Carlo tree searches (seeing the world, or, for games of
+//! hidden information, only what the deciding player has seen), runs of many games spread over
 //! threads, and the statistics of what they gave.
 //!
 //! Boundary: it sits on the public game API ([`crate::api`]) and imports nothing from the
@@ -12,6 +13,7 @@
 pub mod agent;
 pub mod duplicate;
 pub mod games;
+pub mod ismcts;
 pub mod mcts;
 pub mod perft;
 pub mod playout;

@@ -143,6 +143,14 @@ pub enum Command {
     Agent(Seats),
     /// `:hint [<iterations>]`.
     Hint(u32),
+    /// `:hint ismcts[:<iterations>] [<player>]`: the search that sees only what the
+    /// player has seen, for the player to move or the one named.
+    HintIsmcts {
+        /// Its iterations.
+        iterations: u32,
+        /// The player named, as typed.
+        player: Option<String>,
+    },
     /// `:save <file>`.
     Save {
         /// The file, without the quotes around it.
@@ -353,7 +361,7 @@ impl Command {
             Command::Why(_) => Kind::Why,
             Command::Random(_) => Kind::Random,
             Command::Agent(_) => Kind::Agent,
-            Command::Hint(_) => Kind::Hint,
+            Command::Hint(_) | Command::HintIsmcts { .. } => Kind::Hint,
             Command::Save { .. } => Kind::Save,
             Command::Load { .. } => Kind::Load,
             Command::Sgf { .. } => Kind::Sgf,
@@ -513,6 +521,22 @@ fn parse_command(text: &str) -> Result<Command, ParseError> {
                 }
             }
         }),
+        Kind::Hint if rest.starts_with("ismcts") => {
+            let mut words = rest.split_whitespace();
+            let agent = Agent::parse(words.next().unwrap_or_default());
+            match (agent, words.next(), words.next()) {
+                (Ok(Agent::Ismcts { iterations }), player, None) => Command::HintIsmcts {
+                    iterations,
+                    player: player.map(own),
+                },
+                _ => {
+                    return usage(&format!(
+                        "usage: :hint ismcts[:<iterations>] [<player>] (1 to {} iterations)",
+                        Agent::MAX_ITERATIONS
+                    ));
+                }
+            }
+        }
         Kind::Hint => {
             let n = match rest {
                 "" => Ok(HINT_ITERATIONS),
@@ -663,6 +687,10 @@ impl fmt::Display for Command {
             Command::Goto(n) => write!(f, ":{name} {n}"),
             Command::Random(n) => write!(f, ":{name} {n}"),
             Command::Hint(n) => write!(f, ":{name} {n}"),
+            Command::HintIsmcts { iterations, player } => {
+                write!(f, ":{name} ismcts:{iterations}")?;
+                player.iter().try_for_each(|p| write!(f, " {p}"))
+            }
             Command::Why(Why::Move { name: arg }) => with_arg(f, name, one, arg),
             Command::Why(Why::Send { text }) => write!(f, ":{name} send {text}"),
             Command::Agent(Seats::List) => write!(f, ":{name}"),

@@ -174,6 +174,7 @@ impl Repl {
             Command::Random(n) => self.random(n),
             Command::Agent(seats) => self.agent(seats),
             Command::Hint(n) => self.hint(n),
+            Command::HintIsmcts { iterations, player } => self.hint_ismcts(iterations, player),
             Command::Save { path } => self.save(&path),
             Command::Load { path } => self.load(&path),
             Command::Sgf { save, path } => self.sgf(save, &path),

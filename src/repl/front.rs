@@ -175,6 +175,7 @@ impl Repl {
                     Err(e) => Err(e),
                 },
                 (Agent::System(s), false) => self.system_move_of(&s.system.clone(), &player),
+                (Agent::Ismcts { iterations }, _) => self.ismcts_move(*iterations, &player),
                 _ => self.random_move_of(&player),
             };
             let name = match chosen {
@@ -247,6 +248,35 @@ impl Repl {
         )
         .map(|scores| scores.into_iter().next().map(|s| s.name))
         .map_err(|(_, e)| e.render(&self.sources, false))
+    }
+
+    /// The move `ismcts` (`iterations` of it, seeded by the world's generator, as `:hint`
+    /// does) chooses now for `player`, from what `player` has seen: its name, or `None`
+    /// when `player` has no legal move.
+    pub fn ismcts_move(&mut self, iterations: u32, player: &str) -> Result<Option<String>, String> {
+        let agents = self.agents()?;
+        crate::play::agent::check_agent(&self.play, &Agent::Ismcts { iterations })?;
+        let mut chooser = Chooser::new(self.play.random_state(), 0);
+        let search = crate::play::ismcts::Search {
+            iterations,
+            determinize: true,
+        };
+        crate::play::ismcts::analyse(
+            &mut self.play,
+            &agents,
+            player,
+            &mut chooser,
+            search,
+            super::moves::HINT_MAX_PLIES,
+        )
+        .map(|scores| scores.into_iter().next().map(|s| s.name))
+        .map_err(|(_, e)| e.render(&self.sources, false))
+    }
+
+    /// Whether the game lets `agent` play (`mcts` is refused where the game hides things:
+    /// see [`crate::play::agent::check_agent`]); the error is for the user.
+    pub fn check_agent(&self, agent: &Agent) -> Result<(), String> {
+        crate::play::agent::check_agent(&self.play, agent)
     }
 
     /// A legal move of `player` drawn at random (seeded by the world's generator): one

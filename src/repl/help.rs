@@ -118,7 +118,7 @@ pub const COMMANDS: &[Help] = &[
     c(
         "hint",
         "[<iterations>]",
-        "what Monte Carlo tree search would play: each legal move with its visits and score (needs the game's to-move)",
+        "what Monte Carlo tree search would play: each legal move with its visits and score (needs the game's to-move); `:hint ismcts[:<iterations>] [<player>]` searches from what the player to move (or the one named, where several are) has seen, for games that hide things (that define `resample`)",
     ),
     c(
         "save",

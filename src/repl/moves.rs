@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::play::agent::{Agent, TO_MOVE};
+use crate::play::agent::{Agent, RESAMPLE, TO_MOVE};
 use crate::play::mcts::analyse;
 use crate::play::playout::Chooser;
 use crate::play::system::{self, Choice, Memory, Qualities, System};
@@ -186,6 +186,9 @@ impl Repl {
                 Ok(a) => a,
                 Err(e) => return format!("error: {e}"),
             };
+            if let Err(e) = crate::play::agent::check_agent(&self.play, &agent) {
+                return format!("error: {e}");
+            }
             if let Err(e) = self.agents() {
                 return format!("error: {e}");
             }
@@ -220,6 +223,11 @@ impl Repl {
             Ok(a) => a,
             Err(e) => return format!("error: {e}"),
         };
+        if self.play.function_params(RESAMPLE).is_some() {
+            return format!(
+                "error: :hint searches with `mcts`, which sees the whole world, and this game hides things from its players (it defines `{RESAMPLE}`): the search would see them\n  hint: `:hint ismcts[:<iterations>] [<player>]` searches from what the player has seen"
+            );
+        }
         let player = match self.play.players_by(agents.to_move) {
             Ok(several) if several.len() > 1 => {
                 return format!(
@@ -260,6 +268,95 @@ impl Repl {
         let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
         let mut out = vec![format!(
             "{who} to move; {iterations} iterations of Monte Carlo tree search (score: 1 a win, 0.5 a draw, 0 a loss):"
+        )];
+        for s in &scores {
+            out.push(format!(
+                "  {:<width$}  visits {:>6}  score {:.2}",
+                s.name, s.visits, s.score
+            ));
+        }
+        out.join("\n")
+    }
+
+    /// `:hint ismcts[:<iterations>] [<player>]`: the legal moves of the player to move (or
+    /// of `named`, one of several to move at once) as information-set Monte Carlo tree
+    /// search sees them from what that player has seen, most visited (its choice) first.
+    /// Seeded by the world's generator, as `:hint` is.
+    pub(super) fn hint_ismcts(&mut self, iterations: u32, named: Option<String>) -> String {
+        if self.play.session().game.actions.is_none() {
+            return "this game has no #actions".into();
+        }
+        if self.play.finished() {
+            return "the game is over".into();
+        }
+        let agents = match self.agents() {
+            Ok(a) => a,
+            Err(e) => return format!("error: {e}"),
+        };
+        let ismcts = Agent::Ismcts { iterations };
+        if let Err(e) = crate::play::agent::check_agent(&self.play, &ismcts) {
+            return format!("error: {e}");
+        }
+        let to_move = match self.play.players_by(agents.to_move) {
+            Ok(p) => p,
+            Err(e) => {
+                return format!(
+                    "error: ({TO_MOVE}) failed:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        let named = named.map(|p| crate::runtime::outside::parse_literal(&p).to_text());
+        let player = match (named, to_move.as_slice()) {
+            (None, []) => {
+                return "nobody in particular is to move: ismcts searches for a player".into();
+            }
+            (None, [one]) => one.clone(),
+            (None, several) => {
+                return format!(
+                    "players {} are to move at once: name the one to search for (:hint ismcts {})",
+                    several.join(", "),
+                    several[0]
+                );
+            }
+            (Some(p), _) if to_move.contains(&p) => p,
+            (Some(p), _) => {
+                let who = if to_move.is_empty() {
+                    "nobody in particular".to_string()
+                } else {
+                    to_move.join(", ")
+                };
+                return format!("error: player {p} is not to move (to move: {who})");
+            }
+        };
+        let mut chooser = Chooser::new(self.play.random_state(), 0);
+        let search = crate::play::ismcts::Search {
+            iterations,
+            determinize: true,
+        };
+        let scores = match crate::play::ismcts::analyse(
+            &mut self.play,
+            &agents,
+            &player,
+            &mut chooser,
+            search,
+            HINT_MAX_PLIES,
+        ) {
+            Ok(s) => s,
+            Err((action, e)) => {
+                let what = action.map_or(String::new(), |a| format!(", `{a}` failed"));
+                return format!(
+                    "error: searching{what}:\n{}",
+                    e.render(&self.sources, self.options.color).trim_end()
+                );
+            }
+        };
+        if scores.is_empty() {
+            return format!("no legal move for `{player}`");
+        }
+        let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        let mut out = vec![format!(
+            "`{player}` to move; {iterations} iterations of information-set Monte Carlo tree search, from what `{player}` has seen (score: 1 a win, 0.5 a draw, 0 a loss):"
         )];
         for s in &scores {
             out.push(format!(

@@ -626,6 +626,13 @@ impl Session {
         self.trial_in_place(start, TrialEnd::Log(log), OnWait::Fail)
     }
 
+    /// Whether `candidate`'s move would commit now, tried in place and undone: a move that
+    /// waits for a signal counts as legal (its answers come later). The world is unchanged.
+    pub fn test_in_place(&mut self, candidate: &Candidate) -> Status {
+        let start = Start::Deliver(candidate.recipient, candidate.message.clone());
+        self.trial_in_place(start, TrialEnd::Undo, OnWait::Legal)
+    }
+
     /// Play `candidate`'s move in place on the session's world, which has no active
     /// canvas ([`Session::unwatch`]), untraced: how its transaction ended. A move that
     /// commits is kept; one that does not (vetoed, failed, rolled back) leaves the world
@@ -655,6 +662,14 @@ impl Session {
     #[inline]
     pub fn eval_in_place(&mut self, code: CodeId) -> Status {
         self.trial_in_place(Start::Eval(code), TrialEnd::Undo, OnWait::Fail)
+    }
+
+    /// [`Session::eval_in_place`] keeping what `code` changed when it commits: how a search
+    /// remakes, on its copy of the world, what its player cannot see (the code runs as
+    /// the user, who may update any entity's properties).
+    #[inline]
+    pub fn eval_kept_in_place(&mut self, code: CodeId) -> Status {
+        self.trial_in_place(Start::Eval(code), TrialEnd::Keep, OnWait::Fail)
     }
 
     /// Try a move in place on the session's world, which is not watched, on the machine

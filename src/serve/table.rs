@@ -264,6 +264,11 @@ impl Table {
             None
         };
         let agents = if seats.iter().any(|s| s.agent.is_some()) {
+            for (seat, agent) in seats.iter().filter_map(|s| Some((s, s.agent.as_ref()?))) {
+                repl.check_agent(agent).map_err(|e| {
+                    TableError::Game(format!("--agent {}={agent}: {e}", seat.player))
+                })?;
+            }
             Some(repl.agents().map_err(TableError::Game)?)
         } else {
             None
@@ -367,6 +372,9 @@ impl Table {
                 (Agent::Mcts { iterations, depth }, false, Some(a)) => {
                     let a = a.clone();
                     self.repl.best_move(&a, (*iterations, *depth))
+                }
+                (Agent::Ismcts { iterations }, _, Some(_)) => {
+                    self.repl.ismcts_move(*iterations, &player)
                 }
                 (Agent::System(s), false, _) => {
                     let system = s.system.clone();

@@ -118,7 +118,7 @@ try {
   console.log("cards: each seat sees its own private graphics only; signal answered by a click: ok");
 
   // Goofspiel against the server: it has bid already, in secret; our bid reveals both.
-  const goof = await serve("games/goofspiel", ["--agent", "1=mcts:50", "--param", "cards=5"], 1);
+  const goof = await serve("games/goofspiel", ["--agent", "1=ismcts:50", "--param", "cards=5"], 1);
   servers.push(goof.child);
   const g = await context.newPage();
   await g.goto(goof.seats[0]);
