@@ -429,8 +429,49 @@ impl Repl {
         Some((s.path.clone(), s.system.clone()))
     }
 
+    /// What the `set`s of `system` gave `player` on the way here: the system followed
+    /// again at every earlier position of the history where `player` was to call (an
+    /// auction on), as an agent following it all along would have. A position whose
+    /// world the history let go is skipped.
+    fn system_memory(&mut self, system: &System, qualities: &Qualities, player: &str) -> Memory {
+        let mut memory = Memory::new();
+        let Ok(agents) = self.agents() else {
+            return memory;
+        };
+        let mut m = self.play.fork();
+        for n in 0..self.history().cursor() {
+            let Some(world) = self.history().world_after(n) else {
+                continue;
+            };
+            m.set_position(world.clone());
+            if m.player_by(agents.to_move).ok().flatten().as_deref() != Some(player) {
+                continue;
+            }
+            let legal: Vec<String> = match m.legal_moves() {
+                Ok(moves) => moves.into_iter().map(|mv| mv.name).collect(),
+                Err(_) => continue,
+            };
+            if !legal.iter().any(|l| l == "Pass") {
+                continue;
+            }
+            let mut legal_call =
+                |_: &mut crate::api::Match, call: &str| legal.iter().any(|l| l == call);
+            // A failing quality there fails here too, where it is reported.
+            let _ = system::choose(
+                &mut m,
+                system,
+                qualities,
+                player,
+                &mut memory,
+                &mut legal_call,
+            );
+        }
+        memory
+    }
+
     /// The call `system` makes now for `player`, or with `only`, the first rule giving
-    /// that call whose tests all hold; `None` when none does. Sets are not kept.
+    /// that call whose tests all hold; `None` when none does. What `set`s gave `player`
+    /// earlier in the auction counts ([`Repl::system_memory`]).
     fn system_choice(
         &mut self,
         system: &System,
@@ -442,7 +483,7 @@ impl Repl {
             Some(found) => found?.into_iter().map(|(name, _)| name).collect(),
         };
         let qualities = Qualities::of(&mut self.play);
-        let mut memory = Memory::new();
+        let mut memory = self.system_memory(system, &qualities, player);
         system::choose(
             &mut self.play,
             system,
