@@ -1,6 +1,7 @@
 //! The `ismcts` agent (information-set Monte Carlo tree search): it decides from what its
-//! own player has seen, so a hidden value cannot change its choice (and the same search
-//! shown the world does change it); it beats random play at Goofspiel; plain `mcts` is
+//! own player has seen, so a hidden value (Goofspiel's secret bid, another player's secret
+//! program in Archipelago) cannot change its choice (and the same search shown the world
+//! does change it); it beats random play at Goofspiel; plain `mcts` is
 //! refused where a game hides things (`resample`); its games are the same whatever the
 //! number of threads; a failing `resample` is an error naming it.
 
@@ -425,4 +426,61 @@ fn orders_at_once_are_searched_by_ismcts_only() {
         assert_eq!(played.plies, 2);
         assert!(m.finished());
     }
+}
+
+/// Archipelago: player 1 has programmed its first order in secret. Whatever order that
+/// was, player 0's search (same seed) sees the same and chooses the same, visits and
+/// scores included: the program of another player cannot change its choice.
+#[test]
+fn another_players_secret_program_does_not_change_the_choice() {
+    let dir = format!("{}/games/archipelago", env!("CARGO_MANIFEST_DIR"));
+    let game = Game::load(dir).expect("archipelago loads");
+    let start = game.start_headless(3).expect("starts");
+    let mut orders: Vec<String> = start
+        .fork()
+        .legal_moves()
+        .expect("moves")
+        .into_iter()
+        .map(|mv| mv.name)
+        .filter(|n| n.starts_with("1:"))
+        .collect();
+    orders.sort();
+    assert!(orders.len() >= 5, "player 1's first orders: {orders:?}");
+    let mut seen = Vec::new();
+    let mut peeked = BTreeSet::new();
+    for order in &orders {
+        let mut m = start.fork();
+        m.play(order).expect("player 1 programs");
+        let agents = Agents::new(&mut m, Vec::new(), ismcts(60)).expect("agents");
+        let mut chooser = Chooser::new(7, 0);
+        let search = |determinize| Search {
+            iterations: 60,
+            determinize,
+        };
+        let scores = analyse(&mut m, &agents, "0", &mut chooser, search(true), 2_000)
+            .expect("the search runs");
+        seen.push(
+            scores
+                .iter()
+                .map(|s| (s.name.clone(), s.visits, format!("{:.6}", s.score)))
+                .collect::<Vec<_>>(),
+        );
+        let mut chooser = Chooser::new(7, 0);
+        let shown = analyse(&mut m, &agents, "0", &mut chooser, search(false), 2_000)
+            .expect("the search runs");
+        peeked.insert(format!(
+            "{:?}",
+            shown.iter().map(|s| s.visits).collect::<Vec<_>>()
+        ));
+    }
+    for (order, s) in orders.iter().zip(&seen) {
+        assert_eq!(
+            *s, seen[0],
+            "player 1 programmed {order} and player 0's search changed"
+        );
+    }
+    assert!(
+        peeked.len() > 1,
+        "a search that sees player 1's order searched alike whatever it was"
+    );
 }
