@@ -1,5 +1,6 @@
 //! The web page played in a real Chromium: runs tests/browser/play.test.mjs,
-//! tests/browser/editor.test.mjs and tests/browser/jochess.test.mjs (Node with
+//! tests/browser/editor.test.mjs, tests/browser/jochess.test.mjs and
+//! tests/browser/secret.test.mjs (Node with
 //! playwright-core driving Debian's /usr/bin/chromium) against this build's binary.
 //! Skips, saying why, when Chromium, Node or the test's node_modules are missing (.ci/run
 //! installs them); in CI it fails instead. Screenshots are kept in
@@ -52,6 +53,20 @@ fn three_seats_play_jochess_in_chromium() {
     };
     assert!(
         text.contains("jochess: three seats, a move each by clicks seen on every page, out-of-turn clicks refused: ok"),
+        "{text}"
+    );
+}
+
+/// Archipelago with three seats: secret orders programmed by clicks, each page told whom
+/// it waits for, a salvage chosen with a button by the player it asks while the others
+/// wait for that player, and the reveal seen on every page.
+#[test]
+fn three_seats_program_secret_orders_and_answer_a_forced_choice_in_chromium() {
+    let Some(text) = run("secret.test.mjs") else {
+        return;
+    };
+    assert!(
+        text.contains("secret: three seats program their orders, player 1 answers the salvage with a button while the others wait for it, the reveal is seen on every page: ok"),
         "{text}"
     );
 }
