@@ -1121,7 +1121,9 @@ async fn seats_default_to_the_games_players() {
         assert!(e.text.starts_with(wanted), "{name}: {}", e.text);
         assert!(!e.usage, "{name}: {}", e.text);
         // Seats given: `players` is not asked.
-        let server = serve_params(&path, &[], &["0"], &[]).await.expect("it starts");
+        let server = serve_params(&path, &[], &["0"], &[])
+            .await
+            .expect("it starts");
         server.stop();
         let _ = std::fs::remove_dir_all(std::path::Path::new(&path));
     }

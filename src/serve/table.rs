@@ -446,9 +446,7 @@ impl Table {
             }
         };
         let history = self.repl.history();
-        let rng = history
-            .world_after(history.cursor())
-            .map_or(0, |w| w.rng);
+        let rng = history.world_after(history.cursor()).map_or(0, |w| w.rng);
         let mut chooser = crate::play::playout::Chooser::new(rng, self.version);
         let tag = answers[chooser.below(answers.len())].clone();
         let before = self.repl.mark();
@@ -459,7 +457,10 @@ impl Table {
         };
         let reply = self.execute(command, By::Server(Some(seat)));
         if self.repl.mark() == before {
-            eprintln!("player {player} ({agent}) answers signal \"{signal}\" with {tag}: {}", reply.text);
+            eprintln!(
+                "player {player} ({agent}) answers signal \"{signal}\" with {tag}: {}",
+                reply.text
+            );
             return Err(format!(
                 "player {player} ({agent}) could not answer signal \"{signal}\" with {tag}: the game refused it"
             ));
