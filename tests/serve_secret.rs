@@ -161,17 +161,15 @@ async fn no_connection_sees_another_players_program_before_the_reveal() {
     // A seat asks to undo another's order: a proposal to the others, which names no order.
     let reply = seats[0].ask(json!({"op": "undo"})).await;
     assert_eq!(reply["changed"], false, "{reply}");
-    if let Some(pid) = reply["proposal"].as_u64() {
-        // Every seat is shown the proposal; then it is withdrawn.
-        for p in 1..PLAYERS {
-            seats[p]
-                .state_where(|s| !s["proposals"].as_array().unwrap().is_empty())
-                .await;
-        }
-        seats[0]
-            .ask(json!({"op": "decline", "proposal": pid}))
+    let pid = reply["proposal"].as_u64().expect("a proposal");
+    // Every seat is shown the proposal; then it is withdrawn.
+    for seat in seats.iter_mut().skip(1) {
+        seat.state_where(|s| !s["proposals"].as_array().unwrap().is_empty())
             .await;
     }
+    seats[0]
+        .ask(json!({"op": "decline", "proposal": pid}))
+        .await;
     // Peeks at every earlier position, from every connection.
     let changes = seats[0].latest_state().await["history"]
         .as_array()
@@ -184,8 +182,8 @@ async fn no_connection_sees_another_players_program_before_the_reveal() {
         }
     }
     // Every connection's latest state, then every message it received, checked.
-    for p in 0..PLAYERS {
-        let state = seats[p].latest_state().await;
+    for (p, seat) in seats.iter_mut().enumerate() {
+        let state = seat.latest_state().await;
         assert!(!state["rules"].as_array().unwrap().is_empty());
         // Its own orders are in its view.
         assert!(
@@ -202,7 +200,7 @@ async fn no_connection_sees_another_players_program_before_the_reveal() {
                 );
             }
         }
-        let n = check_seen(&seats[p], Some(p), &programs);
+        let n = check_seen(seat, Some(p), &programs);
         assert!(n > 10, "player {p} received only {n} messages");
     }
     let state = watcher.latest_state().await;

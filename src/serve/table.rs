@@ -352,16 +352,15 @@ impl Table {
     }
 
     /// Play the moves of the seats the server plays, for as long as one of them is to
-    /// move (and no move waits for a signal): the search's choice (`mcts`) or a legal move
+    /// move (a move waiting for a signal that seat must answer is answered first, see
+    /// [`Table::answer_wait`]): the search's choice (`mcts`) or a legal move
     /// at random (`random`, and in a position where several players move at once, whose
     /// orders a search would see); each is a change of the history, as a seat's `:play`
     /// is. What stopped a seat from moving when it was to move, for the players to read.
     fn play_agents(&mut self) -> Option<String> {
         // Bounded: a game whose agents play each other stops after this many moves.
         for _ in 0..MAX_AGENT_MOVES {
-            if self.agents.is_none() {
-                return None;
-            }
+            self.agents.as_ref()?;
             if self.repl.waiting_for().is_some() {
                 match self.answer_wait() {
                     Ok(true) => continue,
