@@ -1015,3 +1015,199 @@ async fn no_seat_receives_another_seats_hand() {
     }
     server.stop();
 }
+
+/// A server for `game` (a path from the crate root, or absolute) with these parameters,
+/// seats (none: the game's `players`) and agents.
+async fn serve_params(
+    game: &str,
+    params: &[&str],
+    seats: &[&str],
+    agents: &[&str],
+) -> Result<Server, flexrules::repl::OpenError> {
+    Server::start(flexrules::serve::ServeOptions {
+        repl: flexrules::repl::ReplOptions {
+            game: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
+            seed: 0,
+            params: params.iter().map(|s| s.to_string()).collect(),
+            limits: flexrules::runtime::vm::Limits::default(),
+            rules: Vec::new(),
+            color: false,
+        },
+        port: 0,
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        agents: agents.iter().map(|s| s.to_string()).collect(),
+        edge: EdgeOptions::default(),
+        store: None,
+    })
+    .await
+}
+
+/// A one-file game in a directory of its own under the system's temporary directory.
+fn temporary_game(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("flexrules-serve-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the directory is made");
+    std::fs::write(dir.join("game.fr"), text).expect("the game is written");
+    dir.display().to_string()
+}
+
+/// Without seats, the server offers one seat per player the game's `players` lists at the
+/// start (with the same parameters), `0,1` when it defines none; seats given still win;
+/// a `players` that fails or gives no list is refused at the start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seats_default_to_the_games_players() {
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        ("games/archipelago", &["players=4"], &["0", "1", "2", "3"]),
+        ("games/archipelago", &[], &["0", "1", "2"]),
+        ("games/goofspiel", &[], &["0", "1"]),
+        ("games/bridge", &[], &["N", "E", "S", "W"]),
+        ("games/chess", &[], &["white", "black"]),
+        ("games/go", &[], &["black", "white"]),
+        ("tests/inputs/tic-tac-toe", &[], &["0", "1"]),
+    ];
+    for (game, params, players) in cases {
+        let server = serve_params(game, params, &[], &[])
+            .await
+            .unwrap_or_else(|e| panic!("{game} starts: {}", e.text));
+        assert_eq!(server.players(), *players, "{game} {params:?}");
+        server.stop();
+    }
+    // Seats given win.
+    let server = serve_params("games/archipelago", &["players=4"], &["0", "2"], &[])
+        .await
+        .expect("the server starts");
+    assert_eq!(server.players(), ["0", "2"]);
+    server.stop();
+    // Each player's to-move names a seat: chess's white moves first, from its seat.
+    let server = serve_params("games/chess", &[], &[], &[]).await.unwrap();
+    let mut white = Client::open(&server, Some(0)).await;
+    let state = white.latest_state().await;
+    assert_eq!(state["you"]["player"], "white");
+    assert_eq!(state["toMove"], "white");
+    server.stop();
+
+    let game = "#entity e\n  #state s\n#instance e of e\n#define to-move () 0\n";
+    let refusals = [
+        (
+            "players-fail",
+            "#define players () (nth (list) 3)\n",
+            "error: the game's (players) failed at the start, so the seats cannot be drawn from it: ",
+        ),
+        (
+            "players-number",
+            "#define players () 3\n",
+            "error: the game's (players) gave 3, not a list of players, so the seats cannot be drawn from it: give the seats with --seats",
+        ),
+        (
+            "players-empty",
+            "#define players () (list)\n",
+            "error: the game's (players) gave an empty list: a game needs at least one seat; give the seats with --seats",
+        ),
+        (
+            "players-list",
+            "#define players () (list (list 1 2))\n",
+            "error: the game's (players) gave (1 2), which is not a player a seat can name (a number, or a word); give the seats with --seats",
+        ),
+        (
+            "players-param",
+            "#define players (n) (range n)\n",
+            "error: ",
+        ),
+    ];
+    for (name, players, wanted) in refusals {
+        let path = temporary_game(name, &format!("{game}{players}"));
+        let Err(e) = serve_params(&path, &[], &[], &[]).await else {
+            panic!("{name}: the server started");
+        };
+        assert!(e.text.starts_with(wanted), "{name}: {}", e.text);
+        assert!(!e.usage, "{name}: {}", e.text);
+        // Seats given: `players` is not asked.
+        let server = serve_params(&path, &[], &["0"], &[])
+            .await
+            .expect("it starts");
+        server.stop();
+        let _ = std::fs::remove_dir_all(std::path::Path::new(&path));
+    }
+}
+
+/// A seat the server plays answers a wait that names its player (`from`) at once, with a
+/// tag drawn among the wait's answers; a wait from a player with no seat is answered by
+/// any seat (as before), and a seat the server plays cannot answer a wait without
+/// `among`: the players are told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_the_server_plays_answers_a_wait_that_names_it() {
+    const SALVAGE: &str = "tests/inputs/wait/salvage";
+    let server = serve_params(SALVAGE, &[], &[], &["1=random"])
+        .await
+        .expect("the server starts");
+    assert_eq!(server.players(), ["0", "1", "2"]);
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let reply = p0.ask(json!({"op": "play", "name": "wreck"})).await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    let state = p0.latest_state().await;
+    let history = state["history"].as_array().unwrap();
+    // The answer is part of the change the move made: then player 1 moved.
+    assert!(history.len() >= 2, "{state}");
+    let answer = history[0]["text"].as_str().unwrap();
+    assert!(
+        ["\"rope\"", "\"sail\"", "\"oar\""]
+            .iter()
+            .any(|t| answer.contains(&format!(":signal salvage {t}"))),
+        "the server's seat did not answer among the answers: {answer}"
+    );
+    assert_ne!(state["waiting"]["player"], "1", "{state}");
+    // Player 1's own move (the server's) went on after the answer: it is its turn no more.
+    assert_ne!(state["toMove"], "1", "{state}");
+    server.stop();
+
+    // An ismcts seat answers too.
+    let server = serve_params(SALVAGE, &[], &[], &["1=ismcts:20", "2=mcts:20"])
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    p0.ask(json!({"op": "play", "name": "wreck"})).await;
+    let state = p0.latest_state().await;
+    // Players 1 and 2 answered and moved: player 0 is to move, or to answer.
+    assert!(
+        state["waiting"].is_null() || state["waiting"]["player"] == "0",
+        "{state}"
+    );
+    assert_eq!(state["toMove"], "0", "{state}");
+    server.stop();
+
+    // A wait from a player with no seat: any seat answers.
+    let server = serve_params(SALVAGE, &[], &["0", "1"], &[])
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let mut p1 = Client::open(&server, Some(1)).await;
+    p0.ask(json!({"op": "play", "name": "fish"})).await;
+    let reply = p1.ask(json!({"op": "play", "name": "wreck"})).await;
+    assert!(
+        reply["text"].as_str().unwrap().contains("from player 2"),
+        "{reply}"
+    );
+    let reply = p0
+        .ask(json!({"op": "signal", "signal": "salvage", "tag": "\"oar\""}))
+        .await;
+    assert_eq!(reply["changed"], true, "{reply}");
+    server.stop();
+
+    // A seat the server plays and a wait without `among`: it cannot answer, and says so.
+    let game = temporary_game(
+        "wait-no-among",
+        "#entity e\n  #property turn 0\n  #state default\n    #onMessage go\n      (do (wait signal \"pick\" from 1) (update property \"turn\" to 1) end)\n#instance e of e\n#define to-move () (property \"turn\" of \"e\")\n#actions (list (list \"e\" (new message \"go\" with \"name\" \"go\")))\n",
+    );
+    let server = serve_params(&game, &[], &[], &["1=random"])
+        .await
+        .expect("the server starts");
+    let mut p0 = Client::open(&server, Some(0)).await;
+    let reply = p0.ask(json!({"op": "play", "name": "go"})).await;
+    assert!(
+        reply["text"].as_str().unwrap().ends_with(
+            "player 1 (random) cannot answer signal \"pick\": the game's wait lists no answers (`among`) to draw from"
+        ),
+        "{reply}"
+    );
+    server.stop();
+    let _ = std::fs::remove_dir_all(std::path::Path::new(&game));
+}

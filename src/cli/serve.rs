@@ -14,8 +14,9 @@ pub struct ServeArgs {
     /// The port to listen on, on 127.0.0.1 only (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
-    /// The players' ids, one seat each, separated by commas.
-    #[arg(long, value_delimiter = ',', default_value = "0,1")]
+    /// The players' ids, one seat each, separated by commas (default: one seat for each
+    /// player the game's function `players` lists at the start, else 0,1).
+    #[arg(long, value_delimiter = ',')]
     pub seats: Vec<String>,
     /// A seat the server plays itself, as <player>=<agent>: `mcts[:<iterations>[:<depth>]]`
     /// (Monte Carlo tree search, as `playout --agent`), `ismcts[:<iterations>]` (the search

@@ -201,13 +201,16 @@ impl Server {
             text: format!("error: {text}"),
             usage: false,
         };
-        if options.seats.is_empty() {
-            return Err(usage("a game needs at least one seat (--seats 0,1)".into()));
-        }
         // The public origins are checked before the game is opened or a port taken.
         Edge::new(options.edge.clone(), options.port).map_err(usage)?;
+        // No seats given: one for each of the game's players.
+        let players = if options.seats.is_empty() {
+            default_seats(&options.repl)?
+        } else {
+            options.seats.clone()
+        };
         let mut seats: Vec<Seat> = Vec::new();
-        for s in &options.seats {
+        for s in &players {
             let player = s.trim();
             if seats
                 .iter()
@@ -236,7 +239,7 @@ impl Server {
                 return Err(usage(format!(
                     "--agent {a}: no seat is player `{}` (the seats: {})",
                     player.trim(),
-                    options.seats.join(", ")
+                    players.join(", ")
                 )));
             };
             if seat.agent.is_some() {
@@ -356,6 +359,67 @@ impl Server {
         let _ = self.task.await;
     }
 }
+
+/// The seats when none are given: one per element of the list the game's no-parameter
+/// function `players` gives at the start (a headless start with the same parameters and
+/// rules), else `0` and `1`. A game that does not open is left for the table to report.
+fn default_seats(options: &ReplOptions) -> Result<Vec<String>, OpenError> {
+    let refuse = |text: String| OpenError {
+        text: format!("error: {text}"),
+        usage: false,
+    };
+    let two = || vec!["0".to_string(), "1".to_string()];
+    let game = crate::api::Game::loader(&options.game)
+        .rules_files(&options.rules)
+        .params_text(&options.params)
+        .limits(options.limits)
+        .load();
+    let started = game.ok().and_then(|g| g.start_headless(options.seed).ok());
+    let Some(mut game) = started else {
+        // The table opens the game again and says what is wrong with it.
+        return crate::repl::Repl::new(options.clone()).map(|_| two());
+    };
+    let hint = "give the seats with --seats";
+    let function = match game.function(PLAYERS, "flexrules serve") {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(two()),
+        Err(e) => return Err(refuse(format!("{e}: {hint}"))),
+    };
+    let list = match game.call(function) {
+        crate::runtime::trace::Status::Committed(crate::runtime::value::Value::List(l)) => l,
+        crate::runtime::trace::Status::Committed(v) => {
+            return Err(refuse(format!(
+                "the game's ({PLAYERS}) gave {}, not a list of players, so the seats cannot be drawn from it: {hint}",
+                v.to_text()
+            )));
+        }
+        other => {
+            return Err(refuse(format!(
+                "the game's ({PLAYERS}) failed at the start, so the seats cannot be drawn from it: {}; {hint}",
+                other.summary()
+            )));
+        }
+    };
+    if list.is_empty() {
+        return Err(refuse(format!(
+            "the game's ({PLAYERS}) gave an empty list: a game needs at least one seat; {hint}"
+        )));
+    }
+    let mut players = Vec::new();
+    for p in list.iter() {
+        let text = p.to_text();
+        if parse_literal(&text) != *p {
+            return Err(refuse(format!(
+                "the game's ({PLAYERS}) gave {text}, which is not a player a seat can name (a number, or a word); {hint}"
+            )));
+        }
+        players.push(text);
+    }
+    Ok(players)
+}
+
+/// The game's function that lists its players (the seats when `--seats` is not given).
+pub const PLAYERS: &str = "players";
 
 /// 128 random bits as hex.
 fn token() -> Result<String, String> {

@@ -352,15 +352,21 @@ impl Table {
     }
 
     /// Play the moves of the seats the server plays, for as long as one of them is to
-    /// move (and no move waits for a signal): the search's choice (`mcts`) or a legal move
+    /// move (a move waiting for a signal that seat must answer is answered first, see
+    /// [`Table::answer_wait`]): the search's choice (`mcts`) or a legal move
     /// at random (`random`, and in a position where several players move at once, whose
     /// orders a search would see); each is a change of the history, as a seat's `:play`
     /// is. What stopped a seat from moving when it was to move, for the players to read.
     fn play_agents(&mut self) -> Option<String> {
         // Bounded: a game whose agents play each other stops after this many moves.
         for _ in 0..MAX_AGENT_MOVES {
-            if self.repl.waiting_for().is_some() || self.agents.is_none() {
-                return None;
+            self.agents.as_ref()?;
+            if self.repl.waiting_for().is_some() {
+                match self.answer_wait() {
+                    Ok(true) => continue,
+                    Ok(false) => return None,
+                    Err(problem) => return Some(problem),
+                }
             }
             let (to_move, orders) = self.movers()?;
             let several = to_move.len() > 1;
@@ -397,6 +403,7 @@ impl Table {
                 name: name.trim().to_string(),
             };
             let reply = self.execute(play, By::Server(Some(seat)));
+            self.note_waiting(false, seat);
             if self.repl.mark() == before {
                 // What the game said of the refused move is that seat's output: the
                 // server's log has it, the players are told only that it failed.
@@ -410,6 +417,57 @@ impl Table {
             self.bump();
         }
         None
+    }
+
+    /// Answer the move waiting for a signal when the seat that must answer it is one the
+    /// server plays: a tag drawn among the wait's answers (`among`) with a generator seeded
+    /// by the world's (repeatable), whatever the seat's agent. Whether it answered; what
+    /// stopped it (a wait with no `among` list, an answer refused) for the players to read.
+    fn answer_wait(&mut self) -> Result<bool, String> {
+        let Some(seat) = self.waiting_seat else {
+            return Ok(false);
+        };
+        let Some(agent) = self.seats[seat].agent.clone() else {
+            return Ok(false);
+        };
+        let Some(wait) = self.repl.wait() else {
+            return Ok(false);
+        };
+        let player = self.players[seat].to_text();
+        let signal = wait.signal.as_str().to_string();
+        let answers: Vec<String> = match &wait.answers {
+            // As typed: a string in quotes.
+            Some(a) if !a.is_empty() => a.iter().map(Value::to_string).collect(),
+            _ => {
+                return Err(format!(
+                    "player {player} ({agent}) cannot answer signal \"{signal}\": the game's wait lists no answers (`among`) to draw from"
+                ));
+            }
+        };
+        let history = self.repl.history();
+        let rng = history.world_after(history.cursor()).map_or(0, |w| w.rng);
+        let mut chooser = crate::play::playout::Chooser::new(rng, self.version);
+        let tag = answers[chooser.below(answers.len())].clone();
+        let before = self.repl.mark();
+        let command = Command::Signal {
+            name: signal.clone(),
+            gap: Gap::ONE,
+            tag: Some(tag.clone()),
+        };
+        let reply = self.execute(command, By::Server(Some(seat)));
+        if self.repl.mark() == before {
+            eprintln!(
+                "player {player} ({agent}) answers signal \"{signal}\" with {tag}: {}",
+                reply.text
+            );
+            return Err(format!(
+                "player {player} ({agent}) could not answer signal \"{signal}\" with {tag}: the game refused it"
+            ));
+        }
+        self.note_change(None, Author::Seat(seat), false);
+        self.note_waiting(true, seat);
+        self.bump();
+        Ok(true)
     }
 
     /// Run `command` on the game, `by` a seat or the server; a change it makes is recorded
@@ -475,7 +533,7 @@ impl Table {
                 let owner = movers.is_some().then(|| self.players[s].to_text());
                 self.note_change(owner, author, revealing);
             }
-            if let By::Seat(s) | By::Table(s) = record.by {
+            if let By::Seat(s) | By::Table(s) | By::Server(Some(s)) = record.by {
                 self.note_waiting(was_waiting, s);
             }
             self.bump();
