@@ -226,9 +226,15 @@ async fn no_connection_sees_another_players_program_before_the_reveal() {
                 svg.contains(&format!("{p}: {}", program.join(" "))),
                 "player {p}'s program is not shown: {svg}"
             );
-            // The history still names an order only to its player (the server cannot tell
-            // which change closed a round of several orders each).
+            // The round is closed: the history names every order to everyone.
             assert_eq!(history.len(), PLAYERS * ORDERS, "{history:?}");
+            for entry in history {
+                let text = entry["text"].as_str().unwrap();
+                assert!(
+                    !text.contains("(an order of player"),
+                    "an order still hidden after the reveal: {text}"
+                );
+            }
         }
     }
     server.stop();

@@ -217,6 +217,9 @@ pub struct Table {
     /// list of players, with the player who gave each. Only that player's connections
     /// read its name in the history.
     secret: HashMap<usize, String>,
+    /// The changes that closed a round of orders (revealed them): an order before one of
+    /// them in effect is no longer secret.
+    reveals: std::collections::BTreeSet<usize>,
     /// The proposals waiting for the seats' agreement, and who made each change.
     agreement: Agreement,
     /// Names never seen before that the texts of rules the seats sent added to the process
@@ -285,6 +288,7 @@ impl Table {
             moves: None,
             agents,
             secret: HashMap::new(),
+            reveals: std::collections::BTreeSet::new(),
             agreement: Agreement::default(),
             names_read: 0,
             variants: Vec::new(),
@@ -412,7 +416,7 @@ impl Table {
                     "player {player} ({agent}) could not play {name}: the game refused it"
                 ));
             }
-            let revealing = orders && self.closes_round(&to_move, seat);
+            let revealing = orders && self.closes_round(&to_move);
             self.note_change(orders.then_some(player), Author::Seat(seat), revealing);
             self.bump();
         }
@@ -529,7 +533,7 @@ impl Table {
                 By::Server(None) => (None, Author::Table),
             };
             if !navigating && let Some(s) = seat {
-                let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m, s));
+                let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m));
                 let owner = movers.is_some().then(|| self.players[s].to_text());
                 self.note_change(owner, author, revealing);
             }
@@ -880,7 +884,7 @@ impl Table {
         let mut reply = self.execute(command, by);
         let changed = self.repl.mark() != before;
         if changed && !navigating {
-            let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m, seat));
+            let revealing = movers.as_ref().is_some_and(|m| self.closes_round(m));
             let author = if agreed {
                 Author::Table
             } else {
@@ -942,16 +946,21 @@ impl Table {
             Some(o) => self.secret.insert(n, o),
             None => self.secret.remove(&n),
         };
+        if revealing {
+            self.reveals.insert(n);
+        } else {
+            self.reveals.remove(&n);
+        }
         self.agreement.note(n, author, revealing);
     }
 
-    /// Whether the order seat `seat` just gave, when `before` were to give theirs, closed
-    /// the round (its orders are carried out and shown): the players to move now are not
-    /// just those of `before` still to give theirs.
-    fn closes_round(&mut self, before: &[Value], seat: usize) -> bool {
-        let mover = self.players[seat].clone();
+    /// Whether the order just given, when `before` were to give theirs, closed the round
+    /// (its orders are carried out and shown): a player is to move now who was not before
+    /// (a new round), or no list of players is (the orders are over). A player who gives
+    /// several orders a round is still to move after each but the last.
+    fn closes_round(&mut self, before: &[Value]) -> bool {
         match self.movers() {
-            Some((now, _)) => now.iter().any(|p| *p == mover || !before.contains(p)),
+            Some((now, _)) => now.iter().any(|p| !before.contains(p)),
             None => true,
         }
     }
@@ -966,7 +975,9 @@ impl Table {
         };
         let before = history.world_after(n - 1);
         let mut text = entry.description.clone();
+        let revealed = (self.reveals.range(n..=history.cursor())).next().is_some();
         if let Some(owner) = self.secret.get(&n)
+            && !revealed
             && !matches!(view, View::Player(p) if p.to_text() == *owner)
         {
             for play in &entry.commands {
