@@ -189,11 +189,14 @@ fn among_must_give_a_non_empty_list() {
     }
 }
 
-/// Play `line`'s moves (a `playout --record` line) from the start by name.
+/// Play `line`'s moves (a `playout --record` line) by name from the start of the game's
+/// own seed.
 fn replays(game: &Game, line: &str) {
     let fields: Vec<&str> = line.split('\t').collect();
-    let mut m = game.start_headless(0).expect("starts");
-    for mv in fields[3].split(' ').filter(|s| !s.is_empty()) {
+    assert_eq!(fields.len(), 5, "{line}");
+    let own: u64 = fields[2].parse().expect("the game's seed");
+    let mut m = game.start_headless(own).expect("starts");
+    for mv in fields[4].split(' ').filter(|s| !s.is_empty()) {
         m.play(mv)
             .unwrap_or_else(|e| panic!("`{mv}` of `{line}` does not play again: {e}"));
     }
@@ -202,7 +205,7 @@ fn replays(game: &Game, line: &str) {
         .and_then(|o| o.into_iter().find(|(k, _)| k == "winner"))
         .map(|(_, v)| v.to_text());
     assert_eq!(
-        Some(fields[2].to_string()),
+        Some(fields[3].to_string()),
         winner.map(|w| format!("winner {w}")),
         "{line}"
     );

@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use super::agent::Agents;
-use super::games::{one, start_varies};
+use super::games::{hire, one};
 use super::playout::{Ending, Stopped};
 use super::pool;
 use crate::api::{Match, Value};
@@ -85,14 +85,7 @@ pub fn play(
     pool::spread(
         jobs,
         usize::try_from(boards).unwrap_or(usize::MAX),
-        || {
-            let copy = m.thread_copy();
-            move || {
-                let m = copy.into_inner();
-                let start = (!start_varies(&m)).then(|| m.position().clone());
-                (m, start)
-            }
-        },
+        || hire(m),
         |(m, start), k| {
             let index = k as u64;
             let mut board = Boards::default();

@@ -40,6 +40,18 @@ pub fn start_varies(m: &Match) -> bool {
     matches!(worlds, [Ok(a), Ok(b)] if a != b)
 }
 
+/// What a thread of a run holds, made on that thread: its own copy of `m` (values stay on
+/// the thread that made them, see `Match::thread_copy`), and the position every game
+/// starts from (`None`: each game starts from its own seed, see [`start_varies`]).
+pub(super) fn hire(m: &Match) -> impl FnOnce() -> (Match, Option<Position>) + Send + use<> {
+    let copy = m.thread_copy();
+    move || {
+        let m = copy.into_inner();
+        let start = (!start_varies(&m)).then(|| m.position().clone());
+        (m, start)
+    }
+}
+
 /// Play game `index` of a run seeded with `seed` from `start` (from its own start when
 /// `start` is `None`: see [`start_varies`]), every move chosen at random, or by `agents`
 /// (the players who had the move are added to `movers`).
@@ -140,16 +152,7 @@ pub fn play(
     pool::spread(
         jobs,
         usize::try_from(games).unwrap_or(usize::MAX),
-        || {
-            // Copies of its own of the match and its start: values stay on the thread
-            // that made them (see `Match::thread_copy`).
-            let copy = m.thread_copy();
-            move || {
-                let m = copy.into_inner();
-                let start = (!start_varies(&m)).then(|| m.position().clone());
-                (m, start)
-            }
-        },
+        || hire(m),
         |(m, start), k| {
             let mut one_game = Tally::default();
             let index = k as u64;

@@ -265,17 +265,10 @@ impl Repl {
             return "no legal move".into();
         }
         let who = player.map_or("nobody in particular".to_string(), |p| format!("`{p}`"));
-        let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
-        let mut out = vec![format!(
-            "{who} to move; {iterations} iterations of Monte Carlo tree search (score: 1 a win, 0.5 a draw, 0 a loss):"
-        )];
-        for s in &scores {
-            out.push(format!(
-                "  {:<width$}  visits {:>6}  score {:.2}",
-                s.name, s.visits, s.score
-            ));
-        }
-        out.join("\n")
+        score_table(
+            format!("{who} to move; {iterations} iterations of Monte Carlo tree search"),
+            &scores,
+        )
     }
 
     /// `:hint ismcts[:<iterations>] [<player>]`: the legal moves of the player to move (or
@@ -354,17 +347,12 @@ impl Repl {
         if scores.is_empty() {
             return format!("no legal move for `{player}`");
         }
-        let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
-        let mut out = vec![format!(
-            "`{player}` to move; {iterations} iterations of information-set Monte Carlo tree search, from what `{player}` has seen (score: 1 a win, 0.5 a draw, 0 a loss):"
-        )];
-        for s in &scores {
-            out.push(format!(
-                "  {:<width$}  visits {:>6}  score {:.2}",
-                s.name, s.visits, s.score
-            ));
-        }
-        out.join("\n")
+        score_table(
+            format!(
+                "`{player}` to move; {iterations} iterations of information-set Monte Carlo tree search, from what `{player}` has seen"
+            ),
+            &scores,
+        )
     }
 
     pub(super) fn random(&mut self, n: usize) -> String {
@@ -564,4 +552,18 @@ impl Repl {
             }
         }
     }
+}
+
+/// A search's moves as `:hint` shows them: `heading`, then each move with its visits and
+/// score.
+fn score_table(heading: String, scores: &[crate::play::mcts::MoveScore]) -> String {
+    let width = scores.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    let mut out = vec![format!("{heading} (score: 1 a win, 0.5 a draw, 0 a loss):")];
+    for s in scores {
+        out.push(format!(
+            "  {:<width$}  visits {:>6}  score {:.2}",
+            s.name, s.visits, s.score
+        ));
+    }
+    out.join("\n")
 }
