@@ -270,6 +270,8 @@ async fn private_graphics_never_reach_another_seat_and_signals_are_answered_by_c
     let state = p0.state_at(1).await;
     assert_eq!(state["waiting"]["signal"], "confirm");
     assert_eq!(state["waiting"]["player"], "0");
+    // While the move waits, no move is offered: only its answer can be given.
+    assert_eq!(state["moves"], json!([]), "{state}");
     // Player 1 cannot see player 0's "yes", so cannot click it, nor answer for them.
     let reply = p1
         .ask(json!({"op": "click", "owner": "hand0", "graphic": "yes"}))

@@ -673,8 +673,11 @@ impl Table {
             Who::Seat(i) => Some(self.players[i].to_text()),
             Who::Watcher => None,
         };
+        let waiting = self.repl.wait().is_some();
         let turn = self.moves_and_turn();
         let moves = match &turn.moves {
+            // While a move waits for a signal, no move can be played: only the answer.
+            _ if waiting => json!([]),
             Json::Array(names) if !turn.owners.is_empty() => json!(
                 names
                     .iter()
