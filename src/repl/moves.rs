@@ -209,19 +209,25 @@ impl Repl {
         }
     }
 
+    /// The agents a `:hint` searches with; why there is nothing to search (no `#actions`,
+    /// the game over, no `to-move`), as the reply says it.
+    fn hint_agents(&mut self) -> Result<crate::play::agent::Agents, String> {
+        if self.play.session().game.actions.is_none() {
+            return Err("this game has no #actions".into());
+        }
+        if self.play.finished() {
+            return Err("the game is over".into());
+        }
+        self.agents().map_err(|e| format!("error: {e}"))
+    }
+
     /// `:hint [<iterations>]`: the legal moves as Monte Carlo tree search sees them for
     /// the player to move, most visited (its choice) first. The search's random choices
     /// are seeded by the world's generator, so the same position gives the same answer.
     pub(super) fn hint(&mut self, iterations: u32) -> String {
-        if self.play.session().game.actions.is_none() {
-            return "this game has no #actions".into();
-        }
-        if self.play.finished() {
-            return "the game is over".into();
-        }
-        let agents = match self.agents() {
+        let agents = match self.hint_agents() {
             Ok(a) => a,
-            Err(e) => return format!("error: {e}"),
+            Err(e) => return e,
         };
         if self.play.function_params(RESAMPLE).is_some() {
             return format!(
@@ -276,15 +282,9 @@ impl Repl {
     /// search sees them from what that player has seen, most visited (its choice) first.
     /// Seeded by the world's generator, as `:hint` is.
     pub(super) fn hint_ismcts(&mut self, iterations: u32, named: Option<String>) -> String {
-        if self.play.session().game.actions.is_none() {
-            return "this game has no #actions".into();
-        }
-        if self.play.finished() {
-            return "the game is over".into();
-        }
-        let agents = match self.agents() {
+        let agents = match self.hint_agents() {
             Ok(a) => a,
-            Err(e) => return format!("error: {e}"),
+            Err(e) => return e,
         };
         let ismcts = Agent::Ismcts { iterations };
         if let Err(e) = crate::play::agent::check_agent(&self.play, &ismcts) {

@@ -978,7 +978,9 @@ impl Table {
         };
         let before = history.world_after(n - 1);
         let mut text = entry.description.clone();
-        let revealed = (self.reveals.range(n..=history.cursor())).next().is_some();
+        // An undone change (past the cursor) is revealed by nothing in effect.
+        let revealed =
+            n <= history.cursor() && self.reveals.range(n..=history.cursor()).next().is_some();
         if let Some(owner) = self.secret.get(&n)
             && !revealed
             && !matches!(view, View::Player(p) if p.to_text() == *owner)
