@@ -269,3 +269,50 @@ fn no_legal_move_passes_then_ends_the_game() {
     m.send("pile", "take", &[]).expect("commits");
     assert!(m.outcome().is_none());
 }
+
+#[test]
+fn a_game_loads_again_from_its_files_held_in_memory() {
+    // The files a game was read from, its rules files and parameters are plain data: they
+    // load the same game where the disk does not have it (another process, machine).
+    let root = env!("CARGO_MANIFEST_DIR");
+    let played = |game: &Game| {
+        let mut m = game.start(11).expect("starts");
+        for _ in 0..12 {
+            let moves = m.legal_moves().expect("moves");
+            m.play(&moves[moves.len() / 2].name).expect("plays");
+        }
+        m.digest()
+    };
+    let original = Game::loader(format!("{root}/games/chess"))
+        .rules(format!("{root}/games/chess/variants/atomic.fr"))
+        .param("clock", "1")
+        .load();
+    // `clock` is not a chess parameter: refused when a match starts, in both.
+    assert!(original.as_ref().is_ok_and(|g| g.start(1).is_err()));
+    let original = Game::loader(format!("{root}/games/chess"))
+        .rules(format!("{root}/games/chess/variants/atomic.fr"))
+        .load()
+        .expect("atomic chess loads");
+    let files = original.files();
+    assert!(files.iter().any(|(p, _)| p.ends_with("variants/atomic.fr")));
+    let copy = Game::loader(original.path())
+        .rules_files(original.rules_files())
+        .files(files.clone())
+        .load()
+        .expect("loads from memory");
+    assert_eq!(played(&original), played(&copy));
+    assert_eq!(copy.files(), files);
+
+    // A file missing from the set is an error naming it, not a read from the disk.
+    let without: Vec<_> = files
+        .into_iter()
+        .filter(|(p, _)| !p.ends_with("variants/atomic.fr"))
+        .collect();
+    let e = Game::loader(original.path())
+        .rules_files(original.rules_files())
+        .files(without)
+        .load()
+        .err()
+        .expect("a missing rules file is refused");
+    assert!(e.to_string().contains("atomic.fr"), "{e}");
+}

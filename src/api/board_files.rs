@@ -14,7 +14,7 @@ use crate::compile::program;
 use crate::runtime::outside::parse_literal;
 use crate::runtime::value::Value;
 use crate::source::{SourceMap, Span};
-use crate::syntax::load::read_regular_file;
+use crate::syntax::load::FileSystem;
 
 use super::error::LoadError;
 
@@ -27,6 +27,7 @@ pub(super) fn read(
     game: &program::Game,
     params: &[(String, String)],
     sources: &mut SourceMap,
+    fs: &dyn FileSystem,
 ) -> Result<Vec<(String, Arc<Board>)>, LoadError> {
     let mut out: Vec<(String, Arc<Board>)> = Vec::new();
     if game.late_boards.is_empty() {
@@ -43,7 +44,7 @@ pub(super) fn read(
         if !board::is_file(path) || out.iter().any(|(p, _)| p == path) {
             continue;
         }
-        let contents = read_regular_file(Path::new(path))
+        let contents = (fs.read(Path::new(path)))
             .map_err(|e| LoadError::Open(format!("--param {name}={path}: {e}")))?;
         let file = sources.add(path, contents.as_str());
         let whole = Span::new(file, 0..0);

@@ -34,6 +34,9 @@ struct Inner {
     warnings: Vec<Diagnostic>,
     /// The parameters as `(name, literal text)`, read when a match starts.
     params: Vec<(String, String)>,
+    /// The path loaded and the rules files, as the loader was given them.
+    path: PathBuf,
+    rules: Vec<PathBuf>,
     /// The first parameter given without `=`, refused when a match starts.
     malformed: Option<String>,
     limits: Limits,
@@ -47,6 +50,9 @@ pub struct Loader {
     params: Vec<(String, String)>,
     limits: Limits,
     source: Option<String>,
+    /// Every file of the game, held in memory ([`Loader::files`]): read instead of the
+    /// disk.
+    files: Option<MemoryFs>,
     /// The first parameter given without `=`.
     malformed: Option<String>,
 }
@@ -98,8 +104,23 @@ impl Loader {
         self
     }
 
+    /// Read the game's files (its sources, rules files and board files, by the paths
+    /// the game names them) from `files` instead of the disk: a game sent to another
+    /// process or machine as plain data ([`Game::files`] gives them).
+    pub fn files(mut self, files: impl IntoIterator<Item = (PathBuf, String)>) -> Loader {
+        let mut fs = MemoryFs::new();
+        for (path, text) in files {
+            fs.insert(path, text);
+        }
+        self.files = Some(fs);
+        self
+    }
+
     /// Read, check and compile the game.
-    pub fn load(self) -> Result<Game, LoadError> {
+    pub fn load(mut self) -> Result<Game, LoadError> {
+        if let Some(fs) = self.files.take() {
+            return self.load_from(&fs);
+        }
         match &self.source {
             Some(text) => {
                 let mut fs = MemoryFs::new();
@@ -119,7 +140,7 @@ impl Loader {
                     diagnostics,
                 },
             })?;
-        let files = super::board_files::read(&built.game, &self.params, &mut built.sources)?;
+        let files = super::board_files::read(&built.game, &self.params, &mut built.sources, fs)?;
         if !files.is_empty() {
             Arc::make_mut(&mut built.game).board_files = files;
         }
@@ -131,6 +152,8 @@ impl Loader {
                 root: built.root,
                 warnings: built.warnings,
                 params: self.params,
+                path: self.path,
+                rules: self.rules,
                 malformed: self.malformed,
                 limits: self.limits,
             }),
@@ -148,6 +171,7 @@ impl Game {
             params: Vec::new(),
             limits: Limits::default(),
             source: None,
+            files: None,
             malformed: None,
         }
     }
@@ -225,6 +249,8 @@ impl Game {
                 root: PathBuf::new(),
                 warnings: Vec::new(),
                 params: Vec::new(),
+                path: PathBuf::new(),
+                rules: Vec::new(),
                 malformed: None,
                 limits: Limits::default(),
             }),
@@ -239,6 +265,30 @@ impl Game {
     /// The warnings found while loading (the game runs with them).
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.inner.warnings
+    }
+
+    /// Every file the game was read from (its sources, rules files and board files), by
+    /// the paths it names them: with [`Loader::files`] and the same rules files and
+    /// parameters, they load the same game elsewhere.
+    pub fn files(&self) -> Vec<(PathBuf, String)> {
+        (self.inner.sources.files())
+            .map(|(_, f)| (f.path.clone(), f.text.to_string()))
+            .collect()
+    }
+
+    /// The path loaded (a game's directory or one file), as the loader was given it.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The rules files put in force, in order, as the loader was given them.
+    pub fn rules_files(&self) -> &[PathBuf] {
+        &self.inner.rules
+    }
+
+    /// The parameters set, as (name, value text) pairs in the order given.
+    pub fn params(&self) -> &[(String, String)] {
+        &self.inner.params
     }
 
     /// The game's directory.
