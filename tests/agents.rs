@@ -224,7 +224,7 @@ fn mcts_beats_random_at_awele() {
 /// parameters neither.
 #[test]
 fn agents_need_to_move() {
-    let mut s = Session::start(game("games/mini-awele"), &SessionOptions::default())
+    let mut s = Session::start(game("tests/inputs/paper"), &SessionOptions::default())
         .expect("starts")
         .0;
     let e = Match::around(&mut s, |m| Agents::new(m, Vec::new(), MCTS)).expect_err("no to-move");

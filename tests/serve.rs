@@ -491,7 +491,7 @@ async fn the_server_plays_a_seat_given_an_agent() {
         "{}",
         e.text
     );
-    let refused = serve_with("games/mini-awele", &["0", "1"], &["1=mcts"]).await;
+    let refused = serve_with("tests/inputs/paper", &["0", "1"], &["1=mcts"]).await;
     let e = refused.err().expect("no to-move");
     assert!(e.text.contains("to-move"), "{}", e.text);
 }

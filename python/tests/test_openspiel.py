@@ -45,6 +45,7 @@ def jochess_board(root, stem):
 SIMS = [
     # name, directory, registration, sims
     ("fr_awele", "awele", {}, 4),
+    ("fr_mini_awele", "mini-awele", {"max_game_length": 2000}, 2),
     ("fr_chess", "chess", {"max_game_length": 400}, 2),
     ("fr_go9", "go", {"params": {"size": 9}}, 2),
     ("fr_goofspiel", "goofspiel", {"params": {"cards": 4}}, 4),
@@ -139,10 +140,10 @@ def test_a_game_without_action_space_is_refused(tmp_path):
 
 
 def test_a_game_that_does_not_say_whose_turn_it_is_is_refused(root):
-    # games/mini-awele, the paper's example, defines no `to-move` (tests/agents.rs relies
-    # on it): OpenSpiel could not tell whose move it is.
+    # The paper's example as first written defines no `to-move` (a law vetoes the other
+    # player's moves): OpenSpiel could not tell whose move it is.
     with pytest.raises(ValueError, match="OpenSpiel needs to know whose turn it is: .*to-move"):
-        openspiel.register(root / "games" / "mini-awele", short_name="fr_mini_awele")
+        openspiel.register(root / "tests" / "inputs" / "paper", short_name="fr_paper")
 
 
 def test_a_move_outside_the_action_space_is_named(tmp_path):
