@@ -81,6 +81,11 @@ pub struct PlayoutArgs {
     /// group's side (bridge: score_ns).
     #[arg(long, value_name = "FIELD", requires = "duplicate")]
     pub score: Option<String>,
+    /// Draw the results as an SVG figure in this file (its name ends in .svg): each
+    /// outcome's rate with its 95% interval and, with --compare, each file's change from
+    /// the game as given.
+    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["duplicate", "profile"])]
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `flexrules perft`.
@@ -156,6 +161,12 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
     if !args.duplicate.is_empty() {
         return super::duplicate::run(args);
     }
+    if let Some(path) = &args.plot
+        && let Err(e) = plot_path(path)
+    {
+        eprintln!("{e}");
+        return ExitCode::from(2);
+    }
     let mut configs: Vec<Option<&std::path::PathBuf>> = vec![None];
     configs.extend(args.compare.iter().map(Some));
     // Every configuration is opened (and refused, if it must be) before any plays.
@@ -207,6 +218,12 @@ pub fn playout(args: &PlayoutArgs) -> ExitCode {
         }
     } else {
         print_comparison(&played, args.json);
+    }
+    if let Some(path) = &args.plot
+        && let Err(e) = std::fs::write(path, figure(args, &played))
+    {
+        eprintln!("error: --plot {}: {e}", path.display());
+        code = ExitCode::from(1);
     }
     for (rules, p) in &played {
         if let Some((index, stopped)) = &p.tally.first_error {
@@ -322,6 +339,72 @@ fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool
             );
         }
     }
+}
+
+/// A `--plot` path is refused unless the figure can be written to it as SVG.
+fn plot_path(path: &std::path::Path) -> Result<(), String> {
+    let svg = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    if svg {
+        return Ok(());
+    }
+    let svg = path.with_extension("svg");
+    let png = path.with_extension("png");
+    Err(format!(
+        "error: --plot {}: the figure is drawn as SVG, so the file name must end in .svg\n\
+         hint: for a PNG, write --plot {svg} and convert it (rsvg-convert -o {png} {svg}), or \
+         draw the figure with the Python package: flexrules.plot(result, \"{png}\")",
+        path.display(),
+        svg = svg.display(),
+        png = png.display(),
+    ))
+}
+
+/// The `--plot` figure of a run's configurations (the game as given first).
+fn figure(args: &PlayoutArgs, played: &[(Option<&std::path::PathBuf>, Played)]) -> String {
+    let start = &args.options.start;
+    let caption = crate::play::plot::Caption {
+        game: args.options.game.display().to_string(),
+        games: args.games,
+        seed: start.seed,
+        agents: played
+            .first()
+            .and_then(|(_, p)| p.agents.as_ref())
+            .map_or_else(|| "every player random".to_string(), who),
+        rules: start
+            .rules
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect(),
+        params: start.params.clone(),
+    };
+    let runs: Vec<(String, &Tally)> = played
+        .iter()
+        .map(|(rules, p)| {
+            let name = match rules {
+                Some(r) => format!("with {}", r.display()),
+                None => "the game as given".to_string(),
+            };
+            (name, &p.tally)
+        })
+        .collect();
+    crate::play::plot::svg(&caption, &runs)
+}
+
+/// Who chose the moves, as the summary says it (`0 mcts:200, every other player random`).
+fn who(agents: &Agents) -> String {
+    let mut who: Vec<String> = agents
+        .players
+        .iter()
+        .map(|(p, a)| format!("{p} {a}"))
+        .collect();
+    who.push(if agents.players.is_empty() {
+        format!("every player {}", agents.others)
+    } else {
+        format!("every other player {}", agents.others)
+    });
+    who.join(", ")
 }
 
 /// The games of one configuration of a run (the game with its rules files), as played.
@@ -508,17 +591,7 @@ fn print_tally(
         "{heading}{n} games, mean length {mean:.1} moves, {rate:.decimals$} playouts/s ({seconds:.2} s)"
     );
     if let Some(agents) = agents {
-        let mut who: Vec<String> = agents
-            .players
-            .iter()
-            .map(|(p, a)| format!("{p} {a}"))
-            .collect();
-        who.push(if agents.players.is_empty() {
-            format!("every player {}", agents.others)
-        } else {
-            format!("every other player {}", agents.others)
-        });
-        println!("  agents: {}", who.join(", "));
+        println!("  agents: {}", who(agents));
     }
     for (w, &k) in &t.wins {
         let (k, p, lo, hi) = row(k);

@@ -17,6 +17,7 @@ pub mod ismcts;
 pub mod mcts;
 pub mod perft;
 pub mod playout;
+pub mod plot;
 pub mod pool;
 pub mod stats;
 pub mod system;
