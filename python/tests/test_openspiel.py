@@ -139,11 +139,16 @@ def test_a_game_without_action_space_is_refused(tmp_path):
         openspiel.register(tmp_path, short_name="fr_no_space")
 
 
-def test_a_game_that_does_not_say_whose_turn_it_is_is_refused(root):
-    # The paper's example as first written defines no `to-move` (a law vetoes the other
-    # player's moves): OpenSpiel could not tell whose move it is.
+def test_a_game_that_does_not_say_whose_turn_it_is_is_refused(tmp_path):
+    # A game whose laws veto the other player's moves but that defines no `to-move` (as
+    # the paper's example was first written): OpenSpiel could not tell whose move it is.
+    (tmp_path / "game.fr").write_text(
+        "#entity game\n  #property n 0\n#instance game of game\n"
+        "#actions (list (list \"game\" (new message \"go\" with \"name\" \"go\")))\n"
+        "#define action-space () (list \"go\")\n"
+    )
     with pytest.raises(ValueError, match="OpenSpiel needs to know whose turn it is: .*to-move"):
-        openspiel.register(root / "tests" / "inputs" / "paper", short_name="fr_paper")
+        openspiel.register(tmp_path, short_name="fr_no_turn")
 
 
 def test_a_move_outside_the_action_space_is_named(tmp_path):
