@@ -80,12 +80,6 @@ class _Spec:
             ) from None
 
 
-def _defines(game: "flexrules.Game", name: str) -> bool:
-    """Whether one of the game's files (its rules files included) defines `name`."""
-    pattern = re.compile(r"^\s*#define\s+" + re.escape(name) + r"\s*\(", re.M)
-    return any(pattern.search(text) for _, text in game.files())
-
-
 def _watched(m: "flexrules.Match") -> "flexrules.Match":
     """`m`, drawn from now on: a representation draws what changes from the first view
     asked for, so every match is watched from its start, for the same views whatever
@@ -431,13 +425,13 @@ def register(
         raise ValueError(f"seeds is the number of seeds a chance node chooses from, at least 1, not {seeds}")
     if max_game_length < 1:
         raise ValueError(f"max_game_length is at least 1, not {max_game_length}")
-    if not _defines(game, "action-space"):
+    start0 = _watched(game.start(0))
+    if not start0.defines("action-space"):
         raise ValueError(
             f"{where}: the game defines no `action-space`, which OpenSpiel needs: define "
             f"`#define action-space ()` giving every move name a match can offer "
             f"(lang/REFERENCE.md, \"OpenSpiel hooks\")"
         )
-    start0 = _watched(game.start(0))
     space = start0.call("action-space")
     if not isinstance(space, list) or not all(isinstance(s, str) for s in space):
         raise ValueError(f"{where}: the game's (action-space) gave {space!r:.200}, not a list of move names")
@@ -455,12 +449,12 @@ def register(
         game=game, where=where, short_name=name, space=list(space), index=index,
         players=players, player_index={p: i for i, p in enumerate(players)},
         simultaneous=simultaneous, no_move=len(space), seeds=seeds,
-        max_game_length=max_game_length, has_returns=_defines(game, "returns"),
+        max_game_length=max_game_length, has_returns=start0.defines("returns"),
         start0=None, chance=False, perfect=True,
     )
     spec.chance = _draws(spec, probe_plies) if chance is None else bool(chance)
     spec.start0 = None if spec.chance else start0
-    spec.perfect = not _defines(game, "resample") and len(set(_views(start0, players))) == 1
+    spec.perfect = not start0.defines("resample") and len(set(_views(start0, players))) == 1
     zero_sum = not spec.has_returns or _returns_sum_to_zero(spec, probe_games)
     if utility_range is None:
         utility_range = (-1e6, 1e6) if spec.has_returns else (-1.0, 1.0)

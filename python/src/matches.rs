@@ -344,6 +344,11 @@ impl PyMatch {
         }
     }
 
+    /// Whether the game (its rules files included) defines a function called `function`.
+    fn defines(&self, function: &str) -> bool {
+        self.inner.function_params(function).is_some()
+    }
+
     /// A digest of the position: equal positions have equal digests.
     fn digest(&self) -> u64 {
         self.inner.digest()

@@ -139,6 +139,7 @@ def test_messages_are_sent_with_attributes(tmp_path):
     assert m.send("c", "add", by=3) == "c.add by=3" or m.moves[-1].startswith("c.add")
     assert m.call("count") == 3
     assert m.call("twice", 21) == 42
+    assert m.defines("twice") and not m.defines("nosuch")
     with pytest.raises(flexrules.MoveError, match="Small Steps"):
         m.send("c", "add", by=11)
     assert m.call("count") == 3
