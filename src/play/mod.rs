@@ -18,5 +18,7 @@ pub mod mcts;
 pub mod perft;
 pub mod playout;
 pub mod pool;
+pub mod range;
 pub mod stats;
+pub mod summary;
 pub mod system;
