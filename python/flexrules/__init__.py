@@ -24,6 +24,7 @@ import threading
 from ._flexrules import Diagnostic, Game, LoadError, Match, Move, MoveError, __version__
 
 __all__ = [
+    "Balance",
     "Diagnostic",
     "Game",
     "LoadError",
@@ -76,14 +77,7 @@ def _restore_match(game: Game, seed: int, moves) -> Match:
     return m
 
 
-def __getattr__(name: str):
-    # The Ray and plotting parts load their (optional, heavy) dependencies when used.
-    if name == "balance":
-        from .balance import balance
-
-        return balance
-    if name == "plot":
-        from .plot import plot
-
-        return plot
-    raise AttributeError(f"module 'flexrules' has no attribute {name!r}")
+# Imported here so that `flexrules.balance` and `flexrules.plot` are the functions, not
+# their modules; Ray and matplotlib are imported only when they are called.
+from .balance import Balance, balance  # noqa: E402
+from .plot import plot  # noqa: E402

@@ -83,3 +83,25 @@ class Match:
     def defines(self, function: str) -> bool: ...
     def digest(self) -> int: ...
     def _replay(self, entries: list[Any]) -> None: ...
+
+# Balance runs (flexrules.balance): a tally travels as plain data, JSON bytes.
+Agents = Union[None, str, Sequence[str], dict[Any, str]]
+TallyData = Union[bytes, str, dict[str, Any]]
+
+def play_games(
+    game: Game,
+    seed: int,
+    first: int,
+    count: int,
+    agents: Agents = None,
+    max_plies: int = 10000,
+) -> bytes: ...
+def check_agents(game: Game, agents: Agents = None) -> None: ...
+def merge_tallies(parts: list[TallyData]) -> bytes: ...
+def summary(
+    game: Game,
+    tally: TallyData,
+    compare: Optional[list[tuple[str, Game, TallyData]]] = None,
+    seconds: float = 0.0,
+    agents: Agents = None,
+) -> dict[str, Any]: ...

@@ -45,8 +45,9 @@ pub use waiting::{Waiting, answer_name};
 
 // What searches and front ends read of what the engine gives back.
 pub use crate::runtime::moves::{MAX_NO_MOVE_RUNS, same_error};
+pub use crate::runtime::outside::parse_literal;
 pub use crate::runtime::profile::Profile;
 pub use crate::runtime::session::{Candidate, CandidateItems, Isolated};
-pub use crate::runtime::trace::{RuntimeError, Status};
+pub use crate::runtime::trace::{CallSite, Calls, RuntimeError, Status};
 pub use crate::runtime::value::Value;
 pub use crate::runtime::vm::{MoveLog, Wait};

@@ -4,9 +4,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::api::Match;
-use crate::play::agent::{Agent, Agents, TO_MOVE};
+use crate::play::agent::{Agents, TO_MOVE};
 use crate::play::perft::{PerftProgress, perft_on_threads};
 use crate::play::stats::{Tally, changes};
+use crate::play::summary::{Configuration, comparison};
 
 use super::game::{RunOptions, open};
 
@@ -121,39 +122,7 @@ const PROFILE_ROWS: usize = 30;
 /// The agents `--agent` names, with `(to-move)` compiled into the game; `None` when every
 /// player plays at random. The error is for the user (a wrong command line).
 fn agents(m: &mut Match, given: &[String]) -> Result<Option<Agents>, String> {
-    let mut players: Vec<(String, Agent)> = Vec::new();
-    let mut others = None;
-    for text in given {
-        let (player, agent) = match text.split_once('=') {
-            Some((p, a)) => (Some(p.trim()), a.trim()),
-            None => (None, text.trim()),
-        };
-        let agent = Agent::parse(agent).map_err(|e| format!("--agent {text}: {e}"))?;
-        match player {
-            Some("") => return Err(format!("--agent {text}: the player before `=` is empty")),
-            Some(p) => {
-                // The player as the game writes it (an integer or a string), by its text.
-                let p = crate::runtime::outside::parse_literal(p).to_text();
-                if players.iter().any(|(q, _)| *q == p) {
-                    return Err(format!(
-                        "--agent {text}: player `{p}` is given an agent twice"
-                    ));
-                }
-                players.push((p, agent));
-            }
-            None if others.is_some() => {
-                return Err(format!(
-                    "--agent {text}: an agent for every player is given twice (name a player: --agent <player>=<agent>)"
-                ));
-            }
-            None => others = Some(agent),
-        }
-    }
-    let others = others.unwrap_or(Agent::Random);
-    if others == Agent::Random && players.iter().all(|(_, a)| *a == Agent::Random) {
-        return Ok(None);
-    }
-    Agents::new(m, players, others).map(Some)
+    Agents::from_texts(m, given)
 }
 
 /// Run `flexrules playout`.
@@ -261,47 +230,17 @@ fn print_comparison(played: &[(Option<&std::path::PathBuf>, Played)], json: bool
         return;
     };
     if json {
-        let configurations: Vec<serde_json::Value> = played
+        let configurations: Vec<Configuration<'_>> = played
             .iter()
-            .enumerate()
-            .map(|(i, (rules, p))| {
-                let mut summary = summary_json(
-                    &p.tally,
-                    p.seconds,
-                    p.agents.as_ref(),
-                    &p.sources,
-                    None,
-                );
-                if let Some(fields) = summary.as_object_mut() {
-                    fields.insert(
-                        "rules".into(),
-                        rules.map(|r| r.display().to_string()).into(),
-                    );
-                    if i > 0 {
-                        let mut wins = serde_json::Map::new();
-                        let mut draws = serde_json::Value::Null;
-                        for (o, d, lo, hi) in changes(&base.tally, &p.tally) {
-                            let change = serde_json::json!({"points": d * 100.0, "ci95": [lo * 100.0, hi * 100.0]});
-                            match o {
-                                Some(w) => {
-                                    wins.insert(w, change);
-                                }
-                                None => draws = change,
-                            }
-                        }
-                        fields.insert(
-                            "change".into(),
-                            serde_json::json!({"wins": wins, "draws": draws}),
-                        );
-                    }
-                }
-                summary
+            .map(|(rules, p)| Configuration {
+                rules: rules.map(|r| r.display().to_string()),
+                tally: &p.tally,
+                seconds: p.seconds,
+                agents: p.agents.as_ref(),
+                sources: &p.sources,
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::json!({ "configurations": configurations })
-        );
+        println!("{}", comparison(&configurations));
         return;
     }
     for (i, (rules, p)) in played.iter().enumerate() {
@@ -501,7 +440,8 @@ type Profiled<'a> = Option<(
     &'a crate::compile::program::Game,
 )>;
 
-/// The summary of a tally as JSON (`playout --json`).
+/// The summary of a tally as JSON (`playout --json`): the play layer's summary, and with
+/// --profile where the steps went.
 fn summary_json(
     t: &Tally,
     seconds: f64,
@@ -509,51 +449,7 @@ fn summary_json(
     sources: &crate::source::SourceMap,
     profile: Profiled<'_>,
 ) -> serde_json::Value {
-    let (n, rate, mean) = t.figures(seconds);
-    let row = |k: u64| t.row(k);
-    let wins: serde_json::Map<String, serde_json::Value> = t
-        .wins
-        .iter()
-        .map(|(w, &k)| {
-            let (k, p, lo, hi) = row(k);
-            (
-                w.clone(),
-                serde_json::json!({"games": k, "rate": p, "ci95": [lo, hi]}),
-            )
-        })
-        .collect();
-    let (dk, dp, dlo, dhi) = row(t.draws);
-    let mut summary = serde_json::json!({
-        "games": n,
-        "wins": wins,
-        "draws": {"games": dk, "rate": dp, "ci95": [dlo, dhi]},
-        "stuck": t.stuck,
-        "too_long": t.too_long,
-        "failed": t.failed,
-        "first_error": t.first_error.as_ref().map(|(index, s)| serde_json::json!({
-            "game": index,
-            "plies": s.plies,
-            "move": s.action,
-            "error": s.error.message,
-            "chain": s.error.chain,
-            "diagnostic": super::error_json(sources, &s.error),
-        })),
-        "mean_plies": mean,
-        "seconds": seconds,
-        "playouts_per_second": rate,
-    });
-    // Only with --agent: who chose the moves.
-    if let (Some(agents), Some(fields)) = (agents, summary.as_object_mut()) {
-        let players: serde_json::Map<String, serde_json::Value> = agents
-            .players
-            .iter()
-            .map(|(p, a)| (p.clone(), a.to_string().into()))
-            .collect();
-        fields.insert(
-            "agents".into(),
-            serde_json::json!({"players": players, "others": agents.others.to_string()}),
-        );
-    }
+    let mut summary = crate::play::summary::summary(t, seconds, agents, sources);
     // Only with --profile: the summary is otherwise as it always was.
     if let (Some((p, game)), Some(fields)) = (profile, summary.as_object_mut()) {
         let bodies: Vec<serde_json::Value> = p

@@ -273,6 +273,48 @@ impl Agents {
         })
     }
 
+    /// The agents a command line's `--agent` options name (`<agent>` for every player,
+    /// `<player>=<agent>` for one, the player as the game writes it), with `(to-move)`
+    /// compiled into the match; `None` when every player plays at random. The error is
+    /// for the user and names the option that is wrong.
+    pub fn from_texts(m: &mut Match, given: &[String]) -> Result<Option<Agents>, String> {
+        let mut players: Vec<(String, Agent)> = Vec::new();
+        let mut others = None;
+        for text in given {
+            let (player, agent) = match text.split_once('=') {
+                Some((p, a)) => (Some(p.trim()), a.trim()),
+                None => (None, text.trim()),
+            };
+            let agent = Agent::parse(agent).map_err(|e| format!("--agent {text}: {e}"))?;
+            match player {
+                Some("") => {
+                    return Err(format!("--agent {text}: the player before `=` is empty"));
+                }
+                Some(p) => {
+                    // The player as the game writes it (an integer or a string), by its text.
+                    let p = crate::api::parse_literal(p).to_text();
+                    if players.iter().any(|(q, _)| *q == p) {
+                        return Err(format!(
+                            "--agent {text}: player `{p}` is given an agent twice"
+                        ));
+                    }
+                    players.push((p, agent));
+                }
+                None if others.is_some() => {
+                    return Err(format!(
+                        "--agent {text}: an agent for every player is given twice (name a player: --agent <player>=<agent>)"
+                    ));
+                }
+                None => others = Some(agent),
+            }
+        }
+        let others = others.unwrap_or(Agent::Random);
+        if others == Agent::Random && players.iter().all(|(_, a)| *a == Agent::Random) {
+            return Ok(None);
+        }
+        Agents::new(m, players, others).map(Some)
+    }
+
     /// The agent of `player` (`None`: nobody in particular).
     pub fn of(&self, player: Option<&str>) -> &Agent {
         player

@@ -19,5 +19,7 @@ pub mod perft;
 pub mod playout;
 pub mod plot;
 pub mod pool;
+pub mod range;
 pub mod stats;
+pub mod summary;
 pub mod system;
