@@ -308,11 +308,12 @@ fn a_game_loads_again_from_its_files_held_in_memory() {
         .into_iter()
         .filter(|(p, _)| !p.ends_with("variants/atomic.fr"))
         .collect();
-    let e = Game::loader(original.path())
+    let Err(e) = Game::loader(original.path())
         .rules_files(original.rules_files())
         .files(without)
         .load()
-        .err()
-        .expect("a missing rules file is refused");
+    else {
+        panic!("a missing rules file is refused");
+    };
     assert!(e.to_string().contains("atomic.fr"), "{e}");
 }
