@@ -14,6 +14,7 @@ const ROOTS: &[&str] = &[
     "examples/",
     "fuzz/",
     ".ci/",
+    "python/",
 ];
 
 /// The paths named in backticks: `src/runtime/vm/` or `docs/values.md`, a trailing
