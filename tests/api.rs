@@ -312,7 +312,6 @@ fn a_game_loads_again_from_its_files_held_in_memory() {
         .rules_files(original.rules_files())
         .files(without)
         .load()
-        .err()
-        .expect("a missing rules file is refused");
+        .expect_err("a missing rules file is refused");
     assert!(e.to_string().contains("atomic.fr"), "{e}");
 }
