@@ -769,8 +769,7 @@ mod callgrind {
             games: 1.0,
             expect: Expect::Anything,
         };
-        // run_job checks the exit status; callgrind's summary is on standard error, so run
-        // again capturing both would double the cost: read the summary from its file.
+        // The total is the `summary:` line of callgrind's output file.
         let (stdout, _) = run_job(&job, root);
         let data = std::fs::read_to_string(&out_file).unwrap_or_else(|e| {
             fail(&format!("reading {}: {e}", out_file.display()));
