@@ -1,6 +1,7 @@
 //! Profiles (`--profile`): every step of every transaction is charged to the body that
 //! executed it, entries are counted once per run of a body, and profiling changes no
-//! result, step count or count of perft.
+//! result, step count or count of perft. A profile also counts the transactions by how
+//! they ended, the same on any number of threads.
 
 use flexrules::api::Match;
 use flexrules::play::perft::perft_on_threads;
@@ -10,9 +11,10 @@ use std::sync::Arc;
 use flexrules::compile::build_game;
 use flexrules::compile::program::Game;
 use flexrules::runtime::outside::parse_send;
-use flexrules::runtime::profile::{Profile, ProfileRow};
+use flexrules::runtime::profile::{Profile, ProfileRow, Transactions};
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Status, Transaction};
+use flexrules::runtime::value::Value;
 use flexrules::runtime::vm::Limits;
 use flexrules::syntax::load::{DiskFs, MemoryFs};
 
@@ -315,4 +317,79 @@ fn a_playout_profile_is_the_same_on_any_number_of_threads() {
         plain.contains("\"games\":2") && !plain.contains("profile"),
         "{plain}"
     );
+}
+
+/// A session of `tests/inputs/profile/endings`, whose candidates end every way a
+/// transaction ends.
+fn endings() -> Session {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/profile/endings");
+    let built = build_game(&DiskFs, &dir.join("game.fr")).expect("the game builds");
+    Session::start(built.game, &SessionOptions::default())
+        .expect("the game starts")
+        .0
+}
+
+#[test]
+fn transactions_are_counted_by_how_they_end_on_any_number_of_threads() {
+    // Four positions (the start and the three moves that commit), each with nine
+    // transactions: #actions, then "ok", "say", "ask" (committed), "no", "long" (vetoed),
+    // "back" (rolled back), "bad" (failed) and "hold" (waiting). The three legal first
+    // moves are made again to follow them: three more committed. Each "ask" (four tried,
+    // one made again) asks which "ok" moves are legal: #actions and "ok" tried, committed.
+    let expected = Transactions {
+        committed: 4 * 4 + 3 + 5 * 2,
+        vetoed: 4 * 2,
+        rolled_back: 4,
+        failed: 4,
+        waiting: 4,
+        // "long"'s law: 20,000 turns of nine steps, and ten more.
+        longest: 180_010,
+        // "say" sends "tally", whose behaviour calls `inc`.
+        deepest_sends: 2,
+        deepest_frames: 3,
+        // "long", once in each position.
+        checked: 4,
+        // "say", four times tried and once made again.
+        printing: 5,
+        asked: 10,
+    };
+    for jobs in [1, 2] {
+        let mut s = endings();
+        s.set_profiling(true);
+        let perft = Match::around(&mut s, |m| perft_on_threads(m, 2, jobs, &mut |_| {}));
+        assert_eq!(perft.counts, vec![3, 9], "{jobs} threads");
+        let profile = s.take_profile().expect("profiling");
+        assert_eq!(*profile.transactions(), expected, "{jobs} threads");
+        assert_eq!(profile.transactions().total(), 49);
+    }
+}
+
+#[test]
+fn a_transaction_that_waits_is_counted_once_as_waiting() {
+    let mut s = endings();
+    s.set_profiling(true);
+    let (to, msg) = parse_send("hold to g").expect("a send");
+    // Answered, it goes on and commits; still one transaction, which waited.
+    let (tx, wait) = s.deliver_answering(to, std::rc::Rc::new(msg), &[Value::str("go")]);
+    assert!(tx.status.committed(), "{:?}", tx.status);
+    assert!(wait.is_none());
+    let (to, msg) = parse_send("say to g").expect("a send");
+    assert!(s.deliver(to, msg).status.committed());
+    let t = *s.take_profile().expect("profiling").transactions();
+    assert_eq!((t.waiting, t.committed, t.total()), (1, 1, 2), "{t:?}");
+    assert_eq!((t.printing, t.checked, t.asked), (1, 0, 0), "{t:?}");
+}
+
+#[test]
+fn the_transactions_are_printed_after_the_profile() {
+    let text = untimed(&playout_profile(&["--jobs", "1"]));
+    let last = text.lines().last().unwrap_or_default();
+    assert!(last.starts_with("transactions: "), "{text}");
+    assert!(
+        last.contains("; reaching a step check: 0; printing or notifying: "),
+        "{last}"
+    );
+    let json = playout_profile(&["--json"]);
+    assert!(json.contains("\"transactions\":{"), "{json}");
+    assert!(json.contains("\"reaching_step_check\":0"), "{json}");
 }

@@ -461,6 +461,7 @@ fn summary_json(
             "profile".into(),
             serde_json::json!({"steps": p.total(), "bodies": bodies}),
         );
+        fields.insert("transactions".into(), p.transactions().json());
     }
     summary
 }
@@ -516,6 +517,7 @@ fn print_tally(
     }
     if let Some((p, game)) = profile {
         print!("{}", p.table(game, PROFILE_ROWS));
+        print!("{}", p.transactions().line());
     }
 }
 
@@ -559,6 +561,7 @@ pub fn perft(args: &PerftArgs) -> ExitCode {
     println!("finished games up to depth {}: {total}", args.depth);
     if let Some(p) = m.take_profile() {
         print!("{}", p.table(&m.session().game, PROFILE_ROWS));
+        print!("{}", p.transactions().line());
         print!(
             "{}",
             super::disasm::counted(&m.session().game, &opened.sources, &args.disasm, &p)

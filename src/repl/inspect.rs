@@ -147,10 +147,13 @@ impl Repl {
             (None, Some(p)) if p.total() == 0 => {
                 "no step counted yet: the counts start with the next transaction".into()
             }
-            (None, Some(p)) => p
-                .table(&self.play.session().game, usize::MAX)
-                .trim_end()
-                .to_string(),
+            (None, Some(p)) => format!(
+                "{}{}",
+                p.table(&self.play.session().game, usize::MAX),
+                p.transactions().line()
+            )
+            .trim_end()
+            .to_string(),
         }
     }
 

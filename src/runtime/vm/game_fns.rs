@@ -240,6 +240,9 @@ impl Machine {
                     .and_then(|t| self.meter.alloc(line_bytes(&t)).map(|()| t))
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Notify(text));
+                if let Some(p) = &mut self.profile {
+                    p.print();
+                }
                 Ok(Value::Nil)
             }
             GameFn::Print => {
@@ -247,6 +250,9 @@ impl Machine {
                     .and_then(|t| self.meter.alloc(line_bytes(&t)).map(|()| t))
                     .map_err(|e| self.builtin_error(span, e))?;
                 self.output.push(Output::Print(text));
+                if let Some(p) = &mut self.profile {
+                    p.print();
+                }
                 Ok(Value::Nil)
             }
             GameFn::Neighbor | GameFn::Walk | GameFn::Ray | GameFn::Directions => {

@@ -25,7 +25,8 @@ use crate::source::Span;
 use crate::symbol::Symbol;
 
 use super::budget::Meter;
-use super::profile::Profile;
+// How a transaction ended, for cleaning up after it ([`Machine::end`]) and for a profile.
+use super::profile::{Ended as Ending, Profile};
 use super::trace::{Output, RuntimeError, Status, TraceEvent};
 use super::value::{Message, Value};
 use super::world::{EntityId, FixedNames, World};
@@ -265,22 +266,14 @@ pub struct Machine {
     trying: Vec<(Symbol, Rc<Message>, World)>,
 }
 
-/// How a transaction ended, as far as cleaning up after it goes ([`Machine::end`]).
-#[derive(Clone, Copy)]
-enum Ending {
-    Committed,
-    RolledBack,
-    /// Vetoed or failed.
-    Refused,
-}
-
 impl Ending {
     #[inline(always)]
     fn of(status: &Status) -> Ending {
         match status {
             Status::Committed(_) => Ending::Committed,
             Status::RolledBack { .. } => Ending::RolledBack,
-            Status::Vetoed { .. } | Status::Failed(_) => Ending::Refused,
+            Status::Vetoed { .. } => Ending::Vetoed,
+            Status::Failed(_) => Ending::Failed,
         }
     }
 }
@@ -557,6 +550,7 @@ impl Machine {
         match self.exec(cx) {
             Ok(Flow::End(status)) => self.finish(status),
             Ok(Flow::Wait(wait)) => {
+                self.waited();
                 self.waiting = Some(wait.clone());
                 Run::Waiting(wait)
             }
@@ -603,6 +597,7 @@ impl Machine {
                 Ok(Flow::End(status)) => return status,
                 Err(e) => return Status::Failed(e),
                 Ok(Flow::Wait(wait)) => {
+                    self.waited();
                     let status = unanswered(&wait);
                     self.waiting = Some(wait);
                     return status;
@@ -653,7 +648,7 @@ impl Machine {
     #[inline(never)]
     fn fail(&mut self, game: &Game, e: &mut RuntimeError) {
         self.note_calls(game, e);
-        self.end(Ending::Refused);
+        self.end(Ending::Failed);
     }
 
     fn finish(&mut self, status: Status) -> Run {
@@ -661,19 +656,30 @@ impl Machine {
         Run::Finished(status)
     }
 
+    /// The transaction stops at a `wait signal`: the profile tallies it then (it may
+    /// never end).
+    #[cold]
+    #[inline(never)]
+    fn waited(&mut self) {
+        if let Some(p) = &mut self.profile {
+            p.wait(self.meter.steps);
+        }
+    }
+
     /// Clean up after a transaction ended as `ending` says: a failure, a veto or a
     /// rollback puts back the start (a kept rollback the checkpoint's world), and the
     /// stacks are emptied.
     fn end(&mut self, ending: Ending) {
+        // Every transaction that ends, ends here: the profile tallies it.
         if let Some(p) = &mut self.profile {
-            p.finish(self.meter.steps);
+            p.finish(self.meter.steps, ending);
         }
         match ending {
             // A trial's caller keeps, logs or undoes what it did.
             Ending::Committed if self.trial => {}
             Ending::Committed => clear(&mut self.undo),
             Ending::RolledBack if !self.trial => clear(&mut self.undo),
-            Ending::RolledBack | Ending::Refused => self.restore_start(),
+            Ending::RolledBack | Ending::Vetoed | Ending::Failed => self.restore_start(),
         }
         self.frames.clear();
         clear(&mut self.jps);

@@ -112,7 +112,14 @@ impl Machine {
         let mut trials =
             Machine::assemble(world, None, buffers, self.meter.limits, cx.fixed.clone());
         trials.trying.clone_from(&self.trying);
+        // A profile tallies the trials as transactions (their steps are this one's).
+        if self.profile.is_some() {
+            trials.set_profile(Some(Box::default()));
+        }
         let answer = self.ask(cx, &mut trials, actions, question, &filters, span);
+        if let (Some(p), Some(asked)) = (&mut self.profile, &trials.profile) {
+            p.merge_asked(asked);
+        }
         trials.recycle_buffers();
         answer
     }

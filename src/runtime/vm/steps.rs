@@ -12,8 +12,9 @@ pub(super) fn next_check(steps: u64, max_steps: u64, every: u64) -> u64 {
     ((steps | every).saturating_add(1)).min(max_steps.saturating_add(1))
 }
 
-/// What [`next_check`] rounds the step count up to, less one: checks every 65,536 steps.
-pub(super) const CHECK_EVERY: u64 = 0xFFFF;
+/// What [`next_check`] rounds the step count up to, less one: checks every 65,536 steps
+/// (defined with the profile, which counts the transactions that would meet a check).
+pub(super) use super::super::profile::CHECK_EVERY;
 
 impl Machine {
     /// The steps left before the instruction loop's next check, due at step
@@ -41,6 +42,7 @@ impl Machine {
             && let Some(f) = self.frames.last()
         {
             p.charge(steps, f.code, (self.frames.len(), f.base), at);
+            p.depth(self.jps.len(), self.frames.len());
         }
         let span = code.spans[at];
         if steps > max_steps {
