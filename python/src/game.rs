@@ -11,7 +11,6 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use crate::errors::{load_error, move_error};
 use crate::matches::PyMatch;
-use crate::values::to_py;
 
 /// A game: its files read, checked and compiled with its rules files (variants, house
 /// rules) and parameters. Start matches from it with `start(seed)`.
@@ -164,34 +163,25 @@ impl PyGame {
 
     /// The players, by their text: the game's `players` function at the start of a match
     /// seeded 0, else `["0", "1"]`.
-    fn players(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+    fn players(&self) -> PyResult<Vec<String>> {
+        use flexrules::api::{PLAYERS, PlayersError};
         let mut m = self.new_match(0)?;
-        let Some(f) = m
-            .function("players", "Python")
-            .map_err(pyo3::exceptions::PyRuntimeError::new_err)?
-        else {
-            return Ok(vec!["0".into(), "1".into()]);
-        };
-        match m.call(f) {
-            flexrules::api::Status::Committed(v) => {
-                let list = to_py(py, &v)?;
-                let texts = match &v {
-                    flexrules::api::Value::List(items) => {
-                        items.iter().map(|i| i.to_text()).collect()
-                    }
-                    _ => {
-                        return Err(PyValueError::new_err(format!(
-                            "the game's `players` gives {list}, not a list"
-                        )));
-                    }
-                };
-                Ok(texts)
+        let why = match m.players("Python") {
+            Ok(Some(players)) => return Ok(players),
+            Ok(None) => return Ok(vec!["0".into(), "1".into()]),
+            Err(PlayersError::Function(e)) => e,
+            Err(PlayersError::Failed(status)) => {
+                format!("the game's ({PLAYERS}) failed at the start: {status}")
             }
-            other => Err(PyValueError::new_err(format!(
-                "the game's `players` did not answer: {}",
-                other.summary()
-            ))),
-        }
+            Err(PlayersError::NotAList(v)) => {
+                format!("the game's ({PLAYERS}) gave {v}, not a list")
+            }
+            Err(PlayersError::Empty) => format!("the game's ({PLAYERS}) gave an empty list"),
+            Err(PlayersError::NotAPlayer(p)) => format!(
+                "the game's ({PLAYERS}) gave {p}, which is not a player (a number, or a word)"
+            ),
+        };
+        Err(PyValueError::new_err(why))
     }
 
     fn __repr__(&self) -> String {

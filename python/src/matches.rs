@@ -45,8 +45,9 @@ impl PyMove {
 enum Entry {
     /// A move (or an answer to a wait), by name.
     Move(String),
-    /// A message: recipient, label, attributes.
-    Send(String, String, Vec<(String, Value)>),
+    /// A message: recipient, label, attributes, and the name it was played as
+    /// (`<label>@<recipient>{<attributes>}`).
+    Send(String, String, Vec<(String, Value)>, String),
 }
 
 /// A match: one play of a game from a seed.
@@ -85,7 +86,7 @@ impl PyMatch {
     fn note(&mut self, entry: Entry, played: &Played) -> String {
         self.entries.push(match entry {
             Entry::Move(_) => Entry::Move(played.name.clone()),
-            send => send,
+            Entry::Send(to, label, attrs, _) => Entry::Send(to, label, attrs, played.name.clone()),
         });
         if played.waiting.is_none() {
             self.committed.push(self.entries.len());
@@ -96,7 +97,7 @@ impl PyMatch {
     fn play_entry(&mut self, entry: &Entry) -> PyResult<String> {
         let played = match entry {
             Entry::Move(name) => self.inner.play(name),
-            Entry::Send(to, label, attrs) => {
+            Entry::Send(to, label, attrs, _) => {
                 let attrs: Vec<(&str, Value)> =
                     attrs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
                 self.inner.send(to, label, &attrs)
@@ -117,7 +118,7 @@ impl PyMatch {
         for e in &self.entries {
             match e {
                 Entry::Move(name) => list.append(name)?,
-                Entry::Send(to, label, attrs) => {
+                Entry::Send(to, label, attrs, _) => {
                     let dict = PyDict::new(py);
                     for (k, v) in attrs {
                         dict.set_item(k, to_py(py, v)?)?;
@@ -145,13 +146,14 @@ impl PyMatch {
     }
 
     /// The names of the moves played since the start, in order (answers to waits
-    /// included); a message sent is named `<recipient>.<label>`.
+    /// included); a message sent is named as `send` gave it
+    /// (`<label>@<recipient>{<attributes>}`).
     #[getter]
     fn moves(&self) -> Vec<String> {
         (self.entries.iter())
             .map(|e| match e {
                 Entry::Move(name) => name.clone(),
-                Entry::Send(to, label, _) => format!("{to}.{label}"),
+                Entry::Send(.., name) => name.clone(),
             })
             .collect()
     }
@@ -210,7 +212,12 @@ impl PyMatch {
                 values.push((k.extract::<String>()?, from_py(&v)?));
             }
         }
-        self.play_entry(&Entry::Send(to.to_string(), label.to_string(), values))
+        self.play_entry(&Entry::Send(
+            to.to_string(),
+            label.to_string(),
+            values,
+            String::new(),
+        ))
     }
 
     /// Take back the last move or message that committed, or the move waiting for a
@@ -403,7 +410,7 @@ impl PyMatch {
                 for (k, v) in attrs.iter() {
                     values.push((k.extract::<String>()?, from_py(&v)?));
                 }
-                Entry::Send(to, label, values)
+                Entry::Send(to, label, values, String::new())
             };
             self.play_entry(&entry)?;
         }

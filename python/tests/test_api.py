@@ -136,7 +136,9 @@ def test_messages_are_sent_with_attributes(tmp_path):
         '''))
     g = flexrules.Game(counter)
     m = g.start()
-    assert m.send("c", "add", by=3) == "c.add by=3" or m.moves[-1].startswith("c.add")
+    sent = m.send("c", "add", by=3)
+    assert sent == "add@c{by=3}"
+    assert m.moves == [sent]
     assert m.call("count") == 3
     assert m.call("twice", 21) == 42
     assert m.defines("twice") and not m.defines("nosuch")
@@ -224,6 +226,11 @@ def test_a_wait_is_answered_and_pickled(archipelago):
     pytest.fail("no salvage choice came up in 40 games")
 
 
-def test_players(awele, archipelago):
+def test_players(awele, archipelago, tmp_path):
     assert flexrules.Game(game_dir("chess")).players() == ["white", "black"]
     assert archipelago.players() == ["0", "1", "2"]
+    assert awele.players() == ["0", "1"]  # no `players`: two players
+    odd = tmp_path / "odd.fr"
+    odd.write_text("#entity e\n  #state s\n#instance e of e\n#define players () 3\n")
+    with pytest.raises(ValueError, match=r"gave 3, not a list"):
+        flexrules.Game(odd).players()

@@ -39,7 +39,7 @@ mod waiting;
 pub use error::{Error, LoadError};
 pub use game::{Game, Loader};
 pub use moves::{Move, MoveIndex};
-pub use play::{Match, Played, SeatView, TO_MOVE};
+pub use play::{Match, PLAYERS, Played, PlayersError, SeatView, TO_MOVE};
 pub use search::{Drawing, Function, Position, player_of};
 pub use waiting::{Waiting, answer_name};
 

@@ -23,6 +23,25 @@ use super::waiting::{Pending, Waiting};
 /// to move, a list of players (orders given at once) or `nil` (nobody in particular).
 pub const TO_MOVE: &str = "to-move";
 
+/// The function a game defines to list its players: no parameters, giving a list of the
+/// players as `to-move` names them (the seats of `flexrules serve`, OpenSpiel's players).
+pub const PLAYERS: &str = "players";
+
+/// Why the game's `players` gave no list of players ([`Match::players`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlayersError {
+    /// The function cannot be called without arguments (the text says why).
+    Function(String),
+    /// It did not commit (the status in one line).
+    Failed(String),
+    /// It gave this value (as text), not a list.
+    NotAList(String),
+    /// It gave an empty list.
+    Empty,
+    /// An element (as text) is not a player a command line can name: a number or a word.
+    NotAPlayer(String),
+}
+
 /// A game being played.
 ///
 /// Every request either does what it says or returns an [`Error`] and leaves the match
@@ -47,7 +66,7 @@ pub struct Match {
 /// A move or message that committed.
 #[derive(Debug)]
 pub struct Played {
-    /// Its name: the move's, or `<recipient>.<label>` with its attributes for a message.
+    /// Its name: the move's, or `<label>@<recipient>{<attributes>}` for a message (`add@c{by=3}`).
     pub name: String,
     /// The transaction: its value, what it notified and printed, its steps. While the
     /// move waits for a signal, its status is the failure of a wait with no one to
@@ -117,6 +136,37 @@ impl Match {
     /// does once its own trials are over.
     pub fn resume_recording(&mut self, names: Vec<String>) {
         self.recorded = Some(names);
+    }
+
+    /// The players, by their text, as the game's `players` lists them now; `None` when
+    /// the game defines no `players`. Each is a player a command line can name (a number
+    /// or a word, read back as the same value). `caller`, who asks (`flexrules serve`),
+    /// is named in the error of a `players` that takes parameters.
+    pub fn players(&mut self, caller: &str) -> Result<Option<Vec<String>>, PlayersError> {
+        let function = match self.function(PLAYERS, caller) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(PlayersError::Function(e)),
+        };
+        let list = match self.call(function) {
+            crate::runtime::trace::Status::Committed(Value::List(l)) => l,
+            crate::runtime::trace::Status::Committed(v) => {
+                return Err(PlayersError::NotAList(v.to_text()));
+            }
+            other => return Err(PlayersError::Failed(other.summary())),
+        };
+        if list.is_empty() {
+            return Err(PlayersError::Empty);
+        }
+        let mut players = Vec::with_capacity(list.len());
+        for p in list.iter() {
+            let text = p.to_text();
+            if crate::runtime::outside::parse_literal(&text) != *p {
+                return Err(PlayersError::NotAPlayer(text));
+            }
+            players.push(text);
+        }
+        Ok(Some(players))
     }
 
     /// The game played.

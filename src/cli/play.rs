@@ -119,12 +119,6 @@ pub struct PerftArgs {
 /// How many bodies a profile prints.
 const PROFILE_ROWS: usize = 30;
 
-/// The agents `--agent` names, with `(to-move)` compiled into the game; `None` when every
-/// player plays at random. The error is for the user (a wrong command line).
-fn agents(m: &mut Match, given: &[String]) -> Result<Option<Agents>, String> {
-    Agents::from_texts(m, given)
-}
-
 /// Run `flexrules playout`.
 pub fn playout(args: &PlayoutArgs) -> ExitCode {
     if !args.duplicate.is_empty() {
@@ -364,7 +358,7 @@ fn open_config(
 ) -> Result<(Match, crate::source::SourceMap, Option<Agents>), ExitCode> {
     let opened = open(options, false)?;
     let mut m = opened.game.adopt(opened.session);
-    let agents = match agents(&mut m, &args.agents) {
+    let agents = match Agents::from_texts(&mut m, &args.agents) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("error: {e}");

@@ -38,6 +38,7 @@ use axum::routing::get;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::watch;
 
+use crate::api::{PLAYERS, PlayersError};
 use crate::repl::{OpenError, ReplOptions};
 use crate::runtime::outside::parse_literal;
 
@@ -380,46 +381,25 @@ fn default_seats(options: &ReplOptions) -> Result<Vec<String>, OpenError> {
         return crate::repl::Repl::new(options.clone()).map(|_| two());
     };
     let hint = "give the seats with --seats";
-    let function = match game.function(PLAYERS, "flexrules serve") {
-        Ok(Some(f)) => f,
+    let why = match game.players("flexrules serve") {
+        Ok(Some(players)) => return Ok(players),
         Ok(None) => return Ok(two()),
-        Err(e) => return Err(refuse(format!("{e}: {hint}"))),
-    };
-    let list = match game.call(function) {
-        crate::runtime::trace::Status::Committed(crate::runtime::value::Value::List(l)) => l,
-        crate::runtime::trace::Status::Committed(v) => {
-            return Err(refuse(format!(
-                "the game's ({PLAYERS}) gave {}, not a list of players, so the seats cannot be drawn from it: {hint}",
-                v.to_text()
-            )));
-        }
-        other => {
-            return Err(refuse(format!(
-                "the game's ({PLAYERS}) failed at the start, so the seats cannot be drawn from it: {}; {hint}",
-                other.summary()
-            )));
-        }
-    };
-    if list.is_empty() {
-        return Err(refuse(format!(
+        Err(PlayersError::Function(e)) => format!("{e}: {hint}"),
+        Err(PlayersError::Failed(status)) => format!(
+            "the game's ({PLAYERS}) failed at the start, so the seats cannot be drawn from it: {status}; {hint}"
+        ),
+        Err(PlayersError::NotAList(v)) => format!(
+            "the game's ({PLAYERS}) gave {v}, not a list of players, so the seats cannot be drawn from it: {hint}"
+        ),
+        Err(PlayersError::Empty) => format!(
             "the game's ({PLAYERS}) gave an empty list: a game needs at least one seat; {hint}"
-        )));
-    }
-    let mut players = Vec::new();
-    for p in list.iter() {
-        let text = p.to_text();
-        if parse_literal(&text) != *p {
-            return Err(refuse(format!(
-                "the game's ({PLAYERS}) gave {text}, which is not a player a seat can name (a number, or a word); {hint}"
-            )));
-        }
-        players.push(text);
-    }
-    Ok(players)
+        ),
+        Err(PlayersError::NotAPlayer(p)) => format!(
+            "the game's ({PLAYERS}) gave {p}, which is not a player a seat can name (a number, or a word); {hint}"
+        ),
+    };
+    Err(refuse(why))
 }
-
-/// The game's function that lists its players (the seats when `--seats` is not given).
-pub const PLAYERS: &str = "players";
 
 /// 128 random bits as hex.
 fn token() -> Result<String, String> {
