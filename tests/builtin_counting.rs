@@ -797,6 +797,7 @@ fn deliver(text: &str, max_steps: u64) -> (Status, u64) {
     fs.insert("game.fr", text);
     let built = build_game(&fs, Path::new("game.fr")).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     let options = SessionOptions {
+        tier: Default::default(),
         seed: 0,
         params: vec![],
         limits: Limits {

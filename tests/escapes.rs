@@ -123,6 +123,7 @@ fn a_fifo_does_not_hang_the_loader() {
 
 fn repl(game: &Path) -> Repl {
     Repl::new(ReplOptions {
+        tier: Default::default(),
         game: game.to_path_buf(),
         seed: 0,
         params: vec![],

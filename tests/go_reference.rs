@@ -283,6 +283,7 @@ fn over(session: &Session) -> bool {
 
 fn start(game: &Arc<Game>, size: usize, max: usize) -> Session {
     let options = SessionOptions {
+        tier: Default::default(),
         params: vec![
             ("size".into(), Value::Int(size as i64)),
             ("max-moves".into(), Value::Int(max as i64)),

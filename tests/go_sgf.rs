@@ -26,6 +26,7 @@ fn go() -> Arc<Game> {
 
 fn start(game: &Arc<Game>, params: Vec<(String, Value)>) -> Session {
     let options = SessionOptions {
+        tier: Default::default(),
         params,
         ..SessionOptions::default()
     };

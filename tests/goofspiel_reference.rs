@@ -111,6 +111,7 @@ fn ints(v: &Value) -> Vec<i64> {
 /// Replay `played` in flexrules; the first disagreement, if any.
 fn replay(played: &Played) -> Result<(), String> {
     let options = SessionOptions {
+        tier: Default::default(),
         params: vec![
             ("cards".into(), Value::Int(played.cards)),
             ("players".into(), Value::Int(played.players)),

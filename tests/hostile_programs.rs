@@ -8,7 +8,9 @@
 //! - the compiled code with its fused instructions does exactly what the plain code does:
 //!   same results, output, trace, errors (with their spans) and step counts, down to the
 //!   instruction where the step limit stops a program; and so does a run without a trace,
-//!   where the machine takes shortcuts a traced run cannot.
+//!   where the machine takes shortcuts a traced run cannot and runs what it can on the
+//!   fast tier (`docs/machine.md`), and a run under `--tier both`, which compares the
+//!   fast tier with the interpreter on every transaction, the world and memory included.
 //!
 //! The limits are small (20,000 steps, 256 KB, 1,000 elements, nesting 12, depth 200) so
 //! each case is quick and every limit is reached by some programs. Each property runs
@@ -27,7 +29,7 @@ use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Output, Status, Transaction};
 use flexrules::runtime::value::{List, Value};
-use flexrules::runtime::vm::Limits;
+use flexrules::runtime::vm::{Limits, Tier};
 use flexrules::symbol::Symbol;
 use flexrules::syntax::load::MemoryFs;
 use proptest::prelude::*;
@@ -45,6 +47,7 @@ const LIMITS: Limits = Limits {
 /// parameters.
 fn options(seed: u64, limits: Limits, trace: bool) -> SessionOptions {
     SessionOptions {
+        tier: Default::default(),
         seed,
         params: vec![],
         limits,
@@ -464,10 +467,17 @@ fn run_fused_and_plain_within(
     };
     let plain = Arc::new(unfused(&built.game));
     let traced = options(seed, limits, true);
-    let (Ok((mut fused, _)), Ok((mut plain, _)), Ok((mut quiet, _))) = (
+    // Untraced, the fast tier runs what it can; under `both`, every transaction it ran is
+    // run again on the interpreter and compared (a difference panics).
+    let both = SessionOptions {
+        tier: Tier::Both,
+        ..options(seed, limits, false)
+    };
+    let (Ok((mut fused, _)), Ok((mut plain, _)), Ok((mut quiet, _)), Ok((mut both, _))) = (
         Session::start(built.game.clone(), &traced),
         Session::start(plain, &traced),
-        Session::start(built.game, &options(seed, limits, false)),
+        Session::start(built.game.clone(), &options(seed, limits, false)),
+        Session::start(built.game, &both),
     ) else {
         return Ok(());
     };
@@ -481,7 +491,8 @@ fn run_fused_and_plain_within(
         prop_assert_eq!(&a.trace, &b.trace);
         // Untraced, the machine takes its shortcuts (a law or side-effect hands over to
         // the next in line without the general path): the same ending all the same.
-        let c = quiet.deliver(to, msg);
+        let c = quiet.deliver(to, msg.clone());
+        prop_assert_eq!(&a.status, &both.deliver(to, msg).status);
         prop_assert_eq!(&a.status, &c.status);
         prop_assert_eq!(a.steps, c.steps);
         prop_assert_eq!(&a.output, &c.output);

@@ -20,6 +20,7 @@ fn game(name: &str, text: &str) -> PathBuf {
 
 fn repl(dir: &Path, max_memory: u64) -> Repl {
     Repl::new(ReplOptions {
+        tier: Default::default(),
         game: dir.to_path_buf(),
         seed: 0,
         params: Vec::new(),

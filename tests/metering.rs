@@ -69,6 +69,7 @@ fn run(text: &str, max_steps: u64, plain: bool) -> (Status, u64) {
         built.game
     };
     let options = SessionOptions {
+        tier: Default::default(),
         seed: 0,
         params: vec![],
         limits: Limits {
@@ -402,6 +403,7 @@ fn graphic_ids_made_at_run_time_are_bounded() {
         std::fs::create_dir_all(&dir).expect("temporary directory");
         std::fs::write(dir.join("game.fr"), game(len)).expect("game written");
         let mut r = Repl::new(ReplOptions {
+            tier: Default::default(),
             game: dir.clone(),
             seed: 0,
             params: Vec::new(),

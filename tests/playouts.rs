@@ -157,6 +157,7 @@ fn trying_moves_leaves_no_trace() {
 /// check) and Black mates in one (the fool's mate), so perft meets finished games.
 fn chess_before_mate() -> Session {
     let options = SessionOptions {
+        tier: Default::default(),
         params: vec![(
             "fen".into(),
             Value::str("rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2"),
@@ -272,6 +273,7 @@ fn full_perft_from(s: &mut Session, ply: usize, played: &mut Vec<String>, r: &mu
 
 fn go9() -> Session {
     let options = SessionOptions {
+        tier: Default::default(),
         params: vec![("size".into(), Value::Int(9))],
         ..SessionOptions::default()
     };
@@ -282,6 +284,7 @@ fn go9() -> Session {
 
 fn chess_fen(fen: &str) -> Session {
     let options = SessionOptions {
+        tier: Default::default(),
         params: vec![("fen".into(), Value::str(fen))],
         ..SessionOptions::default()
     };

@@ -203,6 +203,7 @@ fn documented_diagnostic_codes_exist() {
 fn documented_repl_commands_exist() {
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).expect("the crate root");
     let mut repl = flexrules::repl::Repl::new(flexrules::repl::ReplOptions {
+        tier: Default::default(),
         game: "games/mini-awele".into(),
         seed: 0,
         params: vec![],

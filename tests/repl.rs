@@ -115,6 +115,7 @@ fn run_transcript(path: &Path) -> String {
     let tmp_text = tmp.0.to_string_lossy().into_owned();
     let input = t.input.replace("$TMP", &tmp_text);
     let mut repl = Repl::new(ReplOptions {
+        tier: Default::default(),
         game: t.game.clone(),
         seed: t.seed,
         params: t.params.clone(),
@@ -174,6 +175,7 @@ fn transcripts() {
 #[test]
 fn a_journal_is_checked_whole_before_any_line_runs() {
     let options = ReplOptions {
+        tier: Default::default(),
         game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/awele"),
         seed: 0,
         params: Vec::new(),
@@ -204,6 +206,7 @@ fn a_journal_is_checked_whole_before_any_line_runs() {
 #[test]
 fn names_that_name_nothing_are_not_kept() {
     let mut repl = Repl::new(ReplOptions {
+        tier: Default::default(),
         game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/awele"),
         seed: 0,
         params: Vec::new(),

@@ -112,6 +112,7 @@ fn go_svg() {
         Err(e) => panic!("games/go does not build: {e:?}"),
     };
     let options = SessionOptions {
+        tier: Default::default(),
         params: vec![("size".into(), flexrules::runtime::value::Value::Int(5))],
         ..SessionOptions::default()
     };

@@ -221,6 +221,7 @@ fn run_game(path: &Path) -> String {
         );
     }
     let options = SessionOptions {
+        tier: Default::default(),
         seed: script.seed,
         params: script.params,
         limits: script.limits,

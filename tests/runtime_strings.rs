@@ -54,6 +54,7 @@ fn millions_of_strings_made_at_run_time_are_freed() {
     fs.insert("game.fr", GAME);
     let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
     let options = SessionOptions {
+        tier: Default::default(),
         seed: 1,
         params: vec![],
         limits: Limits::default(),

@@ -1028,6 +1028,7 @@ async fn serve_params(
 ) -> Result<Server, flexrules::repl::OpenError> {
     Server::start(flexrules::serve::ServeOptions {
         repl: flexrules::repl::ReplOptions {
+            tier: Default::default(),
             game: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
             seed: 0,
             params: params.iter().map(|s| s.to_string()).collect(),

@@ -17,6 +17,7 @@ const ORDERS: usize = 4;
 async fn serve_archipelago() -> Server {
     Server::start(ServeOptions {
         repl: flexrules::repl::ReplOptions {
+            tier: Default::default(),
             game: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/archipelago"),
             seed: 7,
             params: vec!["players=4".into()],

@@ -9,7 +9,7 @@ use crate::compile::{BuildError, build_game_with_rules};
 use crate::diagnostic::Diagnostic;
 use crate::runtime::outside::parse_literal;
 use crate::runtime::session::{Session, SessionOptions};
-use crate::runtime::vm::Limits;
+use crate::runtime::vm::{Limits, Tier};
 use crate::source::SourceMap;
 use crate::syntax::ast::Program;
 use crate::syntax::load::{DiskFs, FileSystem, MemoryFs};
@@ -40,6 +40,7 @@ struct Inner {
     /// The first parameter given without `=`, refused when a match starts.
     malformed: Option<String>,
     limits: Limits,
+    tier: Tier,
 }
 
 /// How to load a game: its rules files, parameters and limits ([`Game::loader`]).
@@ -49,6 +50,7 @@ pub struct Loader {
     rules: Vec<PathBuf>,
     params: Vec<(String, String)>,
     limits: Limits,
+    tier: Tier,
     source: Option<String>,
     /// Every file of the game, held in memory ([`Loader::files`]): read instead of the
     /// disk.
@@ -104,6 +106,12 @@ impl Loader {
         self
     }
 
+    /// Which tier runs the matches' transactions ([`Tier::Fast`] unless told).
+    pub fn tier(mut self, tier: Tier) -> Loader {
+        self.tier = tier;
+        self
+    }
+
     /// Read the game's files (its sources, rules files and board files, by the paths
     /// the game names them) from `files` instead of the disk: a game sent to another
     /// process or machine as plain data ([`Game::files`] gives them).
@@ -156,6 +164,7 @@ impl Loader {
                 rules: self.rules,
                 malformed: self.malformed,
                 limits: self.limits,
+                tier: self.tier,
             }),
         })
     }
@@ -170,6 +179,7 @@ impl Game {
             rules: Vec::new(),
             params: Vec::new(),
             limits: Limits::default(),
+            tier: Tier::default(),
             source: None,
             files: None,
             malformed: None,
@@ -234,6 +244,7 @@ impl Game {
                 .collect(),
             limits: self.inner.limits,
             trace,
+            tier: self.inner.tier,
         };
         Session::start(self.inner.compiled.clone(), &options).map_err(Error::Start)
     }
@@ -253,6 +264,7 @@ impl Game {
                 rules: Vec::new(),
                 malformed: None,
                 limits: Limits::default(),
+                tier: Tier::default(),
             }),
         }
     }

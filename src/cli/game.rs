@@ -8,7 +8,7 @@ use crate::api;
 use crate::compile::program::Game;
 use crate::diagnostic::{Diagnostic, RenderConfig, render};
 use crate::runtime::session::Session;
-use crate::runtime::vm::Limits;
+use crate::runtime::vm::{Limits, Tier};
 use crate::source::SourceMap;
 
 use super::stderr_color;
@@ -54,6 +54,12 @@ pub struct StartOptions {
     /// (repeatable, applied in order).
     #[arg(long = "rules", value_name = "FILE")]
     pub rules: Vec<std::path::PathBuf>,
+    /// Which tier runs the transactions: `fast` (bodies that can run on the fast tier do,
+    /// the interpreter runs the rest), `interpreter` (the interpreter alone), or `both`
+    /// (each transaction the fast tier ran is run again on the interpreter and must give
+    /// the same results: a check of the engine, which stops at the first difference).
+    #[arg(long, default_value = "fast", value_parser = Tier::parse)]
+    pub tier: Tier,
 }
 
 impl StartOptions {
@@ -101,7 +107,8 @@ pub fn open(options: &RunOptions, trace: bool) -> Result<Opened, ExitCode> {
     let loader = api::Game::loader(&options.game)
         .rules_files(&start.rules)
         .params_text(&start.params)
-        .limits(start.limits());
+        .limits(start.limits())
+        .tier(start.tier);
     let game = load(loader)?;
     match game.start_session(start.seed, trace) {
         Ok((session, setup)) => Ok(Opened {

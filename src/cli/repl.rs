@@ -44,6 +44,7 @@ pub fn run(args: &ReplArgs) -> ExitCode {
     let interactive = std::io::stdin().is_terminal();
     let color = interactive && stderr_color();
     let options = ReplOptions {
+        tier: args.start.tier,
         game: args.game.clone().unwrap_or_else(default_game),
         seed: args.start.seed,
         params: args.start.params.clone(),

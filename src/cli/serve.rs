@@ -65,6 +65,7 @@ pub fn run(args: &ServeArgs) -> ExitCode {
     crate::repl::history::set_default_budget(args.max_history_memory);
     let options = ServeOptions {
         repl: ReplOptions {
+            tier: args.start.tier,
             game: args.game.clone().unwrap_or_else(super::repl::default_game),
             seed: args.start.seed,
             params: args.start.params.clone(),

@@ -9,6 +9,7 @@ pub mod builtins;
 pub mod bytecode;
 pub mod check;
 pub mod codegen;
+mod fast;
 pub mod listing;
 pub mod program;
 

@@ -95,6 +95,7 @@ impl Repl {
             );
         }
         let options = ReplOptions {
+            tier: Default::default(),
             game: game.clone(),
             seed: journal.seed,
             params: journal.params.clone(),
@@ -159,6 +160,7 @@ impl Repl {
             params.push(format!("{name}={value}"));
         }
         let options = ReplOptions {
+            tier: Default::default(),
             params,
             ..self.options.clone()
         };

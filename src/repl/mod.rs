@@ -49,6 +49,8 @@ pub struct ReplOptions {
     pub params: Vec<String>,
     /// Transaction limits.
     pub limits: Limits,
+    /// Which tier runs the transactions.
+    pub tier: crate::runtime::vm::Tier,
     /// Rules files put in force after the game's own advice.
     pub rules: Vec<PathBuf>,
     /// Colour diagnostics.
@@ -170,7 +172,8 @@ fn open(options: &ReplOptions) -> Result<Opened, OpenError> {
     let loader = api::Game::loader(&options.game)
         .rules_files(&options.rules)
         .params_text(&options.params)
-        .limits(options.limits);
+        .limits(options.limits)
+        .tier(options.tier);
     let game = loader.load().map_err(|e| OpenError {
         usage: e.is_usage(),
         text: match e {

@@ -447,7 +447,7 @@ fn depth_within(v: &Value, limit: u32, visited: &mut usize) -> Option<u32> {
     match v {
         Value::List(l) => {
             let d = children_depth(l.iter(), limit, visited)?;
-            l.found_depth(d);
+            List::walked(l, d);
             Some(d)
         }
         Value::Dict(d) => children_depth(d.values(), limit, visited),

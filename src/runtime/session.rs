@@ -36,6 +36,8 @@ pub struct SessionOptions {
     pub limits: Limits,
     /// Record trace events.
     pub trace: bool,
+    /// Which tier runs the transactions (see `vm/fast.rs`).
+    pub tier: super::vm::Tier,
 }
 
 /// Why a session could not start.
@@ -80,6 +82,8 @@ pub struct Session {
     pub limits: Limits,
     /// Record trace events in each transaction.
     pub trace: bool,
+    /// Which tier runs the transactions.
+    pub tier: super::vm::Tier,
     /// Set (from a signal handler) to interrupt the running transaction.
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
@@ -108,6 +112,7 @@ impl Session {
             cache: ChainCache::default(),
             limits: options.limits,
             trace: options.trace,
+            tier: options.tier,
             interrupt: None,
             fixed: Arc::default(),
             kept_message: None,
@@ -332,6 +337,7 @@ impl Session {
             stepping: false,
             interrupt: self.interrupt.as_deref(),
             fixed: &self.fixed,
+            tier: self.tier,
         };
         (&mut self.home, cx)
     }

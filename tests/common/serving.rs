@@ -47,6 +47,7 @@ pub async fn serve_limits(
 ) -> Result<Server, flexrules::repl::OpenError> {
     Server::start(ServeOptions {
         repl: ReplOptions {
+            tier: Default::default(),
             game: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(game),
             seed: 0,
             params: Vec::new(),

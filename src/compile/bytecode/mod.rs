@@ -42,6 +42,9 @@ pub struct Code {
     pub name: String,
     /// The span of the whole body.
     pub span: Span,
+    /// The body compiled for the fast tier, when it can run there (see
+    /// `runtime/vm/fast.rs`).
+    pub fast: Option<crate::runtime::vm::FastCode>,
 }
 
 impl Code {

@@ -73,6 +73,61 @@ fn above(d: u32) -> u32 {
     d.saturating_add(1)
 }
 
+thread_local! {
+    static DEPTHS: std::cell::RefCell<DepthJournal> = const {
+        std::cell::RefCell::new(DepthJournal { open: 0, entries: Vec::new() })
+    };
+}
+
+/// The depth bounds walks lowered on this thread while a journal was open, with the bound
+/// each list had before: a transaction run again from its start
+/// (`runtime/vm/fast.rs`) puts them back first, so that its walks count the steps they
+/// counted the first time. (A list keeps the depth a walk found so as not to walk it
+/// again, and a walk counts its steps.)
+pub struct DepthJournal {
+    open: u32,
+    entries: Vec<(std::rc::Weak<List>, u32)>,
+}
+
+impl DepthJournal {
+    /// Open a journal on this thread (they nest): where its entries begin.
+    pub fn open() -> usize {
+        DEPTHS.with(|j| {
+            let mut j = j.borrow_mut();
+            j.open += 1;
+            j.entries.len()
+        })
+    }
+
+    /// Put back the bounds lowered since `mark`, last first.
+    pub fn undo(mark: usize) {
+        DEPTHS.with(|j| {
+            let mut j = j.borrow_mut();
+            while j.entries.len() > mark {
+                if let Some((list, old)) = j.entries.pop()
+                    && let Some(list) = list.upgrade()
+                {
+                    list.depth.store(old, Relaxed::Relaxed);
+                }
+            }
+        });
+    }
+
+    /// Close the journal opened last; the entries go when no journal is open.
+    pub fn close() {
+        DEPTHS.with(|j| {
+            let mut j = j.borrow_mut();
+            j.open = j.open.saturating_sub(1);
+            if j.open == 0 {
+                j.entries.clear();
+                if j.entries.capacity() > 4096 {
+                    j.entries.shrink_to(4096);
+                }
+            }
+        });
+    }
+}
+
 impl List {
     /// An empty list.
     #[inline]
@@ -111,6 +166,21 @@ impl List {
     /// Record the exact depth a walk found (never raises the bound).
     pub(crate) fn found_depth(&self, depth: u32) {
         self.depth.fetch_min(depth.max(1), Relaxed::Relaxed);
+    }
+
+    /// Record the exact depth a walk of `list` found, as [`List::found_depth`] does, and
+    /// note the bound it had in the journal when one is open ([`DepthJournal`]).
+    pub(crate) fn walked(list: &Rc<List>, depth: u32) {
+        let old = list.depth();
+        if depth.max(1) < old {
+            DEPTHS.with(|j| {
+                let mut j = j.borrow_mut();
+                if j.open > 0 {
+                    j.entries.push((Rc::downgrade(list), old));
+                }
+            });
+        }
+        list.found_depth(depth);
     }
 
     /// Raise the bound for an element `v` of depth `d` added; the list is no longer known

@@ -14,7 +14,7 @@ use super::fused::{int_value, loop_test};
 use super::sends::NextBody;
 use super::stack::{discard, overwrite, push_nils_apart, renew_locals};
 use super::steps::next_check;
-use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
+use super::{Context, Flow, Frame, Kind, Machine, NO_JP, fast};
 
 /// The integer operator of each of the first builtins (arithmetic and comparison), by
 /// index: the instruction loop's fast path for two integers (`/` has none: its result may
@@ -85,6 +85,30 @@ impl Machine {
                 self.meter.limits.max_steps,
                 self.check_every,
             );
+            // A body starting, on the fast tier when it has a fast form: it runs to its
+            // end (or its `return`), and the loop goes on at that instruction.
+            if ip == 0
+                && let Some(fast) = &code.fast
+                && self.fast_on(cx)
+            {
+                match self.run_fast(cx, fast, base, false) {
+                    fast::Ended::Value(v) => {
+                        self.stack.push(v);
+                        ip = code.ops.len() - 1;
+                        debug_assert_eq!(code.ops[ip], Op::End);
+                    }
+                    fast::Ended::Return(v) => {
+                        self.stack.push(v);
+                        // The `return` counted its step: the loop counts it again.
+                        self.meter.steps -= 1;
+                        ip = fast.return_at as usize;
+                    }
+                    fast::Ended::GiveUp => return Ok(Flow::GiveUp),
+                }
+                if let Some(f) = self.frames.last_mut() {
+                    f.ip = ip as u32;
+                }
+            }
             let mut left = self.left_to_check();
             // The step count, written back to the meter.
             macro_rules! sync {
@@ -489,6 +513,17 @@ impl Machine {
                         }
                         let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
+                        if let Some(fast) = &callee.fast
+                            && self.fast_on(cx)
+                        {
+                            sync!();
+                            match self.call_fast(cx, callee, fast, at) {
+                                Some(v) => self.stack.push(v),
+                                None => return Ok(Flow::GiveUp),
+                            }
+                            resync!();
+                            continue;
+                        }
                         // The parameters are the arguments: only the other locals start nil.
                         let extra = (callee.locals as usize).saturating_sub(argc as usize);
                         if extra > 0 {

@@ -39,6 +39,7 @@ mod drawing;
 mod errors;
 mod exec;
 mod exec_other;
+mod fast;
 mod forms;
 mod fused;
 mod game_fns;
@@ -60,6 +61,10 @@ use steps::CHECK_EVERY;
 use undo::{Checkpoint, Undo};
 pub use undo::{MoveLog, TrialEnd};
 
+use fast::Origin;
+pub(crate) use fast::{Done, Exit, Fx, Node};
+pub use fast::{FAST_DEPTH, FastCode, Tier, TierCounts, tier_counts};
+
 /// What the machine needs besides itself.
 pub struct Context<'a> {
     /// The compiled game.
@@ -80,6 +85,8 @@ pub struct Context<'a> {
     pub interrupt: Option<&'a std::sync::atomic::AtomicBool>,
     /// Ids of the entities made when the game started, by name.
     pub fixed: &'a Arc<FixedNames>,
+    /// Which tier runs the transaction (see `vm/fast.rs`).
+    pub tier: Tier,
 }
 
 /// Why [`Machine::run`] returned.
@@ -264,6 +271,17 @@ pub struct Machine {
     /// `vm/queries.rs`): a question asked while one of them is tried may not try it again
     /// in the same position.
     trying: Vec<(Symbol, Rc<Message>, World)>,
+    /// Whether bodies may run on the fast tier in this transaction (see `vm/fast.rs`).
+    fast: bool,
+    /// Whether a body ran on the fast tier in this transaction.
+    ran_fast: bool,
+    /// How the transaction started, to start it again when the fast tier gives up.
+    origin: Origin,
+    /// Whether the machine kept a copy of the world when the transaction began.
+    kept_start: bool,
+    /// Under [`Tier::Both`], what the fast tier's run did, to compare with the
+    /// interpreter's.
+    compare: Option<Box<fast::Ran>>,
 }
 
 impl Ending {
@@ -288,6 +306,8 @@ enum Flow {
     Wait(Rc<Wait>),
     /// Ended the transaction.
     End(Status),
+    /// The fast tier gave up: the transaction is to run again on the interpreter.
+    GiveUp,
 }
 
 impl Machine {
@@ -296,7 +316,25 @@ impl Machine {
     fn new(world: World, cx: &Context<'_>) -> Machine {
         let b = SPARE.with(|s| s.take()).unwrap_or_else(Buffers::fresh);
         let start = Some(world.clone());
-        Machine::assemble(world, start, b, cx.limits, cx.fixed.clone())
+        let mut m = Machine::assemble(world, start, b, cx.limits, cx.fixed.clone());
+        m.kept_start = true;
+        m
+    }
+
+    /// Let bodies run on the fast tier in the transaction starting, which `origin` can
+    /// start again, when the context allows it.
+    #[inline(always)]
+    fn allow_fast(&mut self, cx: &Context<'_>, origin: Origin) {
+        self.ran_fast = false;
+        self.compare = None;
+        self.fast = cx.tier != Tier::Interpreter
+            && !cx.trace
+            && !cx.stepping
+            && self.profile.is_none()
+            && !self.world.canvas.active;
+        if self.fast {
+            self.origin = origin;
+        }
     }
 
     /// A machine on `world`, nothing run yet.
@@ -331,6 +369,11 @@ impl Machine {
             profile: None,
             check_every: CHECK_EVERY,
             trying: Vec::new(),
+            fast: false,
+            ran_fast: false,
+            origin: Origin::Other,
+            kept_start: false,
+            compare: None,
         }
     }
 
@@ -349,6 +392,7 @@ impl Machine {
         msg: Rc<Message>,
     ) -> Machine {
         let mut m = Machine::new(world, cx);
+        m.allow_fast(cx, Origin::Send(to, msg.clone()));
         match m.send_from_outside(cx, to, msg) {
             Ok(_) => {}
             Err(e) => m.done = Some(Status::Failed(e)),
@@ -369,6 +413,7 @@ impl Machine {
     /// A transaction running `code` as the user (no entity, no message).
     pub fn eval(world: World, cx: &mut Context<'_>, code: CodeId) -> Machine {
         let mut m = Machine::new(world, cx);
+        m.allow_fast(cx, Origin::Eval(code));
         m.push_frame(cx, code, Kind::Top, NO_JP);
         m
     }
@@ -392,6 +437,9 @@ impl Machine {
     #[inline(always)]
     pub fn restart_deliver(&mut self, cx: &mut Context<'_>, to: Symbol, msg: Rc<Message>) {
         self.restart(cx);
+        if cx.tier != Tier::Interpreter {
+            self.allow_fast(cx, Origin::Send(to, msg.clone()));
+        }
         match self.send_from_outside_here(cx, to, msg) {
             // The commonest start: nothing to drop.
             Ok(Flow::Enter) => {}
@@ -403,6 +451,9 @@ impl Machine {
     /// [`Machine::restart_deliver`] running `code` as the user (as [`Machine::eval`]).
     pub fn restart_eval(&mut self, cx: &mut Context<'_>, code: CodeId) {
         self.restart(cx);
+        if cx.tier != Tier::Interpreter {
+            self.allow_fast(cx, Origin::Eval(code));
+        }
         self.push_frame(cx, code, Kind::Top, NO_JP);
     }
 
@@ -418,6 +469,8 @@ impl Machine {
         if self.world.canvas.active {
             self.start = Some(self.world.clone());
         }
+        self.kept_start = self.start.is_some();
+        self.fast = false;
         self.start_rng = self.world.rng;
         self.trial = false;
         self.meter = Meter::new(cx.limits);
@@ -547,7 +600,7 @@ impl Machine {
         if let Some(wait) = &self.waiting {
             return Run::Waiting(wait.clone());
         }
-        match self.exec(cx) {
+        match self.exec_tiered(cx) {
             Ok(Flow::End(status)) => self.finish(status),
             Ok(Flow::Wait(wait)) => {
                 self.waited();
@@ -587,7 +640,7 @@ impl Machine {
             // The transaction is ended while `exec`'s result stays where `exec` left it
             // (`end` reads only how it ended), then the status moves once, to the
             // caller: it is large to move.
-            let mut r = self.exec(cx);
+            let mut r = self.exec_tiered(cx);
             match &mut r {
                 Ok(Flow::End(status)) => self.end(Ending::of(status)),
                 Err(e) => self.fail(cx.game, e),

@@ -379,6 +379,7 @@ impl Machine {
             stepping: false,
             interrupt: cx.interrupt,
             fixed: cx.fixed,
+            tier: cx.tier,
         };
         match trial {
             Trial::Eval(code) => trials.restart_trial_eval(&mut tcx, code),

@@ -1,0 +1,760 @@
+//! Bodies compiled a second time, for the fast tier (see `runtime/vm/fast.rs` and
+//! `docs/machine.md`): the checked AST of a body becomes a tree of closures, one per
+//! expression, each returning its value.
+//!
+//! Each closure counts exactly the steps of the instructions [`super::codegen`] emits for
+//! its expression (the fused instructions count as the plain sequences they stand for),
+//! so a body counts the same steps on either tier; the differential tests
+//! (`tests/tiers.rs`) check it. A body that sends a message, rolls back, waits or asks
+//! which moves are legal is not compiled: those always leave the fast tier. Nor is a body
+//! calling a function that is not compiled ([`prune`]).
+
+use crate::compile::builtins::BUILTINS;
+use crate::compile::bytecode::{CodeId, IntOp, IntValue};
+use crate::compile::program::Game;
+use crate::runtime::builtins::{PureFn, pure_fn};
+use crate::runtime::value::Value;
+use crate::runtime::vm::{Done, FastCode, Fx, Node};
+use crate::source::Span;
+use crate::symbol::Symbol;
+use crate::syntax::ast::{Expr, ExprKind, FormOp};
+
+use super::codegen::{assigns, mentions};
+
+/// The builtins a fast body never calls: the questions about legal moves, which run
+/// trials of their own whose limits depend on the frames open.
+const NOT_FAST: &[&str] = &["legal-moves", "has-legal-move", "is-legal"];
+
+/// The builtins `(var x (f x ...))` updates `x` with in place (as `codegen` does).
+const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
+
+/// `body` (with local slots `locals`, parameters first) compiled for the fast tier, when
+/// every expression in it can run there. `return_at` is the place of a `Return` among its
+/// instructions.
+pub fn build(body: &[Expr], locals: &[Symbol], game: &Game, return_at: u32) -> Option<FastCode> {
+    let mut b = Builder {
+        locals,
+        game,
+        callees: Vec::new(),
+    };
+    let node = b.sequence(body)?;
+    Some(FastCode::new(node, b.callees, return_at))
+}
+
+/// Drop the fast form of every body that calls a function without one, until none does.
+pub fn prune(game: &mut Game) {
+    loop {
+        let slow: Vec<bool> = game.codes.iter().map(|c| c.fast.is_none()).collect();
+        let mut changed = false;
+        for code in &mut game.codes {
+            if let Some(f) = &code.fast
+                && f.callees.iter().any(|c| slow[c.0 as usize])
+            {
+                code.fast = None;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+struct Builder<'a> {
+    locals: &'a [Symbol],
+    game: &'a Game,
+    callees: Vec<CodeId>,
+}
+
+/// A closure, boxed as a [`Node`].
+fn node(f: impl Fn(&mut Fx<'_, '_>) -> Done + Send + Sync + 'static) -> Node {
+    Box::new(f)
+}
+
+/// A constant of one step.
+fn constant(v: fn() -> Value) -> Node {
+    node(move |fx| {
+        fx.step(1);
+        Ok(v())
+    })
+}
+
+#[inline(always)]
+fn int_value(r: IntValue) -> Value {
+    match r {
+        IntValue::Int(i) => Value::Int(i),
+        IntValue::Bool(b) => Value::bool(b),
+    }
+}
+
+/// Call pure builtin `f` on `a` and `b` (the general way of a binary operator).
+#[cold]
+#[inline(never)]
+fn binary_slowly(fx: &mut Fx<'_, '_>, f: PureFn, a: Value, b: Value) -> Done {
+    let at = fx.top();
+    fx.push(a);
+    fx.push(b);
+    fx.pure(f, at)
+}
+
+/// A value tested for its truth: an operator on locals and constants is done in place.
+enum Test {
+    /// `(op local k)`: 3 steps.
+    LocalConst(IntOp, usize, i64, PureFn),
+    /// `(op local local)`: 3 steps.
+    Locals(IntOp, usize, usize, PureFn),
+    /// Any other expression.
+    Node(Node),
+}
+
+impl Test {
+    #[inline(always)]
+    fn eval(&self, fx: &mut Fx<'_, '_>) -> Result<bool, crate::runtime::vm::Exit> {
+        let v = match *self {
+            Test::LocalConst(op, a, k, f) => {
+                fx.step(3);
+                if let Value::Int(p) = *fx.local(a)
+                    && let Some(r) = op.apply(p, k)
+                {
+                    return Ok(matches!(r, IntValue::Bool(true)) || matches!(r, IntValue::Int(_)));
+                }
+                let x = fx.local(a).clone();
+                binary_slowly(fx, f, x, Value::Int(k))?
+            }
+            Test::Locals(op, a, b, f) => {
+                fx.step(3);
+                if let (Value::Int(p), Value::Int(q)) = (fx.local(a), fx.local(b))
+                    && let Some(r) = op.apply(*p, *q)
+                {
+                    return Ok(matches!(r, IntValue::Bool(true)) || matches!(r, IntValue::Int(_)));
+                }
+                let (x, y) = (fx.local(a).clone(), fx.local(b).clone());
+                binary_slowly(fx, f, x, y)?
+            }
+            Test::Node(ref n) => n(fx)?,
+        };
+        let t = v.truthy();
+        Value::release(v);
+        Ok(t)
+    }
+}
+
+/// An operand of a binary operator: read in place when it is a local or a constant.
+enum Operand {
+    Local(usize),
+    Int(i64),
+    Node(Node),
+}
+
+impl Builder<'_> {
+    fn slot(&self, sym: Symbol) -> Option<usize> {
+        self.locals.iter().position(|s| *s == sym)
+    }
+
+    /// A body or `do`: each expression but the last for its effect, then the last.
+    fn sequence(&mut self, body: &[Expr]) -> Option<Node> {
+        let Some((last, init)) = body.split_last() else {
+            return Some(constant(|| Value::Nil));
+        };
+        let init: Vec<Node> = init
+            .iter()
+            .map(|e| self.discard(e))
+            .collect::<Option<_>>()?;
+        let last = self.expr(last)?;
+        if init.is_empty() {
+            return Some(last);
+        }
+        Some(node(move |fx| {
+            for e in &init {
+                e(fx)?;
+            }
+            last(fx)
+        }))
+    }
+
+    /// `e` for its effect only (its value is nil).
+    fn discard(&mut self, e: &Expr) -> Option<Node> {
+        match &e.kind {
+            ExprKind::VarDef { name, value } => {
+                let slot = self.slot(name.sym)?;
+                if let Some(Test::LocalConst(op, a, k, f)) = self.test(value) {
+                    // `(var i (+ i 1))`: `SetLocalConst`.
+                    return Some(node(move |fx| {
+                        fx.step(4);
+                        if let Value::Int(p) = *fx.local(a)
+                            && let Some(r) = op.apply(p, k)
+                        {
+                            fx.set_local(slot, int_value(r));
+                            return Ok(Value::Nil);
+                        }
+                        let x = fx.local(a).clone();
+                        let v = binary_slowly(fx, f, x, Value::Int(k))?;
+                        fx.set_local(slot, v);
+                        Ok(Value::Nil)
+                    }));
+                }
+                let counted = self.count_in_dict(name.sym, value);
+                let value = self.assigned_value(name.sym, value)?;
+                if let Some((k, default, n)) = counted {
+                    // `(var d (put d k (+ (get d k default) n)))`: `PutAdd`, the dictionary
+                    // searched once and updated where it lies.
+                    return Some(node(move |fx| {
+                        if fx.put_add(slot, k, default, n) {
+                            fx.step(10);
+                            return Ok(Value::Nil);
+                        }
+                        let v = value(fx)?;
+                        fx.step(1);
+                        fx.set_local(slot, v);
+                        Ok(Value::Nil)
+                    }));
+                }
+                Some(node(move |fx| {
+                    let v = value(fx)?;
+                    fx.step(1);
+                    fx.set_local(slot, v);
+                    Ok(Value::Nil)
+                }))
+            }
+            ExprKind::Do(items) if !items.is_empty() => {
+                let items: Vec<Node> = items
+                    .iter()
+                    .map(|e| self.discard(e))
+                    .collect::<Option<_>>()?;
+                Some(node(move |fx| {
+                    for e in &items {
+                        e(fx)?;
+                    }
+                    Ok(Value::Nil)
+                }))
+            }
+            _ => {
+                let e = self.expr(e)?;
+                Some(node(move |fx| {
+                    Value::release(e(fx)?);
+                    fx.step(1);
+                    Ok(Value::Nil)
+                }))
+            }
+        }
+    }
+
+    /// The value of `(var var value)`, moving `var`'s own value into an update of it as
+    /// `codegen` does.
+    fn assigned_value(&mut self, var: Symbol, value: &Expr) -> Option<Node> {
+        if let ExprKind::Call { func, args } = &value.kind
+            && UPDATES.contains(&func.sym.as_str())
+            && let Some((first, rest)) = args.split_first()
+            && matches!(first.kind, ExprKind::Var(v) if v == var)
+            && let Some(slot) = self.slot(var)
+            && let Some(i) = BUILTINS.iter().position(|b| b.name == func.sym.as_str())
+            && args.len() <= u8::MAX as usize
+        {
+            let f = pure_fn(i)?;
+            if !rest.iter().any(|a| mentions(a, var)) {
+                // Taken where it is read.
+                let mut nodes = vec![take(slot)];
+                for a in rest {
+                    nodes.push(self.expr(a)?);
+                }
+                return Some(pure_call(f, nodes));
+            }
+            if !rest.iter().any(|a| assigns(a, var)) {
+                // Read after the others, in the place held for it.
+                let rest: Vec<Node> = rest.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
+                return Some(node(move |fx| {
+                    let at = fx.top();
+                    fx.step(1);
+                    fx.push(Value::Nil);
+                    for a in &rest {
+                        let v = a(fx)?;
+                        fx.push(v);
+                    }
+                    fx.step(1);
+                    let v = fx.take_local(slot);
+                    fx.put_arg(at, v);
+                    fx.pure(f, at)
+                }));
+            }
+        }
+        if let ExprKind::Call { func, args } = &value.kind
+            && !BUILTINS.iter().any(|b| b.name == func.sym.as_str())
+            && self.game.function_ids.contains_key(&func.sym)
+            && let Some(slot) = self.slot(var)
+            && let Some(at) = args
+                .iter()
+                .position(|a| matches!(a.kind, ExprKind::Var(v) if v == var))
+            && args
+                .iter()
+                .enumerate()
+                .all(|(i, a)| i == at || !mentions(a, var))
+        {
+            let code = self.function(func.sym)?;
+            let mut nodes = Vec::with_capacity(args.len());
+            for (i, a) in args.iter().enumerate() {
+                nodes.push(if i == at { take(slot) } else { self.expr(a)? });
+            }
+            return Some(function_call(code, nodes));
+        }
+        self.expr(value)
+    }
+
+    /// The body of function `name`, noted as called.
+    fn function(&mut self, name: Symbol) -> Option<CodeId> {
+        let id = self.game.function_ids.get(&name)?;
+        let code = self.game.functions[id.0 as usize].code;
+        self.callees.push(code);
+        Some(code)
+    }
+
+    /// The key's slot, the default and the number added, when `value` is
+    /// `(put d k (+ (get d k default) n))` (a count in dictionary `d`).
+    fn count_in_dict(&self, d: Symbol, value: &Expr) -> Option<(usize, i32, i32)> {
+        let call = |e: &Expr, name: &str| match &e.kind {
+            ExprKind::Call { func, args } if func.sym.as_str() == name => Some(args.clone()),
+            _ => None,
+        };
+        let var = |e: &Expr| match e.kind {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        };
+        let int = |e: &Expr| match e.kind {
+            ExprKind::Int(i) => i32::try_from(i).ok(),
+            _ => None,
+        };
+        let [d1, k1, sum] = call(value, "put")?.try_into().ok()?;
+        let [get, n] = call(&sum, "+")?.try_into().ok()?;
+        let [d2, k2, default] = call(&get, "get")?.try_into().ok()?;
+        let k = var(&k1)?;
+        if var(&d1)? != d || var(&d2)? != d || var(&k2)? != k || k == d {
+            return None;
+        }
+        Some((self.slot(k)?, int(&default)?, int(&n)?))
+    }
+
+    /// `e` as a [`Test`] of locals and constants, when it is one.
+    fn test(&mut self, e: &Expr) -> Option<Test> {
+        let ExprKind::Call { func, args } = &e.kind else {
+            return None;
+        };
+        let index = BUILTINS.iter().position(|b| b.name == func.sym.as_str())?;
+        let op = IntOp::of_builtin(index as u16)?;
+        let f = pure_fn(index)?;
+        let [a, b] = args.as_slice() else {
+            return None;
+        };
+        let ExprKind::Var(a) = a.kind else {
+            return None;
+        };
+        let a = self.slot(a)?;
+        match b.kind {
+            ExprKind::Int(k) => Some(Test::LocalConst(op, a, k, f)),
+            ExprKind::Var(b) => Some(Test::Locals(op, a, self.slot(b)?, f)),
+            _ => None,
+        }
+    }
+
+    fn test_or_node(&mut self, e: &Expr) -> Option<Test> {
+        match self.test(e) {
+            Some(t) => Some(t),
+            None => Some(Test::Node(self.expr(e)?)),
+        }
+    }
+
+    fn operand(&mut self, e: &Expr) -> Option<Operand> {
+        Some(match &e.kind {
+            ExprKind::Var(v) => Operand::Local(self.slot(*v)?),
+            ExprKind::Int(i) => Operand::Int(*i),
+            _ => Operand::Node(self.expr(e)?),
+        })
+    }
+
+    fn expr(&mut self, e: &Expr) -> Option<Node> {
+        let span = e.span;
+        Some(match &e.kind {
+            ExprKind::Nil | ExprKind::Error => constant(|| Value::Nil),
+            &ExprKind::Bool(b) => {
+                if b {
+                    constant(|| Value::bool(true))
+                } else {
+                    constant(|| Value::bool(false))
+                }
+            }
+            &ExprKind::Int(i) => node(move |fx| {
+                fx.step(1);
+                Ok(Value::Int(i))
+            }),
+            &ExprKind::Float(x) => node(move |fx| {
+                fx.step(1);
+                Ok(Value::float(x))
+            }),
+            &ExprKind::Str(s) => node(move |fx| {
+                fx.step(1);
+                Ok(Value::sym(s))
+            }),
+            ExprKind::Message => node(|fx| {
+                fx.step(1);
+                Ok(fx.message())
+            }),
+            ExprKind::Var(v) => {
+                let slot = self.slot(*v)?;
+                node(move |fx| {
+                    fx.step(1);
+                    Ok(fx.local(slot).clone())
+                })
+            }
+            ExprKind::Call { func, args } => self.call(func.sym, args, span)?,
+            ExprKind::VarDef { name, value } => {
+                let slot = self.slot(name.sym)?;
+                let value = self.assigned_value(name.sym, value)?;
+                node(move |fx| {
+                    let v = value(fx)?;
+                    fx.step(1);
+                    fx.set_local(slot, v.clone());
+                    Ok(v)
+                })
+            }
+            ExprKind::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.test_or_node(cond)?;
+                let then = self.expr(then)?;
+                let otherwise = match otherwise {
+                    Some(o) => self.expr(o)?,
+                    None => constant(|| Value::Nil),
+                };
+                node(move |fx| {
+                    let c = cond.eval(fx)?;
+                    fx.step(1);
+                    if c {
+                        let v = then(fx)?;
+                        fx.step(1);
+                        Ok(v)
+                    } else {
+                        otherwise(fx)
+                    }
+                })
+            }
+            ExprKind::Switch {
+                value,
+                cases,
+                default,
+            } => {
+                let value = self.expr(value)?;
+                let cases: Vec<(Node, Node)> = cases
+                    .iter()
+                    .map(|(c, b)| Some((self.expr(c)?, self.expr(b)?)))
+                    .collect::<Option<_>>()?;
+                let default = match default {
+                    Some(d) => self.expr(d)?,
+                    None => constant(|| Value::Nil),
+                };
+                node(move |fx| {
+                    let v = value(fx)?;
+                    for (case, body) in &cases {
+                        let c = case(fx)?;
+                        // `CaseEq`, `JumpIfFalse`.
+                        fx.step(2);
+                        if fx.equal(&v, &c)? {
+                            // `Pop`, the body, `Jump`.
+                            fx.step(1);
+                            drop(v);
+                            let r = body(fx)?;
+                            fx.step(1);
+                            return Ok(r);
+                        }
+                    }
+                    fx.step(1);
+                    drop(v);
+                    default(fx)
+                })
+            }
+            ExprKind::Foreach { var, iter, body } => {
+                let iter = self.expr(iter)?;
+                let slot = self.slot(var.sym)?;
+                let body = self.discard(body)?;
+                node(move |fx| {
+                    let v = iter(fx)?;
+                    // `IterStart`.
+                    fx.step(1);
+                    let list = fx.iteration(v)?;
+                    let mut i = 0;
+                    loop {
+                        // `IterNext`.
+                        fx.step(1);
+                        let Some(item) = list.get(i) else { break };
+                        fx.set_local(slot, item.clone());
+                        i += 1;
+                        body(fx)?;
+                        // `Jump`.
+                        fx.step(1);
+                        fx.check()?;
+                    }
+                    // `Nil`.
+                    fx.step(1);
+                    Ok(Value::Nil)
+                })
+            }
+            ExprKind::While { cond, body } => {
+                let cond = self.test_or_node(cond)?;
+                let body = self.discard(body)?;
+                node(move |fx| {
+                    loop {
+                        let c = cond.eval(fx)?;
+                        // `JumpIfFalse`.
+                        fx.step(1);
+                        if !c {
+                            break;
+                        }
+                        body(fx)?;
+                        // `Jump`.
+                        fx.step(1);
+                        fx.check()?;
+                    }
+                    // `Nil`.
+                    fx.step(1);
+                    Ok(Value::Nil)
+                })
+            }
+            ExprKind::Do(items) => self.sequence(items)?,
+            ExprKind::And(items) | ExprKind::Or(items) => {
+                let and = matches!(e.kind, ExprKind::And(_));
+                if items.is_empty() {
+                    return Some(if and {
+                        constant(|| Value::bool(true))
+                    } else {
+                        constant(|| Value::Nil)
+                    });
+                }
+                let mut items: Vec<Node> =
+                    items.iter().map(|e| self.expr(e)).collect::<Option<_>>()?;
+                let last = items.pop()?;
+                node(move |fx| {
+                    for item in &items {
+                        let v = item(fx)?;
+                        // `AndJump` or `OrJump`.
+                        fx.step(1);
+                        if v.truthy() != and {
+                            return Ok(v);
+                        }
+                    }
+                    last(fx)
+                })
+            }
+            ExprKind::Return(value) => {
+                let value = match value {
+                    Some(v) => self.expr(v)?,
+                    None => constant(|| Value::Nil),
+                };
+                node(move |fx| {
+                    let v = value(fx)?;
+                    fx.step(1);
+                    fx.return_with(v)
+                })
+            }
+            ExprKind::Form { op, args, attrs } => self.form(*op, args, attrs, span)?,
+        })
+    }
+
+    /// A call of builtin or function `func`.
+    fn call(&mut self, func: Symbol, args: &[Expr], span: Span) -> Option<Node> {
+        let name = func.as_str();
+        let Some(index) = BUILTINS.iter().position(|b| b.name == name) else {
+            let code = self.function(func)?;
+            let args: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
+            return Some(function_call(code, args));
+        };
+        if NOT_FAST.contains(&name) {
+            return None;
+        }
+        if args.len() > u8::MAX as usize {
+            return None;
+        }
+        let Some(f) = pure_fn(index) else {
+            let args: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
+            return Some(node(move |fx| {
+                let at = fx.top();
+                for a in &args {
+                    let v = a(fx)?;
+                    fx.push(v);
+                }
+                fx.step(1);
+                fx.game_builtin(index, at, span)
+            }));
+        };
+        if let (Some(op), [a, b]) = (IntOp::of_builtin(index as u16), args) {
+            let a = self.operand(a)?;
+            let b = self.operand(b)?;
+            return Some(binary(op, f, a, b));
+        }
+        let args: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
+        Some(pure_call(f, args))
+    }
+
+    /// A game-model form.
+    fn form(
+        &mut self,
+        op: FormOp,
+        args: &[Expr],
+        attrs: &[(Expr, Expr)],
+        span: Span,
+    ) -> Option<Node> {
+        use FormOp::*;
+        if matches!(op, Send | SendNew | Forward | Rollback | WaitSignal) {
+            return None;
+        }
+        if let (
+            Property | PropertyOf | Attribute,
+            Some(Expr {
+                kind: ExprKind::Str(name),
+                ..
+            }),
+        ) = (op, args.first())
+        {
+            let name = *name;
+            return Some(match op {
+                Property => node(move |fx| {
+                    fx.step(1);
+                    fx.property(name, span)
+                }),
+                PropertyOf => {
+                    let entity = self.operand(&args[1])?;
+                    match entity {
+                        Operand::Local(slot) => node(move |fx| {
+                            fx.step(2);
+                            let e = fx.local(slot).clone();
+                            fx.property_of(&e, name, span)
+                        }),
+                        Operand::Int(_) => return None,
+                        Operand::Node(entity) => node(move |fx| {
+                            let e = entity(fx)?;
+                            fx.step(1);
+                            fx.property_of(&e, name, span)
+                        }),
+                    }
+                }
+                _ => node(move |fx| {
+                    fx.step(1);
+                    fx.attribute(name)
+                }),
+            });
+        }
+        let mut nodes: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
+        for (k, v) in attrs {
+            nodes.push(self.expr(k)?);
+            nodes.push(self.expr(v)?);
+        }
+        let nattrs = u8::try_from(attrs.len()).ok()?;
+        Some(node(move |fx| {
+            for a in &nodes {
+                let v = a(fx)?;
+                fx.push(v);
+            }
+            fx.step(1);
+            fx.form(op, nattrs, span)
+        }))
+    }
+}
+
+/// Local `slot`, taken out (nil left there): one step, as `Take`.
+fn take(slot: usize) -> Node {
+    node(move |fx| {
+        fx.step(1);
+        Ok(fx.take_local(slot))
+    })
+}
+
+/// A call of pure builtin `f` on `args`.
+fn pure_call(f: PureFn, args: Vec<Node>) -> Node {
+    node(move |fx| {
+        let at = fx.top();
+        for a in &args {
+            let v = a(fx)?;
+            fx.push(v);
+        }
+        fx.step(1);
+        fx.pure(f, at)
+    })
+}
+
+/// A call of the function whose body is `code` on `args`.
+fn function_call(code: CodeId, args: Vec<Node>) -> Node {
+    node(move |fx| {
+        let at = fx.top();
+        for a in &args {
+            let v = a(fx)?;
+            fx.push(v);
+        }
+        fx.step(1);
+        fx.call(code, at)
+    })
+}
+
+/// A binary arithmetic or comparison operator `op` (pure builtin `f`) on `a` and `b`,
+/// done in place on two integers, as the instruction loop does.
+fn binary(op: IntOp, f: PureFn, a: Operand, b: Operand) -> Node {
+    macro_rules! apply {
+        ($fx:ident, $x:expr, $y:expr) => {{
+            if let (Value::Int(p), Value::Int(q)) = (&$x, &$y)
+                && let Some(r) = op.apply(*p, *q)
+            {
+                return Ok(int_value(r));
+            }
+            binary_slowly($fx, f, $x, $y)
+        }};
+    }
+    match (a, b) {
+        (Operand::Local(a), Operand::Int(k)) => node(move |fx| {
+            fx.step(3);
+            if let Value::Int(p) = *fx.local(a)
+                && let Some(r) = op.apply(p, k)
+            {
+                return Ok(int_value(r));
+            }
+            let x = fx.local(a).clone();
+            binary_slowly(fx, f, x, Value::Int(k))
+        }),
+        (Operand::Local(a), Operand::Local(b)) => node(move |fx| {
+            fx.step(3);
+            if let (Value::Int(p), Value::Int(q)) = (fx.local(a), fx.local(b))
+                && let Some(r) = op.apply(*p, *q)
+            {
+                return Ok(int_value(r));
+            }
+            let (x, y) = (fx.local(a).clone(), fx.local(b).clone());
+            binary_slowly(fx, f, x, y)
+        }),
+        (Operand::Node(a), Operand::Int(k)) => node(move |fx| {
+            let x = a(fx)?;
+            fx.step(2);
+            apply!(fx, x, Value::Int(k))
+        }),
+        (a, b) => {
+            let a = operand_node(a);
+            let b = operand_node(b);
+            node(move |fx| {
+                let x = a(fx)?;
+                let y = b(fx)?;
+                fx.step(1);
+                apply!(fx, x, y)
+            })
+        }
+    }
+}
+
+/// An operand as a node of its own.
+fn operand_node(o: Operand) -> Node {
+    match o {
+        Operand::Local(slot) => node(move |fx| {
+            fx.step(1);
+            Ok(fx.local(slot).clone())
+        }),
+        Operand::Int(i) => node(move |fx| {
+            fx.step(1);
+            Ok(Value::Int(i))
+        }),
+        Operand::Node(n) => n,
+    }
+}
