@@ -8,6 +8,9 @@
 //! cargo bench --bench machine -- --only chess         # only rows whose name contains it
 //! cargo bench --bench machine -- --callgrind          # callgrind instruction counts
 //! cargo bench --bench machine -- --callgrind --base /tmp/old-flexrules
+//! cargo bench --bench machine -- --tier fast          # flexrules run with --tier fast
+//! cargo bench --bench machine -- --callgrind --tier fast --base target/release/flexrules \
+//!     --base-tier interpreter                         # one binary, its two tiers
 //! ```
 //!
 //! Rows (the commands run in the crate's directory; `k` is the games per run):
@@ -59,7 +62,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let flexrules = PathBuf::from(env!("CARGO_BIN_EXE_flexrules"));
     if opts.callgrind {
-        callgrind::run(root, &flexrules, opts.base.as_deref(), &opts.only);
+        callgrind::run(root, &flexrules, &opts);
         return;
     }
     if opts.base.is_some() {
@@ -68,9 +71,12 @@ fn main() {
     let lua = Lua::find();
     let rg = Rg::find();
     let mut rows = Vec::new();
-    for w in workloads(&opts, root, lua.as_ref(), rg.as_ref()) {
+    for mut w in workloads(&opts, root, lua.as_ref(), rg.as_ref()) {
         if !w.name.contains(&opts.only) {
             continue;
+        }
+        if let Some(t) = &opts.tier {
+            w.ours.argv.extend(["--tier".to_string(), t.clone()]);
         }
         rows.push(measure(&w, opts.runs, root));
     }
@@ -90,6 +96,11 @@ struct Options {
     callgrind: bool,
     base: Option<PathBuf>,
     only: String,
+    /// `--tier` given to every flexrules command (to the current binary's only, with
+    /// `--callgrind`).
+    tier: Option<String>,
+    /// With `--callgrind`: `--tier` given to the base binary's commands.
+    base_tier: Option<String>,
 }
 
 impl Options {
@@ -100,6 +111,8 @@ impl Options {
             callgrind: false,
             base: None,
             only: String::new(),
+            tier: None,
+            base_tier: None,
         };
         let mut args = std::env::args().skip(1);
         while let Some(a) = args.next() {
@@ -121,6 +134,18 @@ impl Options {
                         .unwrap_or_else(|| fail("--base takes the path of a flexrules binary"));
                     o.base = Some(PathBuf::from(p));
                 }
+                "--tier" => {
+                    o.tier = Some(
+                        args.next()
+                            .unwrap_or_else(|| fail("--tier takes interpreter, fast or both")),
+                    )
+                }
+                "--base-tier" => {
+                    o.base_tier = Some(
+                        args.next()
+                            .unwrap_or_else(|| fail("--base-tier takes interpreter, fast or both")),
+                    )
+                }
                 "--only" => {
                     o.only = args
                         .next()
@@ -128,7 +153,7 @@ impl Options {
                 }
                 other => fail(&format!(
                     "unknown option `{other}` (options: --runs N, --quick, --callgrind, \
-                     --base <binary>, --only <text>)"
+                     --base <binary>, --only <text>, --tier <tier>, --base-tier <tier>)"
                 )),
             }
         }
@@ -691,7 +716,12 @@ mod callgrind {
         ),
     ];
 
-    pub fn run(root: &Path, current: &Path, base: Option<&Path>, only: &str) {
+    pub fn run(root: &Path, current: &Path, opts: &super::Options) {
+        let (base, only) = (opts.base.as_deref(), opts.only.as_str());
+        let with = |args: &str, tier: &Option<String>| match tier {
+            Some(t) => format!("{args} --tier {t}"),
+            None => args.to_string(),
+        };
         let found = Command::new("valgrind")
             .arg("--version")
             .output()
@@ -723,11 +753,11 @@ mod callgrind {
                 continue;
             }
             eprintln!("callgrind: {name} ...");
-            let (after_out, after) = count(root, current, args);
+            let (after_out, after) = count(root, current, &with(args, &opts.tier));
             match base {
                 None => println!("{name:<22} {:>16}", group(after)),
                 Some(b) => {
-                    let (before_out, before) = count(root, b, args);
+                    let (before_out, before) = count(root, b, &with(args, &opts.base_tier));
                     if mask(&before_out) != mask(&after_out) {
                         fail(&format!(
                             "{name}: the two binaries printed different output\n\

@@ -54,11 +54,12 @@ pub struct StartOptions {
     /// (repeatable, applied in order).
     #[arg(long = "rules", value_name = "FILE")]
     pub rules: Vec<std::path::PathBuf>,
-    /// Which tier runs the transactions: `fast` (bodies that can run on the fast tier do,
-    /// the interpreter runs the rest), `interpreter` (the interpreter alone), or `both`
-    /// (each transaction the fast tier ran is run again on the interpreter and must give
-    /// the same results: a check of the engine, which stops at the first difference).
-    #[arg(long, default_value = "fast", value_parser = Tier::parse)]
+    /// Which tier runs the transactions: `interpreter` (the interpreter alone), `fast`
+    /// (the bodies that can run on the fast tier do, the interpreter runs the rest), or
+    /// `both` (each transaction the fast tier ran is run again on the interpreter and
+    /// must give the same results: a check of the engine, which stops at the first
+    /// difference).
+    #[arg(long, default_value = "interpreter", value_parser = Tier::parse)]
     pub tier: Tier,
 }
 

@@ -36,7 +36,6 @@ pub fn compile(
     c.functions(&program.items);
     c.rest(&program.items, sources);
     c.engine_calls();
-    super::fast::prune(&mut c.game);
     if c.errors.is_empty() {
         Ok(c.game)
     } else {
@@ -432,13 +431,6 @@ impl Compiler {
         e.sequence(body, span);
         e.emit(Op::End, span);
         super::bytecode::fuse(&mut e.ops);
-        let return_at = e.ops.iter().position(|op| *op == Op::Return);
-        let fast = super::fast::build(
-            body,
-            &e.locals,
-            e.game,
-            return_at.map_or(u32::MAX, |i| i as u32),
-        );
         let locals = e.locals.len();
         let code = Code {
             ops: e.ops,
@@ -448,7 +440,7 @@ impl Compiler {
             params: params.len() as u16,
             name,
             span,
-            fast,
+            ast: Some(body.into()),
         };
         if locals > u16::MAX as usize {
             self.errors.push(
@@ -473,7 +465,6 @@ pub fn compile_advice(
         errors: Vec::new(),
     };
     let advice = c.advice(a, name);
-    super::fast::prune(&mut c.game);
     *game = c.game;
     if c.errors.is_empty() {
         Ok(advice)
@@ -494,7 +485,6 @@ pub fn compile_body(
         errors: Vec::new(),
     };
     let id = c.body(body, &[], name, span);
-    super::fast::prune(&mut c.game);
     *game = c.game;
     if c.errors.is_empty() {
         Ok(id)
@@ -879,7 +869,7 @@ impl Emitter<'_> {
 
 /// Whether `e` may assign the variable `var` (a `var` or a `foreach` naming it, anywhere
 /// in it).
-pub(super) fn assigns(e: &Expr, var: Symbol) -> bool {
+pub fn assigns(e: &Expr, var: Symbol) -> bool {
     let any = |es: &[Expr]| es.iter().any(|x| assigns(x, var));
     match &e.kind {
         ExprKind::VarDef { name, value } => name.sym == var || assigns(value, var),
@@ -929,7 +919,7 @@ pub(super) fn assigns(e: &Expr, var: Symbol) -> bool {
 }
 
 /// Whether `e` reads the variable `var` anywhere.
-pub(super) fn mentions(e: &Expr, var: Symbol) -> bool {
+pub fn mentions(e: &Expr, var: Symbol) -> bool {
     let any = |es: &[Expr]| es.iter().any(|x| mentions(x, var));
     match &e.kind {
         ExprKind::Var(v) => *v == var,

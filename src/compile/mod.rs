@@ -9,7 +9,6 @@ pub mod builtins;
 pub mod bytecode;
 pub mod check;
 pub mod codegen;
-mod fast;
 pub mod listing;
 pub mod program;
 

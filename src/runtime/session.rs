@@ -84,6 +84,9 @@ pub struct Session {
     pub trace: bool,
     /// Which tier runs the transactions.
     pub tier: super::vm::Tier,
+    /// The game's bodies built for the fast tier (built when first needed, and again
+    /// when the game has more code: shared by the session's forks and branches).
+    fast: Arc<super::vm::FastTable>,
     /// Set (from a signal handler) to interrupt the running transaction.
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
     /// Ids of the entities made at start, by name (they never change).
@@ -113,6 +116,7 @@ impl Session {
             limits: options.limits,
             trace: options.trace,
             tier: options.tier,
+            fast: Arc::default(),
             interrupt: None,
             fixed: Arc::default(),
             kept_message: None,
@@ -327,6 +331,9 @@ impl Session {
 
     /// The machine holding the session's world, and a context for a transaction on it.
     fn home_and_context(&mut self) -> (&mut Machine, Context<'_>) {
+        if self.tier != super::vm::Tier::Interpreter && !self.fast.covers(&self.game) {
+            self.fast = Arc::new(super::vm::FastTable::build(&self.game));
+        }
         let cx = Context {
             game: &self.game,
             params: &self.params,
@@ -338,6 +345,7 @@ impl Session {
             interrupt: self.interrupt.as_deref(),
             fixed: &self.fixed,
             tier: self.tier,
+            fast: &self.fast,
         };
         (&mut self.home, cx)
     }

@@ -42,9 +42,9 @@ pub struct Code {
     pub name: String,
     /// The span of the whole body.
     pub span: Span,
-    /// The body compiled for the fast tier, when it can run there (see
-    /// `runtime/vm/fast.rs`).
-    pub fast: Option<crate::runtime::vm::FastCode>,
+    /// The body's checked AST, from which the runtime builds its fast tier (see
+    /// `runtime/vm/fast.rs`); `None` for a body made without one.
+    pub ast: Option<std::sync::Arc<[crate::syntax::ast::Expr]>>,
 }
 
 impl Code {

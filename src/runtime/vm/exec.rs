@@ -69,7 +69,8 @@ impl Machine {
                     self.stack.pop().unwrap_or_default(),
                 )));
             };
-            let mut code = game.code(frame.code);
+            let body = frame.code;
+            let mut code = game.code(body);
             let mut base = frame.base as usize;
             let mut ip = frame.ip as usize;
             // How many steps are left before the next check (`left`), which is due at
@@ -87,8 +88,11 @@ impl Machine {
             );
             // A body starting, on the fast tier when it has a fast form: it runs to its
             // end (or its `return`), and the loop goes on at that instruction.
-            if ip == 0
-                && let Some(fast) = &code.fast
+            let table = cx.fast;
+            if self.fast
+                && ip == 0
+                && let Some(fast) = table.get(body)
+                && fast.entered
                 && self.fast_on(cx)
             {
                 match self.run_fast(cx, fast, base, false) {
@@ -182,6 +186,14 @@ impl Machine {
                         code = callee;
                         base = at as usize;
                         ip = 0;
+                        if self.fast
+                            && cx.fast.get(next).is_some_and(|f| f.entered)
+                            && self.fast_on(cx)
+                        {
+                            // The fast tier takes a body at its start.
+                            sync!();
+                            continue 'frames;
+                        }
                     }};
                 }
                 // A `foreach`'s next element into slot `var` (the list and the position
@@ -513,7 +525,9 @@ impl Machine {
                         }
                         let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
-                        if let Some(fast) = &callee.fast
+                        let table = cx.fast;
+                        if self.fast
+                            && let Some(fast) = table.get(callee_id)
                             && self.fast_on(cx)
                         {
                             sync!();

@@ -31,11 +31,12 @@ use super::{Context, Flow, Machine};
 /// Which tier runs a session's transactions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Tier {
-    /// The interpreter alone.
+    /// The interpreter alone (the default: see `docs/performance.md`, "The fast tier,
+    /// 2026-11-29", for where the fast tier is not yet faster).
+    #[default]
     Interpreter,
     /// The fast tier where it applies, the interpreter for the rest and for every
     /// transaction the fast tier gives up on.
-    #[default]
     Fast,
     /// Every transaction the fast tier took part in is run again on the interpreter
     /// alone, and the two must agree on the status, the world, the steps, the memory and
@@ -115,6 +116,9 @@ pub struct FastCode {
     /// The place of a `Return` in the body's instructions, where the instruction loop
     /// goes on after the fast body returned.
     pub(crate) return_at: u32,
+    /// Whether the instruction loop hands the body's start to the fast tier (a call of
+    /// it as a function always is).
+    pub(crate) entered: bool,
 }
 
 impl std::fmt::Debug for FastCode {
@@ -124,11 +128,12 @@ impl std::fmt::Debug for FastCode {
 }
 
 impl FastCode {
-    pub(crate) fn new(body: Node, callees: Vec<CodeId>, return_at: u32) -> FastCode {
+    pub(crate) fn new(body: Node, callees: Vec<CodeId>, return_at: u32, entered: bool) -> FastCode {
         FastCode {
             run: Arc::from(body),
             callees: callees.into(),
             return_at,
+            entered,
         }
     }
 }
@@ -478,7 +483,8 @@ impl Fx<'_, '_> {
     pub(crate) fn call(&mut self, code: CodeId, at: usize) -> Done {
         let game = self.cx.game;
         let callee = game.code(code);
-        let Some(fast) = &callee.fast else {
+        let table = self.cx.fast;
+        let Some(fast) = table.get(code) else {
             return Err(Exit::GiveUp);
         };
         if self.depth >= FAST_DEPTH

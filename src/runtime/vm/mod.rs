@@ -40,6 +40,7 @@ mod errors;
 mod exec;
 mod exec_other;
 mod fast;
+mod fast_build;
 mod forms;
 mod fused;
 mod game_fns;
@@ -62,8 +63,8 @@ use undo::{Checkpoint, Undo};
 pub use undo::{MoveLog, TrialEnd};
 
 use fast::Origin;
-pub(crate) use fast::{Done, Exit, Fx, Node};
 pub use fast::{FAST_DEPTH, FastCode, Tier, TierCounts, tier_counts};
+pub use fast_build::FastTable;
 
 /// What the machine needs besides itself.
 pub struct Context<'a> {
@@ -87,6 +88,8 @@ pub struct Context<'a> {
     pub fixed: &'a Arc<FixedNames>,
     /// Which tier runs the transaction (see `vm/fast.rs`).
     pub tier: Tier,
+    /// The game's bodies built for the fast tier.
+    pub fast: &'a FastTable,
 }
 
 /// Why [`Machine::run`] returned.

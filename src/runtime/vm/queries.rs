@@ -380,6 +380,7 @@ impl Machine {
             interrupt: cx.interrupt,
             fixed: cx.fixed,
             tier: cx.tier,
+            fast: cx.fast,
         };
         match trial {
             Trial::Eval(code) => trials.restart_trial_eval(&mut tcx, code),

@@ -1,25 +1,27 @@
-//! Bodies compiled a second time, for the fast tier (see `runtime/vm/fast.rs` and
-//! `docs/machine.md`): the checked AST of a body becomes a tree of closures, one per
-//! expression, each returning its value.
+//! Bodies compiled a second time, for the fast tier (see `vm/fast.rs` and
+//! `docs/machine.md`): the checked AST each compiled body keeps becomes a tree of
+//! closures, one per expression, each returning its value. The one place the runtime
+//! reads the AST.
 //!
-//! Each closure counts exactly the steps of the instructions [`super::codegen`] emits for
-//! its expression (the fused instructions count as the plain sequences they stand for),
-//! so a body counts the same steps on either tier; the differential tests
-//! (`tests/tiers.rs`) check it. A body that sends a message, rolls back, waits or asks
-//! which moves are legal is not compiled: those always leave the fast tier. Nor is a body
-//! calling a function that is not compiled ([`prune`]).
+//! Each closure counts exactly the steps of the instructions `compile/codegen.rs` emits
+//! for its expression (the fused instructions count as the plain sequences they stand
+//! for), so a body counts the same steps on either tier; the differential tests
+//! (`tests/tiers.rs`, `tests/hostile_programs.rs`) check it. A body that sends a message,
+//! rolls back, waits or asks which moves are legal is not built: those always leave the
+//! fast tier. Nor is a body calling a function that is not built.
 
 use crate::compile::builtins::BUILTINS;
-use crate::compile::bytecode::{CodeId, IntOp, IntValue};
+use crate::compile::bytecode::{Code, CodeId, IntOp, IntValue, Op, Read};
+use crate::compile::codegen::{assigns, mentions};
 use crate::compile::program::Game;
-use crate::runtime::builtins::{PureFn, pure_fn};
-use crate::runtime::value::Value;
-use crate::runtime::vm::{Done, FastCode, Fx, Node};
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::{Expr, ExprKind, FormOp};
 
-use super::codegen::{assigns, mentions};
+use super::super::budget::equal_in_step;
+use super::super::builtins::{PureFn, contains_letter, pure_fn, read_fast};
+use super::super::value::Value;
+use super::fast::{Done, FastCode, Fx, Node};
 
 /// The builtins a fast body never calls: the questions about legal moves, which run
 /// trials of their own whose limits depend on the frames open.
@@ -28,42 +30,84 @@ const NOT_FAST: &[&str] = &["legal-moves", "has-legal-move", "is-legal"];
 /// The builtins `(var x (f x ...))` updates `x` with in place (as `codegen` does).
 const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
 
-/// `body` (with local slots `locals`, parameters first) compiled for the fast tier, when
-/// every expression in it can run there. `return_at` is the place of a `Return` among its
-/// instructions.
-pub fn build(body: &[Expr], locals: &[Symbol], game: &Game, return_at: u32) -> Option<FastCode> {
-    let mut b = Builder {
-        locals,
-        game,
-        callees: Vec::new(),
-    };
-    let node = b.sequence(body)?;
-    Some(FastCode::new(node, b.callees, return_at))
+/// The fast form of each body of a game that can run on the fast tier, by [`CodeId`].
+#[derive(Clone, Debug, Default)]
+pub struct FastTable {
+    codes: Vec<Option<FastCode>>,
 }
 
-/// Drop the fast form of every body that calls a function without one, until none does.
-pub fn prune(game: &mut Game) {
-    loop {
-        let slow: Vec<bool> = game.codes.iter().map(|c| c.fast.is_none()).collect();
-        let mut changed = false;
-        for code in &mut game.codes {
-            if let Some(f) = &code.fast
-                && f.callees.iter().any(|c| slow[c.0 as usize])
-            {
-                code.fast = None;
-                changed = true;
+impl FastTable {
+    /// Build the fast form of every body of `game` that can have one.
+    pub fn build(game: &Game) -> FastTable {
+        let mut codes: Vec<Option<FastCode>> =
+            game.codes.iter().map(|c| build_code(c, game)).collect();
+        // A body calling a function without a fast form has none (until none does).
+        loop {
+            let slow: Vec<bool> = codes.iter().map(Option::is_none).collect();
+            let mut changed = false;
+            for code in &mut codes {
+                if code
+                    .as_ref()
+                    .is_some_and(|f| f.callees.iter().any(|c| slow[c.0 as usize]))
+                {
+                    *code = None;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return FastTable { codes };
             }
         }
-        if !changed {
-            return;
-        }
+    }
+
+    /// The fast form of body `code`, if it has one.
+    #[inline(always)]
+    pub(crate) fn get(&self, code: CodeId) -> Option<&FastCode> {
+        self.codes.get(code.0 as usize).and_then(Option::as_ref)
+    }
+
+    /// Whether the table was built for every body of `game` (a game given more code
+    /// since, a house rule or a REPL expression, needs it built again).
+    pub fn covers(&self, game: &Game) -> bool {
+        self.codes.len() == game.codes.len()
     }
 }
+
+/// `code` built for the fast tier, when every expression in it can run there.
+fn build_code(code: &Code, game: &Game) -> Option<FastCode> {
+    let body = code.ast.as_deref()?;
+    let return_at = code
+        .ops
+        .iter()
+        .position(|op| *op == Op::Return)
+        .map_or(u32::MAX, |i| i as u32);
+    let mut b = Builder {
+        locals: &code.local_names,
+        game,
+        callees: Vec::new(),
+        nodes: 0,
+        loops: false,
+    };
+    let node = b.sequence(body)?;
+    // A body's start is handed to the fast tier when it does enough there to pay for the
+    // handing over: it loops, calls a function, or is long.
+    let entered = b.loops || !b.callees.is_empty() || b.nodes >= ENTERED_NODES;
+    Some(FastCode::new(node, b.callees, return_at, entered))
+}
+
+/// How many expressions a body without loops or calls has at least for the instruction
+/// loop to hand its start to the fast tier (below this, the handing over costs about what
+/// the interpreter's fused instructions take).
+const ENTERED_NODES: usize = 24;
 
 struct Builder<'a> {
     locals: &'a [Symbol],
     game: &'a Game,
     callees: Vec<CodeId>,
+    /// Expressions compiled.
+    nodes: usize,
+    /// Whether the body has a loop.
+    loops: bool,
 }
 
 /// A closure, boxed as a [`Node`].
@@ -109,7 +153,7 @@ enum Test {
 
 impl Test {
     #[inline(always)]
-    fn eval(&self, fx: &mut Fx<'_, '_>) -> Result<bool, crate::runtime::vm::Exit> {
+    fn eval(&self, fx: &mut Fx<'_, '_>) -> Result<bool, super::fast::Exit> {
         let v = match *self {
             Test::LocalConst(op, a, k, f) => {
                 fx.step(3);
@@ -117,6 +161,11 @@ impl Test {
                     && let Some(r) = op.apply(p, k)
                 {
                     return Ok(matches!(r, IntValue::Bool(true)) || matches!(r, IntValue::Int(_)));
+                }
+                if matches!(op, IntOp::Eq | IntOp::Ne)
+                    && let Some(same) = equal_in_step(fx.local(a), &Value::Int(k))
+                {
+                    return Ok(same == (op == IntOp::Eq));
                 }
                 let x = fx.local(a).clone();
                 binary_slowly(fx, f, x, Value::Int(k))?
@@ -127,6 +176,11 @@ impl Test {
                     && let Some(r) = op.apply(*p, *q)
                 {
                     return Ok(matches!(r, IntValue::Bool(true)) || matches!(r, IntValue::Int(_)));
+                }
+                if matches!(op, IntOp::Eq | IntOp::Ne)
+                    && let Some(same) = equal_in_step(fx.local(a), fx.local(b))
+                {
+                    return Ok(same == (op == IntOp::Eq));
                 }
                 let (x, y) = (fx.local(a).clone(), fx.local(b).clone());
                 binary_slowly(fx, f, x, y)?
@@ -371,6 +425,8 @@ impl Builder<'_> {
 
     fn expr(&mut self, e: &Expr) -> Option<Node> {
         let span = e.span;
+        self.nodes += 1;
+        self.loops |= matches!(e.kind, ExprKind::While { .. } | ExprKind::Foreach { .. });
         Some(match &e.kind {
             ExprKind::Nil | ExprKind::Error => constant(|| Value::Nil),
             &ExprKind::Bool(b) => {
@@ -589,6 +645,59 @@ impl Builder<'_> {
             let b = self.operand(b)?;
             return Some(binary(op, f, a, b));
         }
+        // What the instruction loop answers itself, answered the same way (as the builtin
+        // would, counting the same), the builtin called otherwise.
+        match (name, args) {
+            ("not", [a]) => {
+                return Some(unary(f, self.expr(a)?, |v| Some(Value::bool(!v.truthy()))));
+            }
+            ("first", [a]) => {
+                return Some(unary(f, self.expr(a)?, |v| match v {
+                    Value::List(l) => Some(l.front().cloned().unwrap_or_default()),
+                    _ => None,
+                }));
+            }
+            ("last", [a]) => {
+                return Some(unary(f, self.expr(a)?, |v| match v {
+                    Value::List(l) => Some(l.back().cloned().unwrap_or_default()),
+                    _ => None,
+                }));
+            }
+            ("contains", [h, n]) => {
+                let (h, n) = (self.expr(h)?, self.expr(n)?);
+                return Some(node(move |fx| {
+                    let (x, y) = (h(fx)?, n(fx)?);
+                    fx.step(1);
+                    if let Some((len, found)) = contains_letter(&x, &y) {
+                        fx.step(len as u64);
+                        Value::release(x);
+                        Value::release(y);
+                        return Ok(Value::bool(found));
+                    }
+                    binary_slowly(fx, f, x, y)
+                }));
+            }
+            ("get" | "nth", [c, k]) => {
+                let read = if name == "get" { Read::Get } else { Read::Nth };
+                let (c, k) = (self.operand(c)?, self.expr(k)?);
+                return Some(read_node(f, read, c, k, None));
+            }
+            (
+                "get",
+                [
+                    c,
+                    k,
+                    Expr {
+                        kind: ExprKind::Int(d),
+                        ..
+                    },
+                ],
+            ) => {
+                let (c, k) = (self.operand(c)?, self.expr(k)?);
+                return Some(read_node(f, Read::Get, c, k, Some(*d)));
+            }
+            _ => {}
+        }
         let args: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
         Some(pure_call(f, args))
     }
@@ -658,6 +767,62 @@ impl Builder<'_> {
     }
 }
 
+/// A pure builtin `f` of one argument, `fast` answering it where it can.
+fn unary(f: PureFn, a: Node, fast: fn(&Value) -> Option<Value>) -> Node {
+    node(move |fx| {
+        let x = a(fx)?;
+        fx.step(1);
+        if let Some(v) = fast(&x) {
+            Value::release(x);
+            return Ok(v);
+        }
+        let at = fx.top();
+        fx.push(x);
+        fx.pure(f, at)
+    })
+}
+
+/// `(get c k)`, `(nth c k)` or `(get c k default)` (pure builtin `f`), read in place
+/// where [`read_fast`] answers.
+fn read_node(f: PureFn, read: Read, c: Operand, k: Node, default: Option<i64>) -> Node {
+    let slowly = move |fx: &mut Fx<'_, '_>, c: Value, k: Value| {
+        let at = fx.top();
+        fx.push(c);
+        fx.push(k);
+        if let Some(d) = default {
+            fx.push(Value::Int(d));
+        }
+        fx.pure(f, at)
+    };
+    let extra = u64::from(default.is_some());
+    match c {
+        Operand::Local(slot) => node(move |fx| {
+            fx.step(1);
+            let key = k(fx)?;
+            fx.step(1 + extra);
+            if let Some(v) = read_fast(read, fx.local(slot), &key, default) {
+                Value::release(key);
+                return Ok(v);
+            }
+            let c = fx.local(slot).clone();
+            slowly(fx, c, key)
+        }),
+        other => {
+            let c = operand_node(other);
+            node(move |fx| {
+                let coll = c(fx)?;
+                let key = k(fx)?;
+                fx.step(1 + extra);
+                if let Some(v) = read_fast(read, &coll, &key, default) {
+                    Value::release(key);
+                    return Ok(v);
+                }
+                slowly(fx, coll, key)
+            })
+        }
+    }
+}
+
 /// Local `slot`, taken out (nil left there): one step, as `Take`.
 fn take(slot: usize) -> Node {
     node(move |fx| {
@@ -695,12 +860,26 @@ fn function_call(code: CodeId, args: Vec<Node>) -> Node {
 /// A binary arithmetic or comparison operator `op` (pure builtin `f`) on `a` and `b`,
 /// done in place on two integers, as the instruction loop does.
 fn binary(op: IntOp, f: PureFn, a: Operand, b: Operand) -> Node {
+    let eq = matches!(op, IntOp::Eq | IntOp::Ne);
+    // `=` and `!=` whose first value is not a collection: answered in the step, as the
+    // instruction loop answers them.
+    let same = move |x: &Value, y: &Value| -> Option<Value> {
+        if !eq {
+            return None;
+        }
+        equal_in_step(x, y).map(|same| Value::bool(same == (op == IntOp::Eq)))
+    };
     macro_rules! apply {
         ($fx:ident, $x:expr, $y:expr) => {{
             if let (Value::Int(p), Value::Int(q)) = (&$x, &$y)
                 && let Some(r) = op.apply(*p, *q)
             {
                 return Ok(int_value(r));
+            }
+            if let Some(v) = same(&$x, &$y) {
+                Value::release($x);
+                Value::release($y);
+                return Ok(v);
             }
             binary_slowly($fx, f, $x, $y)
         }};
@@ -713,6 +892,9 @@ fn binary(op: IntOp, f: PureFn, a: Operand, b: Operand) -> Node {
             {
                 return Ok(int_value(r));
             }
+            if let Some(v) = same(fx.local(a), &Value::Int(k)) {
+                return Ok(v);
+            }
             let x = fx.local(a).clone();
             binary_slowly(fx, f, x, Value::Int(k))
         }),
@@ -722,6 +904,9 @@ fn binary(op: IntOp, f: PureFn, a: Operand, b: Operand) -> Node {
                 && let Some(r) = op.apply(*p, *q)
             {
                 return Ok(int_value(r));
+            }
+            if let Some(v) = same(fx.local(a), fx.local(b)) {
+                return Ok(v);
             }
             let (x, y) = (fx.local(a).clone(), fx.local(b).clone());
             binary_slowly(fx, f, x, y)
