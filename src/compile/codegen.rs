@@ -149,7 +149,7 @@ impl Compiler {
             ("default of", "behaviour")
         };
         for p in &def.properties {
-            let code = self.body(
+            let code = self.value_body(
                 std::slice::from_ref(&p.value),
                 &[],
                 format!("{default_of} {}.{}", def.name.sym, p.name.sym),
@@ -283,7 +283,7 @@ impl Compiler {
                         continue;
                     }
                 };
-                let value = self.body(
+                let value = self.value_body(
                     std::slice::from_ref(value),
                     &[],
                     "board description".to_string(),
@@ -318,7 +318,7 @@ impl Compiler {
                         .properties
                         .iter()
                         .map(|(k, v)| {
-                            let code = self.body(
+                            let code = self.value_body(
                                 std::slice::from_ref(v),
                                 &[],
                                 format!("property {} of {}", k.sym, i.name.sym),
@@ -347,7 +347,7 @@ impl Compiler {
                     self.game.add_advice(advice, a.replaces.map(|r| r.sym));
                 }
                 Item::Param(p) => {
-                    let default = self.body(
+                    let default = self.value_body(
                         std::slice::from_ref(&p.value),
                         &[],
                         format!("param {}", p.name.sym),
@@ -420,7 +420,26 @@ impl Compiler {
     }
 
     /// Compile a sequence of statements with `params` in the first slots.
+    /// Compile a body that runs once, when the game starts (a property's default or
+    /// value, a board description, a parameter's default): it keeps no AST, as the fast
+    /// tier has nothing to gain there.
+    fn value_body(&mut self, body: &[Expr], params: &[Symbol], name: String, span: Span) -> CodeId {
+        self.body_keeping(body, params, name, span, false)
+    }
+
     pub fn body(&mut self, body: &[Expr], params: &[Symbol], name: String, span: Span) -> CodeId {
+        self.body_keeping(body, params, name, span, true)
+    }
+
+    /// Compile `body`, keeping its AST for the fast tier when `keep_ast` says so.
+    fn body_keeping(
+        &mut self,
+        body: &[Expr],
+        params: &[Symbol],
+        name: String,
+        span: Span,
+        keep_ast: bool,
+    ) -> CodeId {
         let mut e = Emitter {
             ops: Vec::new(),
             spans: Vec::new(),
@@ -440,7 +459,7 @@ impl Compiler {
             params: params.len() as u16,
             name,
             span,
-            ast: Some(body.into()),
+            ast: keep_ast.then(|| body.into()),
         };
         if locals > u16::MAX as usize {
             self.errors.push(

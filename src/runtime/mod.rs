@@ -1,7 +1,8 @@
 //! The runtime: values, the world, the bytecode VM, transactions and join points.
 //!
-//! Boundary: the runtime runs what `compile` produced; it never looks at the AST or the
-//! source text except through spans carried by compiled code.
+//! Boundary: the runtime runs what `compile` produced; it never looks at the source text
+//! except through spans carried by compiled code, nor at the AST except in one place: the
+//! fast tier (`vm/fast_build.rs`) is built from the AST each compiled body keeps.
 
 pub mod board_data;
 pub mod budget;

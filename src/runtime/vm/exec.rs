@@ -186,14 +186,6 @@ impl Machine {
                         code = callee;
                         base = at as usize;
                         ip = 0;
-                        if self.fast
-                            && cx.fast.get(next).is_some_and(|f| f.entered)
-                            && self.fast_on(cx)
-                        {
-                            // The fast tier takes a body at its start.
-                            sync!();
-                            continue 'frames;
-                        }
                     }};
                 }
                 // A `foreach`'s next element into slot `var` (the list and the position

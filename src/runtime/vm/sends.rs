@@ -119,6 +119,11 @@ impl Machine {
         };
         let point = self.jps.last_mut()?;
         let (code, phase, kind) = next_advice(point, ended)?;
+        if self.fast && cx.fast.get(code).is_some_and(|f| f.entered) {
+            // The fast tier takes it at its start, by the general way.
+            return None;
+        }
+        let point = self.jps.last_mut()?;
         point.phase = phase;
         if ended == Kind::Behaviour {
             let value = if value_on_stack {
