@@ -609,24 +609,30 @@ impl Emitter<'_> {
     /// (the `get`) has let go of it. A [`Op::Hole`] stands where it was read, so the steps
     /// are counted at the same instructions and the value taken goes in its place.
     fn assigned_value(&mut self, var: Symbol, value: &Expr) {
-        const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
-        if let ExprKind::Call { func, args } = &value.kind
-            && UPDATES.contains(&func.sym.as_str())
-            && let Some((first, rest)) = args.split_first()
-            && matches!(first.kind, ExprKind::Var(v) if v == var)
-            && let Some(slot) = self.locals.iter().position(|s| *s == var)
-            && let Some(i) = BUILTINS.iter().position(|b| b.name == func.sym.as_str())
-            && args.len() <= u8::MAX as usize
-        {
-            if !rest.iter().any(|a| mentions(a, var)) {
+        let slot = self.locals.iter().position(|s| *s == var);
+        match (self_update(var, value, &self.game.function_ids), slot) {
+            (
+                Some(SelfUpdate::Taken {
+                    builtin,
+                    first,
+                    rest,
+                }),
+                Some(slot),
+            ) => {
                 self.emit(Op::Take(slot as u16), first.span);
                 for a in rest {
                     self.expr(a);
                 }
-                self.emit(Op::Builtin(i as u16, args.len() as u8), value.span);
-                return;
+                self.emit(Op::Builtin(builtin, rest.len() as u8 + 1), value.span);
             }
-            if !rest.iter().any(|a| assigns(a, var)) {
+            (
+                Some(SelfUpdate::After {
+                    builtin,
+                    first,
+                    rest,
+                }),
+                Some(slot),
+            ) => {
                 self.emit(Op::Hole, first.span);
                 for a in rest {
                     self.expr(a);
@@ -634,34 +640,17 @@ impl Emitter<'_> {
                 self.emit(
                     Op::UpdateLocal {
                         slot: slot as u16,
-                        func: i as u16,
-                        argc: args.len() as u8,
+                        func: builtin,
+                        argc: rest.len() as u8 + 1,
                     },
                     value.span,
                 );
-                return;
             }
+            (Some(SelfUpdate::Given { func, args, at }), Some(slot)) => {
+                self.call(func, args, Some((at, slot as u16)), value.span);
+            }
+            _ => self.expr(value),
         }
-        // A function of the game called with `x` itself as an argument that no other
-        // argument reads, as in `(var out (slide cells out))`: the function is given the
-        // value, not a copy (a function cannot see its caller's locals, and `x` gets its
-        // result), so what it updates of it, it updates in place.
-        if let ExprKind::Call { func, args } = &value.kind
-            && !BUILTINS.iter().any(|b| b.name == func.sym.as_str())
-            && self.game.function_ids.contains_key(&func.sym)
-            && let Some(slot) = self.locals.iter().position(|s| *s == var)
-            && let Some(at) = args
-                .iter()
-                .position(|a| matches!(a.kind, ExprKind::Var(v) if v == var))
-            && args
-                .iter()
-                .enumerate()
-                .all(|(i, a)| i == at || !mentions(a, var))
-        {
-            self.call(func, args, Some((at, slot as u16)), value.span);
-            return;
-        }
-        self.expr(value);
     }
 
     /// A call of `func` with `args` (argument `moved.0` moved out of local `moved.1`, when
@@ -886,9 +875,97 @@ impl Emitter<'_> {
     }
 }
 
+/// How `(var x value)` moves the value of `x` into an update of it instead of copying it
+/// (`codegen` and the fast tier do it alike, so that what is updated in place is the same).
+pub enum SelfUpdate<'e> {
+    /// `(var d (put d k v))`, a builtin updating its first argument (`put`, `append`,
+    /// `prepend`, `remove`, `remove-key`) whose other arguments do not read `x`: `x` is
+    /// taken out where it is read.
+    Taken {
+        /// The builtin's index.
+        builtin: u16,
+        /// The first argument, `x`.
+        first: &'e Expr,
+        /// The other arguments.
+        rest: &'e [Expr],
+    },
+    /// `(var d (put d k (+ (get d k 0) 1)))`: the other arguments read `x` but cannot
+    /// assign it, so `x` is taken out after them (it has the same value then, and what
+    /// they made of it has let go of it).
+    After {
+        /// The builtin's index.
+        builtin: u16,
+        /// The first argument, `x`.
+        first: &'e Expr,
+        /// The other arguments.
+        rest: &'e [Expr],
+    },
+    /// `(var out (slide cells out))`: a function of the game given `x` itself as argument
+    /// `at`, which no other argument reads: it is given the value, not a copy (a function
+    /// cannot see its caller's locals, and `x` gets its result).
+    Given {
+        /// The function.
+        func: &'e Name,
+        /// Its arguments.
+        args: &'e [Expr],
+        /// Which one is `x`.
+        at: usize,
+    },
+}
+
+/// How `(var var value)` updates `var` in place, if it does (see [`SelfUpdate`]);
+/// `functions` are the game's functions.
+pub fn self_update<'e>(
+    var: Symbol,
+    value: &'e Expr,
+    functions: &FxHashMap<Symbol, super::bytecode::FuncId>,
+) -> Option<SelfUpdate<'e>> {
+    const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
+    let ExprKind::Call { func, args } = &value.kind else {
+        return None;
+    };
+    let builtin = BUILTINS.iter().position(|b| b.name == func.sym.as_str());
+    if let Some(i) = builtin
+        && UPDATES.contains(&func.sym.as_str())
+        && let Some((first, rest)) = args.split_first()
+        && matches!(first.kind, ExprKind::Var(v) if v == var)
+        && args.len() <= u8::MAX as usize
+    {
+        let builtin = i as u16;
+        if !rest.iter().any(|a| mentions(a, var)) {
+            return Some(SelfUpdate::Taken {
+                builtin,
+                first,
+                rest,
+            });
+        }
+        if !rest.iter().any(|a| assigns(a, var)) {
+            return Some(SelfUpdate::After {
+                builtin,
+                first,
+                rest,
+            });
+        }
+        return None;
+    }
+    if builtin.is_none()
+        && functions.contains_key(&func.sym)
+        && let Some(at) = args
+            .iter()
+            .position(|a| matches!(a.kind, ExprKind::Var(v) if v == var))
+        && args
+            .iter()
+            .enumerate()
+            .all(|(i, a)| i == at || !mentions(a, var))
+    {
+        return Some(SelfUpdate::Given { func, args, at });
+    }
+    None
+}
+
 /// Whether `e` may assign the variable `var` (a `var` or a `foreach` naming it, anywhere
 /// in it).
-pub fn assigns(e: &Expr, var: Symbol) -> bool {
+fn assigns(e: &Expr, var: Symbol) -> bool {
     let any = |es: &[Expr]| es.iter().any(|x| assigns(x, var));
     match &e.kind {
         ExprKind::VarDef { name, value } => name.sym == var || assigns(value, var),
@@ -938,7 +1015,7 @@ pub fn assigns(e: &Expr, var: Symbol) -> bool {
 }
 
 /// Whether `e` reads the variable `var` anywhere.
-pub fn mentions(e: &Expr, var: Symbol) -> bool {
+fn mentions(e: &Expr, var: Symbol) -> bool {
     let any = |es: &[Expr]| es.iter().any(|x| mentions(x, var));
     match &e.kind {
         ExprKind::Var(v) => *v == var,

@@ -12,7 +12,7 @@
 
 use crate::compile::builtins::BUILTINS;
 use crate::compile::bytecode::{Code, CodeId, IntOp, IntValue, Op, Read};
-use crate::compile::codegen::{assigns, mentions};
+use crate::compile::codegen::{SelfUpdate, self_update};
 use crate::compile::program::Game;
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -26,9 +26,6 @@ use super::fast::{Done, FastCode, Fx, Node};
 /// The builtins a fast body never calls: the questions about legal moves, which run
 /// trials of their own whose limits depend on the frames open.
 const NOT_FAST: &[&str] = &["legal-moves", "has-legal-move", "is-legal"];
-
-/// The builtins `(var x (f x ...))` updates `x` with in place (as `codegen` does).
-const UPDATES: &[&str] = &["put", "append", "prepend", "remove", "remove-key"];
 
 /// The fast form of each body of a game that can run on the fast tier, by [`CodeId`].
 #[derive(Clone, Debug, Default)]
@@ -294,29 +291,23 @@ impl Builder<'_> {
     }
 
     /// The value of `(var var value)`, moving `var`'s own value into an update of it as
-    /// `codegen` does.
+    /// `codegen` does ([`self_update`]).
     fn assigned_value(&mut self, var: Symbol, value: &Expr) -> Option<Node> {
-        if let ExprKind::Call { func, args } = &value.kind
-            && UPDATES.contains(&func.sym.as_str())
-            && let Some((first, rest)) = args.split_first()
-            && matches!(first.kind, ExprKind::Var(v) if v == var)
-            && let Some(slot) = self.slot(var)
-            && let Some(i) = BUILTINS.iter().position(|b| b.name == func.sym.as_str())
-            && args.len() <= u8::MAX as usize
-        {
-            let f = pure_fn(i)?;
-            if !rest.iter().any(|a| mentions(a, var)) {
-                // Taken where it is read.
+        let slot = self.slot(var);
+        match (self_update(var, value, &self.game.function_ids), slot) {
+            (Some(SelfUpdate::Taken { builtin, rest, .. }), Some(slot)) => {
+                let f = pure_fn(builtin as usize)?;
                 let mut nodes = vec![take(slot)];
                 for a in rest {
                     nodes.push(self.expr(a)?);
                 }
-                return Some(pure_call(f, nodes));
+                Some(pure_call(f, nodes))
             }
-            if !rest.iter().any(|a| assigns(a, var)) {
-                // Read after the others, in the place held for it.
+            (Some(SelfUpdate::After { builtin, rest, .. }), Some(slot)) => {
+                let f = pure_fn(builtin as usize)?;
                 let rest: Vec<Node> = rest.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
-                return Some(node(move |fx| {
+                Some(node(move |fx| {
+                    // The place held for it (`Hole`), the others, then it (`UpdateLocal`).
                     let at = fx.top();
                     fx.step(1);
                     fx.push(Value::Nil);
@@ -328,29 +319,18 @@ impl Builder<'_> {
                     let v = fx.take_local(slot);
                     fx.put_arg(at, v);
                     fx.pure(f, at)
-                }));
+                }))
             }
-        }
-        if let ExprKind::Call { func, args } = &value.kind
-            && !BUILTINS.iter().any(|b| b.name == func.sym.as_str())
-            && self.game.function_ids.contains_key(&func.sym)
-            && let Some(slot) = self.slot(var)
-            && let Some(at) = args
-                .iter()
-                .position(|a| matches!(a.kind, ExprKind::Var(v) if v == var))
-            && args
-                .iter()
-                .enumerate()
-                .all(|(i, a)| i == at || !mentions(a, var))
-        {
-            let code = self.function(func.sym)?;
-            let mut nodes = Vec::with_capacity(args.len());
-            for (i, a) in args.iter().enumerate() {
-                nodes.push(if i == at { take(slot) } else { self.expr(a)? });
+            (Some(SelfUpdate::Given { func, args, at }), Some(slot)) => {
+                let code = self.function(func.sym)?;
+                let mut nodes = Vec::with_capacity(args.len());
+                for (i, a) in args.iter().enumerate() {
+                    nodes.push(if i == at { take(slot) } else { self.expr(a)? });
+                }
+                Some(function_call(code, nodes))
             }
-            return Some(function_call(code, nodes));
+            _ => self.expr(value),
         }
-        self.expr(value)
     }
 
     /// The body of function `name`, noted as called.
@@ -630,13 +610,7 @@ impl Builder<'_> {
         }
         let Some(f) = pure_fn(index) else {
             let args: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
-            return Some(node(move |fx| {
-                let at = fx.top();
-                for a in &args {
-                    let v = a(fx)?;
-                    fx.push(v);
-                }
-                fx.step(1);
+            return Some(call_with(args, move |fx, at| {
                 fx.game_builtin(index, at, span)
             }));
         };
@@ -756,14 +730,7 @@ impl Builder<'_> {
             nodes.push(self.expr(v)?);
         }
         let nattrs = u8::try_from(attrs.len()).ok()?;
-        Some(node(move |fx| {
-            for a in &nodes {
-                let v = a(fx)?;
-                fx.push(v);
-            }
-            fx.step(1);
-            fx.form(op, nattrs, span)
-        }))
+        Some(call_with(nodes, move |fx, _| fx.form(op, nattrs, span)))
     }
 }
 
@@ -831,8 +798,12 @@ fn take(slot: usize) -> Node {
     })
 }
 
-/// A call of pure builtin `f` on `args`.
-fn pure_call(f: PureFn, args: Vec<Node>) -> Node {
+/// `args` evaluated onto the machine's stack, the call's step, then `finish` on them
+/// (they are from the place it is given on).
+fn call_with(
+    args: Vec<Node>,
+    finish: impl Fn(&mut Fx<'_, '_>, usize) -> Done + Send + Sync + 'static,
+) -> Node {
     node(move |fx| {
         let at = fx.top();
         for a in &args {
@@ -840,21 +811,18 @@ fn pure_call(f: PureFn, args: Vec<Node>) -> Node {
             fx.push(v);
         }
         fx.step(1);
-        fx.pure(f, at)
+        finish(fx, at)
     })
+}
+
+/// A call of pure builtin `f` on `args`.
+fn pure_call(f: PureFn, args: Vec<Node>) -> Node {
+    call_with(args, move |fx, at| fx.pure(f, at))
 }
 
 /// A call of the function whose body is `code` on `args`.
 fn function_call(code: CodeId, args: Vec<Node>) -> Node {
-    node(move |fx| {
-        let at = fx.top();
-        for a in &args {
-            let v = a(fx)?;
-            fx.push(v);
-        }
-        fx.step(1);
-        fx.call(code, at)
-    })
+    call_with(args, move |fx, at| fx.call(code, at))
 }
 
 /// A binary arithmetic or comparison operator `op` (pure builtin `f`) on `a` and `b`,
