@@ -95,7 +95,7 @@ impl Machine {
                 && fast.entered
                 && self.fast_on(cx)
             {
-                match self.run_fast(cx, fast, base, false) {
+                match self.run_fast(cx, fast, base) {
                     fast::Ended::Value(v) => {
                         self.stack.push(v);
                         ip = code.ops.len() - 1;

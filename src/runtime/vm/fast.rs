@@ -1,6 +1,6 @@
 //! The fast tier (see `docs/machine.md`): bodies compiled a second time, from the checked
 //! AST, into trees of Rust closures that return their values directly, with no operand
-//! stack, no dispatch and no frame per call. `compile/fast.rs` builds them; this file is
+//! stack, no dispatch and no frame per call. `fast_build.rs` builds them; this file is
 //! what they run on ([`Fx`]), how the instruction loop hands a body to them, and how a
 //! transaction is run again on the interpreter when they give up.
 //!
@@ -144,8 +144,7 @@ pub(crate) struct Fx<'a, 'b> {
     m: &'a mut Machine,
     cx: &'a mut Context<'b>,
     base: usize,
-    /// Function calls open in the fast tier (the first counts as a frame when the
-    /// interpreter called it).
+    /// Function calls open in the fast tier.
     depth: usize,
     /// The value of the `(return v)` leaving a body.
     returned: Value,
@@ -168,31 +167,11 @@ impl Machine {
         self.fast && !cx.trace && !cx.stepping
     }
 
-    /// Run body `code` fast, its locals at `base`, from the instruction loop (the step
-    /// count written back to the meter). `called`: the interpreter called it as a
-    /// function, and has pushed no frame for it.
-    pub(super) fn run_fast(
-        &mut self,
-        cx: &mut Context<'_>,
-        fast: &FastCode,
-        base: usize,
-        called: bool,
-    ) -> Ended {
-        self.ran_fast = true;
-        count(|c| c.bodies += 1);
-        let mut fx = Fx {
-            m: self,
-            cx,
-            base,
-            depth: usize::from(called),
-            returned: Value::Nil,
-        };
+    /// Run body `fast` from its start, its frame's locals at `base`, from the instruction
+    /// loop (the step count written back to the meter).
+    pub(super) fn run_fast(&mut self, cx: &mut Context<'_>, fast: &FastCode, base: usize) -> Ended {
+        let mut fx = Fx::new(self, cx, base);
         let r = (fast.run)(&mut fx);
-        if called && r.is_ok() {
-            // The function's `End`, counted before the check: the interpreter would
-            // check there.
-            fx.step(1);
-        }
         if fx.check().is_err() {
             return Ended::GiveUp;
         }
@@ -203,8 +182,9 @@ impl Machine {
         }
     }
 
-    /// Call function `code` fast from the instruction loop, its arguments on top of the
-    /// stack from `at`: its value, in their place.
+    /// Call function `code` (whose fast form is `fast`) from the instruction loop, its
+    /// arguments on top of the stack from `at`, as the fast tier calls one: its value, in
+    /// their place; `None` when the fast tier gave up.
     pub(super) fn call_fast(
         &mut self,
         cx: &mut Context<'_>,
@@ -212,24 +192,23 @@ impl Machine {
         fast: &FastCode,
         at: usize,
     ) -> Option<Value> {
-        let argc = self.stack.len() - at;
-        let extra = (code.locals as usize).saturating_sub(argc);
-        if extra > 0 {
-            push_nils_apart(&mut self.stack, extra);
+        let mut fx = Fx::new(self, cx, at);
+        let r = fx.call_body(code, fast, at);
+        // After the function's `End`: the interpreter would check there.
+        if fx.check().is_err() {
+            return None;
         }
-        let v = match self.run_fast(cx, fast, at, true) {
-            Ended::Value(v) | Ended::Return(v) => v,
-            Ended::GiveUp => return None,
-        };
-        truncate_releasing(&mut self.stack, at);
-        Some(v)
+        r.ok()
     }
 
     /// Undo the transaction and start it again from its start on the interpreter alone
-    /// (after the fast tier gave up, or to compare the tiers).
+    /// (after the fast tier gave up, or to compare the tiers), the depths its walks found
+    /// since journal mark `journal` put back first. How it ended, when starting it ended
+    /// it.
     #[cold]
     #[inline(never)]
-    pub(super) fn replay(&mut self, cx: &mut Context<'_>) {
+    fn replay(&mut self, cx: &mut Context<'_>, journal: usize) -> Option<Status> {
+        DepthJournal::undo(journal);
         self.restore_start();
         if !self.kept_start {
             // A machine working in place goes on in place: its log must cover the
@@ -258,6 +237,7 @@ impl Machine {
                 unreachable!("the fast tier runs only transactions it can start again")
             }
         }
+        self.done.take()
     }
 
     /// [`Machine::exec`], running again on the interpreter a transaction the fast tier
@@ -280,9 +260,7 @@ impl Machine {
             match &r {
                 Ok(Flow::GiveUp) => {
                     count(|c| c.replays += 1);
-                    DepthJournal::undo(journal.0);
-                    self.replay(cx);
-                    if let Some(status) = self.done.take() {
+                    if let Some(status) = self.replay(cx, journal.0) {
                         return Ok(Flow::End(status));
                     }
                     continue;
@@ -298,9 +276,7 @@ impl Machine {
                     let fast = Ran::of(self, cx.game, &r);
                     self.ran_fast = false;
                     self.compare = Some(Box::new(fast));
-                    DepthJournal::undo(journal.0);
-                    self.replay(cx);
-                    if let Some(status) = self.done.take() {
+                    if let Some(status) = self.replay(cx, journal.0) {
                         let r = Ok(Flow::End(status));
                         self.check_same(cx.game, &r);
                         return r;
@@ -373,6 +349,21 @@ impl Ran {
             steps: m.meter.steps,
             memory: m.meter.memory,
             output: m.output.clone(),
+        }
+    }
+}
+
+impl<'a, 'b> Fx<'a, 'b> {
+    /// The fast tier on `m`, a body's locals at `base`, no function called yet.
+    fn new(m: &'a mut Machine, cx: &'a mut Context<'b>, base: usize) -> Fx<'a, 'b> {
+        m.ran_fast = true;
+        count(|c| c.bodies += 1);
+        Fx {
+            m,
+            cx,
+            base,
+            depth: 0,
+            returned: Value::Nil,
         }
     }
 }
@@ -481,12 +472,20 @@ impl Fx<'_, '_> {
 
     /// Call function `code` on the arguments pushed from `at`, which go.
     pub(crate) fn call(&mut self, code: CodeId, at: usize) -> Done {
-        let game = self.cx.game;
-        let callee = game.code(code);
-        let table = self.cx.fast;
-        let Some(fast) = table.get(code) else {
-            return Err(Exit::GiveUp);
-        };
+        let (game, table) = (self.cx.game, self.cx.fast);
+        match table.get(code) {
+            Some(fast) => self.call_body(game.code(code), fast, at),
+            None => Err(Exit::GiveUp),
+        }
+    }
+
+    /// [`Fx::call`] of the function whose body is `callee`, of fast form `fast`.
+    fn call_body(
+        &mut self,
+        callee: &crate::compile::bytecode::Code,
+        fast: &FastCode,
+        at: usize,
+    ) -> Done {
         if self.depth >= FAST_DEPTH
             || self.m.frames.len() + self.m.jps.len() + self.depth >= self.cx.limits.max_depth
         {

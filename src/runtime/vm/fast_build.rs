@@ -22,6 +22,7 @@ use super::super::budget::equal_in_step;
 use super::super::builtins::{PureFn, contains_letter, pure_fn, read_fast};
 use super::super::value::Value;
 use super::fast::{Done, FastCode, Fx, Node};
+use super::fused::int_value;
 
 /// The builtins a fast body never calls: the questions about legal moves, which run
 /// trials of their own whose limits depend on the frames open.
@@ -118,14 +119,6 @@ fn constant(v: fn() -> Value) -> Node {
         fx.step(1);
         Ok(v())
     })
-}
-
-#[inline(always)]
-fn int_value(r: IntValue) -> Value {
-    match r {
-        IntValue::Int(i) => Value::Int(i),
-        IntValue::Bool(b) => Value::bool(b),
-    }
 }
 
 /// Call pure builtin `f` on `a` and `b` (the general way of a binary operator).
@@ -416,10 +409,7 @@ impl Builder<'_> {
                     constant(|| Value::bool(false))
                 }
             }
-            &ExprKind::Int(i) => node(move |fx| {
-                fx.step(1);
-                Ok(Value::Int(i))
-            }),
+            &ExprKind::Int(i) => operand_node(Operand::Int(i)),
             &ExprKind::Float(x) => node(move |fx| {
                 fx.step(1);
                 Ok(Value::float(x))
@@ -432,13 +422,7 @@ impl Builder<'_> {
                 fx.step(1);
                 Ok(fx.message())
             }),
-            ExprKind::Var(v) => {
-                let slot = self.slot(*v)?;
-                node(move |fx| {
-                    fx.step(1);
-                    Ok(fx.local(slot).clone())
-                })
-            }
+            ExprKind::Var(v) => operand_node(Operand::Local(self.slot(*v)?)),
             ExprKind::Call { func, args } => self.call(func.sym, args, span)?,
             ExprKind::VarDef { name, value } => {
                 let slot = self.slot(name.sym)?;
