@@ -144,15 +144,11 @@ fn an_unknown_tier_is_refused() {
     );
 }
 
-/// `body` (with the definitions `defs`) run as a behaviour on `tier` with `limits`: the
-/// transaction, and what the fast tier did meanwhile on this thread (bodies run,
-/// transactions run again).
-fn behaviour(defs: &str, body: &str, tier: Tier, limits: Limits) -> (Transaction, u64, u64) {
-    let text = format!(
-        "{defs}\n#entity box\n  #state default\n    #onMessage go\n{body}\n#instance b of box\n"
-    );
+/// Game `text` sent `send` on `tier` with `limits`: the transaction, and what the fast
+/// tier did meanwhile on this thread (bodies run, transactions run again).
+fn transaction(text: &str, send: &str, tier: Tier, limits: Limits) -> (Transaction, u64, u64) {
     let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text);
+    fs.insert("game.fr", text.to_string());
     let built = build_game(&fs, Path::new("game.fr")).unwrap_or_else(|e| panic!("{e:?}"));
     let options = SessionOptions {
         seed: 1,
@@ -164,7 +160,7 @@ fn behaviour(defs: &str, body: &str, tier: Tier, limits: Limits) -> (Transaction
     let (mut session, _) = Session::start(built.game, &options)
         .map_err(|e| e.to_string())
         .unwrap();
-    let (to, msg) = parse_send("go to b").unwrap();
+    let (to, msg) = parse_send(send).unwrap();
     let before = tier_counts();
     let tx = session.deliver(to, msg);
     let after = tier_counts();
@@ -177,14 +173,22 @@ fn behaviour(defs: &str, body: &str, tier: Tier, limits: Limits) -> (Transaction
 
 /// [`behaviour`] on the interpreter and on the fast tier: the same transaction.
 fn same(defs: &str, body: &str, limits: Limits) -> (Transaction, u64, u64) {
-    let (slow, bodies, _) = behaviour(defs, body, Tier::Interpreter, limits);
+    let text = format!(
+        "{defs}\n#entity box\n  #state default\n    #onMessage go\n{body}\n#instance b of box\n"
+    );
+    same_transaction(&text, "go to b", limits)
+}
+
+/// [`transaction`] on the interpreter and on the fast tier: the same transaction.
+fn same_transaction(text: &str, send: &str, limits: Limits) -> (Transaction, u64, u64) {
+    let (slow, bodies, _) = transaction(text, send, Tier::Interpreter, limits);
     assert_eq!(bodies, 0, "the interpreter ran a body fast");
-    let (fast, bodies, replays) = behaviour(defs, body, Tier::Fast, limits);
-    assert_eq!(fast.status, slow.status, "{body}");
-    assert_eq!(fast.steps, slow.steps, "{body}");
-    assert_eq!(fast.output, slow.output, "{body}");
+    let (fast, bodies, replays) = transaction(text, send, Tier::Fast, limits);
+    assert_eq!(fast.status, slow.status, "{send}");
+    assert_eq!(fast.steps, slow.steps, "{send}");
+    assert_eq!(fast.output, slow.output, "{send}");
     // Under `both` a difference would panic.
-    behaviour(defs, body, Tier::Both, limits);
+    transaction(text, send, Tier::Both, limits);
     (fast, bodies, replays)
 }
 
@@ -274,4 +278,118 @@ fn recursion_deeper_than_the_fast_tier_nests_runs_on_the_interpreter() {
     };
     let (tx, _, _) = same(defs, "(print (down 5000))", limits);
     assert!(matches!(tx.status, Status::Failed(_)));
+}
+
+/// Cells that pass a message `down` to their neighbour, counting down `n`: a function
+/// sends it, a law vetoes it at 7 (the send then gives nil), a side-effect prints every
+/// tenth, `sink` rolls the move back, and `slow` has a body the fast tier does not build
+/// (a `wait signal` it never reaches), so the interpreter runs it inside a fast send.
+const CELLS: &str = r#"
+#define poke (e n) (send new message "down" to e with "n" n)
+#entity cell
+  #property hits 0
+  #property next nil
+  #state default
+    #onMessage down
+      (update property "hits" to (+ (property "hits") 1))
+      (if (> (attribute "n") 0)
+          (+ 1 (or (poke (property "next") (- (attribute "n") 1)) 100))
+          else (property "hits"))
+    #onMessage sink
+      (open checkpoint)
+      (update property "hits" to 5)
+      (if (= (attribute "n") 0) (rollback "sunk") else (send new message "sink" to (property "next") with "n" (- (attribute "n") 1)))
+    #onMessage slow
+      (if (< (attribute "n") 0) (wait signal "never"))
+      (send new message "down" to (property "next") with "n" (attribute "n"))
+#entity box
+  #state default
+    #onMessage go
+      (print (send new message "down" to "a" with "n" (attribute "n")))
+      (print (property "hits" of "a") (property "hits" of "b"))
+#law "no sevens" on down to cell in * is (if (= (attribute "n") 7) (return))
+#sideeffect on down to cell in * is (if (= (% (attribute "n") 10) 0) (print (self) (attribute "n")))
+#instance a of cell with next "b"
+#instance b of cell with next "a"
+#instance x of box
+"#;
+
+#[test]
+fn sends_laws_and_side_effects_run_on_the_fast_tier() {
+    let (tx, bodies, replays) = same_transaction(CELLS, "go to x with n 30", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    // 30 down to 8 pass and 7 is vetoed; the side-effects print as each send ends.
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("a 10"), Print("a 20"), Print("a 30"), Print("123"), Print("12 11")]"#
+    );
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0, "the fast tier gave up");
+}
+
+#[test]
+fn a_rollback_and_an_interpreted_body_inside_a_fast_send_need_no_replay() {
+    let (tx, _, replays) = same_transaction(CELLS, "sink to a with n 5", Limits::default());
+    assert!(
+        matches!(&tx.status, Status::RolledBack { reason } if reason == "sunk"),
+        "{:?}",
+        tx.status
+    );
+    assert_eq!(replays, 0);
+    let (tx, bodies, replays) = same_transaction(CELLS, "slow to a with n 12", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert!(bodies >= 1);
+    assert_eq!(replays, 0);
+}
+
+#[test]
+fn sends_nested_deeper_than_the_fast_tier_nests_run_on_the_interpreter() {
+    // The fast tier nests join points as Rust calls up to its bound, on a test thread's
+    // stack; deeper, it gives up and the interpreter runs the move.
+    let (tx, _, replays) = same_transaction(CELLS, "go to x with n 3000", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(replays, 1);
+    // And the depth limit is the interpreter's, counting the function between sends.
+    let limits = Limits {
+        max_depth: 41,
+        ..Limits::default()
+    };
+    let (tx, _, _) = same_transaction(CELLS, "go to x with n 30", limits);
+    let Status::Failed(e) = &tx.status else {
+        panic!("{:?}", tx.status)
+    };
+    assert!(e.message.contains("depth limit"), "{}", e.message);
+}
+
+#[test]
+fn the_fast_tier_at_its_deepest_fits_in_a_small_thread_stack() {
+    // A fast body and one the interpreter runs, sending each other the message in turn:
+    // each level of the fast tier's nesting then holds an instruction loop, a fast body
+    // and a join point on the Rust stack. At the nesting bound (measured: about 300 KiB
+    // on x86-64) the fast tier gives up, within a quarter of a test thread's stack.
+    let text = CELLS.replace(
+        "#entity box",
+        r#"    #onMessage hop
+      (if (> (attribute "n") 0)
+          (send new message "slowhop" to (property "next") with "n" (- (attribute "n") 1)))
+    #onMessage slowhop
+      (if (< (attribute "n") 0) (wait signal "never"))
+      (if (> (attribute "n") 0)
+          (send new message "hop" to (property "next") with "n" (- (attribute "n") 1)))
+#entity box"#,
+    );
+    let deepest = std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(move || {
+            let (tx, bodies, replays) =
+                transaction(&text, "hop to a with n 600", Tier::Fast, Limits::default());
+            (format!("{:?}", tx.status), bodies, replays)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    let (status, bodies, replays) = deepest;
+    assert!(status.starts_with("Committed"), "{status}");
+    assert!(bodies >= flexrules::runtime::vm::FAST_DEPTH as u64 / 2);
+    assert_eq!(replays, 1);
 }

@@ -53,6 +53,19 @@ pub(super) const FIRST: u16 = builtin_index("first");
 pub(super) const LAST: u16 = builtin_index("last");
 
 impl Machine {
+    /// The frames above [`Machine::floor`] finished, their value on the stack: the end
+    /// of the transaction (no floor), or the value of the join point the fast tier asked
+    /// the loop to run.
+    #[cold]
+    fn ended(&mut self) -> Flow {
+        let v = self.stack.pop().unwrap_or_default();
+        if self.floor == 0 {
+            Flow::End(Status::Committed(v))
+        } else {
+            Flow::Value(v)
+        }
+    }
+
     pub(super) fn exec(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
         let game = cx.game;
         'frames: loop {
@@ -62,13 +75,10 @@ impl Machine {
                 self.paused = false;
                 return Ok(Flow::Enter);
             }
-            let Some(frame) = self.frames.last() else {
-                // A transaction whose last frame or join point finished: its value is
-                // on the stack.
-                return Ok(Flow::End(Status::Committed(
-                    self.stack.pop().unwrap_or_default(),
-                )));
-            };
+            if self.frames.len() <= self.floor {
+                return Ok(self.ended());
+            }
+            let frame = &self.frames[self.frames.len() - 1];
             let body = frame.code;
             let mut code = game.code(body);
             let mut base = frame.base as usize;
@@ -107,7 +117,7 @@ impl Machine {
                         self.meter.steps -= 1;
                         ip = fast.return_at as usize;
                     }
-                    fast::Ended::GiveUp => return Ok(Flow::GiveUp),
+                    fast::Ended::Stop(flow) => return Ok(flow),
                 }
                 if let Some(f) = self.frames.last_mut() {
                     f.ip = ip as u32;
@@ -523,9 +533,9 @@ impl Machine {
                             && self.fast_on(cx)
                         {
                             sync!();
-                            match self.call_fast(cx, callee, fast, at) {
-                                Some(v) => self.stack.push(v),
-                                None => return Ok(Flow::GiveUp),
+                            match self.call_fast(cx, callee_id, fast, at) {
+                                Ok(v) => self.stack.push(v),
+                                Err(flow) => return Ok(flow),
                             }
                             resync!();
                             continue;

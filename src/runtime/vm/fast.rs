@@ -26,7 +26,7 @@ use super::super::trace::{Output, RuntimeError, Status};
 use super::super::value::{DepthJournal, Key, List, Value};
 use super::stack::{overwrite, push_nils_apart, truncate_releasing};
 use super::steps::next_check;
-use super::{Context, Flow, Machine};
+use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
 
 /// Which tier runs a session's transactions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,6 +99,9 @@ pub(crate) enum Exit {
     Return,
     /// The fast tier gives up on the transaction.
     GiveUp,
+    /// The transaction ended (a rollback, a veto of its outermost join point), the
+    /// status in [`Fx::ended`].
+    End,
 }
 
 /// What a fast node gives.
@@ -144,10 +147,10 @@ pub(crate) struct Fx<'a, 'b> {
     m: &'a mut Machine,
     cx: &'a mut Context<'b>,
     base: usize,
-    /// Function calls open in the fast tier.
-    depth: usize,
     /// The value of the `(return v)` leaving a body.
     returned: Value,
+    /// How the transaction ended, leaving with [`Exit::End`].
+    ended: Option<Status>,
 }
 
 /// What a body run fast from the instruction loop ended with.
@@ -156,8 +159,9 @@ pub(super) enum Ended {
     Value(Value),
     /// Its value, at a `(return v)`.
     Return(Value),
-    /// The fast tier gave up.
-    GiveUp,
+    /// The transaction ended ([`Flow::End`]), or the fast tier gave up
+    /// ([`Flow::GiveUp`]).
+    Stop(Flow),
 }
 
 impl Machine {
@@ -172,33 +176,34 @@ impl Machine {
     pub(super) fn run_fast(&mut self, cx: &mut Context<'_>, fast: &FastCode, base: usize) -> Ended {
         let mut fx = Fx::new(self, cx, base);
         let r = (fast.run)(&mut fx);
-        if fx.check().is_err() {
-            return Ended::GiveUp;
-        }
         match r {
+            Err(exit) => match fx.stop(exit) {
+                Ok(v) => Ended::Return(v),
+                Err(flow) => Ended::Stop(flow),
+            },
+            _ if fx.check().is_err() => Ended::Stop(Flow::GiveUp),
             Ok(v) => Ended::Value(v),
-            Err(Exit::Return) => Ended::Return(std::mem::take(&mut fx.returned)),
-            Err(Exit::GiveUp) => Ended::GiveUp,
         }
     }
 
     /// Call function `code` (whose fast form is `fast`) from the instruction loop, its
     /// arguments on top of the stack from `at`, as the fast tier calls one: its value, in
-    /// their place; `None` when the fast tier gave up.
+    /// their place; how the loop stops when the transaction ended or the fast tier gave
+    /// up.
     pub(super) fn call_fast(
         &mut self,
         cx: &mut Context<'_>,
-        code: &crate::compile::bytecode::Code,
+        code: CodeId,
         fast: &FastCode,
         at: usize,
-    ) -> Option<Value> {
+    ) -> Result<Value, Flow> {
         let mut fx = Fx::new(self, cx, at);
-        let r = fx.call_body(code, fast, at);
-        // After the function's `End`: the interpreter would check there.
-        if fx.check().is_err() {
-            return None;
+        match fx.call_body(code, fast, at) {
+            Err(exit) => Err(fx.stop(exit).err().unwrap_or(Flow::GiveUp)),
+            // After the function's `End`: the interpreter would check there.
+            Ok(_) if fx.check().is_err() => Err(Flow::GiveUp),
+            Ok(v) => Ok(v),
         }
-        r.ok()
     }
 
     /// Undo the transaction and start it again from its start on the interpreter alone
@@ -224,6 +229,8 @@ impl Machine {
         self.pause_later = false;
         self.done = None;
         self.fast = false;
+        self.fast_nest = 0;
+        self.floor = 0;
         match self.origin.clone() {
             Origin::Send(to, msg) => {
                 if let Err(e) = self.send_from_outside(cx, to, msg) {
@@ -362,8 +369,18 @@ impl<'a, 'b> Fx<'a, 'b> {
             m,
             cx,
             base,
-            depth: 0,
             returned: Value::Nil,
+            ended: None,
+        }
+    }
+
+    /// What a body leaving with `exit` gives the instruction loop: the value of its
+    /// `return`, or how the loop stops.
+    fn stop(&mut self, exit: Exit) -> Result<Value, Flow> {
+        match exit {
+            Exit::Return => Ok(std::mem::take(&mut self.returned)),
+            Exit::GiveUp => Err(Flow::GiveUp),
+            Exit::End => Err(self.ended.take().map_or(Flow::GiveUp, Flow::End)),
         }
     }
 }
@@ -472,34 +489,38 @@ impl Fx<'_, '_> {
 
     /// Call function `code` on the arguments pushed from `at`, which go.
     pub(crate) fn call(&mut self, code: CodeId, at: usize) -> Done {
-        let (game, table) = (self.cx.game, self.cx.fast);
-        match table.get(code) {
-            Some(fast) => self.call_body(game.code(code), fast, at),
+        match self.cx.fast.get(code) {
+            Some(fast) => self.call_body(code, fast, at),
             None => Err(Exit::GiveUp),
         }
     }
 
-    /// [`Fx::call`] of the function whose body is `callee`, of fast form `fast`.
-    fn call_body(
-        &mut self,
-        callee: &crate::compile::bytecode::Code,
-        fast: &FastCode,
-        at: usize,
-    ) -> Done {
-        if self.depth >= FAST_DEPTH
-            || self.m.frames.len() + self.m.jps.len() + self.depth >= self.cx.limits.max_depth
-        {
+    /// [`Fx::call`] of function `code`, of fast form `fast`. It has a frame, as on the
+    /// interpreter, so that the depth of what it sends counts it and the entity it runs
+    /// for is its caller's.
+    fn call_body(&mut self, code: CodeId, fast: &FastCode, at: usize) -> Done {
+        let m = &mut *self.m;
+        if m.fast_nest >= FAST_DEPTH || m.frames.len() + m.jps.len() >= self.cx.limits.max_depth {
             return Err(Exit::GiveUp);
         }
-        let extra = (callee.locals as usize).saturating_sub(self.m.stack.len() - at);
+        let locals = self.cx.game.code(code).locals as usize;
+        let extra = locals.saturating_sub(m.stack.len() - at);
         if extra > 0 {
-            push_nils_apart(&mut self.m.stack, extra);
+            push_nils_apart(&mut m.stack, extra);
         }
+        let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
+        m.frames.push(Frame {
+            code,
+            ip: 0,
+            base: at as u32,
+            kind: Kind::Function,
+            jp,
+        });
         self.check()?;
         let base = std::mem::replace(&mut self.base, at);
-        self.depth += 1;
+        self.m.fast_nest += 1;
         let r = (fast.run)(self);
-        self.depth -= 1;
+        self.m.fast_nest -= 1;
         self.base = base;
         let v = match r {
             Ok(v) => {
@@ -508,19 +529,87 @@ impl Fx<'_, '_> {
                 v
             }
             Err(Exit::Return) => std::mem::take(&mut self.returned),
-            Err(Exit::GiveUp) => return Err(Exit::GiveUp),
+            Err(exit) => return Err(exit),
         };
+        self.m.frames.pop();
         truncate_releasing(&mut self.m.stack, at);
         Ok(v)
     }
 
     /// A form on the operands pushed from `at` (and `nattrs` key/value pairs after them):
-    /// its value, when it only makes one.
+    /// its value. A form that enters a join point (a send, a property change a
+    /// representation observes) runs it here to its end ([`Fx::join`]).
     pub(crate) fn form(&mut self, op: FormOp, nattrs: u8, span: Span) -> Done {
+        let level = self.m.frames.len();
         match self.m.form(self.cx, op, nattrs, span) {
             Ok(Flow::Value(v)) => Ok(v),
+            Ok(Flow::Enter) => self.join(level),
+            Ok(flow) => self.stop_with(flow),
+            Err(_) => Err(Exit::GiveUp),
+        }
+    }
+
+    /// Leave every body for the instruction loop to stop with `flow`.
+    #[cold]
+    fn stop_with(&mut self, flow: Flow) -> Done {
+        match flow {
+            Flow::End(status) => {
+                self.ended = Some(status);
+                Err(Exit::End)
+            }
             _ => Err(Exit::GiveUp),
         }
+    }
+
+    /// Run the frames a form pushed above `level` (a join point's laws, behaviour and
+    /// side-effects, one after the other as the machine's `leave` moves it on) to their
+    /// end: the join point's value, which the machine left on the stack. A body with a
+    /// fast form runs here; one without runs on the interpreter ([`Machine::floor`]).
+    fn join(&mut self, level: usize) -> Done {
+        if self.m.fast_nest >= FAST_DEPTH {
+            return Err(Exit::GiveUp);
+        }
+        self.m.fast_nest += 1;
+        let r = self.run_frames(level);
+        self.m.fast_nest -= 1;
+        r
+    }
+
+    fn run_frames(&mut self, level: usize) -> Done {
+        let table = self.cx.fast;
+        while self.m.frames.len() > level {
+            if self.m.paused || self.m.pause_later {
+                return Err(Exit::GiveUp);
+            }
+            let frame = self.m.frames[self.m.frames.len() - 1];
+            let Some(fast) = table.get(frame.code).filter(|_| frame.ip == 0) else {
+                let floor = std::mem::replace(&mut self.m.floor, level);
+                let r = self.m.exec(self.cx);
+                self.m.floor = floor;
+                return match r {
+                    Ok(Flow::Value(v)) => Ok(v),
+                    Ok(flow) => self.stop_with(flow),
+                    Err(_) => Err(Exit::GiveUp),
+                };
+            };
+            let base = std::mem::replace(&mut self.base, frame.base as usize);
+            let r = (fast.run)(self);
+            self.base = base;
+            let (v, explicit) = match r {
+                Ok(v) => {
+                    // The body's `End`.
+                    self.step(1);
+                    (v, false)
+                }
+                Err(Exit::Return) => (std::mem::take(&mut self.returned), true),
+                Err(exit) => return Err(exit),
+            };
+            if let Some(status) = self.m.leave(self.cx, v, explicit) {
+                return self.stop_with(Flow::End(status));
+            }
+            self.check()?;
+        }
+        Ok(self.m.stack.pop().unwrap_or_default())
     }
 
     /// `(property "name")` of the running entity.

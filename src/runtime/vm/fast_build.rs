@@ -85,11 +85,12 @@ fn build_code(code: &Code, game: &Game) -> Option<FastCode> {
         callees: Vec::new(),
         nodes: 0,
         loops: false,
+        sends: false,
     };
     let node = b.sequence(body)?;
     // A body's start is handed to the fast tier when it does enough there to pay for the
-    // handing over: it loops, calls a function, or is long.
-    let entered = b.loops || !b.callees.is_empty() || b.nodes >= ENTERED_NODES;
+    // handing over: it loops, calls a function, sends, or is long.
+    let entered = b.loops || b.sends || !b.callees.is_empty() || b.nodes >= ENTERED_NODES;
     Some(FastCode::new(node, b.callees, return_at, entered))
 }
 
@@ -106,6 +107,8 @@ struct Builder<'a> {
     nodes: usize,
     /// Whether the body has a loop.
     loops: bool,
+    /// Whether the body sends a message.
+    sends: bool,
 }
 
 /// A closure, boxed as a [`Node`].
@@ -669,9 +672,10 @@ impl Builder<'_> {
         span: Span,
     ) -> Option<Node> {
         use FormOp::*;
-        if matches!(op, Send | SendNew | Forward | Rollback | WaitSignal) {
+        if op == WaitSignal {
             return None;
         }
+        self.sends |= matches!(op, Send | SendNew | Forward);
         if let (
             Property | PropertyOf | Attribute,
             Some(Expr {

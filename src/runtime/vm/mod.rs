@@ -285,6 +285,12 @@ pub struct Machine {
     /// Under [`Tier::Both`], what the fast tier's run did, to compare with the
     /// interpreter's.
     compare: Option<Box<fast::Ran>>,
+    /// Join points and function calls the fast tier has open as Rust calls (bounded by
+    /// [`FAST_DEPTH`]).
+    fast_nest: usize,
+    /// The frame count at which [`Machine::exec`] stops with the value on top, when the
+    /// fast tier runs a body it has no form of on the interpreter (0: run to the end).
+    floor: usize,
 }
 
 impl Ending {
@@ -377,6 +383,8 @@ impl Machine {
             origin: Origin::Other,
             kept_start: false,
             compare: None,
+            fast_nest: 0,
+            floor: 0,
         }
     }
 
