@@ -24,6 +24,7 @@ use super::super::budget::{ELEMENT_BYTES, Meter};
 use super::super::builtins::PureFn;
 use super::super::trace::{Output, RuntimeError, Status};
 use super::super::value::{DepthJournal, Key, List, Value};
+use super::fast_build::MessageShape;
 use super::stack::{overwrite, push_nils_apart, truncate_releasing};
 use super::steps::next_check;
 use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
@@ -541,7 +542,79 @@ impl Fx<'_, '_> {
     /// representation observes) runs it here to its end ([`Fx::join`]).
     pub(crate) fn form(&mut self, op: FormOp, nattrs: u8, span: Span) -> Done {
         let level = self.m.frames.len();
-        match self.m.form(self.cx, op, nattrs, span) {
+        let r = self.m.form(self.cx, op, nattrs, span);
+        self.then(r, level)
+    }
+
+    /// `(update property name to v)` of the running entity.
+    pub(crate) fn update_property(&mut self, name: Symbol, v: Value, span: Span) -> Done {
+        let Some((id, _)) = self.m.me() else {
+            return Err(Exit::GiveUp);
+        };
+        let level = self.m.frames.len();
+        let r = self.m.write_property(self.cx, id, name, v, false, span);
+        self.then(r, level)
+    }
+
+    /// The message of `shape`, its recipient (when it sends) and its values pushed from
+    /// `at`, which go: made, as `(new message ...)` makes it, or sent.
+    pub(crate) fn new_message(&mut self, shape: &MessageShape, at: usize) -> Done {
+        let m = &mut *self.m;
+        let first = at + usize::from(shape.send);
+        let max = m.meter.limits.max_nesting;
+        // Values whose nesting is known without a walk, as the instruction loop asks.
+        let plain = m.stack[first..].iter().all(|v| match v {
+            Value::List(l) => (l.depth() as usize) < max,
+            Value::Dict(_) | Value::Message(_) => false,
+            _ => true,
+        });
+        if !plain {
+            return self.new_message_slowly(shape, at);
+        }
+        let names = &shape.names;
+        let made = m.message_taking(shape.label, names, &shape.order, |i| first + i, shape.span);
+        let Ok(msg) = made else {
+            return Err(Exit::GiveUp);
+        };
+        if !shape.send {
+            truncate_releasing(&mut m.stack, at);
+            return Ok(Value::Message(msg));
+        }
+        let to = std::mem::take(&mut m.stack[at]);
+        truncate_releasing(&mut m.stack, at);
+        let level = m.frames.len();
+        let r = m.send(self.cx, &to, msg, shape.span);
+        Value::release(to);
+        self.then(r, level)
+    }
+
+    /// [`Fx::new_message`] the general way: the operands as the instruction loop has
+    /// them, for its form.
+    #[cold]
+    #[inline(never)]
+    fn new_message_slowly(&mut self, shape: &MessageShape, at: usize) -> Done {
+        let stack = &mut self.m.stack;
+        let mut operands = stack.split_off(at).into_iter();
+        stack.push(Value::sym(shape.label));
+        if shape.send {
+            stack.push(operands.next().unwrap_or_default());
+        }
+        for (&name, v) in shape.names.iter().zip(operands) {
+            stack.push(Value::sym(name));
+            stack.push(v);
+        }
+        let op = if shape.send {
+            FormOp::SendNew
+        } else {
+            FormOp::NewMessage
+        };
+        self.form(op, shape.names.len() as u8, shape.span)
+    }
+
+    /// What a form of the machine's gave: its value, the value of the join point it
+    /// entered above frame `level` ([`Fx::join`]), or a stop.
+    fn then(&mut self, r: Result<Flow, RuntimeError>, level: usize) -> Done {
+        match r {
             Ok(Flow::Value(v)) => Ok(v),
             Ok(Flow::Enter) => self.join(level),
             Ok(flow) => self.stop_with(flow),

@@ -21,6 +21,7 @@ use crate::syntax::ast::{Expr, ExprKind, FormOp};
 use super::super::budget::equal_in_step;
 use super::super::builtins::{PureFn, contains_letter, pure_fn, read_fast};
 use super::super::value::Value;
+use super::super::value::attrs::{ORDER_UP_TO, key_order};
 use super::fast::{Done, FastCode, Fx, Node};
 use super::fused::int_value;
 
@@ -712,6 +713,30 @@ impl Builder<'_> {
                 }),
             });
         }
+        if op == UpdateProperty
+            && attrs.is_empty()
+            && let [
+                Expr {
+                    kind: ExprKind::Str(name),
+                    ..
+                },
+                value,
+            ] = args
+        {
+            let (name, value) = (*name, self.expr(value)?);
+            // Steps in the instruction loop's order, as the value may leave the body.
+            return Some(node(move |fx| {
+                fx.step(1);
+                let v = value(fx)?;
+                fx.step(1);
+                fx.update_property(name, v, span)
+            }));
+        }
+        if matches!(op, NewMessage | SendNew)
+            && let Some(made) = self.message(op == SendNew, args, attrs, span)
+        {
+            return Some(made);
+        }
         let mut nodes: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
         for (k, v) in attrs {
             nodes.push(self.expr(k)?);
@@ -720,6 +745,74 @@ impl Builder<'_> {
         let nattrs = u8::try_from(attrs.len()).ok()?;
         Some(call_with(nodes, move |fx, _| fx.form(op, nattrs, span)))
     }
+}
+
+impl Builder<'_> {
+    /// `(new message "label" with "key" value ...)`, or `(send new message ...)` when
+    /// `send`, with its label and keys written as names: the names and their key order
+    /// are worked out here, once, and the message is made from the values as they come.
+    fn message(
+        &mut self,
+        send: bool,
+        args: &[Expr],
+        attrs: &[(Expr, Expr)],
+        span: Span,
+    ) -> Option<Node> {
+        let ExprKind::Str(label) = args.first()?.kind else {
+            return None;
+        };
+        let names: Vec<Symbol> = attrs
+            .iter()
+            .map(|(k, _)| match k.kind {
+                ExprKind::Str(name) => Some(name),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let order = key_order(&names)?;
+        let to = match send {
+            true => Some(self.expr(args.get(1)?)?),
+            false => None,
+        };
+        let values: Vec<Node> = attrs
+            .iter()
+            .map(|(_, v)| self.expr(v))
+            .collect::<Option<_>>()?;
+        let shape = MessageShape {
+            label,
+            names: names.into(),
+            order,
+            send,
+            span,
+        };
+        // Steps in the instruction loop's order (the label, the recipient, each key and
+        // its value, the form), as a value may leave the body.
+        Some(node(move |fx| {
+            let at = fx.top();
+            fx.step(1);
+            if let Some(to) = &to {
+                let v = to(fx)?;
+                fx.push(v);
+            }
+            for value in &values {
+                fx.step(1);
+                let v = value(fx)?;
+                fx.push(v);
+            }
+            fx.step(1);
+            fx.new_message(&shape, at)
+        }))
+    }
+}
+
+/// A fast node's message of known label and keys.
+pub(crate) struct MessageShape {
+    pub(crate) label: Symbol,
+    pub(crate) names: Box<[Symbol]>,
+    /// The names' key order ([`key_order`]).
+    pub(crate) order: [u8; ORDER_UP_TO],
+    /// Whether the form sends it (its recipient first on the stack).
+    pub(crate) send: bool,
+    pub(crate) span: Span,
 }
 
 /// A pure builtin `f` of one argument, `fast` answering it where it can.

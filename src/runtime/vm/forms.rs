@@ -475,40 +475,67 @@ impl Machine {
             }
         }
         let order = key_order(&names[..n])?;
-        // The allocation of a message whose join point went, or a new one.
-        let mut msg = match super::spare_message() {
-            Some(msg) => msg,
-            None => Rc::new(Message {
-                label,
-                attrs: Attrs::new(),
-            }),
-        };
-        let m = Rc::get_mut(&mut msg)?;
-        debug_assert!(m.attrs.is_empty());
-        m.label = label;
-        let attrs = &mut m.attrs;
-        if n > INLINE {
-            attrs.reserve(n);
-        }
-        if n > 0
-            && let Err(e) = self.meter.alloc(ENTRY_BYTES * n as u64)
-        {
-            return Some(Err(self.builtin_error(span, e)));
-        }
         let first = at + 1 + usize::from(send);
-        for &i in &order[..n] {
-            let i = usize::from(i);
-            attrs.push_ordered(
-                Key::sym(names[i]),
-                std::mem::take(&mut self.stack[first + 2 * i + 1]),
-            );
-        }
+        let msg = match self.message_taking(label, &names[..n], &order, |i| first + 2 * i + 1, span)
+        {
+            Ok(msg) => msg,
+            Err(e) => return Some(Err(e)),
+        };
         let to = send.then(|| std::mem::take(&mut self.stack[at + 1]));
         // SAFETY: what is left from `at` holds nothing: the label and the names are
         // symbols' texts, the values and the recipient were taken (nil in their places).
         debug_assert!(self.stack[at..].iter().all(Value::holds_nothing));
         unsafe { self.stack.set_len(at) };
         Some(Ok((msg, to)))
+    }
+
+    /// A message labelled `label` with attributes named `names` (symbols, none twice,
+    /// put in key order by `order`: see [`key_order`]), each value moved from the stack at
+    /// `place(i)`, nil left there. Its memory is charged; its allocation is one a join
+    /// point let go when there is one.
+    #[inline(always)]
+    pub(super) fn message_taking(
+        &mut self,
+        label: Symbol,
+        names: &[Symbol],
+        order: &[u8],
+        place: impl Fn(usize) -> usize,
+        span: Span,
+    ) -> Result<Rc<Message>, RuntimeError> {
+        let n = names.len();
+        if n > 0
+            && let Err(e) = self.meter.alloc(ENTRY_BYTES * n as u64)
+        {
+            return Err(self.builtin_error(span, e));
+        }
+        // The allocation of a message whose join point went, or a new one.
+        let new = || {
+            Rc::new(Message {
+                label,
+                attrs: Attrs::new(),
+            })
+        };
+        let mut msg = super::spare_message().unwrap_or_else(new);
+        if Rc::get_mut(&mut msg).is_none() {
+            msg = new();
+        }
+        let Some(m) = Rc::get_mut(&mut msg) else {
+            return Err(self.error(span, "internal: a new message is shared"));
+        };
+        debug_assert!(m.attrs.is_empty());
+        m.label = label;
+        let attrs = &mut m.attrs;
+        if n > INLINE {
+            attrs.reserve(n);
+        }
+        for &i in &order[..n] {
+            let i = usize::from(i);
+            attrs.push_ordered(
+                Key::sym(names[i]),
+                std::mem::take(&mut self.stack[place(i)]),
+            );
+        }
+        Ok(msg)
     }
 
     /// Pop `n` attribute key/value pairs into `attrs`, a message's attributes (later
@@ -854,7 +881,7 @@ impl Machine {
 
     /// Change (or make) property `name` of entity `id`, after telling the representation
     /// that observes it, if someone watches.
-    fn write_property(
+    pub(super) fn write_property(
         &mut self,
         cx: &mut Context<'_>,
         id: super::EntityId,
