@@ -25,7 +25,7 @@ use super::super::builtins::PureFn;
 use super::super::trace::{Output, RuntimeError, Status};
 use super::super::value::{DepthJournal, Key, List, Value};
 use super::fast_build::MessageShape;
-use super::stack::{overwrite, push_nils_apart, truncate_releasing};
+use super::stack::{overwrite, push_nils_apart, renew_locals, truncate_releasing};
 use super::steps::next_check;
 use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
 
@@ -677,10 +677,25 @@ impl Fx<'_, '_> {
                 Err(Exit::Return) => (std::mem::take(&mut self.returned), true),
                 Err(exit) => return Err(exit),
             };
+            self.check()?;
+            // The next law, the behaviour or the next side-effect starts in the ended
+            // body's frame, as in the instruction loop; the general way otherwise.
+            if !explicit
+                && !(self.m.paused || self.m.pause_later)
+                && let Some((next, phase, ended)) = self.m.due_next()
+            {
+                self.m.move_on(phase, ended, v);
+                let locals = self.cx.game.code(next.code).locals as usize;
+                renew_locals(&mut self.m.stack, next.base as usize, locals);
+                if let Some(f) = self.m.frames.last_mut() {
+                    f.code = next.code;
+                    f.kind = next.kind;
+                }
+                continue;
+            }
             if let Some(status) = self.m.leave(self.cx, v, explicit) {
                 return self.stop_with(Flow::End(status));
             }
-            self.check()?;
         }
         Ok(self.m.stack.pop().unwrap_or_default())
     }
@@ -703,6 +718,29 @@ impl Fx<'_, '_> {
     /// `(property "name" of entity)`.
     #[inline(always)]
     pub(crate) fn property_of(&mut self, entity: &Value, name: Symbol, span: Span) -> Done {
+        // An entity the game started with and a property of its layout, in line, as the
+        // instruction loop reads it.
+        match self.m.fixed_property(self.cx.game, entity, name) {
+            Some(v) => Ok(v.clone()),
+            None => self.property_of_slowly(entity, name, span),
+        }
+    }
+
+    /// `(property "name" of entity)` of the entity named in local `slot`.
+    #[inline(always)]
+    pub(crate) fn local_property_of(&mut self, slot: usize, name: Symbol, span: Span) -> Done {
+        let m = &*self.m;
+        match m.fixed_property(self.cx.game, &m.stack[self.base + slot], name) {
+            Some(v) => Ok(v.clone()),
+            None => {
+                let entity = self.local(slot).clone();
+                self.property_of_slowly(&entity, name, span)
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn property_of_slowly(&mut self, entity: &Value, name: Symbol, span: Span) -> Done {
         self.m
             .property_of(self.cx, entity, name, span)
             .map_err(|_| Exit::GiveUp)

@@ -696,8 +696,7 @@ impl Builder<'_> {
                     match entity {
                         Operand::Local(slot) => node(move |fx| {
                             fx.step(2);
-                            let e = fx.local(slot).clone();
-                            fx.property_of(&e, name, span)
+                            fx.local_property_of(slot, name, span)
                         }),
                         Operand::Int(_) => return None,
                         Operand::Node(entity) => node(move |fx| {
