@@ -25,6 +25,7 @@ use super::super::builtins::PureFn;
 use super::super::trace::{Output, RuntimeError, Status};
 use super::super::value::{DepthJournal, Key, List, Value};
 use super::fast_build::MessageShape;
+use super::sends::{NextBody, Phase, next_advice};
 use super::stack::{overwrite, push_nils_apart, renew_locals, truncate_releasing};
 use super::steps::next_check;
 use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
@@ -361,6 +362,41 @@ impl Ran {
     }
 }
 
+impl Machine {
+    /// The body due after the running frame's, a law, behaviour or side-effect body that
+    /// ended normally, in its join point's chain (see `next_advice`); the phase the join
+    /// point moves to when it starts, and the ended body's kind. Nothing is changed.
+    #[inline(always)]
+    fn due_next(&self) -> Option<(NextBody, Phase, Kind)> {
+        let &Frame {
+            kind: ended @ (Kind::Law | Kind::SideEffect | Kind::Behaviour),
+            base,
+            jp,
+            ..
+        } = self.frames.last()?
+        else {
+            return None;
+        };
+        let (code, phase, kind) = next_advice(self.jps.last()?, ended)?;
+        debug_assert_eq!(jp as usize, self.jps.len() - 1);
+        Some((NextBody { code, kind, base }, phase, ended))
+    }
+
+    /// Move the top join point on to `phase` after a body of kind `ended` gave `value`,
+    /// which a behaviour's join point keeps.
+    #[inline(always)]
+    fn move_on(&mut self, phase: Phase, ended: Kind, value: Value) {
+        if let Some(point) = self.jps.last_mut() {
+            point.phase = phase;
+            if ended == Kind::Behaviour {
+                overwrite(&mut point.value, value);
+                return;
+            }
+        }
+        Value::release(value);
+    }
+}
+
 impl<'a, 'b> Fx<'a, 'b> {
     /// The fast tier on `m`, a body's locals at `base`, no function called yet.
     fn new(m: &'a mut Machine, cx: &'a mut Context<'b>, base: usize) -> Fx<'a, 'b> {
@@ -551,9 +587,15 @@ impl Fx<'_, '_> {
         let Some((id, _)) = self.m.me() else {
             return Err(Exit::GiveUp);
         };
-        let level = self.m.frames.len();
-        let r = self.m.write_property(self.cx, id, name, v, false, span);
-        self.then(r, level)
+        match self.m.write_layout_slot(self.cx, id, name, v) {
+            Ok(()) => Ok(Value::Nil),
+            Err(v) => {
+                // The general way, the operands as the instruction loop has them.
+                self.push(Value::sym(name));
+                self.push(v);
+                self.form(FormOp::UpdateProperty, 0, span)
+            }
+        }
     }
 
     /// The message of `shape`, its recipient (when it sends) and its values pushed from
@@ -680,8 +722,7 @@ impl Fx<'_, '_> {
             self.check()?;
             // The next law, the behaviour or the next side-effect starts in the ended
             // body's frame, as in the instruction loop; the general way otherwise.
-            if !explicit
-                && !(self.m.paused || self.m.pause_later)
+            if !(explicit || self.m.paused || self.m.pause_later)
                 && let Some((next, phase, ended)) = self.m.due_next()
             {
                 self.m.move_on(phase, ended, v);

@@ -881,31 +881,21 @@ impl Machine {
 
     /// Change (or make) property `name` of entity `id`, after telling the representation
     /// that observes it, if someone watches.
-    pub(super) fn write_property(
+    fn write_property(
         &mut self,
         cx: &mut Context<'_>,
         id: super::EntityId,
         name: crate::symbol::Symbol,
-        value: Value,
+        mut value: Value,
         new: bool,
         span: Span,
     ) -> Result<Flow, RuntimeError> {
         let game = cx.game;
         if !new && !self.world.canvas.active {
             if !id.is_representation() && !cx.trace && !cx.stepping {
-                // The commonest case: a property of the layout of an entity of the game,
-                // nobody watching, no event: found and written with one look at the world.
-                let logging = self.logging();
-                if let Some(e) = self.world.entity_mut(id)
-                    && let Some(slot) = game.slot(e.ty, name)
-                    && let Some(place) = e.props.get_mut(slot as usize)
-                {
-                    let old = std::mem::replace(place, value);
-                    if logging {
-                        self.log_slot(id, slot, old);
-                    } else {
-                        Value::release(old);
-                    }
+                if let Err(v) = self.write_layout_slot(cx, id, name, value) {
+                    value = v;
+                } else {
                     return Ok(Flow::Value(Value::Nil));
                 }
             } else if let Some(slot) = self.world.entity(id).and_then(|e| {
@@ -941,6 +931,41 @@ impl Machine {
         }
         self.store_property(cx, id, name, value, new)?;
         Ok(Flow::Value(Value::Nil))
+    }
+
+    /// The commonest write: property `name` of the layout of entity `id` of the game (not
+    /// a representation), nobody watching, no event, found and written with one look at
+    /// the world. The value back when the write is not that.
+    #[inline(always)]
+    pub(super) fn write_layout_slot(
+        &mut self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        value: Value,
+    ) -> Result<(), Value> {
+        if self.world.canvas.active || id.is_representation() || cx.trace || cx.stepping {
+            return Err(value);
+        }
+        let logging = self.logging();
+        let Some(e) = self.world.entity_mut(id) else {
+            return Err(value);
+        };
+        let Some(place) = cx
+            .game
+            .slot(e.ty, name)
+            .and_then(|slot| Some((slot, e.props.get_mut(slot as usize)?)))
+        else {
+            return Err(value);
+        };
+        let (slot, place) = place;
+        let old = std::mem::replace(place, value);
+        if logging {
+            self.log_slot(id, slot, old);
+        } else {
+            Value::release(old);
+        }
+        Ok(())
     }
 
     /// Write `value` to the slot `slot` of entity `id` (which has it), as property `name`.

@@ -108,25 +108,6 @@ impl Machine {
         if cx.trace || cx.stepping || self.paused || self.pause_later {
             return None;
         }
-        let (next, phase, ended) = self.due_next()?;
-        if self.fast && cx.fast.get(next.code).is_some_and(|f| f.entered) {
-            // The fast tier takes it at its start, by the general way.
-            return None;
-        }
-        let value = if ended == Kind::Behaviour && value_on_stack {
-            self.stack.pop().unwrap_or_default()
-        } else {
-            Value::Nil
-        };
-        self.move_on(phase, ended, value);
-        Some(next)
-    }
-
-    /// The body due after the running frame's, a law, behaviour or side-effect body that
-    /// ended normally, in its join point's chain (see `next_advice`); the phase the join
-    /// point moves to when it starts, and the ended body's kind. Nothing is changed.
-    #[inline(always)]
-    pub(super) fn due_next(&self) -> Option<(NextBody, Phase, Kind)> {
         let &Frame {
             kind: ended @ (Kind::Law | Kind::SideEffect | Kind::Behaviour),
             base,
@@ -136,23 +117,24 @@ impl Machine {
         else {
             return None;
         };
-        let (code, phase, kind) = next_advice(self.jps.last()?, ended)?;
-        debug_assert_eq!(jp as usize, self.jps.len() - 1);
-        Some((NextBody { code, kind, base }, phase, ended))
-    }
-
-    /// Move the top join point on to `phase` after a body of kind `ended` gave `value`,
-    /// which a behaviour's join point keeps.
-    #[inline(always)]
-    pub(super) fn move_on(&mut self, phase: Phase, ended: Kind, value: Value) {
-        if let Some(point) = self.jps.last_mut() {
-            point.phase = phase;
-            if ended == Kind::Behaviour {
-                overwrite(&mut point.value, value);
-                return;
-            }
+        let point = self.jps.last_mut()?;
+        let (code, phase, kind) = next_advice(point, ended)?;
+        if self.fast && cx.fast.get(code).is_some_and(|f| f.entered) {
+            // The fast tier takes it at its start, by the general way.
+            return None;
         }
-        Value::release(value);
+        let point = self.jps.last_mut()?;
+        point.phase = phase;
+        if ended == Kind::Behaviour {
+            let value = if value_on_stack {
+                self.stack.pop().unwrap_or_default()
+            } else {
+                Value::Nil
+            };
+            overwrite(&mut point.value, value);
+        }
+        debug_assert_eq!(jp as usize, self.jps.len() - 1);
+        Some(NextBody { code, kind, base })
     }
 
     /// The running frame returned `value`. Returns the final status when the transaction
