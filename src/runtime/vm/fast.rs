@@ -124,6 +124,13 @@ pub struct FastCode {
     /// Whether the instruction loop hands the body's start to the fast tier (a call of
     /// it as a function always is).
     pub(crate) entered: bool,
+    /// How many locals the body has (its parameters first).
+    pub(crate) locals: usize,
+    /// Whether a call of it as a function has a frame, as on the interpreter: when it
+    /// sends, or calls a function that does, so that what it sends counts it in its
+    /// depth and runs under it. A call without one is counted in
+    /// [`Machine::frameless`].
+    pub(crate) frame: bool,
 }
 
 impl std::fmt::Debug for FastCode {
@@ -133,12 +140,21 @@ impl std::fmt::Debug for FastCode {
 }
 
 impl FastCode {
-    pub(crate) fn new(body: Node, callees: Vec<CodeId>, return_at: u32, entered: bool) -> FastCode {
+    pub(crate) fn new(
+        body: Node,
+        callees: Vec<CodeId>,
+        return_at: u32,
+        entered: bool,
+        locals: usize,
+        sends: bool,
+    ) -> FastCode {
         FastCode {
             run: Arc::from(body),
             callees: callees.into(),
             return_at,
             entered,
+            locals,
+            frame: sends,
         }
     }
 }
@@ -232,6 +248,7 @@ impl Machine {
         self.done = None;
         self.fast = false;
         self.fast_nest = 0;
+        self.frameless = 0;
         self.floor = 0;
         match self.origin.clone() {
             Origin::Send(to, msg) => {
@@ -537,27 +554,35 @@ impl Fx<'_, '_> {
     /// for is its caller's.
     fn call_body(&mut self, code: CodeId, fast: &FastCode, at: usize) -> Done {
         let m = &mut *self.m;
-        if m.fast_nest >= FAST_DEPTH || m.frames.len() + m.jps.len() >= self.cx.limits.max_depth {
+        if m.fast_nest >= FAST_DEPTH
+            || m.frames.len() + m.frameless + m.jps.len() >= self.cx.limits.max_depth
+        {
             return Err(Exit::GiveUp);
         }
-        let locals = self.cx.game.code(code).locals as usize;
-        let extra = locals.saturating_sub(m.stack.len() - at);
+        let extra = fast.locals.saturating_sub(m.stack.len() - at);
         if extra > 0 {
             push_nils_apart(&mut m.stack, extra);
         }
-        let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
-        m.frames.push(Frame {
-            code,
-            ip: 0,
-            base: at as u32,
-            kind: Kind::Function,
-            jp,
-        });
+        if fast.frame {
+            let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
+            m.frames.push(Frame {
+                code,
+                ip: 0,
+                base: at as u32,
+                kind: Kind::Function,
+                jp,
+            });
+        } else {
+            m.frameless += 1;
+        }
         self.check()?;
         let base = std::mem::replace(&mut self.base, at);
         self.m.fast_nest += 1;
         let r = (fast.run)(self);
         self.m.fast_nest -= 1;
+        if !fast.frame {
+            self.m.frameless -= 1;
+        }
         self.base = base;
         let v = match r {
             Ok(v) => {
@@ -568,7 +593,9 @@ impl Fx<'_, '_> {
             Err(Exit::Return) => std::mem::take(&mut self.returned),
             Err(exit) => return Err(exit),
         };
-        self.m.frames.pop();
+        if fast.frame {
+            self.m.frames.pop();
+        }
         truncate_releasing(&mut self.m.stack, at);
         Ok(v)
     }

@@ -54,6 +54,23 @@ impl FastTable {
                 }
             }
             if !changed {
+                break;
+            }
+        }
+        // A function that calls one with a frame has one too (until none changes).
+        loop {
+            let framed: Vec<bool> = codes
+                .iter()
+                .map(|c| c.as_ref().is_some_and(|f| f.frame))
+                .collect();
+            let mut changed = false;
+            for code in codes.iter_mut().flatten() {
+                if !code.frame && code.callees.iter().any(|c| framed[c.0 as usize]) {
+                    code.frame = true;
+                    changed = true;
+                }
+            }
+            if !changed {
                 return FastTable { codes };
             }
         }
@@ -92,7 +109,14 @@ fn build_code(code: &Code, game: &Game) -> Option<FastCode> {
     // A body's start is handed to the fast tier when it does enough there to pay for the
     // handing over: it loops, calls a function, sends, or is long.
     let entered = b.loops || b.sends || !b.callees.is_empty() || b.nodes >= ENTERED_NODES;
-    Some(FastCode::new(node, b.callees, return_at, entered))
+    Some(FastCode::new(
+        node,
+        b.callees,
+        return_at,
+        entered,
+        code.locals as usize,
+        b.sends,
+    ))
 }
 
 /// How many expressions a body without loops or calls has at least for the instruction

@@ -288,6 +288,9 @@ pub struct Machine {
     /// Join points and function calls the fast tier has open as Rust calls (bounded by
     /// [`FAST_DEPTH`]).
     fast_nest: usize,
+    /// Calls of functions the fast tier has open without a frame (see
+    /// `FastCode::frame`): counted in the depth as frames are.
+    frameless: usize,
     /// The frame count at which [`Machine::exec`] stops with the value on top, when the
     /// fast tier runs a body it has no form of on the interpreter (0: run to the end).
     floor: usize,
@@ -384,6 +387,7 @@ impl Machine {
             kept_start: false,
             compare: None,
             fast_nest: 0,
+            frameless: 0,
             floor: 0,
         }
     }
