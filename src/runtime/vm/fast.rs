@@ -23,8 +23,8 @@ use crate::syntax::ast::FormOp;
 use super::super::budget::{ELEMENT_BYTES, Meter};
 use super::super::builtins::PureFn;
 use super::super::trace::{Output, RuntimeError, Status};
+use super::super::value::attrs::ORDER_UP_TO;
 use super::super::value::{DepthJournal, Key, List, Value};
-use super::fast_build::MessageShape;
 use super::sends::{NextBody, Phase, next_advice};
 use super::stack::{overwrite, push_nils_apart, renew_locals, truncate_releasing};
 use super::steps::next_check;
@@ -157,6 +157,17 @@ impl FastCode {
             frame: sends,
         }
     }
+}
+
+/// A fast node's message of known label and keys.
+pub(crate) struct MessageShape {
+    pub(crate) label: Symbol,
+    pub(crate) names: Box<[Symbol]>,
+    /// The names' key order (`value::attrs::key_order`).
+    pub(crate) order: [u8; ORDER_UP_TO],
+    /// Whether the form sends it (its recipient first on the stack).
+    pub(crate) send: bool,
+    pub(crate) span: Span,
 }
 
 /// What a fast body runs on: the transaction's machine, its context, and the place of the

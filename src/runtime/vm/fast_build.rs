@@ -21,8 +21,8 @@ use crate::syntax::ast::{Expr, ExprKind, FormOp};
 use super::super::budget::equal_in_step;
 use super::super::builtins::{PureFn, contains_letter, pure_fn, read_fast};
 use super::super::value::Value;
-use super::super::value::attrs::{ORDER_UP_TO, key_order};
-use super::fast::{Done, FastCode, Fx, Node};
+use super::super::value::attrs::key_order;
+use super::fast::{Done, FastCode, Fx, MessageShape, Node};
 use super::fused::int_value;
 
 /// The builtins a fast body never calls: the questions about legal moves, which run
@@ -825,17 +825,6 @@ impl Builder<'_> {
             fx.new_message(&shape, at)
         }))
     }
-}
-
-/// A fast node's message of known label and keys.
-pub(crate) struct MessageShape {
-    pub(crate) label: Symbol,
-    pub(crate) names: Box<[Symbol]>,
-    /// The names' key order ([`key_order`]).
-    pub(crate) order: [u8; ORDER_UP_TO],
-    /// Whether the form sends it (its recipient first on the stack).
-    pub(crate) send: bool,
-    pub(crate) span: Span,
 }
 
 /// A pure builtin `f` of one argument, `fast` answering it where it can.
