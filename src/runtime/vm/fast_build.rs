@@ -768,9 +768,7 @@ impl Builder<'_> {
         let nattrs = u8::try_from(attrs.len()).ok()?;
         Some(call_with(nodes, move |fx, _| fx.form(op, nattrs, span)))
     }
-}
 
-impl Builder<'_> {
     /// `(new message "label" with "key" value ...)`, or `(send new message ...)` when
     /// `send`, with its label and keys written as names: the names and their key order
     /// are worked out here, once, and the message is made from the values as they come.
