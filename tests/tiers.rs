@@ -299,6 +299,8 @@ const CELLS: &str = r#"
       (open checkpoint)
       (update property "hits" to 5)
       (if (= (attribute "n") 0) (rollback "sunk") else (send new message "sink" to (property "next") with "n" (- (attribute "n") 1)))
+    #onMessage kept
+      (property "hits")
     #onMessage slow
       (if (< (attribute "n") 0) (wait signal "never"))
       (send new message "down" to (property "next") with "n" (attribute "n"))
@@ -307,7 +309,15 @@ const CELLS: &str = r#"
     #onMessage go
       (print (send new message "down" to "a" with "n" (attribute "n")))
       (print (property "hits" of "a") (property "hits" of "b"))
+    #onMessage guarded
+      (print (send new message "kept" to "a" with "n" (attribute "n")) (property "hits" of "a"))
+    #onMessage wait
+      (print "before")
+      (send new message "slow" to "a" with "n" -1)
 #law "no sevens" on down to cell in * is (if (= (attribute "n") 7) (return))
+#law "counted, then refused" on kept to cell in * is
+  (update property "hits" to 99)
+  (if (> (attribute "n") 1) (return))
 #sideeffect on down to cell in * is (if (= (% (attribute "n") 10) 0) (print (self) (attribute "n")))
 #instance a of cell with next "b"
 #instance b of cell with next "a"
@@ -391,5 +401,27 @@ fn the_fast_tier_at_its_deepest_fits_in_a_small_thread_stack() {
     let (status, bodies, replays) = deepest;
     assert!(status.starts_with("Committed"), "{status}");
     assert!(bodies >= flexrules::runtime::vm::FAST_DEPTH as u64 / 2);
+    assert_eq!(replays, 1);
+}
+
+#[test]
+fn a_veto_inside_a_fast_send_undoes_what_its_laws_did() {
+    // The law changes the world and then vetoes: the send gives nil and the change is
+    // undone (the join point's copy of the world), on either tier.
+    let (tx, _, replays) = same_transaction(CELLS, "guarded to x with n 2", Limits::default());
+    assert_eq!(format!("{:?}", tx.output), r#"[Print("nil 0")]"#);
+    assert_eq!(replays, 0);
+    let (tx, _, replays) = same_transaction(CELLS, "guarded to x with n 1", Limits::default());
+    assert_eq!(format!("{:?}", tx.output), r#"[Print("99 99")]"#);
+    assert_eq!(replays, 0);
+}
+
+#[test]
+fn a_wait_inside_a_fast_send_is_the_interpreters() {
+    let (tx, _, replays) = same_transaction(CELLS, "wait to x", Limits::default());
+    let Status::Failed(e) = &tx.status else {
+        panic!("{:?}", tx.status)
+    };
+    assert!(e.message.contains("waiting for signal"), "{}", e.message);
     assert_eq!(replays, 1);
 }
