@@ -25,10 +25,6 @@ use super::super::value::attrs::key_order;
 use super::fast::{Done, FastCode, Fx, MessageShape, Node};
 use super::fused::int_value;
 
-/// The builtins a fast body never calls: the questions about legal moves, which run
-/// trials of their own whose limits depend on the frames open.
-const NOT_FAST: &[&str] = &["legal-moves", "has-legal-move", "is-legal"];
-
 /// The fast form of each body of a game that can run on the fast tier, by [`CodeId`].
 #[derive(Clone, Debug, Default)]
 pub struct FastTable {
@@ -614,9 +610,6 @@ impl Builder<'_> {
             let args: Vec<Node> = args.iter().map(|a| self.expr(a)).collect::<Option<_>>()?;
             return Some(function_call(code, args));
         };
-        if NOT_FAST.contains(&name) {
-            return None;
-        }
         if args.len() > u8::MAX as usize {
             return None;
         }

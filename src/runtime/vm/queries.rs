@@ -372,7 +372,7 @@ impl Machine {
                 max_memory: limits.max_memory.saturating_sub(self.meter.memory),
                 max_depth: limits
                     .max_depth
-                    .saturating_sub(self.frames.len() + self.jps.len()),
+                    .saturating_sub(self.frames.len() + self.frameless + self.jps.len()),
                 ..limits
             },
             trace: false,
