@@ -33,8 +33,8 @@ use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
 /// Which tier runs a session's transactions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Tier {
-    /// The interpreter alone (the default: see `docs/performance.md`, "The fast tier,
-    /// 2026-11-29", for where the fast tier is not yet faster).
+    /// The interpreter alone (the default: see `docs/performance.md`, "The fast tier with
+    /// sends", for where the fast tier is not yet faster).
     #[default]
     Interpreter,
     /// The fast tier where it applies, the interpreter for the rest and for every
