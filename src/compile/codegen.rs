@@ -419,7 +419,6 @@ impl Compiler {
         }
     }
 
-    /// Compile a sequence of statements with `params` in the first slots.
     /// Compile a body that runs once, when the game starts (a property's default or
     /// value, a board description, a parameter's default): it keeps no AST, as the fast
     /// tier has nothing to gain there.
@@ -427,6 +426,7 @@ impl Compiler {
         self.body_keeping(body, params, name, span, false)
     }
 
+    /// Compile a sequence of statements with `params` in the first slots.
     pub fn body(&mut self, body: &[Expr], params: &[Symbol], name: String, span: Span) -> CodeId {
         self.body_keeping(body, params, name, span, true)
     }

@@ -386,7 +386,11 @@ impl Machine {
             Trial::Eval(code) => trials.restart_trial_eval(&mut tcx, code),
             Trial::Move(to, msg) => trials.restart_trial(&mut tcx, to, msg),
         }
+        // A trial asked from the fast tier nests on the same Rust stack: it counts what
+        // is open here against the fast tier's bound.
+        trials.fast_nest = self.fast_nest;
         let status = trials.run_out(&mut tcx);
+        trials.fast_nest = 0;
         trials.end_trial(status.committed(), TrialEnd::Undo);
         self.meter.steps = self.meter.steps.saturating_add(trials.steps());
         self.meter.memory = self.meter.memory.saturating_add(trials.memory());

@@ -117,8 +117,7 @@ impl Machine {
         else {
             return None;
         };
-        let point = self.jps.last_mut()?;
-        let (code, phase, kind) = next_advice(point, ended)?;
+        let (code, phase, kind) = next_advice(self.jps.last()?, ended)?;
         if self.fast && cx.fast.get(code).is_some_and(|f| f.entered) {
             // The fast tier takes it at its start, by the general way.
             return None;
