@@ -40,9 +40,10 @@
 //! goals were set, marked "recorded".
 //!
 //! `--callgrind` counts instructions (callgrind's total `Ir`) of Awele 200 playouts, chess
-//! perft(3) and one Go 19×19 playout; with `--base <binary>` the same on that binary in the
-//! same invocation, with the change, after checking that both printed the same output
-//! (timings masked).
+//! perft(3) and one Go 19×19 playout, and the instructions of one rule (a law or
+//! side-effect of one `if`, from `benches/machine/rules.fr`, its send's share included);
+//! with `--base <binary>` the same on that binary in the same invocation, with the
+//! change, after checking that both printed the same output (timings masked).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -774,11 +775,55 @@ mod callgrind {
                 }
             }
         }
+        if RULE.0.contains(only) {
+            eprintln!("callgrind: {} ...", RULE.0);
+            let after = per_rule(root, current, &|a| with(a, &opts.tier));
+            match base {
+                None => println!("{:<22} {:>16.1}", RULE.0, after),
+                Some(b) => {
+                    let before = per_rule(root, b, &|a| with(a, &opts.base_tier));
+                    println!(
+                        "{:<22} {:>16.1} {:>16.1} {:>+8.2}%",
+                        RULE.0,
+                        before,
+                        after,
+                        (after - before) / before * 100.0
+                    );
+                }
+            }
+        }
         println!();
         println!("commands: flexrules <args> under valgrind --tool=callgrind:");
         for (name, args) in WORKLOADS {
             println!("  {name}: {args}");
         }
+        println!(
+            "  {}: ({} with n={} minus n=0) / ({} x {})",
+            RULE.0, RULE.1, RULE.2, RULE.2, RULE.3
+        );
+    }
+
+    /// The rule row: a name, the command (`n=` to follow), the sends, the rules each
+    /// passes (benches/machine/rules.fr: ten laws, the behaviour, five side-effects).
+    const RULE: (&str, &str, u64, u64) = (
+        "one rule",
+        "run benches/machine/rules.fr --param n=",
+        2000,
+        16,
+    );
+
+    /// Instructions per rule: the difference between `RULE.2` sends and none, over the
+    /// rules they ran (start-up, loading and the sending loop's own turn counted out by
+    /// the difference, the loop's turn being a few instructions of the hundreds a send
+    /// costs).
+    fn per_rule(root: &Path, binary: &Path, with: &dyn Fn(&str) -> String) -> f64 {
+        let (name, args, sends, rules) = RULE;
+        let (out, many) = count(root, binary, &with(&format!("{args}{sends}")));
+        if !out.contains(&format!("print: {sends}")) {
+            fail(&format!("{name}: expected `print: {sends}`, got:\n{out}"));
+        }
+        let (_, none) = count(root, binary, &with(&format!("{args}0")));
+        (many as f64 - none as f64) / (sends * rules) as f64
     }
 
     /// Run `binary args` under callgrind; its standard output and the total `Ir`.
