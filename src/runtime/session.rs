@@ -784,7 +784,7 @@ impl Session {
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
         for item in items.chunks().flatten() {
-            super::value::action_of(item).map_err(bad)?;
+            super::value::check_action(item).map_err(bad)?;
         }
         Ok(CandidateItems { items: Some(items) })
     }

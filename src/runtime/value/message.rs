@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use super::{Attrs, Key, Value};
+use super::{Attrs, Key, Text, Value};
 use crate::symbol::Symbol;
 
 /// A message value.
@@ -54,11 +54,22 @@ pub fn mover_of(m: &Message) -> Option<String> {
 /// The candidate action an item of the list `#actions` gives stands for: its recipient and
 /// its message, when it is `(list <recipient> <message>)`; else what is wrong with it.
 pub fn action_of(item: &Value) -> Result<(Symbol, Rc<Message>), String> {
+    action_parts(item).map(|(to, m)| (to.intern(), m.clone()))
+}
+
+/// Whether `item` stands for a candidate action, as [`action_of`] reads it, without
+/// taking its parts: the whole list `#actions` gives is checked this way, and only the
+/// candidates used are read (a message's count left alone, a name not looked up).
+pub fn check_action(item: &Value) -> Result<(), String> {
+    action_parts(item).map(|_| ())
+}
+
+fn action_parts(item: &Value) -> Result<(&Text, &Rc<Message>), String> {
     let Value::List(pair) = item else {
         return Err(format!("an action is {} {item}", item.type_name()));
     };
     match (pair.len(), pair.front(), pair.back()) {
-        (2, Some(Value::Str(to)), Some(Value::Message(m))) => Ok((to.intern(), m.clone())),
+        (2, Some(Value::Str(to)), Some(Value::Message(m))) => Ok((to, m)),
         _ => Err(format!("an action is {item}")),
     }
 }
