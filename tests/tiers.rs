@@ -425,3 +425,40 @@ fn a_wait_inside_a_fast_send_is_the_interpreters() {
     assert!(e.message.contains("waiting for signal"), "{}", e.message);
     assert_eq!(replays, 1);
 }
+
+/// `(state of e)` is read in line for an entity the game started with, and by the form
+/// for any other name: the same states, steps and errors either way, on every tier.
+#[test]
+fn the_state_of_an_entity_reads_the_same_in_line_and_by_the_form() {
+    let defs = r#"
+#entity cell
+  #state default
+    #onMessage flip
+      (changeState "lit")
+  #state lit
+#instance c1 of cell
+"#;
+    let body = r#"
+  (var seen (list))
+  (var i 0)
+  (while (< i 3)
+    (do
+      (var seen (concat seen (list (state of "c1") (state of (str "c" 1)) (state of (self)))))
+      (send new message "flip" to "c1")
+      (var i (+ i 1))
+    end))
+  (print seen)
+  (print (= (state of "c1") "lit"))
+  (state of (str "nob" "ody"))
+"#;
+    let (tx, bodies, _) = same(defs, body, Limits::default());
+    let Status::Failed(e) = &tx.status else {
+        panic!("{:?}", tx.status)
+    };
+    assert!(e.message.contains("nobody"), "{}", e.message);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("(\"default\" \"default\" \"default\" \"lit\" \"lit\" \"default\" \"lit\" \"lit\" \"default\")"), Print("true")]"#
+    );
+    assert!(bodies >= 1, "the fast tier ran no body");
+}

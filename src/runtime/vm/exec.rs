@@ -4,6 +4,7 @@
 
 use crate::compile::bytecode::{IntOp, IntValue, Op, Read, builtin_of};
 use crate::symbol::Symbol;
+use crate::syntax::ast::FormOp;
 
 use super::super::budget::{equal_in_step, is_collection};
 use super::super::builtins::{ascii_name, contains_letter, pure_fn, read_fast};
@@ -486,6 +487,17 @@ impl Machine {
                             }
                         };
                         self.stack.push(v);
+                    }
+                    // `(state of e)` of an entity the game started with, read in line
+                    // as a property is (any other name takes the form, for its lookup's
+                    // count and its errors).
+                    Op::Form(FormOp::StateOf, 0)
+                        if let Some(state) =
+                            self.stack.last().and_then(|v| self.fixed_state(v)) =>
+                    {
+                        if let Some(top) = self.stack.last_mut() {
+                            overwrite(top, Value::sym(state));
+                        }
                     }
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();

@@ -827,6 +827,17 @@ impl Fx<'_, '_> {
             .map_err(|_| Exit::GiveUp)
     }
 
+    /// `(state of entity)`: read in line for an entity the game started with, as the
+    /// instruction loop reads it; by the form otherwise (its step already counted).
+    pub(crate) fn state_of(&mut self, entity: Value, span: Span) -> Done {
+        if let Some(state) = self.m.fixed_state(&entity) {
+            Value::release(entity);
+            return Ok(Value::sym(state));
+        }
+        self.push(entity);
+        self.form(FormOp::StateOf, 0, span)
+    }
+
     /// `(attribute "key")` of the handled message.
     #[inline(always)]
     pub(crate) fn attribute(&mut self, key: Symbol) -> Done {

@@ -748,6 +748,14 @@ impl Builder<'_> {
                 fx.update_property(name, v, span)
             }));
         }
+        if let (StateOf, [entity], []) = (op, args, attrs) {
+            let entity = self.expr(entity)?;
+            return Some(node(move |fx| {
+                let e = entity(fx)?;
+                fx.step(1);
+                fx.state_of(e, span)
+            }));
+        }
         if matches!(op, NewMessage | SendNew)
             && let Some(made) = self.message(op == SendNew, args, attrs, span)
         {

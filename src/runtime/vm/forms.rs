@@ -690,6 +690,14 @@ impl Machine {
         self.fixed_entity(entity)?.1.layout_property(game, name)
     }
 
+    /// `(state of v)` when `v` names an entity the game started with: read in line, as a
+    /// property is. `None` for any other name, which the form looks up (counting the
+    /// lookup, reporting what is wrong).
+    #[inline(always)]
+    pub(super) fn fixed_state(&self, v: &Value) -> Option<crate::symbol::Symbol> {
+        self.fixed_entity(v).map(|(_, e)| e.state)
+    }
+
     /// [`Machine::property_of`] for an entity made at run time, or an error.
     #[cold]
     #[inline(never)]
