@@ -237,6 +237,11 @@ fn expr() -> BoxedStrategy<String> {
                     .prop_map(|e| format!("(finish with \"winner\" {e})")),
                 Just("(type of \"e0\")".to_string()),
                 Just("(state of \"e1\")".to_string()),
+                // A state compared in an `if`, of an entity named by a local: a literal
+                // name (read in line), a name made at run time (the form) or one deleted.
+                inner.clone().prop_map(|e| format!(
+                    "(do (var c (if {e} \"e1\" else (str \"e\" 0))) (if (!= (state of c) \"default\") c else {e}) end)"
+                )),
                 inner.clone().prop_map(|e| format!("(twice {e})")),
             ]
         })

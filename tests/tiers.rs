@@ -449,6 +449,8 @@ fn the_state_of_an_entity_reads_the_same_in_line_and_by_the_form() {
     end))
   (print seen)
   (print (= (state of "c1") "lit"))
+  (foreach n in (list "c1" (str "c" 1) "b")
+    (if (= (state of n) "lit") (print n "lit") else (print n "not lit")))
   (state of (str "nob" "ody"))
 "#;
     let (tx, bodies, _) = same(defs, body, Limits::default());
@@ -458,7 +460,7 @@ fn the_state_of_an_entity_reads_the_same_in_line_and_by_the_form() {
     assert!(e.message.contains("nobody"), "{}", e.message);
     assert_eq!(
         format!("{:?}", tx.output),
-        r#"[Print("(\"default\" \"default\" \"default\" \"lit\" \"lit\" \"default\" \"lit\" \"lit\" \"default\")"), Print("true")]"#
+        r#"[Print("(\"default\" \"default\" \"default\" \"lit\" \"lit\" \"default\" \"lit\" \"lit\" \"default\")"), Print("true"), Print("c1 lit"), Print("c1 lit"), Print("b not lit")]"#
     );
     assert!(bodies >= 1, "the fast tier ran no body");
 }

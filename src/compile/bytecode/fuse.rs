@@ -4,6 +4,7 @@
 use super::ops::READS;
 use super::{IntOp, Op, Read, builtin_of, put_builtin};
 use crate::compile::builtins::index;
+use crate::syntax::ast::FormOp;
 
 /// The builtin index of `contains`.
 pub(super) const CONTAINS: u16 = index("contains");
@@ -98,6 +99,18 @@ pub fn fuse(ops: &mut [Op]) {
             {
                 let eq = int_op(cmp) == Some(IntOp::Eq);
                 Some(Op::LocalStrCmpJump { a, s, eq, to })
+            }
+            (
+                Some(Op::Load(a)),
+                Some(Op::Form(FormOp::StateOf, 0)),
+                Some(Op::Str(s)),
+                Some(cmp),
+            ) if matches!(int_op(cmp), Some(IntOp::Eq | IntOp::Ne)) => {
+                let eq = int_op(cmp) == Some(IntOp::Eq);
+                match at(4) {
+                    Some(Op::JumpIfFalse(to)) => Some(Op::LocalStateJump { a, s, eq, to }),
+                    _ => None,
+                }
             }
             (Some(Op::Load(a)), Some(Op::Nil), Some(cmp), Some(Op::JumpIfFalse(to)))
                 if matches!(int_op(cmp), Some(IntOp::Eq | IntOp::Ne)) =>

@@ -412,6 +412,18 @@ pub enum Op {
         /// Where to go when the comparison is false.
         to: u32,
     },
+    /// `Load(a) Form(StateOf, 0) Str(s) Builtin(=|!=, 2) JumpIfFalse(to)`: 5 steps
+    /// (`(if (= (state of n) "withStone") ...)`).
+    LocalStateJump {
+        /// The local naming the entity.
+        a: u16,
+        /// The state compared with.
+        s: Symbol,
+        /// `=` (else `!=`).
+        eq: bool,
+        /// Where to go when the comparison is false.
+        to: u32,
+    },
     /// `Load(a) Nil Builtin(=|!=, 2) JumpIfFalse(to)`: 4 steps (`(if (= q nil) ...)`).
     LocalNilJump {
         /// The local compared.
@@ -550,7 +562,7 @@ impl Op {
             | Op::NamedPropertyGet { .. }
             | Op::LocalStrCmpJump { .. }
             | Op::LocalNilJump { .. } => 4,
-            Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 5,
+            Op::LoopLocalConst { .. } | Op::LoopLocals { .. } | Op::LocalStateJump { .. } => 5,
             Op::PutAdd { .. } => 10,
             _ => 1,
         }
@@ -576,6 +588,7 @@ impl Op {
             | Op::LocalPropertyTo { a, .. }
             | Op::PropertyGet { a, .. }
             | Op::LocalStrCmpJump { a, .. }
+            | Op::LocalStateJump { a, .. }
             | Op::LocalNilJump { a, .. } => Op::Load(a),
             Op::NamedPropertyGet { entity, .. } => Op::Str(entity),
             Op::SetLocalJump { a, .. } => Op::SetLocal(a),

@@ -4,6 +4,7 @@ use super::fuse::CONTAINS;
 use super::ops::READS;
 use super::*;
 use crate::symbol::Symbol;
+use crate::syntax::ast::FormOp;
 
 /// `plain` fused, each instruction checked to stand for the plain one in its place.
 fn fused(plain: &[Op]) -> Vec<Op> {
@@ -236,6 +237,39 @@ fn a_local_compared_with_a_string_and_tested_is_fused() {
         assert_eq!(ops[1], Op::StrCmpJump { s: k, eq, to: 5 });
         assert_eq!(ops[0].weight(), 4);
     }
+}
+
+/// `(if (= (state of n) "s") ...)` with `n` a local: one instruction for the five, over
+/// the string comparison's own fused instruction.
+#[test]
+fn a_state_compared_with_a_string_and_tested_is_fused() {
+    let s = Symbol::intern("withStone");
+    for (op, eq) in [(IntOp::Eq, true), (IntOp::Ne, false)] {
+        let plain = vec![
+            Op::Load(1),
+            Op::Form(FormOp::StateOf, 0),
+            Op::Str(s),
+            Op::Builtin(builtin_of(op), 2),
+            Op::JumpIfFalse(6),
+            Op::Int(1),
+            Op::End,
+        ];
+        let ops = fused(&plain);
+        assert_eq!(ops[0], Op::LocalStateJump { a: 1, s, eq, to: 6 });
+        assert_eq!(ops[1], Op::Form(FormOp::StateOf, 0));
+        assert_eq!(ops[2], Op::StrCmpJump { s, eq, to: 6 });
+        assert_eq!(ops[0].weight(), 5);
+        assert_eq!(ops[0].plain(builtin_of), Op::Load(1));
+    }
+    // Without its jump, or compared otherwise, the sequence is left to the others.
+    let plain = vec![
+        Op::Load(1),
+        Op::Form(FormOp::StateOf, 0),
+        Op::Str(s),
+        Op::Builtin(builtin_of(IntOp::Eq), 2),
+        Op::End,
+    ];
+    assert_eq!(fused(&plain)[0], Op::Load(1));
 }
 
 /// `(if (= q nil) ...)` with `q` a local: one instruction for the four.

@@ -861,6 +861,22 @@ impl Machine {
                             load!(a)
                         }
                     }
+                    // `(if (= (state of n) "s") ...)` on a local naming an entity the game
+                    // started with: its state compared where it lies.
+                    Op::LocalStateJump { a, s, eq, to } => {
+                        if room!(4)
+                            && let Some(state) = self.fixed_state(&self.stack[base + a as usize])
+                        {
+                            left -= 4;
+                            ip = if (state == s) == eq {
+                                ip + 4
+                            } else {
+                                to as usize
+                            };
+                        } else {
+                            load!(a)
+                        }
+                    }
                     // `(if (= q nil) ...)` on a local that is not a collection.
                     Op::LocalNilJump { a, eq, to } => {
                         let local = &self.stack[base + a as usize];
