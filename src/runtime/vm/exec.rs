@@ -865,14 +865,10 @@ impl Machine {
                     // started with: its state compared where it lies.
                     Op::LocalStateJump { a, s, eq, to } => {
                         if room!(4)
-                            && let Some(state) = self.fixed_state(&self.stack[base + a as usize])
+                            && let Some(same) = self.state_is(base + a as usize, s)
                         {
                             left -= 4;
-                            ip = if (state == s) == eq {
-                                ip + 4
-                            } else {
-                                to as usize
-                            };
+                            ip = if same == eq { ip + 4 } else { to as usize };
                         } else {
                             load!(a)
                         }

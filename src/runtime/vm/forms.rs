@@ -698,6 +698,16 @@ impl Machine {
         self.fixed_entity(v).map(|(_, e)| e.state)
     }
 
+    /// Whether the entity the game started with that stack slot `at` names is in state
+    /// `s` ([`Op::LocalStateJump`]); `None` for any other value. Out of line: the
+    /// instruction loop keeps its registers.
+    ///
+    /// [`Op::LocalStateJump`]: crate::compile::bytecode::Op::LocalStateJump
+    #[inline(never)]
+    pub(super) fn state_is(&self, at: usize, s: crate::symbol::Symbol) -> Option<bool> {
+        Some(self.fixed_state(self.stack.get(at)?)? == s)
+    }
+
     /// [`Machine::property_of`] for an entity made at run time, or an error.
     #[cold]
     #[inline(never)]
