@@ -514,6 +514,12 @@ fn fmt_num(x: f64) -> String {
     out
 }
 
+/// The tier a `--tier` option names, as the tables print it (the binary's default when
+/// none is given).
+fn tier_name(tier: &Option<String>) -> &str {
+    tier.as_deref().unwrap_or("interpreter, the default")
+}
+
 fn print_table(opts: &Options, flexrules: &Path, rows: &[Measured]) {
     println!();
     println!(
@@ -522,7 +528,11 @@ fn print_table(opts: &Options, flexrules: &Path, rows: &[Measured]) {
         if opts.runs == 1 { "" } else { "s" },
         if opts.quick { ", quick" } else { "" }
     );
-    println!("flexrules: {}", flexrules.display());
+    println!(
+        "flexrules: {} (tier: {})",
+        flexrules.display(),
+        tier_name(&opts.tier)
+    );
     println!();
     println!(
         "{:<28} {:<30} {:<42} {:>7}  {:<20} met",
@@ -737,9 +747,17 @@ mod callgrind {
         }
         println!();
         println!("== callgrind: total instructions (Ir), one thread ==");
-        println!("after:  {}", current.display());
+        println!(
+            "after:  {} (tier: {})",
+            current.display(),
+            super::tier_name(&opts.tier)
+        );
         if let Some(b) = base {
-            println!("before: {}", b.display());
+            println!(
+                "before: {} (tier: {})",
+                b.display(),
+                super::tier_name(&opts.base_tier)
+            );
         }
         println!();
         match base {
