@@ -499,6 +499,9 @@ impl Machine {
                             overwrite(top, Value::sym(state));
                         }
                     }
+                    // The commonest write, `(update property "p" to v)` of the running
+                    // entity, done where it lies (out of line); the form otherwise.
+                    Op::Form(FormOp::UpdateProperty, 0) if self.update_own_property_here(cx) => {}
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
                         let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;

@@ -133,13 +133,6 @@ impl Machine {
                 self.stack.push(Value::Int(0));
             }
             Op::Form(form, nattrs) => {
-                // The commonest write, done in place: its nil is already on the stack.
-                if matches!(form, crate::syntax::ast::FormOp::UpdateProperty)
-                    && nattrs == 0
-                    && self.update_own_property_here(cx)
-                {
-                    return Ok(Next::Go);
-                }
                 if let Some(f) = self.frames.last_mut() {
                     f.ip = ip as u32;
                 }

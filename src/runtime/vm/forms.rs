@@ -18,8 +18,8 @@ type MadeMessage = (Rc<Message>, Option<Value>);
 
 impl Machine {
     /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. Out of
-    /// line: the commonest write is tried in the caller first (`exec_other`'s `Op::Form`,
-    /// [`Machine::update_own_property_here`]).
+    /// line: the commonest write is tried by the instruction loop first
+    /// ([`Machine::update_own_property_here`]), and `(state of e)` read there.
     #[inline(never)]
     pub(super) fn form(
         &mut self,
@@ -850,7 +850,9 @@ impl Machine {
     /// at. Whether it applied: when it did, the operands were replaced on the stack by the
     /// form's value, nil; when it did not, the operands are still on the stack and
     /// nothing changed that anyone can see, for the general path to take over.
-    #[inline(always)]
+    /// Out of line: the instruction loop, which tries it before the form, keeps its
+    /// registers.
+    #[inline(never)]
     pub(super) fn update_own_property_here(&mut self, cx: &Context<'_>) -> bool {
         if self.world.canvas.active || cx.trace || cx.stepping {
             return false;
