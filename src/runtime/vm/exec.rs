@@ -502,6 +502,7 @@ impl Machine {
                     // The commonest write, `(update property "p" to v)` of the running
                     // entity, done where it lies (out of line); the form otherwise.
                     Op::Form(FormOp::UpdateProperty, 0) if self.update_own_property_here(cx) => {}
+                    Op::Form(FormOp::ChangeState, 0) if self.change_own_state_here(cx) => {}
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
                         let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;

@@ -899,6 +899,43 @@ impl Machine {
         true
     }
 
+    /// `(changeState "s")` of the running entity (not a representation), its state written
+    /// as a name in the game, with no event to record: the form's work done in one pass.
+    /// Whether it applied: when it did, the state operand was replaced on the stack by the
+    /// form's value, nil; when it did not, nothing changed, for the form to take over.
+    /// Out of line, as [`Machine::update_own_property_here`].
+    #[inline(never)]
+    pub(super) fn change_own_state_here(&mut self, cx: &Context<'_>) -> bool {
+        if cx.trace || cx.stepping {
+            return false;
+        }
+        let Some(state) = self.stack.last().and_then(|v| match v {
+            Value::Str(s) => s.as_symbol(),
+            _ => None,
+        }) else {
+            return false;
+        };
+        let Some((id, _)) = self.me() else {
+            return false;
+        };
+        if id.is_representation() {
+            return false;
+        }
+        let logging = self.logging();
+        let Some(e) = self.world.game_entity_mut(id) else {
+            return false;
+        };
+        let from = std::mem::replace(&mut e.state, state);
+        if logging {
+            self.log_state(id, from);
+        }
+        if let Some(top) = self.stack.last_mut() {
+            // A symbol's text: nothing to let go.
+            *top = Value::Nil;
+        }
+        true
+    }
+
     /// Change (or make) property `name` of entity `id`, after telling the representation
     /// that observes it, if someone watches.
     fn write_property(
