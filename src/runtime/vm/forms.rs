@@ -16,6 +16,16 @@ use super::{Context, Flow, Machine};
 /// A message made by a form, and the recipient operand when the form sends it.
 type MadeMessage = (Rc<Message>, Option<Value>);
 
+/// The name a string value is written as in the game (a symbol's text), if it is one: a
+/// string made at run time, or any other value, is not.
+#[inline(always)]
+fn written_name(v: &Value) -> Option<crate::symbol::Symbol> {
+    match v {
+        Value::Str(s) => s.as_symbol(),
+        _ => None,
+    }
+}
+
 impl Machine {
     /// Run form `op` with its operands (and `nattrs` attribute pairs) on the stack. Out of
     /// line: the commonest write is tried by the instruction loop first
@@ -725,11 +735,8 @@ impl Machine {
     /// The entity the game started with that a name value designates, if it still exists.
     #[inline(always)]
     pub(super) fn fixed_entity(&self, v: &Value) -> Option<(super::EntityId, &Entity)> {
-        let Value::Str(n) = v else {
-            return None;
-        };
         // A string made at run time takes the general path (a lookup of its text).
-        self.fixed_entity_of(n.as_symbol()?)
+        self.fixed_entity_of(written_name(v)?)
     }
 
     /// The entity the game started with that is named `name`, if it still exists: one
@@ -858,19 +865,12 @@ impl Machine {
             return false;
         }
         let n = self.stack.len();
-        let name = match self.stack.get(n.wrapping_sub(2)) {
-            Some(Value::Str(s)) => match s.as_symbol() {
-                Some(name) => name,
-                None => return false,
-            },
-            _ => return false,
-        };
-        let Some((id, _)) = self.me() else {
+        let Some(name) = self.stack.get(n.wrapping_sub(2)).and_then(written_name) else {
             return false;
         };
-        if id.is_representation() {
+        let Some(id) = self.own_game_entity() else {
             return false;
-        }
+        };
         let logging = self.logging();
         // A write to an entity a snapshot shares copies it first; if it then turns out to
         // have no such slot, the copy equals the original and the general path goes on.
@@ -909,18 +909,12 @@ impl Machine {
         if cx.trace || cx.stepping {
             return false;
         }
-        let Some(state) = self.stack.last().and_then(|v| match v {
-            Value::Str(s) => s.as_symbol(),
-            _ => None,
-        }) else {
+        let Some(state) = self.stack.last().and_then(written_name) else {
             return false;
         };
-        let Some((id, _)) = self.me() else {
+        let Some(id) = self.own_game_entity() else {
             return false;
         };
-        if id.is_representation() {
-            return false;
-        }
         let logging = self.logging();
         let Some(e) = self.world.game_entity_mut(id) else {
             return false;

@@ -832,11 +832,17 @@ impl Machine {
     /// entity of the game (not a representation) and its layout has the property.
     #[inline(always)]
     fn own_layout_property(&self, game: &Game, name: Symbol) -> Option<&Value> {
+        self.world
+            .game_entity(self.own_game_entity()?)?
+            .layout_property(game, name)
+    }
+
+    /// The entity whose code is running, when that is an entity of the game (not a
+    /// representation, which lives in the canvas the undo log does not cover).
+    #[inline(always)]
+    fn own_game_entity(&self) -> Option<EntityId> {
         let id = self.current_jp()?.entity;
-        if id.is_representation() {
-            return None;
-        }
-        self.world.game_entity(id)?.layout_property(game, name)
+        (!id.is_representation()).then_some(id)
     }
 
     /// Count where the steps go into `profile` (see [`super::profile`]), checking after
