@@ -244,6 +244,22 @@ impl Dict {
         entries.get(i).map(|(_, v)| v)
     }
 
+    /// The integer at `place` ([`Dict::search`] of a key for the dictionary in `this`),
+    /// to change where it lies, when the key is there with an integer and nobody else
+    /// holds the dictionary (or the chunk it is in).
+    #[inline(always)]
+    pub fn int_at_mut(this: &mut Rc<Dict>, place: Place) -> Option<&mut i64> {
+        let i = place.at.ok()?;
+        let entries: &mut [Entry] = match &mut Rc::get_mut(this)?.entries {
+            Entries::Flat(v) => v,
+            Entries::Chunks(chunks, _) => Rc::get_mut(chunks.get_mut(place.chunk)?)?,
+        };
+        match entries.get_mut(i) {
+            Some((_, Value::Int(x))) => Some(x),
+            _ => None,
+        }
+    }
+
     /// Set `key` to `value` at `place`, which [`Dict::search`] of `key` gave for this
     /// dictionary (or one with the same entries), returning the value replaced.
     #[inline(always)]

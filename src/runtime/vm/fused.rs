@@ -8,7 +8,6 @@ use super::super::budget::{ENTRY_BYTES, Meter, is_collection};
 use super::super::builtins::read_fast;
 use super::super::value::{Dict, Key, List, Value};
 use super::Machine;
-use super::steps::next_check;
 
 /// Where a loop's fused test (`op`, an [`Op::LoopLocalConst`] or [`Op::LoopLocals`] on the
 /// locals of the frame at `base` in `stack`) sends the loop: its body or its exit; `None`
@@ -101,14 +100,12 @@ impl Machine {
     /// loop, which keeps the common instructions in registers, has no more code): when the
     /// fast case applies, the sequence's steps are counted here and the loop goes on past
     /// the rest of the sequence ([`Next::Skip`]), in the same frame. The loop checks steps
-    /// at [`next_check`] of the count it last checked at, which is [`next_check`] of any
-    /// count short of it: the sequence's steps must stay short of that (the loop's
-    /// `room!`).
+    /// when its count (in the meter while this runs) reaches `check_at`: the sequence's
+    /// steps must stay short of that (the loop's `room!`).
     #[inline(never)]
     pub(super) fn fused_update(&mut self, op: Op, base: usize) -> bool {
-        let steps = self.meter.steps;
         let extra = op.weight() - 1;
-        if steps + extra >= next_check(steps, self.meter.limits.max_steps, self.check_every) {
+        if self.left_to_check() <= extra as i64 {
             return false;
         }
         let done = match op {
@@ -188,6 +185,16 @@ impl Machine {
             return false;
         };
         let place = dict.search(&key);
+        // A count already there, in a dictionary nobody else holds: added to where it lies.
+        if let Some(x) = Dict::int_at_mut(dict, place) {
+            return match x.checked_add(i64::from(n)) {
+                Some(sum) => {
+                    *x = sum;
+                    true
+                }
+                None => false,
+            };
+        }
         let old = match dict.value_at(place) {
             Some(Value::Int(x)) => *x,
             Some(_) => return false,
