@@ -503,6 +503,11 @@ impl Machine {
                     // entity, done where it lies (out of line); the form otherwise.
                     Op::Form(FormOp::UpdateProperty, 0) if self.update_own_property_here(cx) => {}
                     Op::Form(FormOp::ChangeState, 0) if self.change_own_state_here(cx) => {}
+                    Op::PutAdd { .. } | Op::PutLocal { .. }
+                        if out!(self.fused_update(*op, base)) =>
+                    {
+                        ip += (op.weight() - 1) as usize
+                    }
                     Op::PropertyOf(name) => {
                         let entity = self.stack.pop().unwrap_or_default();
                         let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
@@ -1046,7 +1051,6 @@ impl Machine {
                     }
                     _ => match out!(self.exec_other(cx, *op, code, base, ip)) {
                         Next::Go => {}
-                        Next::Skip(extra) => ip += extra,
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),
                         Next::Fail(e) => return Err(*e),

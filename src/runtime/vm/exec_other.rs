@@ -16,9 +16,6 @@ use super::{Context, Flow, Machine};
 pub(super) enum Next {
     /// Go on with the next instruction.
     Go,
-    /// Go on past this many more instructions (the rest of a fused instruction's
-    /// sequence, whose steps are counted).
-    Skip(usize),
     /// The top frame changed: pick it up.
     Frames,
     /// Return from `exec` (boxed, as is the error below: `Next` stays two words, returned
@@ -86,9 +83,6 @@ impl Machine {
         ip: usize,
     ) -> Result<Next, RuntimeError> {
         match op {
-            Op::PutLocal { .. } | Op::PutAdd { .. } if self.fused_update(op, base) => {
-                return Ok(Next::Skip((op.weight() - 1) as usize));
-            }
             Op::Message => {
                 let v = match self.current_jp() {
                     Some(jp) => Value::Message(jp.msg.clone()),

@@ -96,12 +96,12 @@ impl Machine {
     /// before the next step check, a step pending), nothing has changed and the plain
     /// instructions run.
     ///
-    /// The instruction loop leaves these instructions to [`Machine::exec_other`] (so the
-    /// loop, which keeps the common instructions in registers, has no more code): when the
-    /// fast case applies, the sequence's steps are counted here and the loop goes on past
-    /// the rest of the sequence ([`Next::Skip`]), in the same frame. The loop checks steps
-    /// when its count (in the meter while this runs) reaches `check_at`: the sequence's
-    /// steps must stay short of that (the loop's `room!`).
+    /// The instruction loop calls it out of line, its step count written to the meter (so
+    /// the loop, which keeps the common instructions in registers, has one guard more and
+    /// no more code): when the fast case applies, the sequence's steps are counted here and
+    /// the loop goes on past the rest of the sequence, in the same frame. The loop checks
+    /// steps when its count reaches `check_at`: the sequence's steps must stay short of
+    /// that (the loop's `room!`).
     #[inline(never)]
     pub(super) fn fused_update(&mut self, op: Op, base: usize) -> bool {
         let extra = op.weight() - 1;
