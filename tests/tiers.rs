@@ -231,6 +231,41 @@ fn loops_switches_and_collections_count_the_same_steps() {
     assert_eq!(replays, 0);
 }
 
+/// Counts added where they lie (a dictionary nobody else holds, flat or in chunks) and
+/// counts into a dictionary a copy still holds: the same values, copies and steps on every
+/// tier; a count that would overflow fails the same way.
+#[test]
+fn counts_in_place_and_the_copies_they_leave_are_the_same_on_every_tier() {
+    let body = r#"
+  (var d (dict))
+  (var i 0)
+  (while (< i 3000) (do (var k (% i 1500)) (var d (put d k (+ (get d k 0) 1))) (var i (+ i 1)) end))
+  (var copy d)
+  (var i 0)
+  (while (< i 40) (do (var k (* i 37)) (var d (put d k (+ (get d k 0) 5))) (var i (+ i 1)) end))
+  (var small (dict "a" 1 "b" 2))
+  (var kept small)
+  (var small (put small "a" (+ (get small "a" 0) 10)))
+  (var small (put small "c" (+ (get small "c" 0) 1)))
+  (print (sum (values copy)) (sum (values d)) (get copy 37) (get d 37) kept small)
+"#;
+    let (tx, bodies, replays) = same("", body, Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("3000 3200 2 7 {\"a\" 1, \"b\" 2} {\"a\" 11, \"b\" 2, \"c\" 1}")]"#
+    );
+    assert_eq!(replays, 0);
+    let overflow = r#"
+  (var d (dict "m" 9223372036854775806))
+  (var d (put d "m" (+ (get d "m" 0) 1)))
+  (var d (put d "m" (+ (get d "m" 0) 1)))
+"#;
+    let (tx, _, _) = same("", overflow, Limits::default());
+    assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+}
+
 #[test]
 fn an_error_in_fast_code_is_reported_by_the_interpreter_at_its_place() {
     let defs = format!("{FIB}#define bad (n) (if (< n 1) (first n) else (bad (- n 1)))");
