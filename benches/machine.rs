@@ -40,10 +40,11 @@
 //! goals were set, marked "recorded".
 //!
 //! `--callgrind` counts instructions (callgrind's total `Ir`) of Awele 200 playouts, chess
-//! perft(3) and one Go 19×19 playout, and the instructions of one rule (a law or
-//! side-effect of one `if`, from `benches/machine/rules.fr`, its send's share included);
-//! with `--base <binary>` the same on that binary in the same invocation, with the
-//! change, after checking that both printed the same output (timings masked).
+//! perft(3) and one Go 19×19 playout, the instructions of one rule (a law or side-effect
+//! of one `if`, from `benches/machine/rules.fr`, its send's share included), and the
+//! micro-programs' instructions a unit (a turn, a call, a count) against Lua's; with
+//! `--base <binary>` the same on that binary in the same invocation, with the change,
+//! after checking that both printed the same output (timings masked).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -63,7 +64,7 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let flexrules = PathBuf::from(env!("CARGO_BIN_EXE_flexrules"));
     if opts.callgrind {
-        callgrind::run(root, &flexrules, &opts);
+        callgrind::run(root, &flexrules, &opts, Lua::find().as_ref());
         return;
     }
     if opts.base.is_some() {
@@ -709,9 +710,10 @@ impl Rg {
 }
 
 mod callgrind {
-    //! Instruction counts of three workloads, before and after.
+    //! Instruction counts of three workloads, one rule and the micro-programs, before and
+    //! after.
 
-    use super::{Expect, Job, fail, run_job};
+    use super::{Expect, Job, Lua, fail, run_job};
     use std::path::Path;
     use std::process::Command;
 
@@ -727,7 +729,7 @@ mod callgrind {
         ),
     ];
 
-    pub fn run(root: &Path, current: &Path, opts: &super::Options) {
+    pub fn run(root: &Path, current: &Path, opts: &super::Options, lua: Option<&Lua>) {
         let (base, only) = (opts.base.as_deref(), opts.only.as_str());
         let with = |args: &str, tier: &Option<String>| match tier {
             Some(t) => format!("{args} --tier {t}"),
@@ -810,6 +812,7 @@ mod callgrind {
                 }
             }
         }
+        programs(root, current, opts, lua, &with);
         println!();
         println!("commands: flexrules <args> under valgrind --tool=callgrind:");
         for (name, args) in WORKLOADS {
@@ -819,6 +822,116 @@ mod callgrind {
             "  {}: ({} with n={} minus n=0) / ({} x {})",
             RULE.0, RULE.1, RULE.2, RULE.2, RULE.3
         );
+        println!(
+            "  programs: (run benches/machine/<p>.fr --param n=<n> minus n=0) / units, and \
+             (<lua> benches/lua/<p>.lua <n> minus 0) / units"
+        );
+    }
+
+    /// The micro-programs at smaller arguments than the table's (callgrind runs about
+    /// fifty times slower): the program, its argument, and what a unit of it is.
+    const PROGRAMS: [(&str, u32, &str); 3] = [
+        ("count", 1_000_000, "turn"),
+        ("fib", 20, "call"),
+        ("dict", 300_000, "count"),
+    ];
+
+    /// The units program `p` runs at argument `n`: the loop's turns, `fib`'s calls, the
+    /// dictionary's counts.
+    fn units(p: &str, n: u32) -> u64 {
+        fn calls(n: u32) -> u64 {
+            if n < 2 {
+                1
+            } else {
+                1 + calls(n - 1) + calls(n - 2)
+            }
+        }
+        match p {
+            "fib" => calls(n),
+            _ => u64::from(n),
+        }
+    }
+
+    /// The programs' rows: instructions a unit, on each binary and on Lua (each its run
+    /// at `n` less its run at 0, so that start-up and loading are counted out), and the
+    /// current binary's over Lua's.
+    fn programs(
+        root: &Path,
+        current: &Path,
+        opts: &super::Options,
+        lua: Option<&Lua>,
+        with: &dyn Fn(&str, &Option<String>) -> String,
+    ) {
+        let rows: Vec<_> = PROGRAMS
+            .iter()
+            .filter(|(p, n, _)| format!("{p}({n})").contains(opts.only.as_str()))
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        let peer = lua.map_or_else(|| "Lua (none)".to_string(), |l| l.exe.clone());
+        println!();
+        match opts.base {
+            Some(_) => println!(
+                "{:<22} {:>10} {:>10} {:>9} {:>10} {:>9}",
+                "program, a unit", "before", "after", "change", peer, "over it"
+            ),
+            None => println!(
+                "{:<22} {:>10} {:>10} {:>9}",
+                "program, a unit", "flexrules", peer, "over it"
+            ),
+        }
+        for &&(p, n, unit) in &rows {
+            let name = format!("{p}({n})");
+            eprintln!("callgrind: {name} ...");
+            let fr = |binary: &Path, tier: &Option<String>| {
+                let run = |arg: u32| {
+                    let args = with(&format!("run benches/machine/{p}.fr --param n={arg}"), tier);
+                    count(root, binary, &args)
+                };
+                let ((out, many), (_, none)) = (run(n), run(0));
+                (out, per_unit(many, none, units(p, n)))
+            };
+            let (after_out, after) = fr(current, &opts.tier);
+            let on_lua = lua.map(|l| {
+                let script = root.join(format!("benches/lua/{p}.lua"));
+                let run = |arg: u32| {
+                    count(
+                        root,
+                        Path::new(&l.exe),
+                        &format!("{} {arg}", script.display()),
+                    )
+                    .1
+                };
+                per_unit(run(n), run(0), units(p, n))
+            });
+            let (lua_cell, ratio) = match on_lua {
+                Some(x) => (format!("{x:.1}"), format!("{:.2}x", after / x)),
+                None => ("-".to_string(), "-".to_string()),
+            };
+            let label = format!("{name}, a {unit}");
+            match opts.base.as_deref() {
+                None => println!("{label:<22} {after:>10.1} {lua_cell:>10} {ratio:>9}"),
+                Some(b) => {
+                    let (before_out, before) = fr(b, &opts.base_tier);
+                    if mask(&before_out) != mask(&after_out) {
+                        fail(&format!(
+                            "{name}: the two binaries printed different output\n\
+                             before:\n{before_out}\nafter:\n{after_out}"
+                        ));
+                    }
+                    println!(
+                        "{label:<22} {before:>10.1} {after:>10.1} {:>+8.2}% {lua_cell:>10} {ratio:>9}",
+                        (after - before) / before * 100.0
+                    );
+                }
+            }
+        }
+    }
+
+    /// Instructions a unit: the run of `units` less the run of none, over `units`.
+    fn per_unit(many: u64, none: u64, units: u64) -> f64 {
+        (many as f64 - none as f64) / units as f64
     }
 
     /// The rule row: a name, the command (`n=` to follow), the sends, the rules each
