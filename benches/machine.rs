@@ -852,6 +852,14 @@ mod callgrind {
         }
     }
 
+    /// What program `p` prints at argument `n`: `fib`'s number, the others' count.
+    fn result(p: &str, n: u32) -> u64 {
+        match p {
+            "fib" => (0..n).fold((0u64, 1u64), |(a, b), _| (b, a + b)).0,
+            _ => u64::from(n),
+        }
+    }
+
     /// The programs' rows: instructions a unit, on each binary and on Lua (each its run
     /// at `n` less its run at 0, so that start-up and loading are counted out), and the
     /// current binary's over Lua's.
@@ -890,6 +898,10 @@ mod callgrind {
                     count(root, binary, &args)
                 };
                 let ((out, many), (_, none)) = (run(n), run(0));
+                let want = format!("print: {}", result(p, n));
+                if !out.contains(&want) {
+                    fail(&format!("{name}: expected `{want}`, got:\n{out}"));
+                }
                 (out, per_unit(many, none, units(p, n)))
             };
             let (after_out, after) = fr(current, &opts.tier);
