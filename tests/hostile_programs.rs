@@ -243,6 +243,13 @@ fn expr() -> BoxedStrategy<String> {
                     "(do (var c (if {e} \"e1\" else (str \"e\" 0))) (if (!= (state of c) \"default\") c else {e}) end)"
                 )),
                 inner.clone().prop_map(|e| format!("(twice {e})")),
+                // Small functions (run in the machine's small loop, which hands over to
+                // the main loop at a value that is not an integer, an overflow, the depth
+                // limit or a step check), against the plain code's general calls.
+                inner.clone().prop_map(|e| format!("(tri {e})")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("(mix {a} {b})")),
+                inner.clone().prop_map(|e| format!("(count-to {e})")),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("(either {a} {b})")),
             ]
         })
         .boxed()
@@ -253,6 +260,11 @@ fn game(go: &str, ping: &str, law: &str, effect: &str) -> String {
     format!(
         r#"#param k 3
 #define twice (x) (list x x)
+#define tri (n) (if (<= n 0) 0 else (+ n (tri (- n 1))))
+#define mix (x y) (if (and (> x y) (not (= y 0))) (- (* x 2) y) else (+ x (% y 7)))
+#define count-to (n)
+  (do (var i 0) (var s 0) (while (< i n) (do (var s (+ s i)) (var i (+ i 1)) end)) s end)
+#define either (x y) (or (< x 0) (> y 3) (= x y) (mix y x))
 
 #entity node
   #property p 0

@@ -15,7 +15,7 @@ use crate::syntax::ast::{
 };
 
 use super::builtins::BUILTINS;
-use super::bytecode::{Code, CodeId, FuncId, Op};
+use super::bytecode::{self, Code, CodeId, FuncId, Op};
 use super::check::advice_name;
 use super::program::{
     Advice, AdviceTarget, EntityType, Function, Game, InitValue, Instance, LateBoard,
@@ -36,6 +36,8 @@ pub fn compile(
     c.functions(&program.items);
     c.rest(&program.items, sources);
     c.engine_calls();
+    let functions: Vec<_> = c.game.functions.iter().map(|f| f.code).collect();
+    c.game.small_calls = bytecode::mark_small_calls(&mut c.game.codes, &functions);
     if c.errors.is_empty() {
         Ok(c.game)
     } else {
@@ -670,7 +672,7 @@ impl Emitter<'_> {
             self.emit(Op::Builtin(i as u16, argc), span);
         } else if let Some(&id) = self.game.function_ids.get(&func.sym) {
             let code = self.game.functions[id.0 as usize].code;
-            self.emit(Op::Call(code, argc), span);
+            self.emit(bytecode::call_op(code, &self.game.small_calls, argc), span);
         } else {
             self.errors
                 .push(internal(span, format!("unknown function `{name}`")));

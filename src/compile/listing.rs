@@ -144,13 +144,18 @@ fn describe(game: &Game, op: &Op) -> String {
     let builtin = |i: u16| BUILTINS.get(i as usize).map_or("?", |b| b.name);
     match *op {
         Op::Builtin(i, argc) => format!("Builtin {}/{argc}", builtin(i)),
-        Op::Call(id, argc) => {
+        Op::Call(id, argc) | Op::CallSmall(id, argc) => {
             let name = game
                 .codes
                 .get(id.0 as usize)
                 .map_or("?", |c| c.name.as_str());
             let name = name.strip_prefix("function ").unwrap_or(name);
-            format!("Call {name}/{argc}")
+            let call = if matches!(op, Op::Call(..)) {
+                "Call"
+            } else {
+                "CallSmall"
+            };
+            format!("{call} {name}/{argc}")
         }
         Op::UpdateLocal { slot, func, argc } => {
             format!(

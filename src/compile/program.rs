@@ -173,6 +173,9 @@ pub struct Game {
     pub instances: Vec<Instance>,
     /// Every compiled body.
     pub codes: Vec<Code>,
+    /// Whether a call of each body (by [`CodeId`], up to the last function's) is an
+    /// `Op::CallSmall`, started in the machine's small loop (`bytecode/small.rs`).
+    pub small_calls: Vec<bool>,
     /// The boards `#board` built, for navigation.
     pub boards: Vec<std::sync::Arc<crate::board::Board>>,
     /// Cell name to its board and cell.

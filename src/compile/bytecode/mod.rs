@@ -11,11 +11,13 @@ use crate::source::Span;
 
 mod fuse;
 mod ops;
+mod small;
 #[cfg(test)]
 mod tests;
 
 pub use fuse::{fuse, letter_set};
 pub use ops::{IntOp, IntValue, Op, Read, builtin_of, put_builtin};
+pub use small::{call_op, mark_small_calls, small_op};
 
 /// Index of a compiled body in [`super::program::Game::codes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,7 +56,7 @@ impl Code {
     pub fn may_change_world(&self) -> bool {
         use crate::syntax::ast::FormOp as F;
         self.ops.iter().any(|op| match op {
-            Op::Call(..) => true,
+            Op::Call(..) | Op::CallSmall(..) => true,
             Op::UpdateLocal { func, .. } => matches!(
                 crate::compile::builtins::BUILTINS
                     .get(*func as usize)

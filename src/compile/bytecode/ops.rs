@@ -166,6 +166,9 @@ pub enum Op {
     CaseEq,
     /// Call a defined function, named by its body, with `argc` arguments on the stack.
     Call(CodeId, u8),
+    /// [`Op::Call`] of a small function (see `small.rs`): the same call, which the machine
+    /// runs in its small loop when it can.
+    CallSmall(CodeId, u8),
     /// Call builtin `n` of the builtin table with `argc` arguments.
     Builtin(u16, u8),
     /// Turn the top value into a list to iterate (a dictionary gives its keys) and push
@@ -601,6 +604,7 @@ impl Op {
             Op::IterLoop { to, .. } => Op::Jump(to),
             Op::TestEnd(to) => Op::JumpIfFalse(to),
             Op::PutAdd { .. } => Op::Hole,
+            Op::CallSmall(callee, argc) => Op::Call(callee, argc),
             Op::PutLocal { slot } => Op::UpdateLocal {
                 slot,
                 func: put_builtin(),

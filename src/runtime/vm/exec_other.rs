@@ -1,5 +1,5 @@
-//! The instructions the loop leaves out of line ([`Machine::exec_other`]): `switch`
-//! cases, the message, starting a `foreach`, forms, leaving a body that is not a
+//! The instructions the loop leaves out of line ([`Machine::exec_other`]): calls of small
+//! functions, `switch` cases, the message, starting a `foreach`, forms, leaving a body that is not a
 //! function, a fused update whose fast case does not apply; and calls of pure builtins.
 
 use std::rc::Rc;
@@ -83,6 +83,15 @@ impl Machine {
         ip: usize,
     ) -> Result<Next, RuntimeError> {
         match op {
+            // A call of a small function, run in the small loop (`small.rs`).
+            Op::CallSmall(callee, argc) => {
+                if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+                    return Err(self.depth_error(code.spans[ip - 1], cx.limits));
+                }
+                if !self.call_small(cx, callee, argc, ip) {
+                    return Ok(Next::Frames);
+                }
+            }
             Op::Message => {
                 let v = match self.current_jp() {
                     Some(jp) => Value::Message(jp.msg.clone()),

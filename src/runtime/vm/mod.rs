@@ -47,6 +47,7 @@ mod game_fns;
 mod queries;
 mod recycle;
 mod sends;
+mod small;
 mod stack;
 mod steps;
 #[cfg(test)]

@@ -1,0 +1,125 @@
+//! Small functions: the `#define`s whose every instruction the machine's small loop runs
+//! (`runtime/vm/small.rs`), and the calls of them, which become [`Op::CallSmall`]. See
+//! `docs/machine.md`, "The small loop".
+
+use super::{Code, CodeId, IntOp, Op};
+use crate::compile::builtins::index as builtin_index;
+
+/// The index of `not`.
+const NOT: u16 = builtin_index("not");
+
+/// Whether the small loop runs `op` (a call counts when its callee is small, which
+/// [`mark_small_calls`] decides). Every case it does not take (an operand that is not an
+/// integer, an overflow, a step check due) it hands to the main loop, so this list says
+/// what is worth starting it for, not what is safe.
+pub fn small_op(op: Op) -> bool {
+    match op {
+        Op::Nil
+        | Op::Bool(_)
+        | Op::Int(_)
+        | Op::Load(_)
+        | Op::SetLocal(_)
+        | Op::Pop
+        | Op::Jump(_)
+        | Op::JumpIfFalse(_)
+        | Op::AndJump(_)
+        | Op::AndExit { .. }
+        | Op::OrJump(_)
+        | Op::Const { .. }
+        | Op::LocalConst { .. }
+        | Op::Locals { .. }
+        | Op::LocalConstJump { .. }
+        | Op::LocalsJump { .. }
+        | Op::SetLocalConst { .. }
+        | Op::LoopLocalConst { .. }
+        | Op::LoopLocals { .. }
+        | Op::OpJump { .. }
+        | Op::NilPop
+        | Op::NilEnd
+        | Op::JumpPop(_)
+        | Op::TestEnd(_)
+        | Op::JumpEnd(_)
+        | Op::Return
+        | Op::End => true,
+        Op::Builtin(i, 2) => IntOp::of_builtin(i).is_some(),
+        Op::Builtin(i, 1) => i == NOT,
+        _ => false,
+    }
+}
+
+/// Whether a body is small, given which functions are: every instruction is one the
+/// small loop runs, and every call is of a small function.
+fn is_small(code: &Code, small: &[bool]) -> bool {
+    code.ops.iter().all(|&op| match op {
+        Op::Call(c, _) | Op::CallSmall(c, _) => small.get(c.0 as usize) == Some(&true),
+        op => small_op(op),
+    })
+}
+
+/// Whether a small function's body runs long enough to be worth starting the small loop
+/// for from a body that is not small: it calls, or jumps back (a loop). A call of one
+/// that runs straight through costs less as the main loop's own call.
+fn runs_long(code: &Code) -> bool {
+    code.ops.iter().enumerate().any(|(i, &op)| match op {
+        Op::Call(..) | Op::CallSmall(..) | Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => {
+            true
+        }
+        Op::Jump(to) => (to as usize) <= i,
+        _ => false,
+    })
+}
+
+/// Find the small functions among `functions` (the bodies of the game's `#define`s), and
+/// make the calls of them [`Op::CallSmall`]s: every one in a small function's body, and
+/// in the other bodies of `codes` those of the small functions that run long enough
+/// ([`runs_long`]). A function is small when its instructions are, and calls only small
+/// functions (itself included): the greatest such set, found by striking out until
+/// nothing changes. Returns, by [`CodeId`], whether a body that is not small calls each
+/// body with an `Op::CallSmall` (for [`call_op`]).
+pub fn mark_small_calls(codes: &mut [Code], functions: &[CodeId]) -> Vec<bool> {
+    let mut small = vec![false; codes.len()];
+    for f in functions {
+        if let Some(s) = small.get_mut(f.0 as usize) {
+            *s = true;
+        }
+    }
+    loop {
+        let mut changed = false;
+        for f in functions {
+            let i = f.0 as usize;
+            if small[i] && !is_small(&codes[i], &small) {
+                small[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let entered: Vec<bool> = codes
+        .iter()
+        .zip(&small)
+        .map(|(code, &s)| s && runs_long(code))
+        .collect();
+    for (i, code) in codes.iter_mut().enumerate() {
+        let from = if small[i] { &small } else { &entered };
+        for op in &mut code.ops {
+            if let Op::Call(c, argc) = *op
+                && from.get(c.0 as usize) == Some(&true)
+            {
+                *op = Op::CallSmall(c, argc);
+            }
+        }
+    }
+    entered
+}
+
+/// The instruction that calls `callee` with `argc` arguments in a body that is not small,
+/// `entered` being what [`mark_small_calls`] returned (empty before it ran).
+pub fn call_op(callee: CodeId, entered: &[bool], argc: u8) -> Op {
+    if entered.get(callee.0 as usize) == Some(&true) {
+        Op::CallSmall(callee, argc)
+    } else {
+        Op::Call(callee, argc)
+    }
+}

@@ -1,0 +1,364 @@
+//! The small loop: calls of small functions (`Op::CallSmall`, see
+//! `compile/bytecode/small.rs`) run here, in a loop of a few arms that keeps `ip`, the
+//! frame's base and the step count in registers. It works on the machine's own operand
+//! stack and frames, laid out as the main loop lays them out, so it can hand over to the
+//! main loop at any instruction: it does so at every case it does not take (an
+//! instruction not on its list, an operand that is not an integer, an overflow, the depth
+//! limit, a step check due soon), with the instruction not yet run and its step not yet
+//! counted. Nothing it runs can fail, print, pause or change the world. See
+//! `docs/machine.md`, "The small loop".
+
+use crate::compile::bytecode::{Code, CodeId, IntValue, Op};
+use crate::compile::program::Game;
+
+use super::super::value::Value;
+use super::exec::{FAST_OPS, NOT};
+use super::fused::{int_value, loop_test};
+use super::stack::{discard, overwrite, push_nils_apart};
+use super::{Context, Frame, Kind, Machine, NO_JP};
+
+/// The steps that must be left before the next check for the small loop to run an
+/// instruction: more than any of its instructions counts (a `SetLocalConst` with the
+/// loop test after it, 8), so that no check falls inside one.
+const SLACK: i64 = 16;
+
+impl Machine {
+    /// `Op::CallSmall` of `callee` with `argc` arguments, its step counted (the count in
+    /// the meter), `ip` past it, and room for its frame under the depth limit: the call
+    /// made as `Op::Call` makes it, and run in the small loop. `true` when it returned
+    /// (its value on the stack, the caller's frame on top, where it was), `false` when
+    /// the loop handed over part-way (the main loop goes on from the top frame): at once
+    /// when a step is pending (the main loop takes it where the frames switch) and when
+    /// instructions are being counted (`op-stats`).
+    #[inline(never)]
+    pub(super) fn call_small(
+        &mut self,
+        cx: &Context<'_>,
+        callee: CodeId,
+        argc: u8,
+        ip: usize,
+    ) -> bool {
+        let entry = self.frames.len();
+        let frames = &mut self.frames;
+        push_function(
+            &mut self.stack,
+            frames,
+            cx.game.code(callee),
+            callee,
+            argc,
+            ip,
+        );
+        if cfg!(feature = "op-stats") || self.paused || self.pause_later {
+            return false;
+        }
+        let mut left = self.left_to_check();
+        let room = Room {
+            depth: cx.limits.max_depth.saturating_sub(self.jps.len()),
+            entry,
+        };
+        let returned = run(&mut self.stack, &mut self.frames, cx.game, room, &mut left);
+        self.meter.steps = self.check_at.wrapping_sub(left as u64);
+        returned
+    }
+}
+
+/// What bounds the small loop's frames: the most it may have (the depth limit less the
+/// join points open) and the caller's depth, where it stops.
+#[derive(Clone, Copy)]
+struct Room {
+    depth: usize,
+    entry: usize,
+}
+
+/// Push the frame of a call of `callee` (compiled as `code`) with its `argc` arguments on
+/// `stack`, as `Op::Call` pushes it, the caller to go on at `ip`; the new frame's base.
+#[inline(always)]
+fn push_function(
+    stack: &mut Vec<Value>,
+    frames: &mut Vec<Frame>,
+    code: &Code,
+    callee: CodeId,
+    argc: u8,
+    ip: usize,
+) -> usize {
+    let jp = match frames.last_mut() {
+        Some(f) => {
+            f.ip = ip as u32;
+            f.jp
+        }
+        None => NO_JP,
+    };
+    let at = stack.len() - argc as usize;
+    let extra = (code.locals as usize).saturating_sub(argc as usize);
+    if extra > 0 {
+        push_nils_apart(stack, extra);
+    }
+    frames.push(Frame {
+        code: callee,
+        ip: 0,
+        base: at as u32,
+        kind: Kind::Function,
+        jp,
+    });
+    at
+}
+
+/// Run the top frame (a small function's, called from frame `room.entry - 1`) and the
+/// calls it makes, `left` steps before the next check, until it returns to frame
+/// `room.entry - 1` (`true`) or hands over to the main loop (`false`, the top frame's
+/// `ip` at the instruction to run next). The stack and frames are passed apart from the
+/// machine so that the loop keeps their lengths in registers.
+fn run(
+    stack: &mut Vec<Value>,
+    frames: &mut Vec<Frame>,
+    game: &Game,
+    room: Room,
+    left_out: &mut i64,
+) -> bool {
+    let Some(frame) = frames.last() else {
+        return false;
+    };
+    let mut code = game.code(frame.code);
+    let mut base = frame.base as usize;
+    let mut ip = frame.ip as usize;
+    let mut left = *left_out;
+    // Hand the instruction at `ip - 1`, its step not counted, to the main loop.
+    macro_rules! hand_over {
+        () => {{
+            *left_out = left + 1;
+            if let Some(f) = frames.last_mut() {
+                f.ip = (ip - 1) as u32;
+            }
+            return false;
+        }};
+    }
+    loop {
+        if left <= SLACK {
+            // The next check is near: the main loop makes it where it falls.
+            ip += 1;
+            left -= 1;
+            hand_over!()
+        }
+        let op = code.ops[ip];
+        ip += 1;
+        left -= 1;
+        match op {
+            Op::Nil => stack.push(Value::Nil),
+            Op::Bool(b) => stack.push(Value::bool(b)),
+            Op::Int(i) => stack.push(Value::Int(i)),
+            Op::Load(slot) => {
+                let v = stack[base + slot as usize].clone();
+                stack.push(v);
+            }
+            Op::SetLocal(slot) => {
+                let v = stack.pop().unwrap_or_default();
+                overwrite(&mut stack[base + slot as usize], v);
+            }
+            Op::Pop => {
+                if let Some(v) = stack.pop() {
+                    discard(v);
+                }
+            }
+            Op::Jump(t) => ip = t as usize,
+            // A function's `TestEnd` is a `JumpIfFalse`: no body follows it.
+            Op::JumpIfFalse(t) | Op::TestEnd(t) => {
+                let v = stack.pop().unwrap_or_default();
+                if !v.truthy() {
+                    ip = t as usize;
+                }
+                discard(v);
+            }
+            Op::AndJump(t) => {
+                if stack.last().is_some_and(|v| !v.truthy()) {
+                    ip = t as usize;
+                } else if let Some(v) = stack.pop() {
+                    discard(v);
+                }
+            }
+            // A function's `AndExit`: no body follows it either.
+            Op::AndExit { exit, .. } => {
+                if stack.last().is_some_and(|v| !v.truthy()) {
+                    left -= 1;
+                    // Nil or false: nothing to drop.
+                    std::mem::forget(stack.pop());
+                    ip = exit as usize;
+                } else if let Some(v) = stack.pop() {
+                    discard(v);
+                }
+            }
+            Op::OrJump(t) => {
+                if stack.last().is_some_and(Value::truthy) {
+                    ip = t as usize;
+                } else if let Some(v) = stack.pop() {
+                    discard(v);
+                }
+            }
+            Op::Builtin(NOT, 1) => {
+                if let Some(top) = stack.last_mut() {
+                    let r = Value::bool(!top.truthy());
+                    overwrite(top, r);
+                }
+            }
+            Op::Builtin(index, 2) => {
+                let n = stack.len();
+                if let Some(Some(f)) = FAST_OPS.get(index as usize)
+                    && let [Value::Int(a), Value::Int(b)] = stack[n - 2..]
+                    && let Some(r) = f.apply(a, b)
+                {
+                    // Both were integers: nothing to drop.
+                    std::mem::forget(stack.pop());
+                    std::mem::forget(std::mem::replace(&mut stack[n - 2], int_value(r)));
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::Const { op: f, k } => {
+                if let Some(top) = stack.last_mut()
+                    && let Value::Int(x) = *top
+                    && let Some(r) = f.apply(x, i64::from(k))
+                {
+                    left -= 1;
+                    // An integer is replaced: nothing to drop.
+                    std::mem::forget(std::mem::replace(top, int_value(r)));
+                    ip += 1;
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::LocalConst { a, op: f, k } => {
+                if let Value::Int(x) = stack[base + a as usize]
+                    && let Some(r) = f.apply(x, i64::from(k))
+                {
+                    left -= 2;
+                    stack.push(int_value(r));
+                    ip += 2;
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::Locals { a, b, op: f } => {
+                if let (Value::Int(x), Value::Int(y)) =
+                    (&stack[base + a as usize], &stack[base + b as usize])
+                    && let Some(r) = f.apply(*x, *y)
+                {
+                    left -= 2;
+                    stack.push(int_value(r));
+                    ip += 2;
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::LocalConstJump { a, op: f, k, to } => {
+                if let Value::Int(x) = stack[base + a as usize]
+                    && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                {
+                    left -= 3;
+                    ip = if t { ip + 3 } else { to as usize };
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::LocalsJump { a, b, op: f, to } => {
+                if let (Value::Int(x), Value::Int(y)) =
+                    (&stack[base + a as usize], &stack[base + b as usize])
+                    && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                {
+                    left -= 3;
+                    ip = if t { ip + 3 } else { to as usize };
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::SetLocalConst { a, dst, op: f, k } => {
+                if let Value::Int(x) = stack[base + a as usize]
+                    && let Some(r) = f.apply(x, i64::from(k))
+                {
+                    left -= 3;
+                    overwrite(&mut stack[base + dst as usize], int_value(r));
+                    ip += 3;
+                    // The loop's test after it, as the main loop runs it.
+                    if let Some(to) = code
+                        .ops
+                        .get(ip)
+                        .and_then(|&next| loop_test(stack, base, next))
+                    {
+                        left -= 5;
+                        ip = to as usize;
+                    }
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::LoopLocalConst { body, .. } | Op::LoopLocals { body, .. } => {
+                if let Some(to) = loop_test(stack, base, op) {
+                    left -= 4;
+                    ip = to as usize;
+                } else {
+                    // The plain jump to the test.
+                    ip = body as usize - 4;
+                }
+            }
+            Op::OpJump { op: f, to } => {
+                let n = stack.len();
+                if let [Value::Int(x), Value::Int(y)] = stack[n - 2..]
+                    && let Some(IntValue::Bool(t)) = f.apply(x, y)
+                {
+                    left -= 1;
+                    // Two integers: nothing to drop.
+                    std::mem::forget(stack.pop());
+                    std::mem::forget(stack.pop());
+                    ip = if t { ip + 1 } else { to as usize };
+                } else {
+                    hand_over!()
+                }
+            }
+            Op::NilPop => {
+                left -= 1;
+                ip += 1;
+            }
+            // The `End` after it follows.
+            Op::NilEnd => stack.push(Value::Nil),
+            Op::JumpPop(to) => {
+                left -= 1;
+                if let Some(v) = stack.pop() {
+                    discard(v);
+                }
+                ip = to as usize + 1;
+            }
+            Op::CallSmall(callee, argc) => {
+                if frames.len() >= room.depth {
+                    // The main loop reports it.
+                    hand_over!()
+                }
+                let callee_code = game.code(callee);
+                base = push_function(stack, frames, callee_code, callee, argc, ip);
+                code = callee_code;
+                ip = 0;
+            }
+            // Every frame here is a function's: its end, as the main loop ends it.
+            Op::Return | Op::End | Op::JumpEnd(_) => {
+                if matches!(op, Op::JumpEnd(_)) {
+                    left -= 1;
+                }
+                frames.pop();
+                let len = stack.len();
+                if len > base + 1 {
+                    let first = stack.swap_remove(base);
+                    stack.truncate(base + 1);
+                    Value::release(first);
+                } else if len <= base {
+                    stack.truncate(base);
+                    stack.push(Value::Nil);
+                }
+                let Some(caller) = frames.last().filter(|_| frames.len() > room.entry) else {
+                    *left_out = left;
+                    return true;
+                };
+                code = game.code(caller.code);
+                base = caller.base as usize;
+                ip = caller.ip as usize;
+            }
+            _ => hand_over!(),
+        }
+    }
+}
