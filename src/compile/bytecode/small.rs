@@ -47,12 +47,31 @@ pub fn small_op(op: Op) -> bool {
     }
 }
 
+/// Where `op` may jump forward only (the small loop checks its steps at the start of a
+/// body, at returns and at jumps back, not at every instruction): its target.
+fn forward_target(op: Op) -> Option<u32> {
+    match op {
+        Op::JumpIfFalse(t)
+        | Op::TestEnd(t)
+        | Op::AndJump(t)
+        | Op::OrJump(t)
+        | Op::JumpPop(t)
+        | Op::JumpEnd(t)
+        | Op::OpJump { to: t, .. }
+        | Op::LocalConstJump { to: t, .. }
+        | Op::LocalsJump { to: t, .. } => Some(t),
+        Op::AndExit { to, exit, .. } => Some(to.min(exit)),
+        _ => None,
+    }
+}
+
 /// Whether a body is small, given which functions are: every instruction is one the
-/// small loop runs, and every call is of a small function.
+/// small loop runs, every call is of a small function, and only `Jump` and the loops'
+/// own jumps go back.
 fn is_small(code: &Code, small: &[bool]) -> bool {
-    code.ops.iter().all(|&op| match op {
+    code.ops.iter().enumerate().all(|(i, &op)| match op {
         Op::Call(c, _) | Op::CallSmall(c, _) => small.get(c.0 as usize) == Some(&true),
-        op => small_op(op),
+        op => small_op(op) && forward_target(op).is_none_or(|t| t as usize > i),
     })
 }
 

@@ -17,10 +17,19 @@ use super::fused::{int_value, loop_test};
 use super::stack::{discard, overwrite, push_nils_apart};
 use super::{Context, Frame, Kind, Machine, NO_JP};
 
-/// The steps that must be left before the next check for the small loop to run an
-/// instruction: more than any of its instructions counts (a `SetLocalConst` with the
-/// loop test after it, 8), so that no check falls inside one.
-const SLACK: i64 = 16;
+/// The most steps one instruction of a small body counts (a `SetLocalConst` with the
+/// loop test after it). A body runs forward only between its start, the returns to it
+/// and its jumps back (`bytecode/small.rs` checks that no other jump goes back), so it
+/// counts at most this many steps an instruction between them.
+const MOST_STEPS: i64 = 8;
+
+/// Whether `left` steps before the next check leave room for running `ops` forward from
+/// anywhere: else the small loop hands over, and the main loop makes the check where it
+/// falls.
+#[inline(always)]
+fn room_for(ops: &[Op], left: i64) -> bool {
+    left > MOST_STEPS * (ops.len() as i64 + 1)
+}
 
 impl Machine {
     /// `Op::CallSmall` of `callee` with `argc` arguments, its step counted (the count in
@@ -118,7 +127,7 @@ fn run(
     let Some(frame) = frames.last() else {
         return false;
     };
-    let mut code = game.code(frame.code);
+    let mut ops: &[Op] = &game.code(frame.code).ops;
     let mut base = frame.base as usize;
     let mut ip = frame.ip as usize;
     let mut left = *left_out;
@@ -132,14 +141,21 @@ fn run(
             return false;
         }};
     }
+    // A stretch run forward starts (the body's start, a return to it, a jump back):
+    // hand over when the next check may fall inside it.
+    macro_rules! stretch {
+        () => {
+            if !room_for(ops, left) {
+                // As if the instruction at `ip` had been fetched.
+                ip += 1;
+                left -= 1;
+                hand_over!()
+            }
+        };
+    }
+    stretch!();
     loop {
-        if left <= SLACK {
-            // The next check is near: the main loop makes it where it falls.
-            ip += 1;
-            left -= 1;
-            hand_over!()
-        }
-        let op = code.ops[ip];
+        let op = ops[ip];
         ip += 1;
         left -= 1;
         match op {
@@ -159,7 +175,13 @@ fn run(
                     discard(v);
                 }
             }
-            Op::Jump(t) => ip = t as usize,
+            Op::Jump(t) => {
+                let back = t as usize <= ip;
+                ip = t as usize;
+                if back {
+                    stretch!();
+                }
+            }
             // A function's `TestEnd` is a `JumpIfFalse`: no body follows it.
             Op::JumpIfFalse(t) | Op::TestEnd(t) => {
                 let v = stack.pop().unwrap_or_default();
@@ -277,13 +299,10 @@ fn run(
                     overwrite(&mut stack[base + dst as usize], int_value(r));
                     ip += 3;
                     // The loop's test after it, as the main loop runs it.
-                    if let Some(to) = code
-                        .ops
-                        .get(ip)
-                        .and_then(|&next| loop_test(stack, base, next))
-                    {
+                    if let Some(to) = ops.get(ip).and_then(|&next| loop_test(stack, base, next)) {
                         left -= 5;
                         ip = to as usize;
+                        stretch!();
                     }
                 } else {
                     hand_over!()
@@ -297,6 +316,7 @@ fn run(
                     // The plain jump to the test.
                     ip = body as usize - 4;
                 }
+                stretch!();
             }
             Op::OpJump { op: f, to } => {
                 let n = stack.len();
@@ -332,8 +352,9 @@ fn run(
                 }
                 let callee_code = game.code(callee);
                 base = push_function(stack, frames, callee_code, callee, argc, ip);
-                code = callee_code;
+                ops = &callee_code.ops;
                 ip = 0;
+                stretch!();
             }
             // Every frame here is a function's: its end, as the main loop ends it.
             Op::Return | Op::End | Op::JumpEnd(_) => {
@@ -354,9 +375,10 @@ fn run(
                     *left_out = left;
                     return true;
                 };
-                code = game.code(caller.code);
+                ops = &game.code(caller.code).ops;
                 base = caller.base as usize;
                 ip = caller.ip as usize;
+                stretch!();
             }
             _ => hand_over!(),
         }
