@@ -25,6 +25,15 @@ fn an_instruction_fits_in_16_bytes() {
     );
 }
 
+/// The instruction loop finds a body (`Game::code`) at every frame switch, and its machine
+/// code depends on the size of what it indexes: 120 or 136 bytes instead of these 128 made
+/// chess perft(3) 2.4% dearer. See docs/performance.md, "The small loop"; measure with the
+/// machine bench's callgrind before changing this.
+#[test]
+fn a_body_stays_128_bytes() {
+    assert_eq!(std::mem::size_of::<super::Code>(), 128);
+}
+
 #[test]
 fn int_ops_name_their_builtins() {
     let ops = [
