@@ -9,10 +9,11 @@ use crate::compile::builtins::index as builtin_index;
 const NOT: u16 = builtin_index("not");
 
 /// Whether the small loop runs `op` (a call counts when its callee is small, which
-/// [`mark_small_calls`] decides). Every case it does not take (an operand that is not an
-/// integer, an overflow, a step check due) it hands to the main loop, so this list says
-/// what is worth starting it for, not what is safe.
-pub fn small_op(op: Op) -> bool {
+/// [`mark_small_calls`] decides). The loop hands every case it does not take (an operand
+/// that is not an integer, an overflow, an instruction not on this list) to the main
+/// loop; what it relies on is the steps these count (at most 5, or 9 for a
+/// `SetLocalConst` and the loop test after it) and the jumps checked by [`is_small`].
+fn small_op(op: Op) -> bool {
     match op {
         Op::Nil
         | Op::Bool(_)

@@ -17,10 +17,13 @@ use super::fused::{int_value, loop_test};
 use super::stack::{discard, overwrite, push_nils_apart};
 use super::{Context, Frame, Kind, Machine, NO_JP};
 
-/// The most steps one instruction of a small body counts (a `SetLocalConst` with the
-/// loop test after it). A body runs forward only between its start, the returns to it
-/// and its jumps back (`bytecode/small.rs` checks that no other jump goes back), so it
-/// counts at most this many steps an instruction between them.
+/// A bound on the steps a small body counts an instruction while it runs forward. A
+/// body runs forward only between its start, the returns to it and its jumps back
+/// (`bytecode/small.rs` checks that no other jump goes back), so between them each of its
+/// `n` instructions runs at most once, each counting at most 5 steps (`LoopLocalConst`),
+/// but for a `SetLocalConst` with the loop test after it, which counts 9 and jumps back:
+/// at most `5n + 9` steps, less than `8(n + 1)`, and at least 2 short of the next check
+/// when the stretch starts with `room_for`.
 const MOST_STEPS: i64 = 8;
 
 /// Whether `left` steps before the next check leave room for running `ops` forward from
