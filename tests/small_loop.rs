@@ -35,6 +35,8 @@ const GAME: &str = r#"
       (print (double-up 3 5) (count-to (fib 4)))
     #onMessage overflow
       (print (double-up 1 70))
+    #onMessage long
+      (print (count-to 40000) (fib 18))
 #instance b of box
 "#;
 
@@ -140,4 +142,40 @@ fn the_small_loop_stops_where_the_main_loop_stops_at_every_depth_limit() {
         panic!("{:?}", tx.status)
     };
     assert!(e.message.contains("overflow"), "{}", e.message);
+}
+
+/// A run past the checks made every 65,536 steps (for an interrupt), which the small loop
+/// makes ahead of time and goes on, and a step limit beyond them: where the main loop
+/// stops, to the step.
+#[test]
+fn the_small_loop_goes_past_the_checks_for_an_interrupt_and_stops_at_the_limit() {
+    let (small, plain) = games();
+    let whole = same(&small, &plain, "long to b", Limits::default());
+    assert!(
+        matches!(whole.status, Status::Committed(_)),
+        "{:?}",
+        whole.status
+    );
+    assert!(whole.steps > 5 * 65_536, "{}", whole.steps);
+    for max_steps in [
+        65_535,
+        65_536,
+        65_537,
+        131_071,
+        131_072,
+        200_003,
+        whole.steps - 1,
+        whole.steps,
+    ] {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        let tx = same(&small, &plain, "long to b", limits);
+        assert_eq!(
+            matches!(tx.status, Status::Failed(_)),
+            max_steps < whole.steps,
+            "{max_steps}"
+        );
+    }
 }

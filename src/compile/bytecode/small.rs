@@ -19,6 +19,7 @@ fn small_op(op: Op) -> bool {
         | Op::Bool(_)
         | Op::Int(_)
         | Op::Load(_)
+        | Op::Store(_)
         | Op::SetLocal(_)
         | Op::Pop
         | Op::Jump(_)
@@ -76,22 +77,66 @@ fn is_small(code: &Code, small: &[bool]) -> bool {
     })
 }
 
-/// Whether a small function's body runs long enough to be worth starting the small loop
-/// for from a body that is not small: it calls, or jumps back (a loop). A call of one
-/// that runs straight through costs less as the main loop's own call.
-fn runs_long(code: &Code) -> bool {
+/// Whether a body loops: jumps back.
+fn loops(code: &Code) -> bool {
     code.ops.iter().enumerate().any(|(i, &op)| match op {
-        Op::Call(..) | Op::CallSmall(..) | Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => {
-            true
-        }
+        Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => true,
         Op::Jump(to) => (to as usize) <= i,
         _ => false,
     })
 }
 
+/// The bodies a body calls.
+fn callees(code: &Code) -> impl Iterator<Item = usize> + '_ {
+    code.ops.iter().filter_map(|op| match *op {
+        Op::Call(c, _) | Op::CallSmall(c, _) => Some(c.0 as usize),
+        _ => None,
+    })
+}
+
+/// Which of the `small` bodies may run long enough to be worth starting the small loop
+/// for from a body that is not small: those that loop, or call themselves, or call one
+/// that does. A call of one that runs straight through (`(opponent p)` in Awele) costs
+/// less as the main loop's own call than as a start of the small loop, which also checks
+/// the bodies it may run each time it starts.
+fn runs_long(codes: &[Code], small: &[bool]) -> Vec<bool> {
+    let n = codes.len();
+    let mut long: Vec<bool> = (0..n).map(|i| small[i] && loops(&codes[i])).collect();
+    // Calling itself, through any number of small calls.
+    for f in 0..n {
+        if !small[f] || long[f] {
+            continue;
+        }
+        let mut seen = vec![false; n];
+        let mut todo: Vec<usize> = callees(&codes[f]).collect();
+        while let Some(c) = todo.pop() {
+            if c == f {
+                long[f] = true;
+                break;
+            }
+            if c < n && small[c] && !std::mem::replace(&mut seen[c], true) {
+                todo.extend(callees(&codes[c]));
+            }
+        }
+    }
+    // Calling one that runs long.
+    loop {
+        let mut changed = false;
+        for f in 0..n {
+            if small[f] && !long[f] && callees(&codes[f]).any(|c| long.get(c) == Some(&true)) {
+                long[f] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return long;
+        }
+    }
+}
+
 /// Find the small functions among `functions` (the bodies of the game's `#define`s), and
 /// make the calls of them [`Op::CallSmall`]s: every one in a small function's body, and
-/// in the other bodies of `codes` those of the small functions that run long enough
+/// in the other bodies of `codes` those of the small functions that may run long
 /// ([`runs_long`]). A function is small when its instructions are, and calls only small
 /// functions (itself included): the greatest such set, found by striking out until
 /// nothing changes. Returns, by [`CodeId`], whether a body that is not small calls each
@@ -116,11 +161,7 @@ pub fn mark_small_calls(codes: &mut [Code], functions: &[CodeId]) -> Vec<bool> {
             break;
         }
     }
-    let entered: Vec<bool> = codes
-        .iter()
-        .zip(&small)
-        .map(|(code, &s)| s && runs_long(code))
-        .collect();
+    let entered = runs_long(codes, &small);
     for (i, code) in codes.iter_mut().enumerate() {
         let from = if small[i] { &small } else { &entered };
         for op in &mut code.ops {

@@ -15,6 +15,7 @@ use super::super::value::Value;
 use super::exec::{FAST_OPS, NOT};
 use super::fused::{int_value, loop_test};
 use super::stack::{discard, overwrite, push_nils_apart};
+use super::steps::next_check;
 use super::{Context, Frame, Kind, Machine, NO_JP};
 
 /// A bound on the steps a small body counts an instruction while it runs forward. A
@@ -63,15 +64,52 @@ impl Machine {
         if cfg!(feature = "op-stats") || self.paused || self.pause_later {
             return false;
         }
-        let mut left = self.left_to_check();
+        let Some(within) = Within::check(cx.game, callee) else {
+            // The main loop runs it.
+            return false;
+        };
         let room = Room {
             depth: cx.limits.max_depth.saturating_sub(self.jps.len()),
             entry,
         };
-        let returned = run(&mut self.stack, &mut self.frames, cx.game, room, &mut left);
-        self.meter.steps = self.check_at.wrapping_sub(left as u64);
-        returned
+        loop {
+            let mut left = self.left_to_check();
+            let ran = run(&mut self.stack, &mut self.frames, within, room, &mut left);
+            self.meter.steps = self.check_at.wrapping_sub(left as u64);
+            match ran {
+                Ran::Returned => return true,
+                Ran::HandedOver => return false,
+                Ran::NearCheck => {
+                    // A check falls within the stretch about to run. When it is only the
+                    // look for an interrupt (not the step budget, nor a profile's) and no
+                    // interrupt is asked for, nothing would come of it: the loop goes on
+                    // to the one after. Otherwise the main loop makes it where it falls.
+                    let max_steps = self.meter.limits.max_steps;
+                    if self.profile.is_some()
+                        || self.check_at > max_steps
+                        || cx
+                            .interrupt
+                            .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
+                    {
+                        return false;
+                    }
+                    self.check_at = next_check(self.check_at, max_steps, self.check_every);
+                }
+            }
+        }
     }
+}
+
+/// How a run of the small loop ended.
+enum Ran {
+    /// The call it was started for returned: its value is on the stack, the caller's
+    /// frame on top.
+    Returned,
+    /// It met what it does not do: the main loop goes on from the top frame.
+    HandedOver,
+    /// As `HandedOver`, because the next step check may fall within the stretch it was
+    /// about to run.
+    NearCheck,
 }
 
 /// What bounds the small loop's frames: the most it may have (the depth limit less the
@@ -115,20 +153,90 @@ fn push_function(
     at
 }
 
-/// Run the top frame (a small function's, called from frame `room.entry - 1`) and the
-/// calls it makes, `left` steps before the next check, until it returns to frame
-/// `room.entry - 1` (`true`) or hands over to the main loop (`false`, the top frame's
+/// Whether every instruction the small loop may go to from one of `ops` is one of them:
+/// the last is an end, and from each of the others the next instructions it may go on
+/// to (the rest of its fused sequence, at most [`Op::weight`] on) and its jump targets
+/// lie within. What makes the loop's fetch without a bounds check sound.
+fn within(ops: &[Op]) -> bool {
+    let n = ops.len();
+    let ends = |op: &Op| matches!(op, Op::End | Op::Return | Op::JumpEnd(_));
+    if !ops.last().is_some_and(ends) {
+        return false;
+    }
+    let inside = |t: u32| (t as usize) < n;
+    ops.iter().enumerate().all(|(i, op)| match *op {
+        Op::End | Op::Return | Op::JumpEnd(_) => true,
+        // Jumps that never go on to the next instruction.
+        Op::Jump(t) => inside(t),
+        Op::JumpPop(t) => inside(t) && inside(t.wrapping_add(1)),
+        Op::LoopLocalConst { exit, body, .. } | Op::LoopLocals { exit, body, .. } => {
+            inside(exit) && inside(body) && body >= 4
+        }
+        op => {
+            let target = match op {
+                Op::JumpIfFalse(t)
+                | Op::TestEnd(t)
+                | Op::AndJump(t)
+                | Op::OrJump(t)
+                | Op::OpJump { to: t, .. }
+                | Op::LocalConstJump { to: t, .. }
+                | Op::LocalsJump { to: t, .. } => inside(t),
+                Op::AndExit { to, exit, .. } => inside(to) && inside(exit),
+                _ => true,
+            };
+            target && i + (op.weight() as usize) < n
+        }
+    })
+}
+
+/// A game whose bodies a run of the small loop may go into, from the body it starts in,
+/// are all [`within`]: that body and the bodies its `CallSmall`s name, and theirs, up to
+/// eight (a run that could reach more is left to the main loop). Only [`Within::check`]
+/// makes one, and it borrows the game, so the bodies stay as they were checked.
+#[derive(Clone, Copy)]
+struct Within<'g>(&'g Game);
+
+impl<'g> Within<'g> {
+    fn check(game: &'g Game, entry: CodeId) -> Option<Within<'g>> {
+        let mut seen = [entry; 8];
+        let (mut found, mut next) = (1, 0);
+        while next < found {
+            let ops = &game.code(seen[next]).ops;
+            next += 1;
+            if !within(ops) {
+                return None;
+            }
+            for op in ops {
+                if let Op::CallSmall(callee, _) = *op
+                    && !seen[..found].contains(&callee)
+                {
+                    if found == seen.len() {
+                        return None;
+                    }
+                    seen[found] = callee;
+                    found += 1;
+                }
+            }
+        }
+        Some(Within(game))
+    }
+}
+
+/// Run the top frame (one of the bodies `within` may go into, called from frame
+/// `room.entry - 1`) and the calls it makes, `left` steps before the next check, until
+/// it returns to frame `room.entry - 1` or hands over to the main loop (the top frame's
 /// `ip` at the instruction to run next). The stack and frames are passed apart from the
 /// machine so that the loop keeps their lengths in registers.
 fn run(
     stack: &mut Vec<Value>,
     frames: &mut Vec<Frame>,
-    game: &Game,
+    within: Within<'_>,
     room: Room,
     left_out: &mut i64,
-) -> bool {
+) -> Ran {
+    let Within(game) = within;
     let Some(frame) = frames.last() else {
-        return false;
+        return Ran::HandedOver;
     };
     let mut ops: &[Op] = &game.code(frame.code).ops;
     let mut base = frame.base as usize;
@@ -136,29 +244,38 @@ fn run(
     let mut left = *left_out;
     // Hand the instruction at `ip - 1`, its step not counted, to the main loop.
     macro_rules! hand_over {
-        () => {{
+        ($why:expr) => {{
             *left_out = left + 1;
             if let Some(f) = frames.last_mut() {
                 f.ip = (ip - 1) as u32;
             }
-            return false;
+            return $why;
         }};
+        () => {
+            hand_over!(Ran::HandedOver)
+        };
     }
     // A stretch run forward starts (the body's start, a return to it, a jump back):
-    // hand over when the next check may fall inside it.
+    // stop when the next check may fall inside it.
     macro_rules! stretch {
         () => {
             if !room_for(ops, left) {
                 // As if the instruction at `ip` had been fetched.
                 ip += 1;
                 left -= 1;
-                hand_over!()
+                hand_over!(Ran::NearCheck)
             }
         };
     }
     stretch!();
     loop {
-        let op = ops[ip];
+        // SAFETY: the frames run here are the one `Within::check` started from and those
+        // pushed by the `CallSmall`s of the bodies it checked, all of them found `within`
+        // on the game it still borrows, so every instruction one of them can go on to is
+        // inside it, and `ip` is one: a body's start, the one after a call returning to
+        // it (a call is not an end), or one an instruction run here went on to, as
+        // `within` checked.
+        let op = unsafe { *ops.get_unchecked(ip) };
         ip += 1;
         left -= 1;
         match op {
@@ -168,6 +285,10 @@ fn run(
             Op::Load(slot) => {
                 let v = stack[base + slot as usize].clone();
                 stack.push(v);
+            }
+            Op::Store(slot) => {
+                let v = stack.last().cloned().unwrap_or_default();
+                overwrite(&mut stack[base + slot as usize], v);
             }
             Op::SetLocal(slot) => {
                 let v = stack.pop().unwrap_or_default();
@@ -376,7 +497,7 @@ fn run(
                 }
                 let Some(caller) = frames.last().filter(|_| frames.len() > room.entry) else {
                     *left_out = left;
-                    return true;
+                    return Ran::Returned;
                 };
                 ops = &game.code(caller.code).ops;
                 base = caller.base as usize;
@@ -385,5 +506,64 @@ fn run(
             }
             _ => hand_over!(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within;
+    use crate::compile::bytecode::{IntOp, Op};
+
+    #[test]
+    fn within_takes_a_body_whose_every_way_stays_inside_it() {
+        let fib = [
+            Op::LocalConstJump {
+                a: 0,
+                op: IntOp::Lt,
+                k: 2,
+                to: 6,
+            },
+            Op::Const {
+                op: IntOp::Lt,
+                k: 2,
+            },
+            Op::OpJump {
+                op: IntOp::Lt,
+                to: 6,
+            },
+            Op::JumpIfFalse(6),
+            Op::Load(0),
+            Op::JumpEnd(7),
+            Op::Load(0),
+            Op::End,
+        ];
+        assert!(within(&fib));
+        // A jump past the end, a body that does not end with an end, a fused instruction
+        // whose plain sequence would run past the end, a loop whose plain jump would go
+        // before the start, an empty body.
+        let mut far = fib;
+        far[3] = Op::JumpIfFalse(8);
+        assert!(!within(&far));
+        assert!(!within(&fib[..7]));
+        assert!(!within(&[
+            Op::LocalConst {
+                a: 0,
+                op: IntOp::Sub,
+                k: 1
+            },
+            Op::End
+        ]));
+        assert!(!within(&[
+            Op::LoopLocals {
+                a: 0,
+                b: 1,
+                op: IntOp::Lt,
+                exit: 1,
+                body: 0
+            },
+            Op::End
+        ]));
+        assert!(!within(&[]));
+        assert!(!within(&[Op::JumpPop(1), Op::End]));
     }
 }
