@@ -17,7 +17,7 @@ mod tests;
 
 pub use fuse::{fuse, letter_set};
 pub use ops::{IntOp, IntValue, Op, Read, builtin_of, put_builtin};
-pub use small::{call_op, mark_small_calls};
+pub use small::{call_op, mark_small_calls, small_targets};
 
 /// Index of a compiled body in [`super::program::Game::codes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -49,22 +49,38 @@ fn small_op(op: Op) -> bool {
     }
 }
 
-/// Where `op` may jump forward only (the small loop checks its steps at the start of a
-/// body, at returns and at jumps back, not at every instruction): its target.
-fn forward_target(op: Op) -> Option<u32> {
-    match op {
-        Op::JumpIfFalse(t)
+/// Where the small loop may go from `op` other than the instructions after it: its jump
+/// targets (`JumpPop`'s is the one after its target; a loop's plain jump is to four
+/// before its body, wrapping below zero).
+pub fn small_targets(op: Op) -> impl Iterator<Item = u32> {
+    let (a, b, c) = match op {
+        Op::Jump(t)
+        | Op::JumpIfFalse(t)
         | Op::TestEnd(t)
         | Op::AndJump(t)
         | Op::OrJump(t)
-        | Op::JumpPop(t)
         | Op::JumpEnd(t)
         | Op::OpJump { to: t, .. }
         | Op::LocalConstJump { to: t, .. }
-        | Op::LocalsJump { to: t, .. } => Some(t),
-        Op::AndExit { to, exit, .. } => Some(to.min(exit)),
-        _ => None,
-    }
+        | Op::LocalsJump { to: t, .. } => (Some(t), None, None),
+        Op::JumpPop(t) => (Some(t), Some(t.wrapping_add(1)), None),
+        Op::AndExit { to, exit, .. } => (Some(to), Some(exit), None),
+        Op::LoopLocalConst { exit, body, .. } | Op::LoopLocals { exit, body, .. } => {
+            (Some(exit), Some(body), Some(body.wrapping_sub(4)))
+        }
+        _ => (None, None, None),
+    };
+    [a, b, c].into_iter().flatten()
+}
+
+/// Whether `op` may only jump forward (the small loop checks its steps at the start of a
+/// body, at returns and at jumps back, not at every instruction): all but `Jump` and the
+/// loops' jumps.
+fn jumps_back(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Jump(_) | Op::LoopLocalConst { .. } | Op::LoopLocals { .. }
+    )
 }
 
 /// Whether a body is small, given which functions are: every instruction is one the
@@ -73,7 +89,7 @@ fn forward_target(op: Op) -> Option<u32> {
 fn is_small(code: &Code, small: &[bool]) -> bool {
     code.ops.iter().enumerate().all(|(i, &op)| match op {
         Op::Call(c, _) | Op::CallSmall(c, _) => small.get(c.0 as usize) == Some(&true),
-        op => small_op(op) && forward_target(op).is_none_or(|t| t as usize > i),
+        op => small_op(op) && (jumps_back(op) || small_targets(op).all(|t| t as usize > i)),
     })
 }
 

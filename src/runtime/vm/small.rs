@@ -8,7 +8,7 @@
 //! counted. Nothing it runs can fail, print, pause or change the world. See
 //! `docs/machine.md`, "The small loop".
 
-use crate::compile::bytecode::{Code, CodeId, IntValue, Op};
+use crate::compile::bytecode::{Code, CodeId, IntValue, Op, small_targets};
 use crate::compile::program::Game;
 
 use super::super::value::Value;
@@ -163,29 +163,14 @@ fn within(ops: &[Op]) -> bool {
     if !ops.last().is_some_and(ends) {
         return false;
     }
-    let inside = |t: u32| (t as usize) < n;
-    ops.iter().enumerate().all(|(i, op)| match *op {
-        Op::End | Op::Return | Op::JumpEnd(_) => true,
-        // Jumps that never go on to the next instruction.
-        Op::Jump(t) => inside(t),
-        Op::JumpPop(t) => inside(t) && inside(t.wrapping_add(1)),
-        Op::LoopLocalConst { exit, body, .. } | Op::LoopLocals { exit, body, .. } => {
-            inside(exit) && inside(body) && body >= 4
-        }
-        op => {
-            let target = match op {
-                Op::JumpIfFalse(t)
-                | Op::TestEnd(t)
-                | Op::AndJump(t)
-                | Op::OrJump(t)
-                | Op::OpJump { to: t, .. }
-                | Op::LocalConstJump { to: t, .. }
-                | Op::LocalsJump { to: t, .. } => inside(t),
-                Op::AndExit { to, exit, .. } => inside(to) && inside(exit),
-                _ => true,
-            };
-            target && i + (op.weight() as usize) < n
-        }
+    ops.iter().enumerate().all(|(i, &op)| {
+        // The instructions after it: none for an end or a jump that always jumps.
+        let after = match op {
+            Op::End | Op::Return | Op::JumpEnd(_) => 0,
+            Op::Jump(_) | Op::JumpPop(_) | Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 0,
+            op => op.weight() as usize,
+        };
+        i + after < n && small_targets(op).all(|t| (t as usize) < n)
     })
 }
 
