@@ -84,16 +84,23 @@ impl Machine {
                     // look for an interrupt (not the step budget, nor a profile's) and no
                     // interrupt is asked for, nothing would come of it: the loop goes on
                     // to the one after. Otherwise the main loop makes it where it falls.
+                    // (A body too long for the room up to the one after, too.)
                     let max_steps = self.meter.limits.max_steps;
+                    let after = next_check(self.check_at, max_steps, self.check_every);
+                    let top = self
+                        .frames
+                        .last()
+                        .map_or(&[][..], |f| &cx.game.code(f.code).ops);
                     if self.profile.is_some()
                         || self.check_at > max_steps
+                        || !room_for(top, after.wrapping_sub(self.meter.steps) as i64)
                         || cx
                             .interrupt
                             .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
                     {
                         return false;
                     }
-                    self.check_at = next_check(self.check_at, max_steps, self.check_every);
+                    self.check_at = after;
                 }
             }
         }
