@@ -52,15 +52,8 @@ impl Machine {
         ip: usize,
     ) -> bool {
         let entry = self.frames.len();
-        let frames = &mut self.frames;
-        push_function(
-            &mut self.stack,
-            frames,
-            cx.game.code(callee),
-            callee,
-            argc,
-            ip,
-        );
+        let code = cx.game.code(callee);
+        push_function(&mut self.stack, &mut self.frames, code, callee, argc, ip);
         if cfg!(feature = "op-stats") || self.paused || self.pause_later {
             return false;
         }
@@ -171,10 +164,13 @@ fn within(ops: &[Op]) -> bool {
         return false;
     }
     ops.iter().enumerate().all(|(i, &op)| {
-        // The instructions after it: none for an end or a jump that always jumps.
+        // How far on it may go: nowhere for an end or a jump that always jumps, to its
+        // own end for `NilEnd` (which the loop runs as its plain `Nil`), past the rest of
+        // its plain sequence for the others.
         let after = match op {
             Op::End | Op::Return | Op::JumpEnd(_) => 0,
             Op::Jump(_) | Op::JumpPop(_) | Op::LoopLocalConst { .. } | Op::LoopLocals { .. } => 0,
+            Op::NilEnd => 1,
             op => op.weight() as usize,
         };
         i + after < n && small_targets(op).all(|t| (t as usize) < n)
@@ -530,6 +526,14 @@ mod tests {
             Op::End,
         ];
         assert!(within(&fib));
+        // A body ending with `(if ...)` and no else: its `NilEnd` goes on to its own end.
+        assert!(within(&[
+            Op::Load(0),
+            Op::TestEnd(3),
+            Op::JumpEnd(4),
+            Op::NilEnd,
+            Op::End
+        ]));
         // A jump past the end, a body that does not end with an end, a fused instruction
         // whose plain sequence would run past the end, a loop whose plain jump would go
         // before the start, an empty body.
