@@ -466,6 +466,15 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
     let mut deadline = tokio::time::Instant::now() + idle;
     loop {
         tokio::select! {
+            // A change already made is pushed before the next request is answered, so a
+            // reply never comes ahead of a state another connection's reply has made
+            // (the branches are tried in order, not at random).
+            biased;
+            update = changed.changed() => {
+                if update.is_err() || !push_state(&shared, who, &mut sink, idle).await {
+                    break;
+                }
+            }
             incoming = stream.next() => {
                 deadline = tokio::time::Instant::now() + idle;
                 let text = match incoming {
@@ -507,11 +516,6 @@ async fn connection(socket: WebSocket, shared: Arc<Shared>, who: Who) {
                     if !push_state(&shared, who, &mut sink, idle).await {
                         break;
                     }
-                }
-            }
-            update = changed.changed() => {
-                if update.is_err() || !push_state(&shared, who, &mut sink, idle).await {
-                    break;
                 }
             }
             _ = ping.tick() => {
