@@ -135,6 +135,12 @@ impl Meter {
         Ok(())
     }
 
+    /// Whether [`Meter::alloc`] of `bytes` would stay within the limit (nothing charged).
+    #[inline(always)]
+    pub fn fits(&self, bytes: u64) -> bool {
+        self.memory.saturating_add(bytes) <= self.limits.max_memory
+    }
+
     #[cold]
     #[inline(never)]
     fn memory_error(&self) -> BuiltinError {

@@ -29,6 +29,14 @@ use super::Value;
 /// 19×19 Go board (read through an imbl tree, an index costs about twenty times more).
 pub const FLAT_MAX: usize = 512;
 
+/// A list's bounds before an element was pushed ([`List::marks`]), which
+/// [`List::unpush`] puts back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Marks {
+    depth: u32,
+    plain: bool,
+}
+
 /// The depth bound of a list whose depth is not known (it holds a dictionary or message
 /// that nobody has measured): the nesting check walks it.
 pub const UNKNOWN_DEPTH: u32 = u32::MAX;
@@ -319,6 +327,36 @@ impl List {
             }
             Items::Tree(t) => t.push_back(v),
         }
+    }
+
+    /// Whether [`List::push_back`] would only add at the end of the plain vector the
+    /// list is (no change into a tree).
+    #[inline]
+    pub fn has_flat_room(&self) -> bool {
+        matches!(&self.items, Items::Flat(items) if items.len() < FLAT_MAX)
+    }
+
+    /// What [`List::push_back`] may change besides the elements: for
+    /// [`List::unpush`] to put back.
+    #[inline]
+    pub fn marks(&mut self) -> Marks {
+        Marks {
+            depth: *self.depth.get_mut(),
+            plain: *self.plain.get_mut(),
+        }
+    }
+
+    /// Undo the last [`List::push_back`] made on a list that had `marks` before it (and
+    /// room: see [`List::has_flat_room`]): its last element taken off and returned, its
+    /// bounds as they were. The list is then the one it was before the push.
+    pub fn unpush(&mut self, marks: Marks) -> Option<Value> {
+        let last = match &mut self.items {
+            Items::Flat(items) => items.pop(),
+            Items::Tree(t) => t.pop_back(),
+        };
+        *self.depth.get_mut() = marks.depth;
+        *self.plain.get_mut() = marks.plain;
+        last
     }
 
     /// Add `v`, which nests `d` deep, at the front.

@@ -32,7 +32,7 @@ pub use dict::{
 };
 pub use display::{DISPLAY_CAP, JSON_CAP};
 pub use key::Key;
-pub use list::{DepthJournal, FLAT_MAX, Iter as ListIter, List, UNKNOWN_DEPTH, depth_hint};
+pub use list::{DepthJournal, FLAT_MAX, Iter as ListIter, List, Marks, UNKNOWN_DEPTH, depth_hint};
 pub use message::{Message, action_name, action_of, check_action, mover_of};
 pub use text::{TEXT_STEP, Text, common_start};
 

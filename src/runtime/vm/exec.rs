@@ -48,6 +48,10 @@ pub(super) const LOWER: u16 = builtin_index("lower");
 /// name in a string).
 pub(super) const CONTAINS: u16 = builtin_index("contains");
 
+/// The index of `append` (the instruction loop pushes onto a property's list where it
+/// lies when the form that writes the property back follows).
+pub(super) const APPEND: u16 = builtin_index("append");
+
 /// The indices of `first` and `last` (the instruction loop answers them itself for a
 /// list).
 pub(super) const FIRST: u16 = builtin_index("first");
@@ -444,6 +448,19 @@ impl Machine {
                                 }
                             }
                         }
+                    }
+                    // `(update property "p" to (append (property "p") x))`: pushed
+                    // where it lies, the form's step counted (else the two plain ones).
+                    Op::Builtin(APPEND, 2)
+                        if room!(1)
+                            && matches!(
+                                code.ops.get(ip),
+                                Some(Op::Form(FormOp::UpdateProperty, 0))
+                            )
+                            && out!(self.append_own_here(cx)) =>
+                    {
+                        left -= 1;
+                        ip += 1;
                     }
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
                         Some(f) => {

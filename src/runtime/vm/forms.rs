@@ -899,6 +899,82 @@ impl Machine {
         true
     }
 
+    /// `(update property "p" to (append (property "p") x))` of the running entity, at its
+    /// `append` (the form next): the element pushed onto the list where it lies in the
+    /// property, when nobody else holds that list (the property and the operand are its
+    /// only holders), instead of a copy with it that replaces the list. The copy, and
+    /// the old list the undo log would keep and drop, cost as much as the list is long;
+    /// this costs as much as one element, and the log keeps what takes it off again
+    /// ([`Undo::Pushed`](super::undo::Undo)). Taken only where `append` would charge
+    /// nothing but its element and could not fail (a flat list with room, an element
+    /// whose nesting is known without a walk, memory and length within their limits) and
+    /// the form would write in one pass ([`Machine::update_own_property_here`]): the
+    /// same memory charged, the same list, and the form's value, nil, on the stack in
+    /// place of the three operands. Whether it applied; when not, nothing changed that
+    /// anyone can see.
+    #[inline(never)]
+    pub(super) fn append_own_here(&mut self, cx: &Context<'_>) -> bool {
+        if self.world.canvas.active || cx.trace || cx.stepping {
+            return false;
+        }
+        let n = self.stack.len();
+        let [named, Value::List(list), element] = &self.stack[n.wrapping_sub(3).min(n)..] else {
+            return false;
+        };
+        let Some(name) = written_name(named) else {
+            return false;
+        };
+        // The list's holders: the property and this operand, nobody else.
+        if Rc::strong_count(list) != 2 || Rc::weak_count(list) != 0 || !list.has_flat_room() {
+            return false;
+        }
+        let limits = &self.meter.limits;
+        let depth = match element {
+            Value::List(l) if (l.depth() as usize) < limits.max_nesting => l.depth(),
+            Value::List(_) | Value::Dict(_) | Value::Message(_) => return false,
+            _ => 0,
+        };
+        if list.len() + 1 > limits.max_length || !self.meter.fits(ELEMENT_BYTES) {
+            return false;
+        }
+        let list = Rc::as_ptr(list);
+        let Some(id) = self.own_game_entity() else {
+            return false;
+        };
+        let logging = self.logging();
+        // As the form would: an entity a snapshot shares is copied first (which shares
+        // the list once more, so it is not taken here).
+        let Some(e) = self.world.game_entity_mut(id) else {
+            return false;
+        };
+        let Some(slot) = cx.game.slot(e.ty, name) else {
+            return false;
+        };
+        let Some(Value::List(held)) = e.props.get_mut(slot as usize) else {
+            return false;
+        };
+        if !std::ptr::eq(Rc::as_ptr(held), list) || Rc::strong_count(held) != 2 {
+            return false;
+        }
+        // What `append` charges, which cannot fail here.
+        if self.meter.alloc(ELEMENT_BYTES).is_err() {
+            return false;
+        }
+        let element = self.stack.pop().unwrap_or_default();
+        // The operand's hold let go, the property's is the only one.
+        Value::release(self.stack.pop().unwrap_or_default());
+        // Nobody else holds it now: in place.
+        let list = super::super::value::List::make_mut(held, 1);
+        let marks = list.marks();
+        list.push_back(element, depth);
+        // The name's place takes the form's value (a symbol's text: nothing to free).
+        self.stack[n - 3] = Value::Nil;
+        if logging {
+            self.log_pushed(id, slot, marks);
+        }
+        true
+    }
+
     /// `(changeState "s")` of the running entity (not a representation), its state written
     /// as a name in the game, with no event to record: the form's work done in one pass.
     /// Whether it applied: when it did, the state operand was replaced on the stack by the

@@ -27,7 +27,7 @@ use std::rc::Rc;
 use super::{Context, Machine};
 use crate::compile::bytecode::CodeId;
 use crate::runtime::canvas::Canvas;
-use crate::runtime::value::{Message, Value};
+use crate::runtime::value::{List, Marks, Message, Value};
 use crate::runtime::world::{EntityId, World};
 use crate::symbol::Symbol;
 
@@ -197,6 +197,14 @@ pub(super) enum Undo {
     Slot { id: EntityId, slot: u16, old: Value },
     /// Entity `id` was in state `old`.
     State { id: EntityId, old: Symbol },
+    /// The list in layout property `slot` of entity `id`, which nobody else held, had an
+    /// element pushed at its end where it lies, its bounds `marks` before
+    /// ([`Machine::append_own_here`]).
+    Pushed {
+        id: EntityId,
+        slot: u16,
+        marks: Marks,
+    },
 }
 
 impl Machine {
@@ -230,6 +238,13 @@ impl Machine {
     #[inline(always)]
     pub(super) fn log_slot(&mut self, id: EntityId, slot: u16, old: Value) {
         self.undo.push(Undo::Slot { id, slot, old });
+    }
+
+    /// Log that the list in layout property `slot` of entity `id` had an element pushed
+    /// in place, its bounds `marks` before.
+    #[inline(always)]
+    pub(super) fn log_pushed(&mut self, id: EntityId, slot: u16, marks: Marks) {
+        self.undo.push(Undo::Pushed { id, slot, marks });
     }
 
     /// Log that entity `id` was in state `old`.
@@ -269,7 +284,7 @@ pub(super) fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, r
         let Some(u) = log.pop() else {
             break;
         };
-        let (Undo::Slot { id, .. } | Undo::State { id, .. }) = u;
+        let (Undo::Slot { id, .. } | Undo::State { id, .. } | Undo::Pushed { id, .. }) = u;
         if entity.as_ref().is_none_or(|(found, _)| *found != id) {
             entity = world.entity_mut(id).map(|e| (id, e));
         }
@@ -283,6 +298,16 @@ pub(super) fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, r
                 }
             }
             Undo::State { old, .. } => e.state = old,
+            // The element taken off again (from a copy when the world being rebuilt
+            // shares the list with the one running). Every change logged after it to the
+            // same slot was undone before it, so the slot holds the list it pushed onto.
+            Undo::Pushed { slot, marks, .. } => {
+                if let Some(Value::List(list)) = e.props.get_mut(slot as usize) {
+                    Value::release(List::make_mut(list, 0).unpush(marks).unwrap_or_default());
+                } else {
+                    debug_assert!(false, "an undone push found no list");
+                }
+            }
         }
     }
     world.rng = rng;
