@@ -205,6 +205,12 @@ fn expr() -> BoxedStrategy<String> {
                 inner
                     .clone()
                     .prop_map(|e| format!("(update property \"q\" to (list (property \"q\") {e}))")),
+                // Appended where the list lies when nobody else holds it (and undone by
+                // taking the element off), else copied as `append` does.
+                inner
+                    .clone()
+                    .prop_map(|e| format!("(update property \"q\" to (append (property \"q\") {e}))")),
+                Just("(update property \"q\" to (append (property \"q\") (property \"q\")))".to_string()),
                 inner.clone().prop_map(|e| format!(
                     "(send new message \"go\" to (if (= (self) \"e0\") \"e1\" else \"e0\") with \"n\" {e})"
                 )),
@@ -465,6 +471,24 @@ fn unfused(game: &Game) -> Game {
     plain
 }
 
+/// Whether two worlds of two sessions of one game hold the same entities, in the same
+/// states with the same properties, and the same random generator (`World::same_as`
+/// compares the rules in force by identity, which differs between sessions).
+fn same_entities(
+    a: &flexrules::runtime::world::World,
+    b: &flexrules::runtime::world::World,
+) -> bool {
+    a.rng == b.rng
+        && a.iter().count() == b.iter().count()
+        && a.iter().zip(b.iter()).all(|((i, x), (j, y))| {
+            i == j
+                && x.name == y.name
+                && x.state == y.state
+                && x.props == y.props
+                && x.extra == y.extra
+        })
+}
+
 /// Run the generated game as compiled and unfused: every transaction ends the same way.
 fn run_fused_and_plain(text: &str, seed: u64) -> Result<(), TestCaseError> {
     run_fused_and_plain_within(text, seed, LIMITS, &SENDS)
@@ -513,6 +537,11 @@ fn run_fused_and_plain_within(
         prop_assert_eq!(&a.status, &c.status);
         prop_assert_eq!(a.steps, c.steps);
         prop_assert_eq!(&a.output, &c.output);
+        // And the world it leaves (its own undo log undoes what it did in place).
+        prop_assert!(
+            same_entities(quiet.world(), fused.world()),
+            "the world left differs untraced"
+        );
     }
     Ok(())
 }
@@ -682,6 +711,110 @@ fn dictionary_counts_update_as_the_plain_code_does() {
     fused_and_plain_under_every_budget(text, built.game.clone(), |s| {
         matches!(s, Status::Failed(_))
     });
+}
+
+/// `(update property "h" to (append (property "h") x))` pushes onto the list where it lies
+/// when nobody else holds it (the list keeps its allocation from move to move), and every
+/// way a transaction ends puts it back as the plain `append` and write would leave it: under
+/// every step budget, a rollback to a checkpoint, a veto of an inner join point whose law replaced and
+/// pushed, a failure, the length limit, a copy held in a local, the list appended to itself.
+#[test]
+fn a_list_property_is_appended_to_where_it_lies() {
+    let text = r#"
+#entity node
+  #property h (list)
+  #property n 0
+  #state default
+    #onMessage go
+      (update property "h" to (append (property "h") (property "n")))
+      (update property "n" to (+ (property "n") 1))
+      (var kept (property "h"))
+      (update property "h" to (append (property "h") (list "x" kept)))
+      (send new message "try" to "e1")
+      (var i 0)
+      (while (< i 3)
+        (do (update property "h" to (append (property "h") i)) (var i (+ i 1)) end))
+      (if (= (length (property "h")) 10) (update property "h" to (append (property "h") (property "h"))))
+      (if (> (property "n") 2) (+ 1 "fails"))
+      (print (length (property "h")) (last (property "h")))
+    #onMessage try
+      nil
+    #onMessage grow
+      (update property "h" to (append (property "h") 1))
+    #onMessage grow-and-fail
+      (update property "h" to (append (property "h") 2))
+      (+ 1 "fails")
+    #onMessage grow-and-roll-back
+      (open checkpoint)
+      (update property "h" to (append (property "h") 3))
+      (rollback "undone")
+#instance e0 of node
+#instance e1 of node
+#law "Replace, Push, Veto" on try to node in default is
+  (do
+    (update property "h" to (list "new"))
+    (update property "h" to (append (property "h") "pushed"))
+    (return)
+  end)
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text);
+    let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
+    fused_and_plain_under_every_budget(text, built.game.clone(), |s| {
+        matches!(s, Status::Committed(_))
+    });
+    let limits = Limits {
+        max_length: 60,
+        ..LIMITS
+    };
+    run_fused_and_plain_within(text, 0, limits, &["go to e0"; 5]).expect("alike");
+    // The list keeps its allocation: pushed where it lies, and on a failure taken off
+    // where it lies.
+    let (mut s, _) =
+        Session::start(built.game.clone(), &options(0, LIMITS, false)).expect("starts");
+    let h = |s: &Session| {
+        let e = s.world().lookup(Symbol::intern("e0")).expect("e0");
+        let name = Symbol::intern("h");
+        match s
+            .world()
+            .entity(e)
+            .and_then(|e| e.property(&built.game, name))
+        {
+            Some(Value::List(l)) => (std::rc::Rc::as_ptr(l) as usize, l.len()),
+            other => panic!("h is {other:?}"),
+        }
+    };
+    let deliver = |s: &mut Session, send: &str| {
+        let (to, msg) = parse_send(send).expect("a send");
+        s.deliver(to, msg).status
+    };
+    // The first push copies the list the layout's default shares.
+    assert!(matches!(
+        deliver(&mut s, "grow to e0"),
+        Status::Committed(_)
+    ));
+    let (first, len) = h(&s);
+    assert_eq!(len, 1);
+    assert!(matches!(
+        deliver(&mut s, "grow to e0"),
+        Status::Committed(_)
+    ));
+    assert_eq!(h(&s), (first, 2));
+    assert!(matches!(
+        deliver(&mut s, "grow-and-fail to e0"),
+        Status::Failed(_)
+    ));
+    assert_eq!(h(&s), (first, 2));
+    assert!(matches!(
+        deliver(&mut s, "grow-and-roll-back to e0"),
+        Status::RolledBack { .. }
+    ));
+    assert_eq!(h(&s), (first, 2));
+    assert!(matches!(
+        deliver(&mut s, "grow to e0"),
+        Status::Committed(_)
+    ));
+    assert_eq!(h(&s), (first, 3));
 }
 
 /// The text of the game whose entity `e0` runs `lines` (each indented as a behaviour's
