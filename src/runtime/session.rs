@@ -783,8 +783,10 @@ impl Session {
             Value::Nil => return Ok(CandidateItems::default()),
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
-        for item in items.chunks().flatten() {
-            super::value::check_action(item).map_err(bad)?;
+        for chunk in items.chunks() {
+            for item in chunk {
+                super::value::check_action(item).map_err(bad)?;
+            }
         }
         Ok(CandidateItems { items: Some(items) })
     }

@@ -64,10 +64,15 @@ pub fn check_action(item: &Value) -> Result<(), String> {
     action_parts(item).map(|_| ())
 }
 
+#[inline]
 fn action_parts(item: &Value) -> Result<(&Text, &Rc<Message>), String> {
     let Value::List(pair) = item else {
         return Err(format!("an action is {} {item}", item.type_name()));
     };
+    // A pair is a flat list: read as a slice.
+    if let Some([Value::Str(to), Value::Message(m)]) = pair.as_slice() {
+        return Ok((to, m));
+    }
     match (pair.len(), pair.front(), pair.back()) {
         (2, Some(Value::Str(to)), Some(Value::Message(m))) => Ok((to, m)),
         _ => Err(format!("an action is {item}")),
