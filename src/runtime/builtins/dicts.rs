@@ -136,7 +136,12 @@ pub(super) fn values(args: &mut [Value], m: &mut Meter) -> Result<Value, Builtin
     let d = dict_ref(args, 0, "values")?;
     m.work(d.len())?;
     m.alloc(ELEMENT_BYTES * d.len() as u64)?;
-    Ok(Value::list(d.values().map(Value::clone_inline).collect()))
+    // A chunk at a time (a large dictionary is made of them), into a list made once.
+    let mut items = Vec::with_capacity(d.len());
+    for chunk in d.chunks() {
+        items.extend(chunk.iter().map(|(_, v)| v.clone_inline()));
+    }
+    Ok(Value::list(List::from_vec(items)))
 }
 
 pub(super) fn remove_key(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
