@@ -13,6 +13,21 @@ use super::super::value::{Attrs, Dict, Key, Message, Value};
 use super::super::world::Entity;
 use super::{Context, Flow, Machine};
 
+/// Layout property `name` of game entity `id`, to write in place, and its slot: the
+/// entity is copied first if a snapshot shares it (if it then has no such slot, the copy
+/// equals the original and nothing changed that anyone can see).
+#[inline(always)]
+fn layout_place<'w>(
+    world: &'w mut crate::runtime::world::World,
+    game: &crate::compile::program::Game,
+    id: super::EntityId,
+    name: Symbol,
+) -> Option<(u16, &'w mut Value)> {
+    let e = world.game_entity_mut(id)?;
+    let slot = game.slot(e.ty, name)?;
+    Some((slot, e.props.get_mut(slot as usize)?))
+}
+
 /// A message made by a form, and the recipient operand when the form sends it.
 type MadeMessage = (Rc<Message>, Option<Value>);
 
@@ -872,15 +887,7 @@ impl Machine {
             return false;
         };
         let logging = self.logging();
-        // A write to an entity a snapshot shares copies it first; if it then turns out to
-        // have no such slot, the copy equals the original and the general path goes on.
-        let Some(e) = self.world.game_entity_mut(id) else {
-            return false;
-        };
-        let Some(slot) = cx.game.slot(e.ty, name) else {
-            return false;
-        };
-        let Some(place) = e.props.get_mut(slot as usize) else {
+        let Some((slot, place)) = layout_place(&mut self.world, cx.game, id, name) else {
             return false;
         };
         // The operands: the name under the value. The form's value, nil, takes the name's
@@ -942,15 +949,10 @@ impl Machine {
             return false;
         };
         let logging = self.logging();
-        // As the form would: an entity a snapshot shares is copied first (which shares
-        // the list once more, so it is not taken here).
-        let Some(e) = self.world.game_entity_mut(id) else {
-            return false;
-        };
-        let Some(slot) = cx.game.slot(e.ty, name) else {
-            return false;
-        };
-        let Some(Value::List(held)) = e.props.get_mut(slot as usize) else {
+        // As the form would, an entity a snapshot shares is copied first (which shares the
+        // list once more, so it is not taken here).
+        let Some((slot, Value::List(held))) = layout_place(&mut self.world, cx.game, id, name)
+        else {
             return false;
         };
         if !std::ptr::eq(Rc::as_ptr(held), list) || Rc::strong_count(held) != 2 {
