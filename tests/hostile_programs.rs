@@ -748,6 +748,17 @@ fn a_list_property_is_appended_to_where_it_lies() {
       (open checkpoint)
       (update property "h" to (append (property "h") 3))
       (rollback "undone")
+    #onMessage grow-make-and-fail
+      ; Making an entity stops the undo log: the start is rebuilt from it (the push
+      ; taken off a copy), and the pushes after it copy the list.
+      (update property "h" to (append (property "h") 4))
+      (new entity "made" of "node")
+      (update property "h" to (append (property "h") 5))
+      (+ 1 "fails")
+    #onMessage grow-and-make
+      (update property "h" to (append (property "h") 6))
+      (new entity (str "made" (length (property "h"))) of "node")
+      (update property "h" to (append (property "h") 7))
 #instance e0 of node
 #instance e1 of node
 #law "Replace, Push, Veto" on try to node in default is
@@ -810,11 +821,37 @@ fn a_list_property_is_appended_to_where_it_lies() {
         Status::RolledBack { .. }
     ));
     assert_eq!(h(&s), (first, 2));
+    let before = s.world().clone();
+    assert!(matches!(
+        deliver(&mut s, "grow-make-and-fail to e0"),
+        Status::Failed(_)
+    ));
+    assert!(
+        s.world().same_as(&before),
+        "a failure after a push and a new entity"
+    );
+    // (A copy held elsewhere is copied on write: let it go.)
+    drop(before);
+    // (The start was rebuilt from a copy: the list is another allocation now.)
+    let (rebuilt, len) = h(&s);
+    assert_eq!(len, 2);
     assert!(matches!(
         deliver(&mut s, "grow to e0"),
         Status::Committed(_)
     ));
-    assert_eq!(h(&s), (first, 3));
+    assert_eq!(h(&s), (rebuilt, 3));
+    assert!(matches!(
+        deliver(&mut s, "grow-and-make to e0"),
+        Status::Committed(_)
+    ));
+    assert_eq!(h(&s).1, 5);
+    let sends = [
+        "grow-make-and-fail to e0",
+        "grow-and-make to e0",
+        "go to e0",
+        "grow-and-make to e0",
+    ];
+    run_fused_and_plain_within(text, 0, limits, &sends).expect("alike");
 }
 
 /// The text of the game whose entity `e0` runs `lines` (each indented as a behaviour's
