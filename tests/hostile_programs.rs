@@ -755,6 +755,12 @@ fn a_list_property_is_appended_to_where_it_lies() {
       (new entity "made" of "node")
       (update property "h" to (append (property "h") 5))
       (+ 1 "fails")
+    #onMessage try-then-fail
+      ; The veto put back the copy taken before the law's writes; the failure then undoes
+      ; the law's pushes on what the copy holds, then the writes before them.
+      (update property "h" to (append (property "h") 8))
+      (send new message "try" to "e0")
+      (+ 1 "fails")
     #onMessage grow-and-make
       (update property "h" to (append (property "h") 6))
       (new entity (str "made" (length (property "h"))) of "node")
@@ -765,6 +771,9 @@ fn a_list_property_is_appended_to_where_it_lies() {
   (do
     (update property "h" to (list "new"))
     (update property "h" to (append (property "h") "pushed"))
+    ; A number made a list and pushed onto: put back as the number.
+    (update property "n" to (list "was" (property "n")))
+    (update property "n" to (append (property "n") "pushed"))
     (return)
   end)
 "#;
@@ -845,7 +854,15 @@ fn a_list_property_is_appended_to_where_it_lies() {
         Status::Committed(_)
     ));
     assert_eq!(h(&s).1, 5);
+    let before = s.world().clone();
+    assert!(matches!(
+        deliver(&mut s, "try-then-fail to e0"),
+        Status::Failed(_)
+    ));
+    assert!(s.world().same_as(&before), "a failure after a veto");
+    drop(before);
     let sends = [
+        "try-then-fail to e0",
         "grow-make-and-fail to e0",
         "grow-and-make to e0",
         "go to e0",

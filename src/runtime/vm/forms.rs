@@ -925,7 +925,7 @@ impl Machine {
             return false;
         }
         let n = self.stack.len();
-        let [named, Value::List(list), element] = &self.stack[n.wrapping_sub(3).min(n)..] else {
+        let [named, Value::List(list), element] = &self.stack[n.saturating_sub(3)..] else {
             return false;
         };
         let Some(name) = written_name(named) else {
