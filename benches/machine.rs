@@ -41,7 +41,8 @@
 //!
 //! `--callgrind` counts instructions (callgrind's total `Ir`) of Awele 200 playouts, chess
 //! perft(3) and one Go 19×19 playout, the instructions of one rule (a law or side-effect
-//! of one `if`, from `benches/machine/rules.fr`, its send's share included), and the
+//! of one `if`, from `benches/machine/rules.fr`, its send's share included), of one ply
+//! of a playout around a move that costs next to nothing (`benches/machine/ply.fr`), and the
 //! micro-programs' instructions a unit (a turn, a call, a count) against Lua's; with
 //! `--base <binary>` the same on that binary in the same invocation, with the change,
 //! after checking that both printed the same output (timings masked).
@@ -795,16 +796,16 @@ mod callgrind {
                 }
             }
         }
-        if RULE.0.contains(only) {
-            eprintln!("callgrind: {} ...", RULE.0);
-            let after = per_rule(root, current, &|a| with(a, &opts.tier));
+        for probe in PROBES.iter().filter(|p| p.name.contains(only)) {
+            eprintln!("callgrind: {} ...", probe.name);
+            let after = probe_count(root, current, probe, &|a| with(a, &opts.tier));
             match base {
-                None => println!("{:<22} {:>16.1}", RULE.0, after),
+                None => println!("{:<22} {:>16.1}", probe.name, after),
                 Some(b) => {
-                    let before = per_rule(root, b, &|a| with(a, &opts.base_tier));
+                    let before = probe_count(root, b, probe, &|a| with(a, &opts.base_tier));
                     println!(
                         "{:<22} {:>16.1} {:>16.1} {:>+8.2}%",
-                        RULE.0,
+                        probe.name,
                         before,
                         after,
                         (after - before) / before * 100.0
@@ -818,10 +819,12 @@ mod callgrind {
         for (name, args) in WORKLOADS {
             println!("  {name}: {args}");
         }
-        println!(
-            "  {}: ({} with n={} minus n=0) / ({} x {})",
-            RULE.0, RULE.1, RULE.2, RULE.2, RULE.3
-        );
+        for probe in &PROBES {
+            println!(
+                "  {}: ({} minus {}) / {}",
+                probe.name, probe.many, probe.none, probe.units
+            );
+        }
         println!(
             "  programs: (run benches/machine/<p>.fr --param n=<n> minus n=0) / units, and \
              (<lua> benches/lua/<p>.lua <n> minus 0) / units"
@@ -946,27 +949,59 @@ mod callgrind {
         (many as f64 - none as f64) / units as f64
     }
 
-    /// The rule row: a name, the command (`n=` to follow), the sends, the rules each
-    /// passes (benches/machine/rules.fr: ten laws, the behaviour, five side-effects).
-    const RULE: (&str, &str, u64, u64) = (
-        "one rule",
-        "run benches/machine/rules.fr --param n=",
-        2000,
-        16,
-    );
+    /// A row of instructions a unit: a run that does `units` of something and a run that
+    /// does none, the difference over `units` (start-up, loading and what both runs share
+    /// counted out by the difference).
+    struct Probe {
+        name: &'static str,
+        /// The command that does `units` of it, and what its output must contain.
+        many: &'static str,
+        expect: &'static str,
+        /// The same command doing none.
+        none: &'static str,
+        units: u64,
+    }
 
-    /// Instructions per rule: the difference between `RULE.2` sends and none, over the
-    /// rules they ran (start-up, loading and the sending loop's own turn counted out by
-    /// the difference, the loop's turn being a few instructions of the hundreds a send
-    /// costs).
-    fn per_rule(root: &Path, binary: &Path, with: &dyn Fn(&str) -> String) -> f64 {
-        let (name, args, sends, rules) = RULE;
-        let (out, many) = count(root, binary, &with(&format!("{args}{sends}")));
-        if !out.contains(&format!("print: {sends}")) {
-            fail(&format!("{name}: expected `print: {sends}`, got:\n{out}"));
+    /// One rule: 2,000 sends, each passing sixteen bodies (benches/machine/rules.fr: ten
+    /// laws, the behaviour, five side-effects), the sending loop's own turn being a few
+    /// instructions of the hundreds a send costs.
+    const RULE: Probe = Probe {
+        name: "one rule",
+        many: "run benches/machine/rules.fr --param n=2000",
+        expect: "print: 2000",
+        none: "run benches/machine/rules.fr --param n=0",
+        units: 2000 * 16,
+    };
+
+    /// One ply of a playout around a move that costs next to nothing
+    /// (benches/machine/ply.fr): 20 playouts of 1,001 moves less 20 of one.
+    const PLY: Probe = Probe {
+        name: "one ply",
+        many: "playout benches/machine/ply.fr --param plies=1001 -n 20 --seed 0 --jobs 1",
+        expect: "20 games, mean length 1001.0 moves",
+        none: "playout benches/machine/ply.fr --param plies=1 -n 20 --seed 0 --jobs 1",
+        units: 20 * 1000,
+    };
+
+    /// The probes' rows, after the workloads'.
+    const PROBES: [Probe; 2] = [RULE, PLY];
+
+    /// Instructions a unit of `probe` on `binary`.
+    fn probe_count(
+        root: &Path,
+        binary: &Path,
+        probe: &Probe,
+        with: &dyn Fn(&str) -> String,
+    ) -> f64 {
+        let (out, many) = count(root, binary, &with(probe.many));
+        if !out.contains(probe.expect) {
+            fail(&format!(
+                "{}: expected `{}`, got:\n{out}",
+                probe.name, probe.expect
+            ));
         }
-        let (_, none) = count(root, binary, &with(&format!("{args}0")));
-        (many as f64 - none as f64) / (sends * rules) as f64
+        let (_, none) = count(root, binary, &with(probe.none));
+        per_unit(many, none, probe.units)
     }
 
     /// Run `binary args` under callgrind; its standard output and the total `Ir`.

@@ -1,6 +1,7 @@
 //! The machine bench's micro-programs (`benches/machine/*.fr`) print what their Lua
 //! counterparts (`benches/lua/*.lua`) print, checked against known values so that Lua need
-//! not be installed: `flexrules run <file> --param n=<arg>` prints one `print:` line.
+//! not be installed: `flexrules run <file> --param n=<arg>` prints one `print:` line; and
+//! the probe of one ply lasts as many moves as it is told.
 
 use std::path::Path;
 use std::process::Command;
@@ -69,4 +70,32 @@ fn the_programs_default_to_the_bench_sizes() {
 #[test]
 fn the_empty_program_prints_nothing() {
     assert_eq!(run("empty", None).trim(), "");
+}
+
+/// The probe of one ply (`benches/machine/ply.fr`) lasts exactly its `plies` moves a
+/// game, so that the bench's difference of two runs is that many plies.
+#[test]
+fn the_ply_game_lasts_its_plies() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for plies in [1, 7, 1001] {
+        let out = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+            .current_dir(root)
+            .args([
+                "playout",
+                "benches/machine/ply.fr",
+                "-n",
+                "3",
+                "--seed",
+                "5",
+            ])
+            .args(["--jobs", "1", "--param", &format!("plies={plies}")])
+            .output()
+            .expect("flexrules runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        assert!(
+            stdout.contains(&format!("3 games, mean length {plies}.0 moves")),
+            "{plies} plies: {stdout}"
+        );
+    }
 }
