@@ -804,37 +804,28 @@ fn a_list_property_is_appended_to_where_it_lies() {
             other => panic!("h is {other:?}"),
         }
     };
-    let deliver = |s: &mut Session, send: &str| {
+    // Deliver `send` and check how it ended.
+    let ends = |s: &mut Session, send: &str, how: fn(&Status) -> bool| {
         let (to, msg) = parse_send(send).expect("a send");
-        s.deliver(to, msg).status
+        let status = s.deliver(to, msg).status;
+        assert!(how(&status), "{send}: {status:?}");
     };
+    let committed: fn(&Status) -> bool = |s| matches!(s, Status::Committed(_));
+    let failed: fn(&Status) -> bool = |s| matches!(s, Status::Failed(_));
     // The first push copies the list the layout's default shares.
-    assert!(matches!(
-        deliver(&mut s, "grow to e0"),
-        Status::Committed(_)
-    ));
+    ends(&mut s, "grow to e0", committed);
     let (first, len) = h(&s);
     assert_eq!(len, 1);
-    assert!(matches!(
-        deliver(&mut s, "grow to e0"),
-        Status::Committed(_)
-    ));
+    ends(&mut s, "grow to e0", committed);
     assert_eq!(h(&s), (first, 2));
-    assert!(matches!(
-        deliver(&mut s, "grow-and-fail to e0"),
-        Status::Failed(_)
-    ));
+    ends(&mut s, "grow-and-fail to e0", failed);
     assert_eq!(h(&s), (first, 2));
-    assert!(matches!(
-        deliver(&mut s, "grow-and-roll-back to e0"),
-        Status::RolledBack { .. }
-    ));
+    ends(&mut s, "grow-and-roll-back to e0", |s| {
+        matches!(s, Status::RolledBack { .. })
+    });
     assert_eq!(h(&s), (first, 2));
     let before = s.world().clone();
-    assert!(matches!(
-        deliver(&mut s, "grow-make-and-fail to e0"),
-        Status::Failed(_)
-    ));
+    ends(&mut s, "grow-make-and-fail to e0", failed);
     assert!(
         s.world().same_as(&before),
         "a failure after a push and a new entity"
@@ -844,21 +835,12 @@ fn a_list_property_is_appended_to_where_it_lies() {
     // (The start was rebuilt from a copy: the list is another allocation now.)
     let (rebuilt, len) = h(&s);
     assert_eq!(len, 2);
-    assert!(matches!(
-        deliver(&mut s, "grow to e0"),
-        Status::Committed(_)
-    ));
+    ends(&mut s, "grow to e0", committed);
     assert_eq!(h(&s), (rebuilt, 3));
-    assert!(matches!(
-        deliver(&mut s, "grow-and-make to e0"),
-        Status::Committed(_)
-    ));
+    ends(&mut s, "grow-and-make to e0", committed);
     assert_eq!(h(&s).1, 5);
     let before = s.world().clone();
-    assert!(matches!(
-        deliver(&mut s, "try-then-fail to e0"),
-        Status::Failed(_)
-    ));
+    ends(&mut s, "try-then-fail to e0", failed);
     assert!(s.world().same_as(&before), "a failure after a veto");
     drop(before);
     let sends = [
