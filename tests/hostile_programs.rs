@@ -464,9 +464,8 @@ fn read_expr() -> BoxedStrategy<String> {
 fn unfused(game: &Game) -> Game {
     let mut plain = game.clone();
     for code in &mut plain.codes {
-        for op in &mut code.ops {
-            *op = op.plain(builtin_of);
-        }
+        code.rewrite_ops(|op| *op = op.plain(builtin_of))
+            .expect("the plain sequences verify");
     }
     plain
 }
@@ -699,7 +698,7 @@ fn dictionary_counts_update_as_the_plain_code_does() {
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", text);
     let built = build_game(&fs, Path::new("game.fr")).expect("the game builds");
-    let ops = || built.game.codes.iter().flat_map(|c| c.ops.iter());
+    let ops = || built.game.codes.iter().flat_map(|c| c.ops().iter());
     assert!(
         ops().any(|o| matches!(o, Op::PutAdd { .. })),
         "no fused count"
@@ -876,7 +875,7 @@ fn built(text: &str) -> flexrules::compile::Built {
 
 /// Whether some body of `game` has an instruction `pred` picks.
 fn has_op(game: &Game, pred: impl Fn(&Op) -> bool) -> bool {
-    game.codes.iter().any(|c| c.ops.iter().any(&pred))
+    game.codes.iter().any(|c| c.ops().iter().any(&pred))
 }
 
 /// What `go` sent to `e0` of `built` does.
@@ -957,7 +956,7 @@ fn the_loops_lower_is_the_builtins() {
             .game
             .codes
             .iter()
-            .any(|c| c.ops.iter().any(
+            .any(|c| c.ops().iter().any(
                 |op| matches!(op, Op::Builtin(i, 1) if BUILTINS[*i as usize].name == "lower")
             )),
         "the game calls lower"
@@ -1328,7 +1327,7 @@ fn a_loop_test_after_its_counter_ends_runs_as_the_plain_code_does() {
         .game
         .codes
         .iter()
-        .flat_map(|c| c.ops.clone())
+        .flat_map(|c| c.ops().to_vec())
         .collect();
     for (p, op) in ops.iter().enumerate() {
         if matches!(op, Op::SetLocalConst { .. }) {

@@ -50,9 +50,8 @@ fn game(op: &str, reps: u64) -> String {
 fn unfused(game: &Game) -> Game {
     let mut plain = game.clone();
     for code in &mut plain.codes {
-        for op in &mut code.ops {
-            *op = op.plain(builtin_of);
-        }
+        code.rewrite_ops(|op| *op = op.plain(builtin_of))
+            .expect("the plain sequences verify");
     }
     plain
 }

@@ -181,12 +181,12 @@ fn a_body_without_jumps_counts_each_instruction_at_each_entry() {
     let code = game
         .codes
         .iter()
-        .find(|c| c.name == "law Straight")
+        .find(|c| &*c.name == "law Straight")
         .expect("the law's code");
     // Profiling runs every instruction plain: a fused one runs the first of its plain
     // sequence, which follows it in the code.
     let r = row(&rows, "law Straight");
-    assert_eq!(r.steps, code.ops.len() as u64 * r.entries);
+    assert_eq!(r.steps, code.ops().len() as u64 * r.entries);
     // A builtin's steps beyond its instruction are its caller's: `sum` of 40 numbers.
     let sum = row(&rows, "side-effect Sum");
     assert!(sum.steps / sum.entries > 40, "{sum:?}");
@@ -201,14 +201,14 @@ fn each_instruction_counts_its_runs() {
         let i = game
             .codes
             .iter()
-            .position(|c| c.name == name)
+            .position(|c| &*c.name == name)
             .unwrap_or_else(|| panic!("no body {name}"));
         flexrules::compile::bytecode::CodeId(i as u32)
     };
     // A body without jumps: every instruction runs at every entry.
     let straight = profile.runs(id("law Straight"));
     let r = row(&rows, "law Straight");
-    assert_eq!(straight.len(), game.code(id("law Straight")).ops.len());
+    assert_eq!(straight.len(), game.code(id("law Straight")).ops().len());
     assert!(straight.iter().all(|&n| n == r.entries), "{straight:?}");
     // A body whose builtins count no more than their own step: its runs are its steps.
     let go = row(&rows, "behaviour node/default/go");

@@ -49,7 +49,7 @@ fn games() -> (Arc<Game>, Arc<Game>) {
     let calls = |g: &Game| {
         g.codes
             .iter()
-            .flat_map(|c| &c.ops)
+            .flat_map(|c| c.ops())
             .filter(|op| matches!(op, Op::CallSmall(..)))
             .count()
     };
@@ -59,11 +59,12 @@ fn games() -> (Arc<Game>, Arc<Game>) {
     );
     let mut plain = Game::clone(&small);
     for code in &mut plain.codes {
-        for op in &mut code.ops {
+        code.rewrite_ops(|op| {
             if let Op::CallSmall(callee, argc) = *op {
                 *op = Op::Call(callee, argc);
             }
-        }
+        })
+        .expect("plain calls verify");
     }
     assert_eq!(calls(&plain), 0);
     (small, Arc::new(plain))

@@ -157,7 +157,7 @@ impl Match {
         }
         let title = format!("({name} {argument})");
         let game = &self.session.game;
-        if let Some(i) = game.codes.iter().rposition(|c| c.name == title) {
+        if let Some(i) = game.codes.iter().rposition(|c| *c.name == *title) {
             return Ok(u32::try_from(i).ok().map(Function));
         }
         let sym = Symbol::intern(name);

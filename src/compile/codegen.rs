@@ -232,7 +232,7 @@ impl Compiler {
                 let id = FuncId(self.game.functions.len() as u32);
                 let code = CodeId(self.game.codes.len() as u32);
                 // Filled in by `functions`.
-                self.game.codes.push(Code::default());
+                self.game.codes.push(Code::placeholder(f.span));
                 self.game.function_ids.insert(f.name.sym, id);
                 self.game.functions.push(Function {
                     name: f.name.sym,
@@ -453,13 +453,14 @@ impl Compiler {
         e.emit(Op::End, span);
         super::bytecode::fuse(&mut e.ops);
         let locals = e.locals.len();
-        let code = Code {
+        let mut code = Code {
             ops: e.ops,
             spans: e.spans,
             locals: locals.min(u16::MAX as usize) as u16,
+            room: 0,
             local_names: e.locals,
             params: params.len() as u16,
-            name,
+            name: name.into(),
             span,
             ast: keep_ast.then(|| body.into()),
         };
@@ -468,6 +469,21 @@ impl Compiler {
                 Diagnostic::error("too-many-locals", span, "more than 65535 local variables")
                     .with_hint("split this code into #define functions"),
             );
+        }
+        match super::bytecode::verify(&code) {
+            Ok(room) => code.room = room,
+            // A body the verifier refuses is never run: the game does not compile.
+            Err(m) => self.errors.push(
+                Diagnostic::error(
+                    "malformed-code",
+                    code.spans.get(m.at).copied().unwrap_or(span),
+                    format!(
+                        "internal error: the compiled form of {} is malformed at instruction {}: {}",
+                        code.name, m.at, m.what
+                    ),
+                )
+                .with_hint("this is a fault of flexrules, not of the program: please report it with the program"),
+            ),
         }
         let id = CodeId(self.game.codes.len() as u32);
         self.game.codes.push(code);

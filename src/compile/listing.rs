@@ -145,10 +145,7 @@ fn describe(game: &Game, op: &Op) -> String {
     match *op {
         Op::Builtin(i, argc) => format!("Builtin {}/{argc}", builtin(i)),
         Op::Call(id, argc) | Op::CallSmall(id, argc) => {
-            let name = game
-                .codes
-                .get(id.0 as usize)
-                .map_or("?", |c| c.name.as_str());
+            let name = game.codes.get(id.0 as usize).map_or("?", |c| &*c.name);
             let name = name.strip_prefix("function ").unwrap_or(name);
             let call = if matches!(op, Op::Call(..)) {
                 "Call"

@@ -328,7 +328,7 @@ impl Profile {
                 body: game
                     .codes
                     .get(i)
-                    .map_or_else(|| format!("body #{i}"), |c| c.name.clone()),
+                    .map_or_else(|| format!("body #{i}"), |c| c.name.to_string()),
                 steps,
                 entries: self.entries.get(i).copied().unwrap_or(0),
             })

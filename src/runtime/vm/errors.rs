@@ -56,7 +56,7 @@ impl Machine {
                 Some(shown) => shown.times += 1,
                 None if full => calls.more += 1,
                 None => calls.sites.push(super::super::trace::CallSite {
-                    function: game.code(f.code).name.clone(),
+                    function: game.code(f.code).name.to_string(),
                     at,
                     times: 1,
                 }),

@@ -13,7 +13,10 @@ use super::super::value::{Key, Value};
 use super::exec_other::Next;
 use super::fused::{int_value, loop_test};
 use super::sends::NextBody;
-use super::stack::{discard, overwrite, push_nils_apart, renew_locals};
+use super::stack::{
+    discard, local, local_mut, overwrite, pop_verified, push_in_room, push_nils_apart,
+    renew_locals, reserve_room, top, top_mut,
+};
 use super::steps::next_check;
 use super::{Context, Flow, Frame, Kind, Machine, NO_JP, fast};
 
@@ -88,6 +91,11 @@ impl Machine {
             let mut code = game.code(body);
             let mut base = frame.base as usize;
             let mut ip = frame.ip as usize;
+            // The body's verified room, for the loop's unchecked pushes (see `stack.rs`):
+            // reserved from here, wherever in the body it resumes, as from each frame's
+            // start below (a call, the next body of a chain). The frames under this one
+            // reserved theirs when they ran, and the stack never shrinks meanwhile.
+            reserve_room(&mut self.stack, code.room);
             // How many steps are left before the next check (`left`), which is due at
             // step `self.check_at`: past the budget, or a multiple of 65,536, to look for
             // an interrupt. While the loop runs the step count is `check_at - left`: each
@@ -112,12 +120,12 @@ impl Machine {
             {
                 match self.run_fast(cx, fast, base) {
                     fast::Ended::Value(v) => {
-                        self.stack.push(v);
+                        push_in_room(&mut self.stack, v);
                         ip = code.ops.len() - 1;
                         debug_assert_eq!(code.ops[ip], Op::End);
                     }
                     fast::Ended::Return(v) => {
-                        self.stack.push(v);
+                        push_in_room(&mut self.stack, v);
                         // The `return` counted its step: the loop counts it again.
                         self.meter.steps -= 1;
                         ip = fast.return_at as usize;
@@ -151,7 +159,15 @@ impl Machine {
                 }};
             }
             loop {
-                let op = &code.ops[ip];
+                debug_assert!(ip < code.ops.len(), "an instruction past the body's end");
+                debug_assert!(
+                    self.stack.len() >= base + code.locals as usize,
+                    "the operand stack below the locals"
+                );
+                // SAFETY: every place the loop goes to, from the body's start or one of
+                // its instructions, is one of them: `verify` proved it of every edge
+                // (compile/bytecode/verify.rs); a frame's saved place is one such.
+                let op = unsafe { code.ops.get_unchecked(ip) };
                 #[cfg(feature = "op-stats")]
                 super::super::opstats::count(
                     op,
@@ -168,8 +184,8 @@ impl Machine {
                 // the rest of the sequence follows.
                 macro_rules! load {
                     ($a:expr) => {{
-                        let v = self.stack[base + $a as usize].clone();
-                        self.stack.push(v);
+                        let v = local(&self.stack, base, $a).clone();
+                        push_in_room(&mut self.stack, v);
                     }};
                 }
                 // Whether the `extra` steps of a fused instruction beyond its first stay
@@ -193,6 +209,7 @@ impl Machine {
                         // join point), and its locals start nil where the ended one's were.
                         let callee = game.code(next);
                         renew_locals(&mut self.stack, at as usize, callee.locals as usize);
+                        reserve_room(&mut self.stack, callee.room);
                         if let Some(f) = self.frames.last_mut() {
                             f.code = next;
                             f.ip = 0;
@@ -210,7 +227,7 @@ impl Machine {
                     ($var:expr, $exit:expr) => {{
                         let n = self.stack.len();
                         let (Value::List(list), Value::Int(i)) =
-                            (&self.stack[n - 2], &self.stack[n - 1])
+                            (top(&self.stack, 1), top(&self.stack, 0))
                         else {
                             sync!();
                             return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
@@ -221,10 +238,10 @@ impl Machine {
                                 let item = item.clone();
                                 // An integer over an integer: nothing to drop.
                                 std::mem::forget(std::mem::replace(
-                                    &mut self.stack[n - 1],
+                                    top_mut(&mut self.stack, 0),
                                     Value::Int(i as i64 + 1),
                                 ));
-                                overwrite(&mut self.stack[base + $var as usize], item);
+                                overwrite(local_mut(&mut self.stack, base, $var), item);
                             }
                             None => {
                                 self.stack.truncate(n - 2);
@@ -240,10 +257,10 @@ impl Machine {
                     ($c:expr, $read:expr, $key:expr, $default:expr, $extra:expr) => {{
                         if room!($extra)
                             && let Some(v) =
-                                read_fast($read, &self.stack[base + $c as usize], $key, $default)
+                                read_fast($read, local(&self.stack, base, $c), $key, $default)
                         {
                             left -= ($extra) as i64;
-                            self.stack.push(v);
+                            push_in_room(&mut self.stack, v);
                             ip += $extra;
                         } else {
                             load!($c)
@@ -251,49 +268,45 @@ impl Machine {
                     }};
                 }
                 match *op {
-                    Op::Nil => self.stack.push(Value::Nil),
-                    Op::Bool(b) => self.stack.push(Value::bool(b)),
-                    Op::Int(i) => self.stack.push(Value::Int(i)),
-                    Op::Float(x) => self.stack.push(Value::float(x)),
-                    Op::Str(s) => self.stack.push(Value::sym(s)),
+                    Op::Nil => push_in_room(&mut self.stack, Value::Nil),
+                    Op::Bool(b) => push_in_room(&mut self.stack, Value::bool(b)),
+                    Op::Int(i) => push_in_room(&mut self.stack, Value::Int(i)),
+                    Op::Float(x) => push_in_room(&mut self.stack, Value::float(x)),
+                    Op::Str(s) => push_in_room(&mut self.stack, Value::sym(s)),
                     Op::Load(slot) => {
-                        let v = self.stack[base + slot as usize].clone();
-                        self.stack.push(v);
+                        let v = local(&self.stack, base, slot).clone();
+                        push_in_room(&mut self.stack, v);
                     }
                     Op::Store(slot) => {
-                        let v = self.stack.last().cloned().unwrap_or_default();
-                        overwrite(&mut self.stack[base + slot as usize], v);
+                        let v = top(&self.stack, 0).clone();
+                        overwrite(local_mut(&mut self.stack, base, slot), v);
                     }
                     Op::Take(slot) => {
-                        let v = std::mem::take(&mut self.stack[base + slot as usize]);
-                        self.stack.push(v);
+                        let v = std::mem::take(local_mut(&mut self.stack, base, slot));
+                        push_in_room(&mut self.stack, v);
                     }
                     Op::SetLocal(slot) => {
-                        let v = self.stack.pop().unwrap_or_default();
-                        overwrite(&mut self.stack[base + slot as usize], v);
+                        let v = pop_verified(&mut self.stack);
+                        overwrite(local_mut(&mut self.stack, base, slot), v);
                     }
-                    Op::Pop => {
-                        if let Some(v) = self.stack.pop() {
-                            discard(v);
-                        }
-                    }
+                    Op::Pop => discard(pop_verified(&mut self.stack)),
                     Op::Jump(t) => ip = t as usize,
                     Op::JumpIfFalse(t) => {
-                        let v = self.stack.pop().unwrap_or_default();
+                        let v = pop_verified(&mut self.stack);
                         if !v.truthy() {
                             ip = t as usize;
                         }
                         discard(v);
                     }
                     Op::AndJump(t) => {
-                        if self.stack.last().is_some_and(|v| !v.truthy()) {
+                        if !top(&self.stack, 0).truthy() {
                             ip = t as usize;
-                        } else if let Some(v) = self.stack.pop() {
-                            discard(v);
+                        } else {
+                            discard(pop_verified(&mut self.stack));
                         }
                     }
                     Op::AndExit { to, exit, ends } => {
-                        if self.stack.last().is_some_and(|v| !v.truthy()) {
+                        if !top(&self.stack, 0).truthy() {
                             if ends
                                 && room!(3)
                                 && let Some(next) = self.next_body(cx, false)
@@ -311,29 +324,29 @@ impl Machine {
                             } else {
                                 ip = to as usize;
                             }
-                        } else if let Some(v) = self.stack.pop() {
-                            discard(v);
+                        } else {
+                            discard(pop_verified(&mut self.stack));
                         }
                     }
                     Op::OrJump(t) => {
-                        if self.stack.last().is_some_and(Value::truthy) {
+                        if top(&self.stack, 0).truthy() {
                             ip = t as usize;
-                        } else if let Some(v) = self.stack.pop() {
-                            discard(v);
+                        } else {
+                            discard(pop_verified(&mut self.stack));
                         }
                     }
                     Op::Builtin(index, 2)
                         if (index as usize) < FAST_OPS.len()
                             && matches!(
-                                self.stack[self.stack.len() - 2..],
-                                [Value::Int(_), Value::Int(_)]
+                                (top(&self.stack, 1), top(&self.stack, 0)),
+                                (Value::Int(_), Value::Int(_))
                             ) =>
                     {
                         // Two integers: the commonest case of arithmetic and comparison,
                         // done in place. Overflow and division go the general way.
                         let n = self.stack.len();
                         let (Value::Int(a), Value::Int(b)) =
-                            (&self.stack[n - 2], &self.stack[n - 1])
+                            (top(&self.stack, 1), top(&self.stack, 0))
                         else {
                             unreachable!("matched above")
                         };
@@ -344,10 +357,8 @@ impl Machine {
                         match r {
                             Some(v) => {
                                 // Both were integers: nothing to drop.
-                                if let Some(b) = self.stack.pop() {
-                                    std::mem::forget(b);
-                                }
-                                std::mem::forget(std::mem::replace(&mut self.stack[n - 2], v));
+                                std::mem::forget(pop_verified(&mut self.stack));
+                                std::mem::forget(std::mem::replace(top_mut(&mut self.stack, 0), v));
                             }
                             None => {
                                 let f = pure_fn(index as usize);
@@ -359,7 +370,7 @@ impl Machine {
                                     None => Value::Nil,
                                 };
                                 self.stack.truncate(n - 2);
-                                self.stack.push(result);
+                                push_in_room(&mut self.stack, result);
                             }
                         }
                     }
@@ -367,29 +378,25 @@ impl Machine {
                         if matches!(
                             FAST_OPS.get(index as usize),
                             Some(Some(IntOp::Eq | IntOp::Ne))
-                        ) && let Some(same) = equal_in_step(
-                            &self.stack[self.stack.len() - 2],
-                            &self.stack[self.stack.len() - 1],
-                        ) =>
+                        ) && let Some(same) =
+                            equal_in_step(top(&self.stack, 1), top(&self.stack, 0)) =>
                     {
                         // `=` and `!=` whose first value is not a collection (a name,
                         // nil, a boolean, a number, a string not long enough to count):
                         // what the builtin would answer, in one step with nothing to meter.
-                        let b = self.stack.pop().unwrap_or_default();
-                        let n = self.stack.len();
+                        let b = pop_verified(&mut self.stack);
                         let r = same == matches!(FAST_OPS[index as usize], Some(IntOp::Eq));
                         discard(b);
-                        overwrite(&mut self.stack[n - 1], Value::bool(r));
+                        overwrite(top_mut(&mut self.stack, 0), Value::bool(r));
                     }
                     Op::Builtin(NOT, 1) => {
                         // `not`: what the builtin answers, in place.
-                        if let Some(top) = self.stack.last_mut() {
-                            let r = Value::bool(!top.truthy());
-                            overwrite(top, r);
-                        }
+                        let top = top_mut(&mut self.stack, 0);
+                        let r = Value::bool(!top.truthy());
+                        overwrite(top, r);
                     }
                     Op::Builtin(index @ (FIRST | LAST), 1)
-                        if matches!(self.stack.last(), Some(Value::List(_))) =>
+                        if matches!(top(&self.stack, 0), Value::List(_)) =>
                     {
                         // The first or last element of a list (nil when it is empty): what
                         // the builtin answers (it counts nothing), without the call.
@@ -428,16 +435,13 @@ impl Machine {
                         // what the builtin answers, its work (the string's length) counted
                         // when it stays short of the next check, without the call; anything
                         // else calls the builtin.
-                        let n = self.stack.len();
-                        match contains_letter(&self.stack[n - 2], &self.stack[n - 1])
+                        match contains_letter(top(&self.stack, 1), top(&self.stack, 0))
                             .filter(|&(len, _)| room!(len))
                         {
                             Some((len, found)) => {
                                 left -= len as i64;
-                                if let Some(v) = self.stack.pop() {
-                                    discard(v);
-                                }
-                                overwrite(&mut self.stack[n - 2], Value::bool(found));
+                                discard(pop_verified(&mut self.stack));
+                                overwrite(top_mut(&mut self.stack, 0), Value::bool(found));
                             }
                             None => {
                                 if let Some(f) = pure_fn(CONTAINS as usize)
@@ -473,8 +477,8 @@ impl Machine {
                     },
                     // A list to iterate stays where it is, its position after it (a
                     // dictionary, nil or an error goes the general way).
-                    Op::IterStart if matches!(self.stack.last(), Some(Value::List(_))) => {
-                        self.stack.push(Value::Int(0))
+                    Op::IterStart if matches!(top(&self.stack, 0), Value::List(_)) => {
+                        push_in_room(&mut self.stack, Value::Int(0))
                     }
                     Op::IterNext { var, exit } => iter_next!(var, exit),
                     // The end of a `foreach` body takes the next element at once.
@@ -492,7 +496,7 @@ impl Machine {
                     // missing one) the general way.
                     Op::Property(name) if let Some(v) = self.own_layout_property(game, name) => {
                         let v = v.clone();
-                        self.stack.push(v);
+                        push_in_room(&mut self.stack, v);
                     }
                     Op::Property(name) => {
                         let span = code.spans[ip - 1];
@@ -503,7 +507,7 @@ impl Machine {
                                 return Err(self.no_entity(span, "(property <name> of <entity>)"));
                             }
                         };
-                        self.stack.push(v);
+                        push_in_room(&mut self.stack, v);
                     }
                     // `(state of e)` of an entity the game started with, read in line
                     // as a property is (any other name takes the form, for its lookup's
@@ -526,9 +530,9 @@ impl Machine {
                         ip += (op.weight() - 1) as usize
                     }
                     Op::PropertyOf(name) => {
-                        let entity = self.stack.pop().unwrap_or_default();
+                        let entity = pop_verified(&mut self.stack);
                         let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
-                        self.stack.push(v);
+                        push_in_room(&mut self.stack, v);
                     }
                     Op::Attribute(key) => {
                         let v = match self.current_jp() {
@@ -543,9 +547,9 @@ impl Machine {
                                 return Err(self.no_message(code.spans[ip - 1]));
                             }
                         };
-                        self.stack.push(v);
+                        push_in_room(&mut self.stack, v);
                     }
-                    Op::Hole => self.stack.push(Value::Nil),
+                    Op::Hole => push_in_room(&mut self.stack, Value::Nil),
                     // Calling a #define function and returning from one switch frames
                     // here, without going round the outer loop, unless a step is pending:
                     // neither can end the transaction.
@@ -572,7 +576,7 @@ impl Machine {
                         {
                             sync!();
                             match self.call_fast(cx, callee_id, fast, at) {
-                                Ok(v) => self.stack.push(v),
+                                Ok(v) => push_in_room(&mut self.stack, v),
                                 Err(flow) => return Ok(flow),
                             }
                             resync!();
@@ -583,6 +587,7 @@ impl Machine {
                         if extra > 0 {
                             push_nils_apart(&mut self.stack, extra);
                         }
+                        reserve_room(&mut self.stack, callee.room);
                         self.frames.push(Frame {
                             code: callee_id,
                             ip: 0,
@@ -654,7 +659,7 @@ impl Machine {
                     }
                     // `(if c ...)` ending such a body: a false test ends it at once.
                     Op::TestEnd(to) => {
-                        let v = self.stack.pop().unwrap_or_default();
+                        let v = pop_verified(&mut self.stack);
                         let go_on = v.truthy();
                         discard(v);
                         if !go_on {
@@ -668,28 +673,27 @@ impl Machine {
                             }
                         }
                     }
-                    Op::NilEnd => self.stack.push(Value::Nil),
+                    Op::NilEnd => push_in_room(&mut self.stack, Value::Nil),
                     Op::LocalConst { a, op: f, k } => {
-                        if let Value::Int(x) = self.stack[base + a as usize]
-                            && let Some(r) = f.apply(x, i64::from(k))
+                        if let Value::Int(x) = local(&self.stack, base, a)
+                            && let Some(r) = f.apply(*x, i64::from(k))
                             && room!(2)
                         {
                             left -= 2;
-                            self.stack.push(int_value(r));
+                            push_in_room(&mut self.stack, int_value(r));
                             ip += 2;
                         } else {
                             load!(a)
                         }
                     }
                     Op::Locals { a, b, op: f } => {
-                        if let (Value::Int(x), Value::Int(y)) = (
-                            &self.stack[base + a as usize],
-                            &self.stack[base + b as usize],
-                        ) && let Some(r) = f.apply(*x, *y)
+                        if let (Value::Int(x), Value::Int(y)) =
+                            (local(&self.stack, base, a), local(&self.stack, base, b))
+                            && let Some(r) = f.apply(*x, *y)
                             && room!(2)
                         {
                             left -= 2;
-                            self.stack.push(int_value(r));
+                            push_in_room(&mut self.stack, int_value(r));
                             ip += 2;
                         } else {
                             load!(a)
@@ -706,16 +710,16 @@ impl Machine {
                             std::mem::forget(std::mem::replace(top, int_value(r)));
                             ip += 1;
                         } else {
-                            self.stack.push(Value::Int(i64::from(k)))
+                            push_in_room(&mut self.stack, Value::Int(i64::from(k)))
                         }
                     }
                     Op::SetLocalConst { a, dst, op: f, k } => {
-                        if let Value::Int(x) = self.stack[base + a as usize]
-                            && let Some(r) = f.apply(x, i64::from(k))
+                        if let Value::Int(x) = local(&self.stack, base, a)
+                            && let Some(r) = f.apply(*x, i64::from(k))
                             && room!(3)
                         {
                             left -= 3;
-                            let slot = &mut self.stack[base + dst as usize];
+                            let slot = local_mut(&mut self.stack, base, dst);
                             match (slot, r) {
                                 // An integer over an integer (`(var i (+ i 1))`): nothing
                                 // to drop.
@@ -741,8 +745,8 @@ impl Machine {
                         }
                     }
                     Op::LocalConstJump { a, op: f, k, to } => {
-                        if let Value::Int(x) = self.stack[base + a as usize]
-                            && let Some(IntValue::Bool(t)) = f.apply(x, i64::from(k))
+                        if let Value::Int(x) = local(&self.stack, base, a)
+                            && let Some(IntValue::Bool(t)) = f.apply(*x, i64::from(k))
                             && room!(3)
                         {
                             left -= 3;
@@ -752,10 +756,9 @@ impl Machine {
                         }
                     }
                     Op::LocalsJump { a, b, op: f, to } => {
-                        if let (Value::Int(x), Value::Int(y)) = (
-                            &self.stack[base + a as usize],
-                            &self.stack[base + b as usize],
-                        ) && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
+                        if let (Value::Int(x), Value::Int(y)) =
+                            (local(&self.stack, base, a), local(&self.stack, base, b))
+                            && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(3)
                         {
                             left -= 3;
@@ -780,7 +783,7 @@ impl Machine {
                     // slots, and only the value read is cloned. Anything but a plain read
                     // (another kind, `nth` out of range, an error) runs the plain sequence.
                     Op::ReadLocals { c, k, read } => {
-                        fused_read!(c, read, &self.stack[base + k as usize], None, 2)
+                        fused_read!(c, read, local(&self.stack, base, k), None, 2)
                     }
                     Op::ReadConst { c, read, k } => {
                         fused_read!(c, read, &Value::Int(i64::from(k)), None, 2)
@@ -788,7 +791,7 @@ impl Machine {
                     Op::GetOr { c, k, default } => fused_read!(
                         c,
                         Read::Get,
-                        &self.stack[base + k as usize],
+                        local(&self.stack, base, k),
                         Some(i64::from(default)),
                         3
                     ),
@@ -797,7 +800,7 @@ impl Machine {
                     // string's length) counted as `Op::Builtin`'s fast path counts it.
                     Op::LetterIn { s, letters, a } => {
                         let len = letters.count_ones();
-                        let byte = match &self.stack[base + a as usize] {
+                        let byte = match local(&self.stack, base, a) {
                             Value::Str(t) => t.ascii_byte(),
                             _ => None,
                         };
@@ -805,10 +808,10 @@ impl Machine {
                             Some(b) if room!(2 + len) => {
                                 left -= 2 + i64::from(len);
                                 let found = b >= 64 && (letters >> (b - 64)) & 1 == 1;
-                                self.stack.push(Value::bool(found));
+                                push_in_room(&mut self.stack, Value::bool(found));
                                 ip += 2;
                             }
-                            _ => self.stack.push(Value::sym(s)),
+                            _ => push_in_room(&mut self.stack, Value::sym(s)),
                         }
                     }
                     // `(contains "Bb" (property "piece"))`: as `LetterIn`, on the running
@@ -829,10 +832,10 @@ impl Machine {
                         match hay {
                             Some((b, hay)) if room!(2 + hay.len()) => {
                                 left -= 2 + hay.len() as i64;
-                                self.stack.push(Value::bool(hay.contains(&b)));
+                                push_in_room(&mut self.stack, Value::bool(hay.contains(&b)));
                                 ip += 2;
                             }
-                            _ => self.stack.push(Value::sym(s)),
+                            _ => push_in_room(&mut self.stack, Value::sym(s)),
                         }
                     }
                     Op::NilPop => {
@@ -840,7 +843,7 @@ impl Machine {
                             left -= 1;
                             ip += 1;
                         } else {
-                            self.stack.push(Value::Nil);
+                            push_in_room(&mut self.stack, Value::Nil);
                         }
                     }
                     // `=` or `!=` with a literal string, on a value that is not a
@@ -855,7 +858,7 @@ impl Machine {
                             overwrite(top, Value::bool(r));
                             ip += 1;
                         } else {
-                            self.stack.push(Value::sym(s));
+                            push_in_room(&mut self.stack, Value::sym(s));
                         }
                     }
                     Op::StrCmpJump { s, eq, to } => {
@@ -870,13 +873,13 @@ impl Machine {
                             }
                             ip = if t { ip + 2 } else { to as usize };
                         } else {
-                            self.stack.push(Value::sym(s));
+                            push_in_room(&mut self.stack, Value::sym(s));
                         }
                     }
                     // `(if (= p "K") ...)` on a local that is not a collection: what
                     // `StrCmpJump` answers, without copying the local.
                     Op::LocalStrCmpJump { a, s, eq, to } => {
-                        let local = &self.stack[base + a as usize];
+                        let local = local(&self.stack, base, a);
                         if room!(3)
                             && let Some(same) = equal_in_step(local, &Value::sym(s))
                         {
@@ -901,7 +904,7 @@ impl Machine {
                     }
                     // `(if (= q nil) ...)` on a local that is not a collection.
                     Op::LocalNilJump { a, eq, to } => {
-                        let local = &self.stack[base + a as usize];
+                        let local = local(&self.stack, base, a);
                         if room!(3) && !is_collection(local) {
                             left -= 3;
                             let t = (*local == Value::Nil) == eq;
@@ -913,7 +916,7 @@ impl Machine {
                     Op::LocalJump { a, to } => {
                         if room!(1) {
                             left -= 1;
-                            ip = if self.stack[base + a as usize].truthy() {
+                            ip = if local(&self.stack, base, a).truthy() {
                                 ip + 1
                             } else {
                                 to as usize
@@ -927,7 +930,7 @@ impl Machine {
                     Op::LocalPropertyOf { a, name } => {
                         if room!(1) {
                             left -= 1;
-                            let entity = &self.stack[base + a as usize];
+                            let entity = local(&self.stack, base, a);
                             let v = match self.fixed_property(game, entity, name) {
                                 Some(v) => v.clone(),
                                 None => out!(self.local_property_of(
@@ -937,7 +940,7 @@ impl Machine {
                                     code.spans[ip]
                                 ))?,
                             };
-                            self.stack.push(v);
+                            push_in_room(&mut self.stack, v);
                             ip += 1;
                         } else {
                             load!(a)
@@ -947,7 +950,7 @@ impl Machine {
                     // loop reads itself, else as `LocalPropertyOf` (its `SetLocal` next).
                     Op::LocalPropertyTo { a, name, dst } => {
                         let fast = if room!(2) {
-                            self.fixed_property(game, &self.stack[base + a as usize], name)
+                            self.fixed_property(game, local(&self.stack, base, a), name)
                                 .cloned()
                         } else {
                             None
@@ -955,16 +958,16 @@ impl Machine {
                         match fast {
                             Some(v) => {
                                 left -= 2;
-                                overwrite(&mut self.stack[base + dst as usize], v);
+                                overwrite(local_mut(&mut self.stack, base, dst), v);
                                 ip += 2;
                             }
                             None => load!(a),
                         }
                     }
                     Op::SetLocalJump { a, to } => {
-                        let v = self.stack.pop().unwrap_or_default();
+                        let v = pop_verified(&mut self.stack);
                         let go_on = v.truthy();
-                        overwrite(&mut self.stack[base + a as usize], v);
+                        overwrite(local_mut(&mut self.stack, base, a), v);
                         if room!(2) {
                             left -= 2;
                             ip = if go_on { ip + 2 } else { to as usize };
@@ -985,10 +988,10 @@ impl Machine {
                                     code.spans[ip]
                                 ))?,
                             };
-                            self.stack.push(v);
+                            push_in_room(&mut self.stack, v);
                             ip += 1;
                         } else {
-                            self.stack.push(Value::sym(entity));
+                            push_in_room(&mut self.stack, Value::sym(entity));
                         }
                     }
                     // `(get (property "p" of e) k)`: the table read where it lies, only
@@ -1002,13 +1005,13 @@ impl Machine {
                         } {
                             Some(v) => {
                                 left -= 3;
-                                self.stack.push(v);
+                                push_in_room(&mut self.stack, v);
                                 ip += 3;
                             }
                             None => match *op {
                                 Op::PropertyGet { a, .. } => load!(a),
                                 Op::NamedPropertyGet { entity, .. } => {
-                                    self.stack.push(Value::sym(entity))
+                                    push_in_room(&mut self.stack, Value::sym(entity))
                                 }
                                 _ => {}
                             },
@@ -1017,9 +1020,7 @@ impl Machine {
                     Op::JumpPop(to) => {
                         if room!(1) {
                             left -= 1;
-                            if let Some(v) = self.stack.pop() {
-                                discard(v);
-                            }
+                            discard(pop_verified(&mut self.stack));
                             ip = to as usize + 1;
                         } else {
                             ip = to as usize;
@@ -1051,8 +1052,8 @@ impl Machine {
                             // `Op::Builtin`'s fast path answers it, then the jump, when
                             // its step stays short of the next check (else the plain
                             // `JumpIfFalse` follows).
-                            let b = self.stack.pop().unwrap_or_default();
-                            let a = self.stack.pop().unwrap_or_default();
+                            let b = pop_verified(&mut self.stack);
+                            let a = pop_verified(&mut self.stack);
                             let t = same == (f == IntOp::Eq);
                             discard(a);
                             discard(b);
@@ -1060,7 +1061,7 @@ impl Machine {
                                 left -= 1;
                                 ip = if t { ip + 1 } else { to as usize };
                             } else {
-                                self.stack.push(Value::bool(t));
+                                push_in_room(&mut self.stack, Value::bool(t));
                             }
                         } else {
                             out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;

@@ -248,7 +248,7 @@ impl Machine {
                     match jp.behaviour {
                         Some(code) => {
                             if cx.trace || cx.stepping {
-                                let name = cx.game.code(code).name.clone();
+                                let name = cx.game.code(code).name.to_string();
                                 self.event(cx, TraceEvent::Behaviour { depth, name });
                             }
                             break (code, Kind::Behaviour, jp_index);

@@ -105,3 +105,87 @@ impl Machine {
         out
     }
 }
+
+// The instruction loop's own pushes, pops and local slots, unchecked. Each rests on what
+// the verifier (`compile/bytecode/verify.rs`) proved of the running body and on the
+// frame's reservation: every local slot a body's instructions name is below its
+// `locals`, which its frame holds above its base; no instruction pops below the locals;
+// and no path holds more than the body's `room` values above them, which was reserved
+// when the frame started (`reserve_room`) and stays reserved, as the stack only grows
+// while the machine runs (it is let go only with the machine: `recycle_buffers`).
+// Debug builds check each use.
+
+/// Make room for `room` more values (a body's verified room, as its frame starts):
+/// pushes of the body's instructions then need no capacity check.
+#[inline(always)]
+pub(super) fn reserve_room(stack: &mut Vec<Value>, room: u32) {
+    stack.reserve(room as usize);
+}
+
+/// Push `v` where the running body's reserved room is.
+#[inline(always)]
+pub(super) fn push_in_room(stack: &mut Vec<Value>, v: Value) {
+    let len = stack.len();
+    debug_assert!(len < stack.capacity(), "a push past the reserved room");
+    // SAFETY: the verified room of the running body was reserved when its frame started
+    // and is never given back while it runs (see above): `len` is within capacity.
+    unsafe {
+        stack.as_mut_ptr().add(len).write(v);
+        stack.set_len(len + 1);
+    }
+}
+
+/// Pop the top value, which the verifier proved is there (above the locals).
+#[inline(always)]
+pub(super) fn pop_verified(stack: &mut Vec<Value>) -> Value {
+    let len = stack.len();
+    debug_assert!(len > 0, "a pop of an empty stack");
+    // SAFETY: the instruction's verified height is at least the values it takes, all
+    // above the frame's locals: the stack holds at least one value; the length is
+    // lowered first, so the value read out is owned once.
+    unsafe {
+        stack.set_len(len - 1);
+        stack.as_ptr().add(len - 1).read()
+    }
+}
+
+/// Local `slot` of the frame at `base`, which the verifier proved is one of its slots.
+#[inline(always)]
+pub(super) fn local(stack: &[Value], base: usize, slot: u16) -> &Value {
+    debug_assert!(
+        base + (slot as usize) < stack.len(),
+        "a local past the stack"
+    );
+    // SAFETY: `slot` is below the body's `locals` (verified), which its frame holds from
+    // `base`, below every value its instructions push (no instruction pops below them).
+    unsafe { stack.get_unchecked(base + slot as usize) }
+}
+
+/// [`local`], to write.
+#[inline(always)]
+pub(super) fn local_mut(stack: &mut [Value], base: usize, slot: u16) -> &mut Value {
+    debug_assert!(
+        base + (slot as usize) < stack.len(),
+        "a local past the stack"
+    );
+    // SAFETY: as in `local`.
+    unsafe { stack.get_unchecked_mut(base + slot as usize) }
+}
+
+/// The value `k` places below the top (0: the top), which the verifier proved is there:
+/// the instruction reading it takes more than `k` values.
+#[inline(always)]
+pub(super) fn top(stack: &[Value], k: usize) -> &Value {
+    debug_assert!(k < stack.len(), "a read below the stack");
+    // SAFETY: the instruction's verified height is more than `k`: the value is there.
+    unsafe { stack.get_unchecked(stack.len() - 1 - k) }
+}
+
+/// [`top`], to write.
+#[inline(always)]
+pub(super) fn top_mut(stack: &mut [Value], k: usize) -> &mut Value {
+    debug_assert!(k < stack.len(), "a write below the stack");
+    let i = stack.len() - 1 - k;
+    // SAFETY: as in `top`.
+    unsafe { stack.get_unchecked_mut(i) }
+}
