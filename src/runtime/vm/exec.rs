@@ -119,13 +119,15 @@ impl Machine {
                 && self.fast_on(cx)
             {
                 match self.run_fast(cx, fast, base) {
+                    // (The fast tier keeps its own stack discipline: its results are
+                    // pushed with the capacity checked.)
                     fast::Ended::Value(v) => {
-                        push_in_room(&mut self.stack, v);
+                        self.stack.push(v);
                         ip = code.ops.len() - 1;
                         debug_assert_eq!(code.ops[ip], Op::End);
                     }
                     fast::Ended::Return(v) => {
-                        push_in_room(&mut self.stack, v);
+                        self.stack.push(v);
                         // The `return` counted its step: the loop counts it again.
                         self.meter.steps -= 1;
                         ip = fast.return_at as usize;
@@ -576,7 +578,7 @@ impl Machine {
                         {
                             sync!();
                             match self.call_fast(cx, callee_id, fast, at) {
-                                Ok(v) => push_in_room(&mut self.stack, v),
+                                Ok(v) => self.stack.push(v),
                                 Err(flow) => return Ok(flow),
                             }
                             resync!();
