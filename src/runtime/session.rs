@@ -669,12 +669,16 @@ impl Session {
     }
 
     /// Run `code` (a call of one of the game's functions, made by
-    /// [`crate::compile::codegen::compile_call`]) in place on the session's world, which
-    /// has no active canvas ([`Session::unwatch`]), untraced, and undo whatever it
-    /// changed: how it ended (with its value, when it committed). How a game's `to-move`
-    /// and `evaluate` are asked.
+    /// [`crate::compile::codegen::compile_call`]) in place on the session's world (on a
+    /// copy without the canvas when the world is watched: see [`Session::unwatch`]),
+    /// untraced, and undo whatever it changed: how it ended (with its value, when it
+    /// committed). How a game's `to-move` and `evaluate` are asked.
     #[inline]
     pub fn eval_in_place(&mut self, code: CodeId) -> Status {
+        // On a watched world it runs on a copy without the canvas, as `#actions` does.
+        if self.world().canvas.active {
+            return self.run_quiet(self.unwatched(), Start::Eval(code)).0;
+        }
         self.trial_in_place(Start::Eval(code), TrialEnd::Undo, OnWait::Fail)
     }
 

@@ -749,7 +749,7 @@ mod tests {
             assert_eq!(l, ints(-1..n + 1));
             assert_eq!(l.pop_front(), Some(Value::Int(-1)));
             l.drop_front(1);
-            l.truncate(n as usize - 1);
+            l.truncate((n as usize).saturating_sub(1));
             assert_eq!(l, ints(1..n.max(1)));
             let mut a = ints(0..n);
             a.append(Rc::new(ints(n..2 * n)));
