@@ -60,6 +60,12 @@ impl Edges {
     }
 }
 
+/// Whether two instructions are of one kind (`plain` gives a plain instruction back as
+/// it is, a fused one as another kind).
+fn same_kind(a: Op, b: Op) -> bool {
+    std::mem::discriminant(&a) == std::mem::discriminant(&b)
+}
+
 /// Where plain instruction `op` at `ip` may go.
 fn plain_edges(op: Op, ip: usize) -> Edges {
     let next = ip + 1;
@@ -93,45 +99,11 @@ fn plain_edges(op: Op, ip: usize) -> Edges {
             Edges::new(k).go(next, 1 - i64::from(k))
         }
         Op::Return | Op::End => Edges::new(1),
-        // A fused instruction: its plain first instruction's edges.
-        Op::LocalConst { .. }
-        | Op::Locals { .. }
-        | Op::Const { .. }
-        | Op::SetLocalConst { .. }
-        | Op::LocalConstJump { .. }
-        | Op::LocalsJump { .. }
-        | Op::LoopLocalConst { .. }
-        | Op::LoopLocals { .. }
-        | Op::JumpEnd(_)
-        | Op::OpJump { .. }
-        | Op::ReadLocals { .. }
-        | Op::ReadConst { .. }
-        | Op::GetOr { .. }
-        | Op::NilPop
-        | Op::LetterIn { .. }
-        | Op::AndExit { .. }
-        | Op::LetterInProperty { .. }
-        | Op::IterLoop { .. }
-        | Op::TestEnd(_)
-        | Op::NilEnd
-        | Op::JumpPop(_)
-        | Op::StrCmp { .. }
-        | Op::StrCmpJump { .. }
-        | Op::LocalStrCmpJump { .. }
-        | Op::LocalStateJump { .. }
-        | Op::LocalNilJump { .. }
-        | Op::LocalPropertyOf { .. }
-        | Op::NamedPropertyOf { .. }
-        | Op::LocalPropertyTo { .. }
-        | Op::PropertyGet { .. }
-        | Op::NamedPropertyGet { .. }
-        | Op::SetLocalJump { .. }
-        | Op::LocalJump { .. }
-        | Op::PutLocal { .. }
-        | Op::PutAdd { .. } => match op.plain(super::builtin_of) {
-            // (`plain` gives a plain instruction for each of these: a fused one
-            // standing for itself would be a fault of `plain`, and goes nowhere.)
-            plain if plain != op => plain_edges(plain, ip),
+        // A fused instruction: its plain first instruction's edges. (An instruction
+        // `plain` gives back unchanged is a plain one missing above: it is refused, by
+        // needing more than any stack holds, so a new instruction cannot pass unseen.)
+        fused => match fused.plain(super::builtin_of) {
+            plain if !same_kind(plain, fused) => plain_edges(plain, ip),
             _ => Edges::new(u32::MAX),
         },
     }
@@ -179,35 +151,10 @@ fn edges(op: Op, ip: usize) -> Edges {
         // Their fast cases end the body (with the value on top, or a nil they stand for).
         Op::JumpEnd(_) => plain.needing(1),
         Op::TestEnd(_) | Op::NilEnd => plain,
-        Op::Nil
-        | Op::Bool(_)
-        | Op::Int(_)
-        | Op::Float(_)
-        | Op::Str(_)
-        | Op::Load(_)
-        | Op::Store(_)
-        | Op::SetLocal(_)
-        | Op::Take(_)
-        | Op::Message
-        | Op::Pop
-        | Op::Jump(_)
-        | Op::JumpIfFalse(_)
-        | Op::AndJump(_)
-        | Op::OrJump(_)
-        | Op::CaseEq
-        | Op::Call(..)
-        | Op::CallSmall(..)
-        | Op::Builtin(..)
-        | Op::IterStart
-        | Op::IterNext { .. }
-        | Op::Property(_)
-        | Op::PropertyOf(_)
-        | Op::Attribute(_)
-        | Op::Form(..)
-        | Op::Return
-        | Op::End
-        | Op::Hole
-        | Op::UpdateLocal { .. } => plain,
+        // A plain instruction: its own edges. (A fused one missing above is refused, as
+        // in `plain_edges`.)
+        _ if same_kind(op.plain(super::builtin_of), op) => plain,
+        _ => Edges::new(u32::MAX),
     }
 }
 
