@@ -1545,3 +1545,43 @@ fn many_kinds_of_join_points_each_find_their_own_chain() {
         }
     }
 }
+
+/// A call of more than 255 arguments, or a message of more than 255 attributes, is
+/// refused with an error at the call: the instruction holds a count up to 255, and such a
+/// call once ran with its list cut to 255 elements and the rest left on the stack.
+#[test]
+fn a_call_or_message_past_255_operands_is_refused_not_cut() {
+    let codes = |text: String| {
+        let mut fs = MemoryFs::new();
+        fs.insert("game.fr", &text);
+        match build_game(&fs, Path::new("game.fr")) {
+            Ok(_) => Vec::new(),
+            Err(flexrules::compile::BuildError::Errors(_, diagnostics)) => {
+                diagnostics.iter().map(|d| d.code).collect()
+            }
+            Err(e) => panic!("{}", e.render_plain()),
+        }
+    };
+    let game = |body: &str| {
+        format!(
+            "#entity box\n  #state default\n    #onMessage go\n      {body}\n#instance b of box\n"
+        )
+    };
+    let ones = |n: usize| vec!["1"; n].join(" ");
+    assert!(codes(game(&format!("(print (list {}))", ones(255)))).is_empty());
+    assert_eq!(
+        codes(game(&format!("(print (list {}))", ones(256)))),
+        ["too-many-arguments"]
+    );
+    let pairs = |n: usize| {
+        (0..n)
+            .map(|i| format!("\"k{i}\" {i}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(codes(game(&format!("(new message \"m\" with {})", pairs(255)))).is_empty());
+    assert_eq!(
+        codes(game(&format!("(new message \"m\" with {})", pairs(256)))),
+        ["too-many-attributes"]
+    );
+}

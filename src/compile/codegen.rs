@@ -682,8 +682,21 @@ impl Emitter<'_> {
                 _ => self.expr(a),
             }
         }
-        let argc = args.len().min(u8::MAX as usize) as u8;
         let name = func.sym.as_str();
+        if args.len() > u8::MAX as usize {
+            self.errors.push(
+                Diagnostic::error(
+                    "too-many-arguments",
+                    span,
+                    format!(
+                        "`{name}` is given {} arguments: a call takes at most 255",
+                        args.len()
+                    ),
+                )
+                .with_hint("build a long list in parts: (append (list ...) (list ...))"),
+            );
+        }
+        let argc = args.len().min(u8::MAX as usize) as u8;
         if let Some(i) = BUILTINS.iter().position(|b| b.name == name) {
             self.emit(Op::Builtin(i as u16, argc), span);
         } else if let Some(&id) = self.game.function_ids.get(&func.sym) {
@@ -885,6 +898,19 @@ impl Emitter<'_> {
                 for (k, v) in attrs {
                     self.expr(k);
                     self.expr(v);
+                }
+                if attrs.len() > u8::MAX as usize {
+                    self.errors.push(
+                        Diagnostic::error(
+                            "too-many-attributes",
+                            span,
+                            format!(
+                                "{} key-value pairs: a message takes at most 255",
+                                attrs.len()
+                            ),
+                        )
+                        .with_hint("put the rest in a dictionary held by one attribute"),
+                    );
                 }
                 let n = attrs.len().min(u8::MAX as usize) as u8;
                 self.emit(Op::Form(*op, n), span);
