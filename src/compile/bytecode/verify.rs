@@ -26,8 +26,9 @@ pub struct Malformed {
     pub what: String,
 }
 
-/// The greatest height the operand stack may have above the locals. A body nearer it
-/// than this is not one the compiler makes.
+/// The greatest height the operand stack may have above the locals. No program comes
+/// near it: forms nest at most 200 deep (`syntax::reader::MAX_NESTING`) and a call takes
+/// at most 255 arguments, so a body past it is a fault of the compiler.
 const MAX_HEIGHT: u32 = 1 << 20;
 
 /// Where an instruction may go and what it leaves: at most four places, each with the
