@@ -702,13 +702,13 @@ impl Machine {
                         }
                     }
                     Op::Const { op: f, k } => {
-                        if let Some(top) = self.stack.last_mut()
-                            && let Value::Int(x) = *top
+                        if let Value::Int(x) = *top(&self.stack, 0)
                             && let Some(r) = f.apply(x, i64::from(k))
                             && room!(1)
                         {
                             left -= 1;
                             // An integer is replaced: nothing to drop.
+                            let top = top_mut(&mut self.stack, 0);
                             std::mem::forget(std::mem::replace(top, int_value(r)));
                             ip += 1;
                         } else {
@@ -852,12 +852,11 @@ impl Machine {
                     // collection: what `Op::Builtin`'s fast path answers.
                     Op::StrCmp { s, eq } => {
                         if room!(1)
-                            && let Some(top) = self.stack.last_mut()
-                            && let Some(same) = equal_in_step(top, &Value::sym(s))
+                            && let Some(same) = equal_in_step(top(&self.stack, 0), &Value::sym(s))
                         {
                             left -= 1;
                             let r = same == eq;
-                            overwrite(top, Value::bool(r));
+                            overwrite(top_mut(&mut self.stack, 0), Value::bool(r));
                             ip += 1;
                         } else {
                             push_in_room(&mut self.stack, Value::sym(s));
@@ -865,14 +864,11 @@ impl Machine {
                     }
                     Op::StrCmpJump { s, eq, to } => {
                         if room!(2)
-                            && let Some(top) = self.stack.last()
-                            && let Some(same) = equal_in_step(top, &Value::sym(s))
+                            && let Some(same) = equal_in_step(top(&self.stack, 0), &Value::sym(s))
                         {
                             left -= 2;
                             let t = same == eq;
-                            if let Some(v) = self.stack.pop() {
-                                discard(v);
-                            }
+                            discard(pop_verified(&mut self.stack));
                             ip = if t { ip + 2 } else { to as usize };
                         } else {
                             push_in_room(&mut self.stack, Value::sym(s));
@@ -1029,25 +1025,19 @@ impl Machine {
                         }
                     }
                     Op::OpJump { op: f, to } => {
-                        let n = self.stack.len();
-                        if n >= 2
-                            && let (Value::Int(x), Value::Int(y)) =
-                                (&self.stack[n - 2], &self.stack[n - 1])
+                        if let (Value::Int(x), Value::Int(y)) =
+                            (top(&self.stack, 1), top(&self.stack, 0))
                             && let Some(IntValue::Bool(t)) = f.apply(*x, *y)
                             && room!(1)
                         {
                             left -= 1;
                             // Two integers: nothing to drop.
-                            for _ in 0..2 {
-                                if let Some(v) = self.stack.pop() {
-                                    discard(v);
-                                }
-                            }
+                            std::mem::forget(pop_verified(&mut self.stack));
+                            std::mem::forget(pop_verified(&mut self.stack));
                             ip = if t { ip + 1 } else { to as usize };
                         } else if matches!(f, IntOp::Eq | IntOp::Ne)
-                            && n >= 2
                             && let Some(same) =
-                                equal_in_step(&self.stack[n - 2], &self.stack[n - 1])
+                                equal_in_step(top(&self.stack, 1), top(&self.stack, 0))
                         {
                             // `=` or `!=` whose first value is not a collection (a name
                             // compared with a name, most often): answered here as
