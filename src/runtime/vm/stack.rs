@@ -1,5 +1,6 @@
 //! The operand stack's helpers: pushing and letting go of values cheaply (most own
-//! nothing) and a frame's locals.
+//! nothing), a frame's locals, and the instruction loop's unchecked reads, pops and
+//! pushes, which rest on the verifier's proof (below).
 
 use super::super::value::Value;
 use super::Machine;
