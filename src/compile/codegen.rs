@@ -469,11 +469,10 @@ impl Compiler {
                 Diagnostic::error("too-many-locals", span, "more than 65535 local variables")
                     .with_hint("split this code into #define functions"),
             );
-        }
-        match super::bytecode::verify(&code) {
-            Ok(room) => code.room = room,
-            // A body the verifier refuses is never run: the game does not compile.
-            Err(m) => self.errors.push(
+        } else if let Err(m) = super::bytecode::verify(&code).map(|room| code.room = room) {
+            // A body the verifier refuses is never run: the game does not compile. (One
+            // with too many locals already failed, and its slots were cut: not verified.)
+            self.errors.push(
                 Diagnostic::error(
                     "malformed-code",
                     code.spans.get(m.at).copied().unwrap_or(span),
@@ -483,7 +482,7 @@ impl Compiler {
                     ),
                 )
                 .with_hint("this is a fault of flexrules, not of the program: please report it with the program"),
-            ),
+            );
         }
         let id = CodeId(self.game.codes.len() as u32);
         self.game.codes.push(code);
@@ -683,19 +682,7 @@ impl Emitter<'_> {
             }
         }
         let name = func.sym.as_str();
-        if args.len() > u8::MAX as usize {
-            self.errors.push(
-                Diagnostic::error(
-                    "too-many-arguments",
-                    span,
-                    format!(
-                        "`{name}` is given {} arguments: a call takes at most 255",
-                        args.len()
-                    ),
-                )
-                .with_hint("build a long list in parts: (append (list ...) (list ...))"),
-            );
-        }
+        // (More than 255 arguments is refused by the checker: `too-many-arguments`.)
         let argc = args.len().min(u8::MAX as usize) as u8;
         if let Some(i) = BUILTINS.iter().position(|b| b.name == name) {
             self.emit(Op::Builtin(i as u16, argc), span);
@@ -899,19 +886,7 @@ impl Emitter<'_> {
                     self.expr(k);
                     self.expr(v);
                 }
-                if attrs.len() > u8::MAX as usize {
-                    self.errors.push(
-                        Diagnostic::error(
-                            "too-many-attributes",
-                            span,
-                            format!(
-                                "{} key-value pairs: a message takes at most 255",
-                                attrs.len()
-                            ),
-                        )
-                        .with_hint("put the rest in a dictionary held by one attribute"),
-                    );
-                }
+                // (More than 255 pairs is refused by the checker: `too-many-attributes`.)
                 let n = attrs.len().min(u8::MAX as usize) as u8;
                 self.emit(Op::Form(*op, n), span);
             }

@@ -675,7 +675,7 @@ impl Session {
     /// committed). How a game's `to-move` and `evaluate` are asked.
     #[inline]
     pub fn eval_in_place(&mut self, code: CodeId) -> Status {
-        // On a watched world it runs on a copy without the canvas, as `#actions` does.
+        // On a watched world, on a copy without the canvas.
         if self.world().canvas.active {
             return self.run_quiet(self.unwatched(), Start::Eval(code)).0;
         }
@@ -755,14 +755,9 @@ impl Session {
         let Some(code) = self.game.actions else {
             return Ok(CandidateItems::default());
         };
-        // `#actions` runs in place and what it changed, if anything, is undone; on a
-        // watched world, it runs on a copy without the canvas.
-        let status = if self.world().canvas.active {
-            self.run_quiet(self.unwatched(), Start::Eval(code)).0
-        } else {
-            self.trial_in_place(Start::Eval(code), TrialEnd::Undo, OnWait::Fail)
-        };
-        let value = match status {
+        // `#actions` runs in place and what it changed, if anything, is undone (on a
+        // watched world, on a copy without the canvas).
+        let value = match self.eval_in_place(code) {
             Status::Committed(v) => v,
             Status::Failed(e) => return Err(e),
             other => {

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// The most arguments a call, or key-value pairs a message, may have: the compiled
+/// instruction holds the count in a byte.
+const MAX_OPERANDS: usize = u8::MAX as usize;
+
 impl Checker {
     pub(super) fn check_code(&mut self, body: &[Expr], ctx: Context, params: &[Symbol]) {
         let mut scope = Scope {
@@ -141,6 +145,19 @@ impl Checker {
                     self.expr(k, ctx, scope);
                     self.expr(v, ctx, scope);
                 }
+                if attrs.len() > MAX_OPERANDS {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "too-many-attributes",
+                            e.span,
+                            format!(
+                                "{} key-value pairs: a message takes at most {MAX_OPERANDS}",
+                                attrs.len()
+                            ),
+                        )
+                        .with_hint("put the rest in a dictionary held by one attribute"),
+                    );
+                }
                 self.form_context(*op, ctx, e.span);
                 if self.statics {
                     self.check_names(*op, args, ctx);
@@ -227,6 +244,18 @@ impl Checker {
 
     fn call(&mut self, func: Name, argc: usize, span: Span) {
         let text = self.text(func.sym);
+        if argc > MAX_OPERANDS {
+            self.diags.push(
+                Diagnostic::error(
+                    "too-many-arguments",
+                    span,
+                    format!(
+                        "`{text}` is given {argc} arguments: a call takes at most {MAX_OPERANDS}"
+                    ),
+                )
+                .with_hint("build a long list in parts: (append (list ...) (list ...))"),
+            );
+        }
         if let Some(b) = builtins::lookup(text) {
             if b.name == "dict" && argc % 2 == 1 {
                 self.diags.push(
