@@ -12,6 +12,7 @@ use super::super::trace::{RuntimeError, Status};
 use super::super::value::{Key, Value};
 use super::exec_other::Next;
 use super::fused::{int_value, loop_test};
+use super::place::Pc;
 use super::sends::NextBody;
 use super::stack::{
     discard, local, local_mut, overwrite, pop_verified, push_in_room, push_nils_apart,
@@ -90,7 +91,8 @@ impl Machine {
             let body = frame.code;
             let mut code = game.code(body);
             let mut base = frame.base as usize;
-            let mut ip = frame.ip as usize;
+            let start = frame.ip as usize;
+            let mut pc = Pc::at(code, start);
             // The body's verified room, for the loop's unchecked pushes (see `stack.rs`):
             // reserved from here, wherever in the body it resumes, as from each frame's
             // start below (a call, the next body of a chain). The frames under this one
@@ -113,7 +115,7 @@ impl Machine {
             // end (or its `return`), and the loop goes on at that instruction.
             let table = cx.fast;
             if self.fast
-                && ip == 0
+                && start == 0
                 && let Some(fast) = table.get(body)
                 && fast.entered
                 && self.fast_on(cx)
@@ -123,19 +125,19 @@ impl Machine {
                     // pushed with the capacity checked.)
                     fast::Ended::Value(v) => {
                         self.stack.push(v);
-                        ip = code.ops.len() - 1;
-                        debug_assert_eq!(code.ops[ip], Op::End);
+                        pc = Pc::at(code, code.ops.len() - 1);
+                        debug_assert_eq!(*pc.op(code), Op::End);
                     }
                     fast::Ended::Return(v) => {
                         self.stack.push(v);
                         // The `return` counted its step: the loop counts it again.
                         self.meter.steps -= 1;
-                        ip = fast.return_at as usize;
+                        pc = Pc::at(code, fast.return_at as usize);
                     }
                     fast::Ended::Stop(flow) => return Ok(flow),
                 }
                 if let Some(f) = self.frames.last_mut() {
-                    f.ip = ip as u32;
+                    f.ip = pc.index(code) as u32;
                 }
             }
             let mut left = self.left_to_check();
@@ -161,25 +163,24 @@ impl Machine {
                 }};
             }
             loop {
-                debug_assert!(ip < code.ops.len(), "an instruction past the body's end");
                 debug_assert!(
                     self.stack.len() >= base + code.locals as usize,
                     "the operand stack below the locals"
                 );
-                // SAFETY: every place the loop goes to, from the body's start or one of
-                // its instructions, is one of them: `verify` proved it of every edge
+                // Every place the loop goes to, from the body's start or one of its
+                // instructions, is one of them: `verify` proved it of every edge
                 // (compile/bytecode/verify.rs); a frame's saved place is one such.
-                let op = unsafe { code.ops.get_unchecked(ip) };
+                let op = pc.op(code);
                 #[cfg(feature = "op-stats")]
                 super::super::opstats::count(
                     op,
                     self.frames.last().map_or("top", |f| f.kind.label()),
                 );
-                ip += 1;
+                pc = pc.skip(1);
                 left -= 1;
                 if left <= 0 {
                     sync!();
-                    left = self.step_check(cx, code, ip - 1)?;
+                    left = self.step_check(cx, code, pc.index(code) - 1)?;
                 }
                 // A fused instruction whose fast case does not apply runs the first plain
                 // instruction of its sequence instead (its step is already counted), and
@@ -219,12 +220,12 @@ impl Machine {
                         }
                         code = callee;
                         base = at as usize;
-                        ip = 0;
+                        pc = Pc::at(code, 0);
                     }};
                 }
                 // A `foreach`'s next element into slot `var` (the list and the position
                 // on top of the stack), or the loop left for `exit` when there is none;
-                // `ip` is past the `IterNext`, whose span an error has.
+                // `pc` is past the `IterNext`, whose span an error has.
                 macro_rules! iter_next {
                     ($var:expr, $exit:expr) => {{
                         let n = self.stack.len();
@@ -232,7 +233,10 @@ impl Machine {
                             (top(&self.stack, 1), top(&self.stack, 0))
                         else {
                             sync!();
-                            return Err(self.error(code.spans[ip - 1], "internal: loop state lost"));
+                            return Err(self.error(
+                                code.spans[pc.index(code) - 1],
+                                "internal: loop state lost",
+                            ));
                         };
                         let i = *i as usize;
                         match list.get(i) {
@@ -247,7 +251,7 @@ impl Machine {
                             }
                             None => {
                                 self.stack.truncate(n - 2);
-                                ip = $exit as usize;
+                                pc = Pc::at(code, $exit as usize);
                             }
                         }
                     }};
@@ -263,7 +267,7 @@ impl Machine {
                         {
                             left -= ($extra) as i64;
                             push_in_room(&mut self.stack, v);
-                            ip += $extra;
+                            pc = pc.skip($extra);
                         } else {
                             load!($c)
                         }
@@ -292,17 +296,17 @@ impl Machine {
                         overwrite(local_mut(&mut self.stack, base, slot), v);
                     }
                     Op::Pop => discard(pop_verified(&mut self.stack)),
-                    Op::Jump(t) => ip = t as usize,
+                    Op::Jump(t) => pc = Pc::at(code, t as usize),
                     Op::JumpIfFalse(t) => {
                         let v = pop_verified(&mut self.stack);
                         if !v.truthy() {
-                            ip = t as usize;
+                            pc = Pc::at(code, t as usize);
                         }
                         discard(v);
                     }
                     Op::AndJump(t) => {
                         if !top(&self.stack, 0).truthy() {
-                            ip = t as usize;
+                            pc = Pc::at(code, t as usize);
                         } else {
                             discard(pop_verified(&mut self.stack));
                         }
@@ -322,9 +326,9 @@ impl Machine {
                                 left -= 1;
                                 // Nil or false: nothing to drop.
                                 self.stack.pop();
-                                ip = exit as usize;
+                                pc = Pc::at(code, exit as usize);
                             } else {
-                                ip = to as usize;
+                                pc = Pc::at(code, to as usize);
                             }
                         } else {
                             discard(pop_verified(&mut self.stack));
@@ -332,7 +336,7 @@ impl Machine {
                     }
                     Op::OrJump(t) => {
                         if top(&self.stack, 0).truthy() {
-                            ip = t as usize;
+                            pc = Pc::at(code, t as usize);
                         } else {
                             discard(pop_verified(&mut self.stack));
                         }
@@ -367,7 +371,7 @@ impl Machine {
                                 let result = match f {
                                     Some(f) => out!(f(&mut self.stack[n - 2..], &mut self.meter))
                                         .map_err(|e| {
-                                        self.builtin_error(code.spans[ip - 1], e)
+                                        self.builtin_error(code.spans[pc.index(code) - 1], e)
                                     })?,
                                     None => Value::Nil,
                                 };
@@ -450,7 +454,9 @@ impl Machine {
                                     && let Err(e) = out!(self.call_pure(f, 2))
                                 {
                                     sync!();
-                                    return Err(self.builtin_error(code.spans[ip - 1], e));
+                                    return Err(
+                                        self.builtin_error(code.spans[pc.index(code) - 1], e)
+                                    );
                                 }
                             }
                         }
@@ -460,22 +466,22 @@ impl Machine {
                     Op::Builtin(APPEND, 2)
                         if room!(1)
                             && matches!(
-                                code.ops.get(ip),
+                                code.ops.get(pc.index(code)),
                                 Some(Op::Form(FormOp::UpdateProperty, 0))
                             )
                             && out!(self.append_own_here(cx)) =>
                     {
                         left -= 1;
-                        ip += 1;
+                        pc = pc.skip(1);
                     }
                     Op::Builtin(index, argc) => match pure_fn(index as usize) {
                         Some(f) => {
                             if let Err(e) = out!(self.call_pure(f, argc)) {
                                 sync!();
-                                return Err(self.builtin_error(code.spans[ip - 1], e));
+                                return Err(self.builtin_error(code.spans[pc.index(code) - 1], e));
                             }
                         }
-                        None => out!(self.call_builtin(cx, index, argc, code, ip))?,
+                        None => out!(self.call_builtin(cx, index, argc, code, pc.index(code)))?,
                     },
                     // A list to iterate stays where it is, its position after it (a
                     // dictionary, nil or an error goes the general way).
@@ -487,10 +493,10 @@ impl Machine {
                     Op::IterLoop { to, var, exit } => {
                         if room!(1) {
                             left -= 1;
-                            ip = to as usize + 1;
+                            pc = Pc::at(code, to as usize + 1);
                             iter_next!(var, exit)
                         } else {
-                            ip = to as usize;
+                            pc = Pc::at(code, to as usize);
                         }
                     }
                     // A property of the layout of the entity running, read where it lies;
@@ -501,7 +507,7 @@ impl Machine {
                         push_in_room(&mut self.stack, v);
                     }
                     Op::Property(name) => {
-                        let span = code.spans[ip - 1];
+                        let span = code.spans[pc.index(code) - 1];
                         let v = match self.me() {
                             Some((id, _)) => out!(self.own_property(cx, id, name, span))?,
                             None => {
@@ -529,11 +535,16 @@ impl Machine {
                     Op::PutAdd { .. } | Op::PutLocal { .. }
                         if out!(self.fused_update(*op, base)) =>
                     {
-                        ip += (op.weight() - 1) as usize
+                        pc = pc.skip((op.weight() - 1) as usize)
                     }
                     Op::PropertyOf(name) => {
                         let entity = pop_verified(&mut self.stack);
-                        let v = out!(self.property_of(cx, &entity, name, code.spans[ip - 1]))?;
+                        let v = out!(self.property_of(
+                            cx,
+                            &entity,
+                            name,
+                            code.spans[pc.index(code) - 1]
+                        ))?;
                         push_in_room(&mut self.stack, v);
                     }
                     Op::Attribute(key) => {
@@ -546,7 +557,7 @@ impl Machine {
                                 .unwrap_or_default(),
                             None => {
                                 sync!();
-                                return Err(self.no_message(code.spans[ip - 1]));
+                                return Err(self.no_message(code.spans[pc.index(code) - 1]));
                             }
                         };
                         push_in_room(&mut self.stack, v);
@@ -560,14 +571,14 @@ impl Machine {
                         // always a caller here: it keeps where to come back to.
                         let jp = match self.frames.last_mut() {
                             Some(f) => {
-                                f.ip = ip as u32;
+                                f.ip = pc.index(code) as u32;
                                 f.jp
                             }
                             None => NO_JP,
                         };
                         if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
                             sync!();
-                            return Err(self.depth_error(code.spans[ip - 1], cx.limits));
+                            return Err(self.depth_error(code.spans[pc.index(code) - 1], cx.limits));
                         }
                         let callee = game.code(callee_id);
                         let at = self.stack.len() - argc as usize;
@@ -605,7 +616,7 @@ impl Machine {
                         }
                         code = callee;
                         base = at;
-                        ip = 0;
+                        pc = Pc::at(code, 0);
                     }
                     // A function's frame always has its caller's below it (only `Op::Call`
                     // pushes one), so leaving it never ends the transaction.
@@ -645,7 +656,7 @@ impl Machine {
                         };
                         code = game.code(caller.code);
                         base = caller.base as usize;
-                        ip = caller.ip as usize;
+                        pc = Pc::at(code, caller.ip as usize);
                     }
                     // The end of a law or side-effect body (not a `return`, which in a
                     // law vetoes) that is not the last of its join point's chain: the
@@ -671,7 +682,7 @@ impl Machine {
                                 left -= 2;
                                 start_next!(next)
                             } else {
-                                ip = to as usize;
+                                pc = Pc::at(code, to as usize);
                             }
                         }
                     }
@@ -683,7 +694,7 @@ impl Machine {
                         {
                             left -= 2;
                             push_in_room(&mut self.stack, int_value(r));
-                            ip += 2;
+                            pc = pc.skip(2);
                         } else {
                             load!(a)
                         }
@@ -696,7 +707,7 @@ impl Machine {
                         {
                             left -= 2;
                             push_in_room(&mut self.stack, int_value(r));
-                            ip += 2;
+                            pc = pc.skip(2);
                         } else {
                             load!(a)
                         }
@@ -710,7 +721,7 @@ impl Machine {
                             // An integer is replaced: nothing to drop.
                             let top = top_mut(&mut self.stack, 0);
                             std::mem::forget(std::mem::replace(top, int_value(r)));
-                            ip += 1;
+                            pc = pc.skip(1);
                         } else {
                             push_in_room(&mut self.stack, Value::Int(i64::from(k)))
                         }
@@ -728,19 +739,16 @@ impl Machine {
                                 (Value::Int(old), IntValue::Int(new)) => *old = new,
                                 (slot, r) => overwrite(slot, int_value(r)),
                             }
-                            ip += 3;
+                            pc = pc.skip(3);
                             // A loop's body ends here (`(var i (+ i 1))` before the jump back
                             // to its fused test): the test runs now, as its instruction would
                             // next, counting its own step and the four it stands for, short
                             // of the next check; else the loop goes on as usual.
-                            if let Some(to) = code
-                                .ops
-                                .get(ip)
-                                .and_then(|&next| loop_test(&self.stack, base, next))
+                            if let Some(to) = loop_test(&self.stack, base, *pc.op(code))
                                 && room!(5)
                             {
                                 left -= 5;
-                                ip = to as usize;
+                                pc = Pc::at(code, to as usize);
                             }
                         } else {
                             load!(a)
@@ -752,7 +760,11 @@ impl Machine {
                             && room!(3)
                         {
                             left -= 3;
-                            ip = if t { ip + 3 } else { to as usize };
+                            pc = if t {
+                                pc.skip(3)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else {
                             load!(a)
                         }
@@ -764,7 +776,11 @@ impl Machine {
                             && room!(3)
                         {
                             left -= 3;
-                            ip = if t { ip + 3 } else { to as usize };
+                            pc = if t {
+                                pc.skip(3)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else {
                             load!(a)
                         }
@@ -774,13 +790,13 @@ impl Machine {
                             && room!(4)
                         {
                             left -= 4;
-                            ip = to as usize;
+                            pc = Pc::at(code, to as usize);
                         } else {
                             // The plain jump to the test.
-                            ip = body as usize - 4;
+                            pc = Pc::at(code, body as usize - 4);
                         }
                     }
-                    Op::JumpEnd(to) => ip = to as usize,
+                    Op::JumpEnd(to) => pc = Pc::at(code, to as usize),
                     // Collection reads: the collection and the key are borrowed in their
                     // slots, and only the value read is cloned. Anything but a plain read
                     // (another kind, `nth` out of range, an error) runs the plain sequence.
@@ -811,7 +827,7 @@ impl Machine {
                                 left -= 2 + i64::from(len);
                                 let found = b >= 64 && (letters >> (b - 64)) & 1 == 1;
                                 push_in_room(&mut self.stack, Value::bool(found));
-                                ip += 2;
+                                pc = pc.skip(2);
                             }
                             _ => push_in_room(&mut self.stack, Value::sym(s)),
                         }
@@ -835,7 +851,7 @@ impl Machine {
                             Some((b, hay)) if room!(2 + hay.len()) => {
                                 left -= 2 + hay.len() as i64;
                                 push_in_room(&mut self.stack, Value::bool(hay.contains(&b)));
-                                ip += 2;
+                                pc = pc.skip(2);
                             }
                             _ => push_in_room(&mut self.stack, Value::sym(s)),
                         }
@@ -843,7 +859,7 @@ impl Machine {
                     Op::NilPop => {
                         if room!(1) {
                             left -= 1;
-                            ip += 1;
+                            pc = pc.skip(1);
                         } else {
                             push_in_room(&mut self.stack, Value::Nil);
                         }
@@ -857,7 +873,7 @@ impl Machine {
                             left -= 1;
                             let r = same == eq;
                             overwrite(top_mut(&mut self.stack, 0), Value::bool(r));
-                            ip += 1;
+                            pc = pc.skip(1);
                         } else {
                             push_in_room(&mut self.stack, Value::sym(s));
                         }
@@ -869,7 +885,11 @@ impl Machine {
                             left -= 2;
                             let t = same == eq;
                             discard(pop_verified(&mut self.stack));
-                            ip = if t { ip + 2 } else { to as usize };
+                            pc = if t {
+                                pc.skip(2)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else {
                             push_in_room(&mut self.stack, Value::sym(s));
                         }
@@ -883,7 +903,11 @@ impl Machine {
                         {
                             left -= 3;
                             let t = same == eq;
-                            ip = if t { ip + 3 } else { to as usize };
+                            pc = if t {
+                                pc.skip(3)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else {
                             load!(a)
                         }
@@ -895,7 +919,11 @@ impl Machine {
                             && let Some(same) = self.state_is(base + a as usize, s)
                         {
                             left -= 4;
-                            ip = if same == eq { ip + 4 } else { to as usize };
+                            pc = if same == eq {
+                                pc.skip(4)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else {
                             load!(a)
                         }
@@ -906,7 +934,11 @@ impl Machine {
                         if room!(3) && !is_collection(local) {
                             left -= 3;
                             let t = (*local == Value::Nil) == eq;
-                            ip = if t { ip + 3 } else { to as usize };
+                            pc = if t {
+                                pc.skip(3)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else {
                             load!(a)
                         }
@@ -914,10 +946,10 @@ impl Machine {
                     Op::LocalJump { a, to } => {
                         if room!(1) {
                             left -= 1;
-                            ip = if local(&self.stack, base, a).truthy() {
-                                ip + 1
+                            pc = if local(&self.stack, base, a).truthy() {
+                                pc.skip(1)
                             } else {
-                                to as usize
+                                Pc::at(code, to as usize)
                             };
                         } else {
                             load!(a)
@@ -935,11 +967,11 @@ impl Machine {
                                     cx,
                                     base + a as usize,
                                     name,
-                                    code.spans[ip]
+                                    code.spans[pc.index(code)]
                                 ))?,
                             };
                             push_in_room(&mut self.stack, v);
-                            ip += 1;
+                            pc = pc.skip(1);
                         } else {
                             load!(a)
                         }
@@ -957,7 +989,7 @@ impl Machine {
                             Some(v) => {
                                 left -= 2;
                                 overwrite(local_mut(&mut self.stack, base, dst), v);
-                                ip += 2;
+                                pc = pc.skip(2);
                             }
                             None => load!(a),
                         }
@@ -968,7 +1000,11 @@ impl Machine {
                         overwrite(local_mut(&mut self.stack, base, a), v);
                         if room!(2) {
                             left -= 2;
-                            ip = if go_on { ip + 2 } else { to as usize };
+                            pc = if go_on {
+                                pc.skip(2)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         }
                     }
                     Op::NamedPropertyOf { entity, name } => {
@@ -983,11 +1019,11 @@ impl Machine {
                                     cx,
                                     &Value::sym(entity),
                                     name,
-                                    code.spans[ip]
+                                    code.spans[pc.index(code)]
                                 ))?,
                             };
                             push_in_room(&mut self.stack, v);
-                            ip += 1;
+                            pc = pc.skip(1);
                         } else {
                             push_in_room(&mut self.stack, Value::sym(entity));
                         }
@@ -1004,7 +1040,7 @@ impl Machine {
                             Some(v) => {
                                 left -= 3;
                                 push_in_room(&mut self.stack, v);
-                                ip += 3;
+                                pc = pc.skip(3);
                             }
                             None => match *op {
                                 Op::PropertyGet { a, .. } => load!(a),
@@ -1019,9 +1055,9 @@ impl Machine {
                         if room!(1) {
                             left -= 1;
                             discard(pop_verified(&mut self.stack));
-                            ip = to as usize + 1;
+                            pc = Pc::at(code, to as usize + 1);
                         } else {
-                            ip = to as usize;
+                            pc = Pc::at(code, to as usize);
                         }
                     }
                     Op::OpJump { op: f, to } => {
@@ -1034,7 +1070,11 @@ impl Machine {
                             // Two integers: nothing to drop.
                             std::mem::forget(pop_verified(&mut self.stack));
                             std::mem::forget(pop_verified(&mut self.stack));
-                            ip = if t { ip + 1 } else { to as usize };
+                            pc = if t {
+                                pc.skip(1)
+                            } else {
+                                Pc::at(code, to as usize)
+                            };
                         } else if matches!(f, IntOp::Eq | IntOp::Ne)
                             && let Some(same) =
                                 equal_in_step(top(&self.stack, 1), top(&self.stack, 0))
@@ -1051,15 +1091,19 @@ impl Machine {
                             discard(b);
                             if room!(1) {
                                 left -= 1;
-                                ip = if t { ip + 1 } else { to as usize };
+                                pc = if t {
+                                    pc.skip(1)
+                                } else {
+                                    Pc::at(code, to as usize)
+                                };
                             } else {
                                 push_in_room(&mut self.stack, Value::bool(t));
                             }
                         } else {
-                            out!(self.call_builtin(cx, builtin_of(f), 2, code, ip))?;
+                            out!(self.call_builtin(cx, builtin_of(f), 2, code, pc.index(code)))?;
                         }
                     }
-                    _ => match out!(self.exec_other(cx, *op, code, base, ip)) {
+                    _ => match out!(self.exec_other(cx, *op, code, base, pc.index(code))) {
                         Next::Go => {}
                         Next::Frames => continue 'frames,
                         Next::Done(flow) => return Ok(*flow),

@@ -8,11 +8,13 @@ use super::super::budget::{ENTRY_BYTES, Meter, is_collection};
 use super::super::builtins::read_fast;
 use super::super::value::{Dict, Key, List, Value};
 use super::Machine;
+use super::stack::local;
 
 /// Where a loop's fused test (`op`, an [`Op::LoopLocalConst`] or [`Op::LoopLocals`] on the
 /// locals of the frame at `base` in `stack`) sends the loop: its body or its exit; `None`
 /// when its fast case does not apply (a value that is not an integer, another
-/// instruction).
+/// instruction). The locals are read unchecked, as the loops read them: `op` is an
+/// instruction of the verified body whose frame is at `base` (see `stack.rs`).
 #[inline(always)]
 pub(super) fn loop_test(stack: &[Value], base: usize, op: Op) -> Option<u32> {
     let (t, exit, body) = match op {
@@ -22,8 +24,8 @@ pub(super) fn loop_test(stack: &[Value], base: usize, op: Op) -> Option<u32> {
             k,
             exit,
             body,
-        } => match stack[base + a as usize] {
-            Value::Int(x) => (f.apply(x, i64::from(k))?, exit, body),
+        } => match local(stack, base, a) {
+            Value::Int(x) => (f.apply(*x, i64::from(k))?, exit, body),
             _ => return None,
         },
         Op::LoopLocals {
@@ -32,7 +34,7 @@ pub(super) fn loop_test(stack: &[Value], base: usize, op: Op) -> Option<u32> {
             op: f,
             exit,
             body,
-        } => match (&stack[base + a as usize], &stack[base + b as usize]) {
+        } => match (local(stack, base, a), local(stack, base, b)) {
             (Value::Int(x), Value::Int(y)) => (f.apply(*x, *y)?, exit, body),
             _ => return None,
         },

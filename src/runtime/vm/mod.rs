@@ -44,6 +44,7 @@ mod fast_build;
 mod forms;
 mod fused;
 mod game_fns;
+mod place;
 mod queries;
 mod recycle;
 mod sends;
