@@ -93,7 +93,12 @@ fn a_searching_agent_records_the_moves_it_plays_not_those_it_tries() {
 fn a_start_that_depends_on_the_seed_is_made_anew_for_each_game() {
     let game = Game::load(root().join("games/bridge")).expect("loads");
     let m = game.start_headless(0).expect("starts");
+    assert!(m.start_drew_random());
     assert!(flexrules::play::games::start_varies(&m));
+    // A thread's copy knows it too (each thread of a run asks its own copy).
+    assert!(flexrules::play::games::start_varies(
+        &m.thread_copy().into_inner()
+    ));
     let lines = records(&m, 8, 2, None);
     let mut deals = std::collections::BTreeSet::new();
     for line in &lines {
@@ -104,7 +109,27 @@ fn a_start_that_depends_on_the_seed_is_made_anew_for_each_game() {
     assert_eq!(deals.len(), 8, "eight games, eight deals");
     let awele = Game::load(root().join("games/awele")).expect("loads");
     let start = awele.start_headless(0).expect("starts");
+    assert!(!start.start_drew_random());
     assert!(!flexrules::play::games::start_varies(&start));
+}
+
+/// A start that draws a number it does not use is the same from every seed: each game of
+/// a run starts from the run's position (found by starting it twice more).
+#[test]
+fn a_start_that_draws_but_does_not_depend_on_the_seed_is_made_once() {
+    let dir = std::env::temp_dir().join(format!("flexrules-draws-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("draws.fr");
+    std::fs::write(
+        &file,
+        "#entity e\n  #property n 0\n#instance a of e\n#setup\n  (random 6)\n",
+    )
+    .expect("writes");
+    let game = Game::load(&file).expect("loads");
+    let m = game.start_headless(0).expect("starts");
+    assert!(m.start_drew_random());
+    assert!(!flexrules::play::games::start_varies(&m));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A bidding system's calls are recorded as the moves they are: the record of deals bid

@@ -255,6 +255,13 @@ impl Match {
         self.session.world().rng
     }
 
+    /// Whether the match's start drew a number from its random generator (parameters,
+    /// defaults, instances, `#setup`: a deal, a shuffle). When it did not, starting from
+    /// any other seed gives the same position.
+    pub fn start_drew_random(&self) -> bool {
+        self.session.start_drew()
+    }
+
     /// Seed the position's random generator (game code that draws numbers draws from it).
     pub fn set_random_state(&mut self, state: u64) {
         self.session.world_mut().rng = state;

@@ -26,11 +26,12 @@ const WORLD_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Whether `m`'s start depends on its seed: its `#setup` drew random numbers (a deal, a
 /// shuffled deck), so each game of a run starts from its own seed rather than from `m`'s
-/// position. Found by starting twice and comparing the worlds but their generators; a
-/// start that drew no number cannot depend on the seed (the seed reaches the world only
-/// through its generator), so the second start is needed only when the first drew.
+/// position. A start that drew no number cannot depend on the seed (the seed reaches the
+/// world only through its generator): `m`'s own start says so without another. One that
+/// drew is started twice more and the worlds compared but for their generators (a draw
+/// may go unused: the position may still be the same from every seed).
 pub fn start_varies(m: &Match) -> bool {
-    if m.moves_played() > 0 {
+    if m.moves_played() > 0 || !m.start_drew_random() {
         return false;
     }
     let start = |seed: u64| m.game().start_headless(seed);

@@ -98,6 +98,9 @@ pub struct Session {
     home: Box<Machine>,
     /// The message [`Session::deliver`] delivered last, to reuse its allocation.
     kept_message: Option<Rc<Message>>,
+    /// Whether starting (parameters, defaults, instances, `#setup`) drew a number from the
+    /// world's generator: when it did not, the start is the same from every seed.
+    start_drew: bool,
 }
 
 impl Session {
@@ -120,7 +123,9 @@ impl Session {
             interrupt: None,
             fixed: Arc::default(),
             kept_message: None,
+            start_drew: false,
         };
+        let seeded = s.world().rng;
         for (name, value) in &options.params {
             if !game.params.iter().any(|p| p.name.as_str() == name) {
                 return Err(StartError::UnknownParam(name.clone()));
@@ -202,7 +207,15 @@ impl Session {
             }
             setup = Some(tx);
         }
+        s.start_drew = s.world().rng != seeded;
         Ok((s, setup))
+    }
+
+    /// Whether the session's start drew a number from the world's generator (parameters,
+    /// defaults, instances, `#setup`): when it did not, the start cannot depend on the
+    /// seed, which reaches the world only through its generator.
+    pub fn start_drew(&self) -> bool {
+        self.start_drew
     }
 
     /// The game with its boards computed at start built: each description evaluated (the

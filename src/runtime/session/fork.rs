@@ -39,6 +39,7 @@ impl Session {
             interrupt: None,
             fixed: self.fixed.clone(),
             kept_message: None,
+            start_drew: self.start_drew,
         };
         Isolated(session)
     }
@@ -60,6 +61,7 @@ impl Session {
             interrupt: self.interrupt.clone(),
             fixed: self.fixed.clone(),
             kept_message: None,
+            start_drew: self.start_drew,
         }
     }
 }
