@@ -41,7 +41,8 @@
 //!
 //! `--callgrind` counts instructions (callgrind's total `Ir`) of Awele 200 playouts, chess
 //! perft(3) and one Go 19×19 playout, the instructions of one rule (a law or side-effect
-//! of one `if`, from `benches/machine/rules.fr`, its send's share included), of one ply
+//! of one `if`, from `benches/machine/rules.fr`, its send's share included), of one send
+//! (to a behaviour that does nothing, `benches/machine/send.fr`), of one ply
 //! of a playout around a move that costs next to nothing (`benches/machine/ply.fr`), and the
 //! micro-programs' instructions a unit (a turn, a call, a count) against Lua's; with
 //! `--base <binary>` the same on that binary in the same invocation, with the change,
@@ -711,8 +712,8 @@ impl Rg {
 }
 
 mod callgrind {
-    //! Instruction counts of three workloads, one rule and the micro-programs, before and
-    //! after.
+    //! Instruction counts of three workloads, one rule, one send, one ply and the
+    //! micro-programs, before and after.
 
     use super::{Expect, Job, Lua, fail, run_job};
     use std::path::Path;
@@ -983,8 +984,19 @@ mod callgrind {
         units: 20 * 1000,
     };
 
+    /// One send from a running body to an entity whose behaviour does nothing, with no
+    /// law or side-effect (benches/machine/send.fr): 2,000 sends less none, the sending
+    /// loop's own turn (a few instructions) included.
+    const SEND: Probe = Probe {
+        name: "one send",
+        many: "run benches/machine/send.fr --param n=2000",
+        expect: "print: 2000",
+        none: "run benches/machine/send.fr --param n=0",
+        units: 2000,
+    };
+
     /// The probes' rows, after the workloads'.
-    const PROBES: [Probe; 2] = [RULE, PLY];
+    const PROBES: [Probe; 3] = [RULE, SEND, PLY];
 
     /// Instructions a unit of `probe` on `binary`.
     fn probe_count(
