@@ -541,6 +541,53 @@ fn live_atomic_games_agree_with_python_chess() {
     live("atomic");
 }
 
+/// Atomic chess writes an en passant square only when taking there is legal with the
+/// explosion: the capturing pawn goes too (which may open a line to its own king), a piece
+/// that would check may be blown up, and kings that touch do not check. Positions from
+/// the live games that found the difference, each with the FEN python-chess writes for it
+/// (recorded).
+#[test]
+fn atomic_en_passant_squares_follow_the_explosion() {
+    let game = chess("atomic");
+    let (session, _) = start(&game, None);
+    for (given, written) in [
+        (
+            "8/8/R5n1/2kK4/1N2R1pP/6P1/6b1/8 b - h3 0 50",
+            "8/8/R5n1/2kK4/1N2R1pP/6P1/6b1/8 b - h3 0 50",
+        ),
+        (
+            "6k1/1p1p4/r7/p4p2/P4PPp/2P5/1P2P2P/R3KBR1 b - g3 0 20",
+            "6k1/1p1p4/r7/p4p2/P4PPp/2P5/1P2P2P/R3KBR1 b - - 0 20",
+        ),
+        (
+            "r1b2b1r/3pk3/p3pp2/1p4Pp/q3P2K/P2P2nP/6BR/R5N1 w - h6 0 26",
+            "r1b2b1r/3pk3/p3pp2/1p4Pp/q3P2K/P2P2nP/6BR/R5N1 w - - 0 26",
+        ),
+        (
+            "1n5R/2p1kr2/5p2/P2p4/2PPpP2/4R2N/8/4K2b b - f3 0 37",
+            "1n5R/2p1kr2/5p2/P2p4/2PPpP2/4R2N/8/4K2b b - f3 0 37",
+        ),
+        (
+            "r1bk1br1/p3p3/n4p1p/R1p2PpQ/1P6/2NpP1KB/2PP3P/1NB1R3 w - g6 0 19",
+            "r1bk1br1/p3p3/n4p1p/R1p2PpQ/1P6/2NpP1KB/2PP3P/1NB1R3 w - - 0 19",
+        ),
+        (
+            "8/8/1p6/pP4Pp/P1p5/2Pb1K2/6k1/8 w - h6 0 82",
+            "8/8/1p6/pP4Pp/P1p5/2Pb1K2/6k1/8 w - h6 0 82",
+        ),
+        (
+            "1q2kbr1/7p/p6n/1rpppPp1/2PP4/P3P3/1P5Q/RNB2RK1 w - g6 0 17",
+            "1q2kbr1/7p/p6n/1rpppPp1/2PP4/P3P3/1P5Q/RNB2RK1 w - - 0 17",
+        ),
+        (
+            "8/6rQ/5k1p/p3p3/3P1PpR/PP2P1P1/3K4/5R1q b - f3 0 37",
+            "8/6rQ/5k1p/p3p3/3P1PpR/PP2P1P1/3K4/5R1q b - - 0 37",
+        ),
+    ] {
+        assert_eq!(round_trip(&session, given), written, "from {given}");
+    }
+}
+
 #[test]
 fn crazyhouse_games_agree_with_python_chess() {
     fixtures_agree("crazyhouse");
