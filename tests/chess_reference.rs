@@ -583,6 +583,11 @@ fn atomic_en_passant_squares_follow_the_explosion() {
             "8/6rQ/5k1p/p3p3/3P1PpR/PP2P1P1/3K4/5R1q b - f3 0 37",
             "8/6rQ/5k1p/p3p3/3P1PpR/PP2P1P1/3K4/5R1q b - - 0 37",
         ),
+        // The side to move has lost its king: the game is over, nothing may be taken.
+        (
+            "4K3/8/8/8/3pP3/8/8/8 b - e3 0 1",
+            "4K3/8/8/8/3pP3/8/8/8 b - - 0 1",
+        ),
     ] {
         assert_eq!(round_trip(&session, given), written, "from {given}");
     }
