@@ -1,7 +1,9 @@
 //! The buffers kept from one transaction to the next: the stack, frame and join-point
-//! vectors a finished machine empties and gives to the next machine made on its thread.
+//! vectors a finished machine empties and gives to the next machine made on its thread,
+//! with the message allocations it kept.
 
 use super::super::value::Value;
+use super::recycle::SpareMessages;
 use super::sends::JoinPoint;
 use super::{Frame, Machine};
 
@@ -11,6 +13,7 @@ pub(super) struct Buffers {
     pub(super) stack: Vec<Value>,
     pub(super) frames: Vec<Frame>,
     pub(super) jps: Vec<JoinPoint>,
+    pub(super) spares: SpareMessages,
 }
 
 impl Buffers {
@@ -20,6 +23,7 @@ impl Buffers {
             stack: Vec::with_capacity(64),
             frames: Vec::with_capacity(16),
             jps: Vec::with_capacity(16),
+            spares: SpareMessages::default(),
         }
     }
 }
@@ -58,6 +62,7 @@ impl Machine {
             stack: std::mem::take(&mut self.stack),
             frames: std::mem::take(&mut self.frames),
             jps: std::mem::take(&mut self.jps),
+            spares: std::mem::take(&mut self.spares),
         };
         if b.stack.capacity() > KEEP_BUFFERS_UP_TO
             || b.frames.capacity() > KEEP_BUFFERS_UP_TO

@@ -540,7 +540,7 @@ impl Machine {
                 attrs: Attrs::new(),
             })
         };
-        let mut msg = super::spare_message().unwrap_or_else(new);
+        let mut msg = self.spares.take().unwrap_or_else(new);
         if Rc::get_mut(&mut msg).is_none() {
             msg = new();
         }

@@ -57,7 +57,7 @@ mod undo;
 
 use buffers::{Buffers, SPARE, clear, let_go_if_large};
 pub use chains::ChainCache;
-use recycle::spare_message;
+use recycle::SpareMessages;
 use sends::{JoinPoint, Then};
 use stack::push_nils;
 use steps::CHECK_EVERY;
@@ -247,6 +247,8 @@ pub struct Machine {
     stack: Vec<Value>,
     frames: Vec<Frame>,
     jps: Vec<JoinPoint>,
+    /// Allocations of messages whose join points ended, for the next messages made.
+    spares: SpareMessages,
     /// The worlds and open-checkpoint counts kept by the join points marked `before`,
     /// innermost last (see [`JoinPoint::before`]).
     befores: Vec<(World, usize)>,
@@ -370,6 +372,7 @@ impl Machine {
             stack: b.stack,
             frames: b.frames,
             jps: b.jps,
+            spares: b.spares,
             befores: Vec::new(),
             checkpoints: Vec::new(),
             meter: Meter::new(limits),

@@ -12,7 +12,6 @@ use crate::symbol::Symbol;
 use super::super::trace::{RuntimeError, Status, TraceEvent};
 use super::super::value::{Message, Value};
 use super::super::world::{Chain, EntityId};
-use super::recycle::Handled;
 use super::stack::{overwrite, truncate_releasing};
 use super::{Context, Flow, Frame, Kind, Machine, OUTSIDE};
 
@@ -59,7 +58,7 @@ pub(super) enum Phase {
 pub(super) struct JoinPoint {
     pub(super) entity: EntityId,
     pub(super) name: Symbol,
-    pub(super) msg: Handled,
+    pub(super) msg: Rc<Message>,
     pub(super) sender: Option<Symbol>,
     pub(super) state: Symbol,
     pub(super) chain: Arc<Chain>,
@@ -177,9 +176,10 @@ impl Machine {
                         && !(cx.trace || cx.stepping)
                     {
                         // No side-effect to run and nothing to record: the join point
-                        // ends with the behaviour's value, as `advance` would end it
-                        // (dropped where it lies: popping it would move it first).
-                        self.jps.truncate(self.jps.len() - 1);
+                        // ends with the behaviour's value, as `advance` would end it.
+                        if let Some(jp) = self.jps.pop() {
+                            self.spares.keep(jp.msg);
+                        }
                         if self.jps.is_empty() && self.frames.is_empty() {
                             return Some(Status::Committed(value));
                         }
@@ -301,6 +301,7 @@ impl Machine {
                             },
                         );
                     }
+                    self.spares.keep(jp.msg);
                     if self.jps.is_empty() && self.frames.is_empty() {
                         return Some(Status::Committed(value));
                     }
@@ -447,7 +448,7 @@ impl Machine {
             self.jps.push(JoinPoint {
                 entity,
                 name,
-                msg: Handled::new(msg),
+                msg,
                 sender,
                 state,
                 chain,
@@ -463,7 +464,7 @@ impl Machine {
         self.jps.push(JoinPoint {
             entity,
             name,
-            msg: Handled::new(msg),
+            msg,
             sender,
             state,
             chain,
