@@ -1,7 +1,7 @@
 //! The advice-chain cache: the laws and side-effects that apply to a message, worked out
 //! once per (type, instance, state, label) and kept, with the few asked for last at hand.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
@@ -16,11 +16,11 @@ use super::super::world::{Chain, World};
 #[derive(Default, Debug)]
 pub struct ChainCache {
     version: u64,
-    chains: FxHashMap<(TypeId, Option<Symbol>, Symbol, Symbol), Arc<Chain>>,
+    chains: FxHashMap<(TypeId, Option<Symbol>, Symbol, Symbol), Rc<Chain>>,
     /// Instances that some advice names directly.
     instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
-    pub(super) empty: Arc<Chain>,
+    pub(super) empty: Rc<Chain>,
     /// The chains asked for last (a few, the oldest replaced first), with the behaviour
     /// their type has for that state and label: a transaction's join points, which most
     /// often follow the same few kinds of message from move to move, find both with a
@@ -38,7 +38,7 @@ const RECENT_CHAINS: usize = 4;
 #[derive(Debug)]
 struct Recent {
     key: (TypeId, Option<Symbol>, Symbol, Symbol),
-    chain: Arc<Chain>,
+    chain: Rc<Chain>,
     behaviour: Option<CodeId>,
 }
 
@@ -52,7 +52,7 @@ impl ChainCache {
         entity: Symbol,
         state: Symbol,
         label: Symbol,
-    ) -> (Arc<Chain>, Option<CodeId>) {
+    ) -> (Rc<Chain>, Option<CodeId>) {
         let table = &world.advice;
         if table.version != self.version {
             self.chains.clear();
@@ -75,7 +75,7 @@ impl ChainCache {
         let chain = self
             .chains
             .entry(key)
-            .or_insert_with(|| Arc::new(table.chain(game, ty, entity, state, label)))
+            .or_insert_with(|| Rc::new(table.chain(game, ty, entity, state, label)))
             .clone();
         let behaviour = game.ty(ty).behaviours.get(&(state, label)).copied();
         self.recent[self.next_recent] = Some(Recent {

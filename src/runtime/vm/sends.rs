@@ -3,7 +3,6 @@
 //! a law's `return` vetoes it.
 
 use std::rc::Rc;
-use std::sync::Arc;
 
 use crate::compile::bytecode::CodeId;
 use crate::source::Span;
@@ -61,7 +60,7 @@ pub(super) struct JoinPoint {
     pub(super) msg: Rc<Message>,
     pub(super) sender: Option<Symbol>,
     pub(super) state: Symbol,
-    pub(super) chain: Arc<Chain>,
+    pub(super) chain: Rc<Chain>,
     pub(super) behaviour: Option<CodeId>,
     pub(super) phase: Phase,
     pub(super) value: Value,
