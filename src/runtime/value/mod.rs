@@ -168,7 +168,14 @@ impl Value {
     pub fn private_copy(&self) -> Value {
         match self {
             Value::Str(t) => Value::Str(t.private_copy()),
-            Value::List(l) => Value::List(Rc::new(l.iter().map(Value::private_copy).collect())),
+            // The copy keeps the list's depth bound (true of the copy, which has the same
+            // shape): a bound recomputed from the elements would be unknown above a
+            // message or a dictionary, and the copy's first `append` elsewhere would walk
+            // it, counting steps the original does not.
+            Value::List(l) => Value::List(Rc::new(List::with_depth(
+                l.iter().map(Value::private_copy).collect(),
+                l.depth(),
+            ))),
             Value::Dict(d) => Value::Dict(Rc::new(d.private_copy())),
             Value::Message(m) => Value::Message(Rc::new(Message {
                 label: m.label,
@@ -389,6 +396,41 @@ mod tests {
             }
             _ => false,
         }
+    }
+
+    /// A list holding a message (a candidate move, `(list "e2" <message>)`) knows how
+    /// deep it nests when made; its private copy (a session's copy for another thread)
+    /// knows it too, so putting either into another collection counts the same steps.
+    #[test]
+    fn a_private_copy_keeps_a_lists_depth() {
+        use crate::runtime::budget::{Limits, Meter};
+        let message = Message::new(
+            Symbol::intern("move"),
+            [(
+                Key::Str(Text::sym(Symbol::intern("to"))),
+                Value::sym(Symbol::intern("e4")),
+            )]
+            .into_iter()
+            .collect::<Attrs>(),
+        );
+        let original = Value::List(Rc::new(List::with_depth(
+            vec![
+                Value::sym(Symbol::intern("e2")),
+                Value::Message(Rc::new(message)),
+            ],
+            2,
+        )));
+        let copy = original.private_copy();
+        let (Value::List(a), Value::List(b)) = (&original, &copy) else {
+            unreachable!()
+        };
+        assert_eq!(b.depth(), a.depth());
+        let steps = |v: &Value| {
+            let mut m = Meter::new(Limits::default());
+            let depth = m.nest_depth(v).expect("within the limits");
+            (depth, m.steps)
+        };
+        assert_eq!(steps(&copy), steps(&original));
     }
 
     #[test]
