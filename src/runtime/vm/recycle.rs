@@ -7,8 +7,8 @@ use super::super::value::Message;
 
 /// Message allocations kept for the next messages the machine makes: two, as a
 /// message's behaviour often sends one that ends before it. Held by the machine itself,
-/// so keeping and taking one is a few moves (a thread-local store cost some seventy
-/// machine instructions a send).
+/// so keeping and taking one is a few moves (a thread-local store cost about twenty
+/// machine instructions a send more).
 #[derive(Default)]
 pub(super) struct SpareMessages([Option<Rc<Message>>; 2]);
 
