@@ -3,6 +3,9 @@
 //! result, step count or count of perft. A profile also counts the transactions by how
 //! they ended, the same on any number of threads.
 
+#[path = "common/jochess.rs"]
+mod jochess;
+
 use flexrules::api::Match;
 use flexrules::play::perft::perft_on_threads;
 use std::path::Path;
@@ -317,6 +320,50 @@ fn a_playout_profile_is_the_same_on_any_number_of_threads() {
         plain.contains("\"games\":2") && !plain.contains("profile"),
         "{plain}"
     );
+}
+
+/// What `playout <game> -n 6 --seed 3 --profile` prints on `jobs` threads, but its first
+/// line (the time it took).
+fn game_profile(game: &[&str], jobs: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_flexrules"))
+        .arg("playout")
+        .args(game)
+        .args(["-n", "6", "--seed", "3", "--profile", "--jobs", jobs])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("flexrules runs");
+    assert!(out.status.success(), "{game:?}: {out:?}");
+    untimed(&String::from_utf8(out.stdout).expect("text"))
+}
+
+/// Every bundled game counts the same steps in each body on one thread as on three: a
+/// thread's copy of a session is the same session in everything the machine counts by
+/// (a list's depth bound among them: a copy that lost it walked the list at its first
+/// `append`, and chess's candidates, made once and appended at every move, showed it).
+#[test]
+fn every_bundled_games_playout_profile_is_the_same_on_any_number_of_threads() {
+    let games = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("games"))
+        .expect("games/")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("game.fr").exists())
+        .map(|e| format!("games/{}", e.file_name().to_string_lossy()))
+        .collect::<Vec<_>>();
+    assert!(games.len() >= 8, "{games:?}");
+    // joChess on its three-player board (from ../shared/jochess).
+    let board = format!("board={}", jochess::board_file("3PlayerBoard").display());
+    for game in &games {
+        // Go on its smallest board: the same code, a tenth of the moves.
+        let args: Vec<&str> = if game.ends_with("/go") {
+            vec![game, "--param", "size=9"]
+        } else if game.ends_with("/jochess") {
+            vec![game, "--param", &board]
+        } else {
+            vec![game]
+        };
+        let one = game_profile(&args, "1");
+        assert!(one.contains("steps by body"), "{game}: {one}");
+        assert_eq!(one, game_profile(&args, "3"), "{game}");
+    }
 }
 
 /// A session of `tests/inputs/profile/endings`, whose candidates end every way a
