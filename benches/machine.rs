@@ -8,6 +8,7 @@
 //! cargo bench --bench machine -- --only chess         # only rows whose name contains it
 //! cargo bench --bench machine -- --callgrind          # callgrind instruction counts
 //! cargo bench --bench machine -- --callgrind --base /tmp/old-flexrules
+//! cargo bench --bench machine -- --base /tmp/old-flexrules   # timed, runs interleaved
 //! cargo bench --bench machine -- --tier fast          # flexrules run with --tier fast
 //! cargo bench --bench machine -- --callgrind --tier fast --base target/release/flexrules \
 //!     --base-tier interpreter                         # one binary, its two tiers
@@ -47,6 +48,12 @@
 //! micro-programs' instructions a unit (a turn, a call, a count) against Lua's; with
 //! `--base <binary>` the same on that binary in the same invocation, with the change,
 //! after checking that both printed the same output (timings masked).
+//!
+//! `--base <binary>` without `--callgrind` times the two binaries instead of flexrules and
+//! its peers: each row's flexrules command run by the base binary and by this one in
+//! turn, `--runs` times each (a shared host's load drifts; runs taken in turn see the
+//! same drift), both outputs checked as the table checks them, and the change of the
+//! medians printed (`--base-tier` gives the base binary's commands a tier).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,8 +76,14 @@ fn main() {
         callgrind::run(root, &flexrules, &opts, Lua::find().as_ref());
         return;
     }
-    if opts.base.is_some() {
-        fail("--base is for --callgrind: the table times the current binary only");
+    if let Some(base) = &opts.base {
+        let rows: Vec<Compared> = workloads(&opts, root, None, None)
+            .into_iter()
+            .filter(|w| w.name.contains(&opts.only))
+            .map(|w| compare(&w, base, &opts, root))
+            .collect();
+        print_comparison(&opts, base, &flexrules, &rows);
+        return;
     }
     let lua = Lua::find();
     let rg = Rg::find();
@@ -101,9 +114,9 @@ struct Options {
     base: Option<PathBuf>,
     only: String,
     /// `--tier` given to every flexrules command (to the current binary's only, with
-    /// `--callgrind`).
+    /// `--base`).
     tier: Option<String>,
-    /// With `--callgrind`: `--tier` given to the base binary's commands.
+    /// With `--base`: `--tier` given to the base binary's commands.
     base_tier: Option<String>,
 }
 
@@ -469,6 +482,106 @@ fn measure(w: &Workload, runs: usize, root: &Path) -> Measured {
         ratio,
         met,
     }
+}
+
+/// A row timed on two binaries in turn: its figures on the base binary and on this one.
+struct Compared {
+    name: String,
+    unit: Unit,
+    base: Vec<f64>,
+    ours: Vec<f64>,
+}
+
+/// Time workload `w`'s flexrules command on `base` and on this binary in turn.
+fn compare(w: &Workload, base: &Path, opts: &Options, root: &Path) -> Compared {
+    eprintln!("machine bench: {} ...", w.name);
+    let with_tier = |argv: &[String], tier: &Option<String>| {
+        let mut argv = argv.to_vec();
+        if let Some(t) = tier {
+            argv.extend(["--tier".to_string(), t.clone()]);
+        }
+        argv
+    };
+    let ours = Job {
+        argv: with_tier(&w.ours.argv, &opts.tier),
+        games: w.ours.games,
+        expect: clone_expect(&w.ours.expect),
+    };
+    let mut argv = with_tier(&w.ours.argv, &opts.base_tier);
+    argv[0] = base.display().to_string();
+    let theirs = Job {
+        argv,
+        games: w.ours.games,
+        expect: clone_expect(&w.ours.expect),
+    };
+    // An untimed run of each first: both outputs checked, the file cache warm.
+    run_job(&theirs, root);
+    run_job(&ours, root);
+    let (mut b, mut o) = (Vec::new(), Vec::new());
+    for _ in 0..opts.runs {
+        let (_, d) = run_job(&theirs, root);
+        b.push(figure(w.unit, &theirs, d));
+        let (_, d) = run_job(&ours, root);
+        o.push(figure(w.unit, &ours, d));
+    }
+    Compared {
+        name: w.name.clone(),
+        unit: w.unit,
+        base: b,
+        ours: o,
+    }
+}
+
+fn clone_expect(e: &Expect) -> Expect {
+    match e {
+        Expect::Contains(s) => Expect::Contains(s.clone()),
+        Expect::Result(r) => Expect::Result(r.clone()),
+        Expect::Anything => Expect::Anything,
+    }
+}
+
+fn print_comparison(opts: &Options, base: &Path, flexrules: &Path, rows: &[Compared]) {
+    println!();
+    println!(
+        "== machine bench: two binaries, whole processes, one thread, {} run{} each, in turn ==",
+        opts.runs,
+        if opts.runs == 1 { "" } else { "s" }
+    );
+    println!(
+        "after:  {} (tier: {})",
+        flexrules.display(),
+        tier_name(&opts.tier)
+    );
+    println!(
+        "before: {} (tier: {})",
+        base.display(),
+        tier_name(&opts.base_tier)
+    );
+    println!();
+    println!(
+        "{:<28} {:<30} {:<30} {:>8}",
+        "workload", "before min / median / max", "after min / median / max", "faster"
+    );
+    for r in rows {
+        // Faster as a speed: rates compared as they are, times inverted.
+        let (b, a) = (median(&r.base), median(&r.ours));
+        let speedup = match r.unit {
+            Unit::Rate => a / b,
+            Unit::Seconds => b / a,
+        };
+        println!(
+            "{:<28} {:<30} {:<30} {:>+7.1}%",
+            r.name,
+            min_med_max(&r.base, r.unit),
+            min_med_max(&r.ours, r.unit),
+            (speedup - 1.0) * 100.0
+        );
+    }
+    println!();
+    println!(
+        "faster: the after binary's speed over the before one's, of the medians, less one \
+         (rates as they are, times inverted)."
+    );
 }
 
 fn median(v: &[f64]) -> f64 {
