@@ -92,9 +92,7 @@ fn main() {
         if !w.name.contains(&opts.only) {
             continue;
         }
-        if let Some(t) = &opts.tier {
-            w.ours.argv.extend(["--tier".to_string(), t.clone()]);
-        }
+        add_tier(&mut w.ours.argv, &opts.tier);
         rows.push(measure(&w, opts.runs, root));
     }
     print_table(&opts, &flexrules, &rows);
@@ -186,6 +184,7 @@ enum Unit {
 }
 
 /// A command timed as a whole process; `games` is what a rate counts.
+#[derive(Clone)]
 struct Job {
     argv: Vec<String>,
     games: f64,
@@ -193,6 +192,7 @@ struct Job {
     expect: Expect,
 }
 
+#[derive(Clone)]
 enum Expect {
     Contains(String),
     /// `flexrules run`'s one `print:` line, or Lua's output.
@@ -495,25 +495,11 @@ struct Compared {
 /// Time workload `w`'s flexrules command on `base` and on this binary in turn.
 fn compare(w: &Workload, base: &Path, opts: &Options, root: &Path) -> Compared {
     eprintln!("machine bench: {} ...", w.name);
-    let with_tier = |argv: &[String], tier: &Option<String>| {
-        let mut argv = argv.to_vec();
-        if let Some(t) = tier {
-            argv.extend(["--tier".to_string(), t.clone()]);
-        }
-        argv
-    };
-    let ours = Job {
-        argv: with_tier(&w.ours.argv, &opts.tier),
-        games: w.ours.games,
-        expect: clone_expect(&w.ours.expect),
-    };
-    let mut argv = with_tier(&w.ours.argv, &opts.base_tier);
-    argv[0] = base.display().to_string();
-    let theirs = Job {
-        argv,
-        games: w.ours.games,
-        expect: clone_expect(&w.ours.expect),
-    };
+    let mut ours = w.ours.clone();
+    add_tier(&mut ours.argv, &opts.tier);
+    let mut theirs = w.ours.clone();
+    add_tier(&mut theirs.argv, &opts.base_tier);
+    theirs.argv[0] = base.display().to_string();
     // An untimed run of each first: both outputs checked, the file cache warm.
     run_job(&theirs, root);
     run_job(&ours, root);
@@ -532,11 +518,10 @@ fn compare(w: &Workload, base: &Path, opts: &Options, root: &Path) -> Compared {
     }
 }
 
-fn clone_expect(e: &Expect) -> Expect {
-    match e {
-        Expect::Contains(s) => Expect::Contains(s.clone()),
-        Expect::Result(r) => Expect::Result(r.clone()),
-        Expect::Anything => Expect::Anything,
+/// `--tier <tier>` added to a flexrules command, when a tier is given.
+fn add_tier(argv: &mut Vec<String>, tier: &Option<String>) {
+    if let Some(t) = tier {
+        argv.extend(["--tier".to_string(), t.clone()]);
     }
 }
 
