@@ -116,6 +116,55 @@ fn chess_variants_and_house_rules_play_the_same_on_every_tier() {
     }
 }
 
+/// With the `hand-chains` feature (`src/runtime/vm/hand_chains.rs`), the two chains
+/// compiled by hand take their bodies' places on the fast tier (their bytecode is the
+/// one they were written against) and play as the interpreter does: every variant of
+/// Go and Awele, and each chain alone on the fast tier. (Without the feature the tests
+/// above check the closures in their places.)
+#[cfg(feature = "hand-chains")]
+#[test]
+fn the_chains_compiled_by_hand_play_as_the_interpreter_does() {
+    for (game, body, extra) in [
+        (
+            "games/go",
+            "withStone/hasLiberty",
+            &["--param", "size=9"][..],
+        ),
+        ("games/awele", "hole/default/seed", &[]),
+    ] {
+        let mut args = vec![
+            "playout", game, "--games", "30", "--jobs", "1", "--tier", "both",
+        ];
+        args.extend_from_slice(extra);
+        let out = flexrules(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{game}: {stderr}");
+        assert!(!stderr.contains("hand-chains"), "{game}: {stderr}");
+        let alone = Command::new(env!("CARGO_BIN_EXE_flexrules"))
+            .args(&args)
+            .env("FLEXRULES_FAST_ONLY", body)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run flexrules");
+        assert!(
+            alone.status.success(),
+            "{game} alone: {}",
+            String::from_utf8_lossy(&alone.stderr)
+        );
+        let variants = Path::new(game).join("variants");
+        for rules in std::fs::read_dir(variants).unwrap() {
+            let path = rules.unwrap().path();
+            if path.extension().is_some_and(|e| e == "fr") {
+                same_playouts(
+                    game,
+                    "3",
+                    &[&["--rules", path.to_str().unwrap()], extra].concat(),
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn chess_perft_counts_the_same_on_every_tier() {
     let counts: Vec<String> = ["interpreter", "fast", "both"]

@@ -173,8 +173,8 @@ pub(crate) struct MessageShape {
 /// What a fast body runs on: the transaction's machine, its context, and the place of the
 /// running body's locals on the machine's stack.
 pub(crate) struct Fx<'a, 'b> {
-    m: &'a mut Machine,
-    cx: &'a mut Context<'b>,
+    pub(super) m: &'a mut Machine,
+    pub(super) cx: &'a mut Context<'b>,
     base: usize,
     /// The value of the `(return v)` leaving a body.
     returned: Value,

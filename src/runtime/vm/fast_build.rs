@@ -67,6 +67,8 @@ impl FastTable {
                 }
             }
             if !changed {
+                #[cfg(feature = "hand-chains")]
+                super::hand_chains::substitute(game, &mut codes);
                 return FastTable { codes };
             }
         }

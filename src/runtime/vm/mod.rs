@@ -44,6 +44,8 @@ mod fast_build;
 mod forms;
 mod fused;
 mod game_fns;
+#[cfg(feature = "hand-chains")]
+mod hand_chains;
 mod place;
 mod queries;
 mod recycle;
