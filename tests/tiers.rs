@@ -22,8 +22,14 @@ use flexrules::runtime::vm::{Limits, Tier, tier_counts};
 use flexrules::syntax::load::MemoryFs;
 
 fn flexrules(args: &[&str]) -> std::process::Output {
+    flexrules_with(args, &[])
+}
+
+/// [`flexrules`] with variables `env` set in its environment.
+fn flexrules_with(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_flexrules"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run flexrules")
@@ -140,12 +146,7 @@ fn the_chains_compiled_by_hand_play_as_the_interpreter_does() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{game}: {stderr}");
         assert!(!stderr.contains("hand-chains"), "{game}: {stderr}");
-        let alone = Command::new(env!("CARGO_BIN_EXE_flexrules"))
-            .args(&args)
-            .env("FLEXRULES_FAST_ONLY", body)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("run flexrules");
+        let alone = flexrules_with(&args, &[("FLEXRULES_FAST_ONLY", body)]);
         assert!(
             alone.status.success(),
             "{game} alone: {}",
