@@ -122,7 +122,7 @@ fn chess_variants_and_house_rules_play_the_same_on_every_tier() {
     }
 }
 
-/// With the `hand-chains` feature (`src/runtime/vm/hand_chains.rs`), the two chains
+/// With the `hand-chains` feature (`src/runtime/vm/hand_chains.rs`), the chains
 /// compiled by hand take their bodies' places on the fast tier (their bytecode is the
 /// one they were written against) and play as the interpreter does: every variant of
 /// Go and Awele, and each chain alone on the fast tier. (Without the feature the tests
@@ -133,7 +133,7 @@ fn the_chains_compiled_by_hand_play_as_the_interpreter_does() {
     for (game, body, extra) in [
         (
             "games/go",
-            "withStone/hasLiberty",
+            "withStone/hasLiberty,checkingLiberties/release",
             &["--param", "size=9"][..],
         ),
         ("games/awele", "hole/default/seed", &[]),

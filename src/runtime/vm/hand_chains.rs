@@ -1,8 +1,8 @@
-//! Two chains compiled by hand (the `hand-chains` feature): a measuring instrument for
-//! the machine-code design (`docs/machine.md`, "Two chains compiled by hand"), not a
-//! tier. With the feature, the fast tier (`--tier fast` or `both`) runs Go's
-//! `cell/withStone/hasLiberty` and Awele's `seed` chain as code generated for the bodies
-//! and their sends together would run them: the running entity kept for the body, its
+//! Chains compiled by hand (the `hand-chains` feature): a measuring instrument for the
+//! machine-code design (`docs/machine.md`, "Chains compiled by hand"), not a tier. With
+//! the feature, the fast tier (`--tier fast` or `both`) runs Go's
+//! `cell/withStone/hasLiberty` and `cell/checkingLiberties/release` and Awele's `seed`
+//! chain as code generated for the bodies and their sends together would run them: the running entity kept for the body, its
 //! own and other entities' properties and states read at their slots, and each send to
 //! a chain of the same shape a call of the same code, with no message, join point or
 //! frame. Everything the interpreter makes observable (the steps, the memory charged,
@@ -11,8 +11,9 @@
 //!
 //! Each body is replaced only when its bytecode is the one written against (its
 //! fingerprint below); otherwise a line says so and the closures run. With
-//! `FLEXRULES_FAST_ONLY=<text>` set, only the bodies whose name contains the text run on
-//! the fast tier, so that one chain can be measured against the interpreter alone; with
+//! `FLEXRULES_FAST_ONLY=<text>[,<text>...]` set, only the bodies whose name contains one
+//! of the texts run on the fast tier, so that a chain can be measured against the
+//! interpreter alone; with
 //! `FLEXRULES_HAND_CHAINS=off`, nothing is replaced (the closures, for comparison).
 
 use std::hash::{Hash, Hasher};
@@ -38,6 +39,10 @@ fn fingerprint(code: &Code) -> u64 {
 
 /// The fingerprints of the bodies written against, by name.
 const GO_HAS_LIBERTY: (&str, u64) = ("behaviour cell/withStone/hasLiberty", 0xa8c0_2b90_2abe_09a8);
+const GO_RELEASE: (&str, u64) = (
+    "behaviour cell/checkingLiberties/release",
+    0xcb4c_4c0b_a2b6_3279,
+);
 const AWELE_SEED: (&str, u64) = ("behaviour hole/default/seed", 0x681a_502b_44d0_fec8);
 
 /// Put the hand-compiled chains in `codes` (the fast forms of `game`'s bodies, by id),
@@ -48,13 +53,15 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
     for (i, code) in game.codes.iter().enumerate() {
         let name = &*code.name;
         if let Some(only) = &only
-            && !name.contains(only.as_str())
+            && !only.split(',').any(|text| name.contains(text))
         {
             codes[i] = None;
             continue;
         }
         let made = if name == GO_HAS_LIBERTY.0 {
             Some((GO_HAS_LIBERTY.1, liberty_code(code, CodeId(i as u32))))
+        } else if name == GO_RELEASE.0 {
+            Some((GO_RELEASE.1, release_code(code, CodeId(i as u32))))
         } else if name == AWELE_SEED.0 {
             Some((AWELE_SEED.1, seed_code(code, CodeId(i as u32))))
         } else {
@@ -135,6 +142,26 @@ fn liberty_code(code: &Code, body: CodeId) -> FastCode {
         label: Symbol::intern("hasLiberty"),
     };
     fast_code(code, move |fx| fx.liberty_entry(&k))
+}
+
+/// What Go's `release` reads and sends.
+struct Release {
+    body: CodeId,
+    neighbours: Symbol,
+    with_stone: Symbol,
+    checking: Symbol,
+    label: Symbol,
+}
+
+fn release_code(code: &Code, body: CodeId) -> FastCode {
+    let k = Release {
+        body,
+        neighbours: Symbol::intern("neighbours"),
+        with_stone: Symbol::intern("withStone"),
+        checking: Symbol::intern("checkingLiberties"),
+        label: Symbol::intern("release"),
+    };
+    fast_code(code, move |fx| fx.release_entry(&k))
 }
 
 /// What Awele's `seed` chain reads and sends.
@@ -310,6 +337,77 @@ impl Fx<'_, '_> {
             self.step(1);
         }
         Ok(alive)
+    }
+
+    /// Go's `release` in state `checkingLiberties`, entered by the machine for its join
+    /// point.
+    fn release_entry(&mut self, k: &Release) -> Done {
+        let Some((me, _)) = self.m.me() else {
+            return Err(Exit::GiveUp);
+        };
+        self.release_body(k, me, 0)?;
+        Ok(Value::Nil)
+    }
+
+    /// The body for stone `me`, `nest` compiled sends deep: back to `withStone`, and the
+    /// stones next to it still being checked released too.
+    fn release_body(&mut self, k: &Release, me: EntityId, nest: usize) -> Result<(), Exit> {
+        // Str, Form ChangeState, Pop.
+        self.step(3);
+        let game = self.cx.game;
+        let logging = self.m.logging();
+        let e = self.m.world.game_entity_mut(me).ok_or(Exit::GiveUp)?;
+        let from = std::mem::replace(&mut e.state, k.with_stone);
+        let Some(Value::List(neighbours)) = e.layout_property(game, k.neighbours).cloned() else {
+            return Err(Exit::GiveUp);
+        };
+        if logging {
+            self.m.log_state(me, from);
+        }
+        // Property, IterStart.
+        self.step(2);
+        for n in neighbours.iter() {
+            // IterNext, LocalStateJump (5).
+            self.step(6);
+            let (id, checking) = {
+                let (id, e) = self.m.fixed_entity(n).ok_or(Exit::GiveUp)?;
+                (id, e.state == k.checking)
+            };
+            if checking {
+                // Str, Load, Form SendNew; JumpPop (2), the loop's jump.
+                self.step(3);
+                self.release_send(k, id, nest + 1)?;
+                self.step(3);
+            } else {
+                // NilPop (2), the loop's jump.
+                self.step(3);
+            }
+            self.check()?;
+        }
+        // The last IterNext, NilEnd's nil.
+        self.step(2);
+        Ok(())
+    }
+
+    /// `(send new message "release" to n)` to `to`, a stone being checked: the body
+    /// called, when the message would run it alone.
+    fn release_send(&mut self, k: &Release, to: EntityId, nest: usize) -> Result<(), Exit> {
+        if !self.within_depth(nest) {
+            return Err(Exit::GiveUp);
+        }
+        let e = self.m.world.game_entity(to).ok_or(Exit::GiveUp)?;
+        let (ty, name, state) = (e.ty, e.name, e.state);
+        let (chain, behaviour) =
+            self.cx
+                .cache
+                .get(self.cx.game, &self.m.world, ty, name, state, k.label);
+        if !chain.laws.is_empty() || !chain.side_effects.is_empty() || behaviour != Some(k.body) {
+            return Err(Exit::GiveUp);
+        }
+        self.release_body(k, to, nest)?;
+        // The body's `End`.
+        self.step(1);
+        Ok(())
     }
 
     /// Awele's behaviour `seed`, entered by the machine for its join point (its law has
