@@ -113,9 +113,15 @@ fn shape(label: &str, names: &[&str], code: &Code) -> MessageShape {
     }
 }
 
-/// Whether `v` is the name `s`.
+/// Whether `v` is the text of name `s` (as `=` compares two strings).
 fn is(v: &Value, s: Symbol) -> bool {
-    matches!(v, Value::Str(t) if t.as_symbol() == Some(s))
+    match v {
+        Value::Str(t) => match t.as_symbol() {
+            Some(name) => name == s,
+            None => t.as_str() == s.as_str(),
+        },
+        _ => false,
+    }
 }
 
 /// What Go's `hasLiberty` reads and sends.
