@@ -36,6 +36,10 @@ impl FastTable {
     pub fn build(game: &Game) -> FastTable {
         let mut codes: Vec<Option<FastCode>> =
             game.codes.iter().map(|c| build_code(c, game)).collect();
+        // The chains compiled by hand in their bodies' places, and only the bodies the
+        // instrument keeps, before the rules below apply to them.
+        #[cfg(feature = "hand-chains")]
+        super::hand_chains::substitute(game, &mut codes);
         // A body calling a function without a fast form has none (until none does).
         loop {
             let slow: Vec<bool> = codes.iter().map(Option::is_none).collect();
@@ -67,8 +71,6 @@ impl FastTable {
                 }
             }
             if !changed {
-                #[cfg(feature = "hand-chains")]
-                super::hand_chains::substitute(game, &mut codes);
                 return FastTable { codes };
             }
         }

@@ -124,49 +124,39 @@ fn is(v: &Value, s: Symbol) -> bool {
     }
 }
 
-/// What Go's `hasLiberty` reads and sends.
-struct Liberty {
+/// What Go's searches (`hasLiberty`, `release`) read and send: the body compiled and
+/// the label it answers, and the names the two bodies read.
+struct Go {
     body: CodeId,
+    label: Symbol,
     colour: Symbol,
     stone: Symbol,
     neighbours: Symbol,
     default: Symbol,
     with_stone: Symbol,
     checking: Symbol,
-    label: Symbol,
 }
 
-fn liberty_code(code: &Code, body: CodeId) -> FastCode {
-    let k = Liberty {
+fn go(body: CodeId, label: &str) -> Go {
+    Go {
         body,
+        label: Symbol::intern(label),
         colour: Symbol::intern("colour"),
         stone: Symbol::intern("stone"),
         neighbours: Symbol::intern("neighbours"),
         default: Symbol::intern("default"),
         with_stone: Symbol::intern("withStone"),
         checking: Symbol::intern("checkingLiberties"),
-        label: Symbol::intern("hasLiberty"),
-    };
+    }
+}
+
+fn liberty_code(code: &Code, body: CodeId) -> FastCode {
+    let k = go(body, "hasLiberty");
     fast_code(code, move |fx| fx.liberty_entry(&k))
 }
 
-/// What Go's `release` reads and sends.
-struct Release {
-    body: CodeId,
-    neighbours: Symbol,
-    with_stone: Symbol,
-    checking: Symbol,
-    label: Symbol,
-}
-
 fn release_code(code: &Code, body: CodeId) -> FastCode {
-    let k = Release {
-        body,
-        neighbours: Symbol::intern("neighbours"),
-        with_stone: Symbol::intern("withStone"),
-        checking: Symbol::intern("checkingLiberties"),
-        label: Symbol::intern("release"),
-    };
+    let k = go(body, "release");
     fast_code(code, move |fx| fx.release_entry(&k))
 }
 
@@ -209,7 +199,7 @@ impl Fx<'_, '_> {
     }
 
     /// Go's `hasLiberty` in state `withStone`, entered by the machine for its join point.
-    fn liberty_entry(&mut self, k: &Liberty) -> Done {
+    fn liberty_entry(&mut self, k: &Go) -> Done {
         let Some((me, _)) = self.m.me() else {
             return Err(Exit::GiveUp);
         };
@@ -231,7 +221,7 @@ impl Fx<'_, '_> {
     /// value, and whether it left by `return` (whose step it counted).
     fn liberty_body(
         &mut self,
-        k: &Liberty,
+        k: &Go,
         me: EntityId,
         colour: Symbol,
         nest: usize,
@@ -313,16 +303,10 @@ impl Fx<'_, '_> {
         Ok((false, false))
     }
 
-    /// `(send new message "hasLiberty" to n with "colour" colour)` to `to`, a stone of
-    /// the asker's colour in state `withStone`: the body called, when the message would
-    /// run it alone (no law or side-effect).
-    fn liberty_send(
-        &mut self,
-        k: &Liberty,
-        to: EntityId,
-        colour: Symbol,
-        nest: usize,
-    ) -> Result<bool, Exit> {
+    /// Whether `k`'s message sent to `to`, `nest` compiled sends deep, would run `k`'s
+    /// body alone (no law or side-effect) within the depth limit: else the fast tier
+    /// gives up.
+    fn go_send_alone(&mut self, k: &Go, to: EntityId, nest: usize) -> Result<(), Exit> {
         if !self.within_depth(nest) {
             return Err(Exit::GiveUp);
         }
@@ -332,9 +316,24 @@ impl Fx<'_, '_> {
             self.cx
                 .cache
                 .get(self.cx.game, &self.m.world, ty, name, state, k.label);
-        if !chain.laws.is_empty() || !chain.side_effects.is_empty() || behaviour != Some(k.body) {
-            return Err(Exit::GiveUp);
+        if chain.laws.is_empty() && chain.side_effects.is_empty() && behaviour == Some(k.body) {
+            Ok(())
+        } else {
+            Err(Exit::GiveUp)
         }
+    }
+
+    /// `(send new message "hasLiberty" to n with "colour" colour)` to `to`, a stone of
+    /// the asker's colour in state `withStone`: the body called, when the message would
+    /// run it alone (no law or side-effect).
+    fn liberty_send(
+        &mut self,
+        k: &Go,
+        to: EntityId,
+        colour: Symbol,
+        nest: usize,
+    ) -> Result<bool, Exit> {
+        self.go_send_alone(k, to, nest)?;
         // The message's one attribute.
         self.m.meter.alloc(ENTRY_BYTES).map_err(|_| Exit::GiveUp)?;
         let (alive, returned) = self.liberty_body(k, to, colour, nest)?;
@@ -347,7 +346,7 @@ impl Fx<'_, '_> {
 
     /// Go's `release` in state `checkingLiberties`, entered by the machine for its join
     /// point.
-    fn release_entry(&mut self, k: &Release) -> Done {
+    fn release_entry(&mut self, k: &Go) -> Done {
         let Some((me, _)) = self.m.me() else {
             return Err(Exit::GiveUp);
         };
@@ -357,7 +356,7 @@ impl Fx<'_, '_> {
 
     /// The body for stone `me`, `nest` compiled sends deep: back to `withStone`, and the
     /// stones next to it still being checked released too.
-    fn release_body(&mut self, k: &Release, me: EntityId, nest: usize) -> Result<(), Exit> {
+    fn release_body(&mut self, k: &Go, me: EntityId, nest: usize) -> Result<(), Exit> {
         // Str, Form ChangeState, Pop.
         self.step(3);
         let game = self.cx.game;
@@ -397,19 +396,8 @@ impl Fx<'_, '_> {
 
     /// `(send new message "release" to n)` to `to`, a stone being checked: the body
     /// called, when the message would run it alone.
-    fn release_send(&mut self, k: &Release, to: EntityId, nest: usize) -> Result<(), Exit> {
-        if !self.within_depth(nest) {
-            return Err(Exit::GiveUp);
-        }
-        let e = self.m.world.game_entity(to).ok_or(Exit::GiveUp)?;
-        let (ty, name, state) = (e.ty, e.name, e.state);
-        let (chain, behaviour) =
-            self.cx
-                .cache
-                .get(self.cx.game, &self.m.world, ty, name, state, k.label);
-        if !chain.laws.is_empty() || !chain.side_effects.is_empty() || behaviour != Some(k.body) {
-            return Err(Exit::GiveUp);
-        }
+    fn release_send(&mut self, k: &Go, to: EntityId, nest: usize) -> Result<(), Exit> {
+        self.go_send_alone(k, to, nest)?;
         self.release_body(k, to, nest)?;
         // The body's `End`.
         self.step(1);
