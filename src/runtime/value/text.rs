@@ -56,6 +56,27 @@ impl Text {
         Text { ptr }
     }
 
+    /// The text as one word, for code that keeps values as words (the `jit` feature):
+    /// a symbol's tagged id, or a string's pointer with its count, which
+    /// [`Text::from_word`] takes back.
+    #[cfg(feature = "jit")]
+    pub(crate) fn into_word(self) -> u64 {
+        let this = std::mem::ManuallyDrop::new(self);
+        this.ptr.as_ptr().expose_provenance() as u64
+    }
+
+    /// The text [`Text::into_word`] gave as `word`.
+    ///
+    /// # Safety
+    /// `word` came from `into_word`, and the count it holds is given back once.
+    #[cfg(feature = "jit")]
+    pub(crate) unsafe fn from_word(word: u64) -> Text {
+        let ptr = std::ptr::with_exposed_provenance_mut::<Box<str>>(word as usize);
+        Text {
+            ptr: NonNull::new(ptr).unwrap_or(NonNull::dangling()),
+        }
+    }
+
     #[inline]
     fn repr(&self) -> Repr<'_> {
         let addr = self.ptr.as_ptr().addr();

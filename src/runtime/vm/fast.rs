@@ -140,6 +140,15 @@ impl std::fmt::Debug for FastCode {
 }
 
 impl FastCode {
+    /// The same body run by `run` (the same calls, frame and place of its `return`).
+    #[cfg(feature = "jit")]
+    pub(crate) fn with_run(&self, run: Node) -> FastCode {
+        FastCode {
+            run: Arc::from(run),
+            ..self.clone()
+        }
+    }
+
     pub(crate) fn new(
         body: Node,
         callees: Vec<CodeId>,

@@ -40,6 +40,9 @@ impl FastTable {
         // instrument keeps, before the rules below apply to them.
         #[cfg(feature = "hand-chains")]
         super::hand_chains::substitute(game, &mut codes);
+        // Machine code in the closures' places, for the bodies the generator takes.
+        #[cfg(feature = "jit")]
+        super::jit::substitute(game, &mut codes);
         // A body calling a function without a fast form has none (until none does).
         loop {
             let slow: Vec<bool> = codes.iter().map(Option::is_none).collect();

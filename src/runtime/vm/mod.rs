@@ -46,6 +46,8 @@ mod fused;
 mod game_fns;
 #[cfg(feature = "hand-chains")]
 mod hand_chains;
+#[cfg(feature = "jit")]
+mod jit;
 mod place;
 mod queries;
 mod recycle;

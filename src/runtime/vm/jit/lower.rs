@@ -1,0 +1,902 @@
+//! A body's bytecode lowered to Cranelift's IR.
+//!
+//! The input is the verified bytecode read as its plain program: a fused instruction
+//! is its first plain instruction ([`Op::plain`]), the rest of its sequence following
+//! it, so the generated code counts each plain instruction's step and the total is the
+//! interpreter's by construction. The operand stack's heights are worked out first
+//! (the verifier proved them), so each local and each operand is a pair of the code's
+//! own variables, tag and payload ([`super::raw`]), and nothing is dispatched: the
+//! instructions between two jump targets are one stretch of code that counts its steps
+//! with one addition. What is not a plain copy, constant, jump or integer operation is
+//! a call of one of the machine's functions ([`super::helpers`]). Where a loop goes
+//! round, the step check is made, as on the fast tier.
+//!
+//! Ownership: a variable holds one count of a value that has one. Consuming a value
+//! (a pop, a move into a local or to a helper) clears its variable to nil, so that the
+//! path that leaves a body early ([`Lowering::unwind`]) may let go of every variable.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::isa::TargetFrontendConfig;
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{self, AbiParam, Block, InstBuilder, MemFlagsData, SigRef};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+
+use crate::compile::bytecode::{Code, IntOp, Op, builtin_of};
+use crate::symbol::Symbol;
+use crate::syntax::ast::FormOp;
+
+use super::super::super::builtins::pure_fn;
+use super::super::super::value::attrs::key_order;
+use super::super::fast::MessageShape;
+use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
+use super::{Jx, Site, helpers};
+
+type V = ir::Value;
+
+/// Where plain instruction `op` at `ip` may go, with the height it leaves there; `None`
+/// for an instruction the generator does not take.
+fn edges(op: Op, ip: usize) -> Option<Vec<(usize, i64)>> {
+    let next = ip + 1;
+    Some(match op {
+        Op::Nil
+        | Op::Bool(_)
+        | Op::Int(_)
+        | Op::Float(_)
+        | Op::Str(_)
+        | Op::Load(_)
+        | Op::Take(_)
+        | Op::Message
+        | Op::Hole
+        | Op::Property(_)
+        | Op::Attribute(_) => vec![(next, 1)],
+        Op::Store(_) | Op::PropertyOf(_) | Op::CaseEq => vec![(next, 0)],
+        Op::SetLocal(_) | Op::Pop => vec![(next, -1)],
+        Op::Jump(t) => vec![(t as usize, 0)],
+        Op::JumpIfFalse(t) => vec![(next, -1), (t as usize, -1)],
+        Op::AndJump(t) | Op::OrJump(t) => vec![(next, -1), (t as usize, 0)],
+        Op::Call(_, argc) | Op::Builtin(_, argc) => vec![(next, 1 - i64::from(argc))],
+        Op::UpdateLocal { argc, .. } => vec![(next, 1 - i64::from(argc))],
+        Op::IterStart => vec![(next, 1)],
+        Op::IterNext { exit, .. } => vec![(next, 0), (exit as usize, -2)],
+        Op::Form(FormOp::WaitSignal, _) => return None,
+        Op::Form(form, nattrs) => {
+            let k = form.operands().len() as i64 + 2 * i64::from(nattrs);
+            vec![(next, 1 - k)]
+        }
+        Op::Return | Op::End => vec![],
+        _ => return None,
+    })
+}
+
+/// The plain program of `code`: each instruction's plain form, the operand height
+/// before each one reached, and whether each starts a stretch of straight code.
+struct Shape {
+    ops: Vec<Op>,
+    heights: Vec<Option<usize>>,
+    leaders: Vec<bool>,
+    max: usize,
+}
+
+fn shape(code: &Code) -> Result<Shape, String> {
+    let ops: Vec<Op> = code.ops().iter().map(|op| op.plain(builtin_of)).collect();
+    let n = ops.len();
+    let mut heights: Vec<Option<usize>> = vec![None; n];
+    let mut leaders = vec![false; n];
+    let mut work = vec![(0usize, 0usize)];
+    let mut max = 0;
+    if n > 0 {
+        leaders[0] = true;
+    }
+    while let Some((ip, h)) = work.pop() {
+        if ip >= n {
+            return Err(format!("a jump to {ip}, past the end"));
+        }
+        match heights[ip] {
+            Some(seen) if seen == h => continue,
+            Some(seen) => return Err(format!("heights {seen} and {h} meet at {ip}")),
+            None => heights[ip] = Some(h),
+        }
+        let op = ops[ip];
+        let out = edges(op, ip).ok_or_else(|| format!("{op:?} at {ip}"))?;
+        let straight = matches!(&out[..], [(t, _)] if *t == ip + 1)
+            && !matches!(op, Op::IterNext { .. });
+        for &(to, delta) in &out {
+            let h2 = h as i64 + delta;
+            if h2 < 0 {
+                return Err(format!("the stack runs out at {ip}"));
+            }
+            max = max.max(h2 as usize).max(h);
+            if !straight {
+                if to < n {
+                    leaders[to] = true;
+                }
+                if ip + 1 < n {
+                    leaders[ip + 1] = true;
+                }
+            }
+            work.push((to, h2 as usize));
+        }
+    }
+    Ok(Shape {
+        ops,
+        heights,
+        leaders,
+        max: max + 1,
+    })
+}
+
+/// Lower `code` into `func` (whose signature is set): the sites its calls name go in
+/// `sites`. An error names what the generator does not take.
+pub(super) fn lower(
+    func: &mut ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    code: &Code,
+    sites: &mut Vec<Box<Site>>,
+    target: TargetFrontendConfig,
+) -> Result<(), String> {
+    let shape = shape(code)?;
+    let b = FunctionBuilder::new(func, fctx);
+    let mut lw = Lowering::new(b, code, &shape, sites);
+    lw.body()?;
+    lw.finish(target);
+    Ok(())
+}
+
+/// A value's two variables.
+#[derive(Clone, Copy)]
+struct Pair {
+    tag: Variable,
+    word: Variable,
+}
+
+struct Lowering<'a, 'b> {
+    b: FunctionBuilder<'b>,
+    code: &'a Code,
+    shape: &'a Shape,
+    sites: &'a mut Vec<Box<Site>>,
+    blocks: Vec<Option<Block>>,
+    locals: Vec<Pair>,
+    stack: Vec<Pair>,
+    /// The interned name each operand is known to be, in the stretch being lowered.
+    names: Vec<Option<Symbol>>,
+    h: usize,
+    /// Steps of the instructions lowered but not yet counted.
+    pending: u64,
+    jx: V,
+    steps: V,
+    check_at: V,
+    unwind: Block,
+    sigs: Vec<((usize, usize), SigRef)>,
+}
+
+impl<'a, 'b> Lowering<'a, 'b> {
+    fn new(
+        mut b: FunctionBuilder<'b>,
+        code: &'a Code,
+        shape: &'a Shape,
+        sites: &'a mut Vec<Box<Site>>,
+    ) -> Lowering<'a, 'b> {
+        let pair = |b: &mut FunctionBuilder<'b>| Pair {
+            tag: b.declare_var(I64),
+            word: b.declare_var(I64),
+        };
+        let locals = (0..code.locals()).map(|_| pair(&mut b)).collect();
+        let stack = (0..shape.max).map(|_| pair(&mut b)).collect();
+        let blocks = shape
+            .leaders
+            .iter()
+            .zip(&shape.heights)
+            .map(|(&l, h)| (l && h.is_some()).then(|| b.create_block()))
+            .collect();
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let jx = b.block_params(entry)[0];
+        let flags = MemFlagsData::trusted();
+        let steps = b.ins().load(I64, flags, jx, std::mem::offset_of!(Jx, steps) as i32);
+        let check_at = b
+            .ins()
+            .load(I64, flags, jx, std::mem::offset_of!(Jx, check_at) as i32);
+        let unwind = b.create_block();
+        Lowering {
+            b,
+            code,
+            shape,
+            sites,
+            blocks,
+            locals,
+            stack,
+            names: vec![None; shape.max],
+            h: 0,
+            pending: 0,
+            jx,
+            steps,
+            check_at,
+            unwind,
+            sigs: Vec::new(),
+        }
+    }
+
+    fn int(&mut self, v: u64) -> V {
+        self.b.ins().iconst(I64, v as i64)
+    }
+
+    fn def(&mut self, p: Pair, (tag, word): (V, V)) {
+        self.b.def_var(p.tag, tag);
+        self.b.def_var(p.word, word);
+    }
+
+    fn read(&mut self, p: Pair) -> (V, V) {
+        (self.b.use_var(p.tag), self.b.use_var(p.word))
+    }
+
+    fn nil(&mut self) -> (V, V) {
+        let z = self.int(NIL);
+        (z, z)
+    }
+
+    fn constant(&mut self, tag: u64, word: u64) -> (V, V) {
+        (self.int(tag), self.int(word))
+    }
+
+    fn clear(&mut self, p: Pair) {
+        let nil = self.nil();
+        self.def(p, nil);
+    }
+
+    fn push(&mut self, v: (V, V)) {
+        let p = self.stack[self.h];
+        self.def(p, v);
+        self.names[self.h] = None;
+        self.h += 1;
+    }
+
+    /// Take the top operand (its variable cleared).
+    fn pop(&mut self) -> (V, V) {
+        self.h -= 1;
+        let p = self.stack[self.h];
+        let v = self.read(p);
+        self.clear(p);
+        v
+    }
+
+    fn sig(&mut self, args: usize, rets: usize) -> SigRef {
+        if let Some(&(_, s)) = self.sigs.iter().find(|(k, _)| *k == (args, rets)) {
+            return s;
+        }
+        let call_conv = self.b.func.signature.call_conv;
+        let mut sig = ir::Signature::new(call_conv);
+        sig.params.extend((0..args).map(|_| AbiParam::new(I64)));
+        sig.returns.extend((0..rets).map(|_| AbiParam::new(I64)));
+        let s = self.b.import_signature(sig);
+        self.sigs.push(((args, rets), s));
+        s
+    }
+
+    fn call(&mut self, f: usize, args: &[V], rets: usize) -> Vec<V> {
+        let sig = self.sig(args.len(), rets);
+        let callee = self.int(f as u64);
+        let inst = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(inst).to_vec()
+    }
+
+    /// Call a helper giving a value; leave the body when it says so.
+    fn call_value(&mut self, f: usize, args: &[V]) -> (V, V) {
+        let r = self.call(f, args, 2);
+        let out = self.b.ins().icmp_imm_u(IntCC::Equal, r[0], EXIT as i64);
+        let cont = self.b.create_block();
+        self.b.ins().brif(out, self.unwind, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+        (r[0], r[1])
+    }
+
+    fn site(&mut self, site: Site) -> V {
+        let boxed = Box::new(site);
+        let at = &*boxed as *const Site as u64;
+        self.sites.push(boxed);
+        self.int(at)
+    }
+
+    fn plain_site(&self, ip: usize) -> Site {
+        Site {
+            name: Symbol::intern(""),
+            span: self.code.spans[ip],
+            form: FormOp::StateOf,
+            argc: 0,
+            index: 0,
+            pure: None,
+            shape: None,
+        }
+    }
+
+    /// Call `f` (a copy's count, or a let-go) on a value that may hold a count.
+    fn counted(&mut self, f: usize, (tag, word): (V, V)) {
+        let may = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, tag, STR as i64);
+        let yes = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(may, yes, &[], cont, &[]);
+        self.b.switch_to_block(yes);
+        self.b.seal_block(yes);
+        self.call(f, &[tag, word], 0);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    fn let_go(&mut self, v: (V, V)) {
+        self.counted(raw::jit_drop as *const () as usize, v);
+    }
+
+    fn copy(&mut self, v: (V, V)) {
+        self.counted(raw::jit_clone as *const () as usize, v);
+    }
+
+    /// Whether a value is true: neither nil nor false.
+    fn truthy(&mut self, (tag, word): (V, V)) -> V {
+        let is_bool = self.b.ins().icmp_imm_u(IntCC::Equal, tag, BOOL as i64);
+        let bool_true = self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0);
+        let not_nil = self.b.ins().icmp_imm_u(IntCC::NotEqual, tag, NIL as i64);
+        self.b.ins().select(is_bool, bool_true, not_nil)
+    }
+
+    /// The step check where a loop goes round.
+    fn check(&mut self) {
+        let flags = MemFlagsData::trusted();
+        let s = self.b.ins().load(I64, flags, self.steps, 0);
+        let at = self.b.ins().load(I64, flags, self.check_at, 0);
+        let due = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, s, at);
+        let slow = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(due, slow, &[], cont, &[]);
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let jx = self.jx;
+        let r = self.call(helpers::check as *const () as usize, &[jx], 1);
+        self.b.ins().brif(r[0], self.unwind, &[], cont, &[]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    /// Count the steps of the instructions lowered since the last count.
+    fn flush(&mut self) {
+        let n = std::mem::take(&mut self.pending);
+        if n == 0 {
+            return;
+        }
+        let flags = MemFlagsData::trusted();
+        let s = self.b.ins().load(I64, flags, self.steps, 0);
+        let s = self.b.ins().iadd_imm_u(s, n as i64);
+        self.b.ins().store(flags, s, self.steps, 0);
+    }
+
+    fn block(&self, ip: usize) -> Block {
+        self.blocks[ip].expect("a jump target starts a stretch")
+    }
+
+    /// Push the top `k` operands on the machine's stack, the lowest first.
+    fn hand_over(&mut self, k: usize) {
+        let jx = self.jx;
+        for i in self.h - k..self.h {
+            let p = self.stack[i];
+            let (t, w) = self.read(p);
+            self.clear(p);
+            self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
+        }
+        self.h -= k;
+    }
+
+    fn body(&mut self) -> Result<(), String> {
+        // Every variable nil, but the parameters, taken from the frame.
+        let jx = self.jx;
+        for i in 0..self.locals.len() {
+            let p = self.locals[i];
+            if i < usize::from(self.code.params) {
+                let slot = self.int(i as u64);
+                let r = self.call(helpers::take_local as *const () as usize, &[jx, slot], 2);
+                self.def(p, (r[0], r[1]));
+            } else {
+                self.clear(p);
+            }
+        }
+        for i in 0..self.stack.len() {
+            let p = self.stack[i];
+            self.clear(p);
+        }
+        let first = self.block(0);
+        self.b.ins().jump(first, &[]);
+        let mut open = false;
+        for ip in 0..self.shape.ops.len() {
+            let Some(h) = self.shape.heights[ip] else {
+                open = false;
+                continue;
+            };
+            if let Some(block) = self.blocks[ip] {
+                if open {
+                    self.flush();
+                    self.b.ins().jump(block, &[]);
+                }
+                self.b.switch_to_block(block);
+                self.h = h;
+                self.names.iter_mut().for_each(|n| *n = None);
+            }
+            open = self.op(ip)?;
+        }
+        Ok(())
+    }
+
+    /// Lower the instruction at `ip`: whether the code goes on to the next one.
+    fn op(&mut self, ip: usize) -> Result<bool, String> {
+        let op = self.shape.ops[ip];
+        let jx = self.jx;
+        // Each instruction's step; the body's `End` is counted by whoever entered it.
+        // The steps are counted before anything that may call the machine or leave,
+        // so that a transaction ending in a call has counted exactly the steps before.
+        if op != Op::End {
+            self.pending += 1;
+        }
+        let cheap = matches!(
+            op,
+            Op::Nil
+                | Op::Hole
+                | Op::Bool(_)
+                | Op::Int(_)
+                | Op::Float(_)
+                | Op::Str(_)
+                | Op::Load(_)
+                | Op::Take(_)
+                | Op::Store(_)
+                | Op::SetLocal(_)
+                | Op::Pop
+        );
+        if !cheap {
+            self.flush();
+        }
+        match op {
+            Op::Nil | Op::Hole => {
+                let v = self.nil();
+                self.push(v);
+            }
+            Op::Bool(x) => {
+                let v = self.constant(BOOL, u64::from(x));
+                self.push(v);
+            }
+            Op::Int(i) => {
+                let v = self.constant(INT, i as u64);
+                self.push(v);
+            }
+            Op::Float(f) => {
+                let v = self.constant(FLOAT, f.to_bits());
+                self.push(v);
+            }
+            Op::Str(s) => {
+                let v = self.constant(STR, sym_word(s));
+                self.push(v);
+                self.names[self.h - 1] = Some(s);
+            }
+            Op::Load(a) => {
+                let v = self.read(self.locals[a as usize]);
+                self.copy(v);
+                self.push(v);
+            }
+            Op::Take(a) => {
+                let p = self.locals[a as usize];
+                let v = self.read(p);
+                self.clear(p);
+                self.push(v);
+            }
+            Op::Store(a) => {
+                let v = self.read(self.stack[self.h - 1]);
+                self.copy(v);
+                let p = self.locals[a as usize];
+                let old = self.read(p);
+                self.let_go(old);
+                self.def(p, v);
+            }
+            Op::SetLocal(a) => {
+                let v = self.pop();
+                let p = self.locals[a as usize];
+                let old = self.read(p);
+                self.let_go(old);
+                self.def(p, v);
+            }
+            Op::Message => {
+                let r = self.call(helpers::message as *const () as usize, &[jx], 2);
+                self.push((r[0], r[1]));
+            }
+            Op::Pop => {
+                let v = self.pop();
+                self.let_go(v);
+            }
+            Op::Jump(t) => {
+                if t as usize <= ip {
+                    self.check();
+                }
+                let to = self.block(t as usize);
+                self.b.ins().jump(to, &[]);
+                return Ok(false);
+            }
+            Op::JumpIfFalse(t) => {
+                if t as usize <= ip {
+                    self.check();
+                }
+                let v = self.pop();
+                let c = self.truthy(v);
+                self.let_go(v);
+                let (yes, no) = (self.block(ip + 1), self.block(t as usize));
+                self.b.ins().brif(c, yes, &[], no, &[]);
+                return Ok(false);
+            }
+            Op::AndJump(t) | Op::OrJump(t) => {
+                let top = self.stack[self.h - 1];
+                let v = self.read(top);
+                let c = self.truthy(v);
+                let keep = self.block(t as usize);
+                let drop = self.b.create_block();
+                if matches!(op, Op::AndJump(_)) {
+                    self.b.ins().brif(c, drop, &[], keep, &[]);
+                } else {
+                    self.b.ins().brif(c, keep, &[], drop, &[]);
+                }
+                self.b.switch_to_block(drop);
+                self.b.seal_block(drop);
+                let v = self.pop();
+                self.let_go(v);
+                let next = self.block(ip + 1);
+                self.b.ins().jump(next, &[]);
+                return Ok(false);
+            }
+            Op::CaseEq => {
+                let v = self.pop();
+                let x = self.read(self.stack[self.h - 1]);
+                let r = self.call(helpers::equal as *const () as usize, &[jx, x.0, x.1, v.0, v.1], 1);
+                self.let_go(v);
+                let out = self.b.ins().icmp_imm_u(IntCC::Equal, r[0], 2);
+                let cont = self.b.create_block();
+                self.b.ins().brif(out, self.unwind, &[], cont, &[]);
+                self.b.switch_to_block(cont);
+                self.b.seal_block(cont);
+                let tag = self.int(BOOL);
+                self.push((tag, r[0]));
+            }
+            Op::Call(callee, argc) => {
+                self.hand_over(argc as usize);
+                let mut site = self.plain_site(ip);
+                site.index = callee.0 as usize;
+                site.argc = argc;
+                let s = self.site(site);
+                let r = self.call_value(helpers::call as *const () as usize, &[jx, s]);
+                self.push(r);
+            }
+            Op::Builtin(index, 2) if IntOp::of_builtin(index).is_some() => {
+                let int_op = IntOp::of_builtin(index).unwrap_or(IntOp::Eq);
+                self.int_op(ip, index, int_op);
+            }
+            Op::Builtin(index, argc) => {
+                self.builtin(ip, index, argc);
+            }
+            Op::UpdateLocal { slot, func, argc } => {
+                // The collection, taken from its variable, where the hole was pushed.
+                let p = self.locals[slot as usize];
+                let v = self.read(p);
+                self.clear(p);
+                let at = self.stack[self.h - argc as usize];
+                self.def(at, v);
+                self.builtin(ip, func, argc);
+            }
+            Op::IterStart => {
+                let (tag, word) = self.pop();
+                let p = self.stack[self.h];
+                self.def(p, (tag, word));
+                let is_list = self.b.ins().icmp_imm_u(IntCC::Equal, tag, LIST as i64);
+                let other = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(is_list, join, &[], other, &[]);
+                self.b.switch_to_block(other);
+                self.b.seal_block(other);
+                self.clear(p);
+                let r = self.call_value(helpers::iteration as *const () as usize, &[jx, tag, word]);
+                self.def(p, r);
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
+                self.h += 1;
+                let zero = self.constant(INT, 0);
+                self.push(zero);
+            }
+            Op::IterNext { var, exit } => {
+                let list = self.stack[self.h - 2];
+                let index = self.stack[self.h - 1];
+                let (_, list_word) = self.read(list);
+                let (_, i) = self.read(index);
+                let r = self.call(helpers::item as *const () as usize, &[list_word, i], 2);
+                let done = self.b.ins().icmp_imm_u(IntCC::Equal, r[0], DONE as i64);
+                let end = self.b.create_block();
+                let more = self.b.create_block();
+                self.b.ins().brif(done, end, &[], more, &[]);
+                self.b.switch_to_block(end);
+                self.b.seal_block(end);
+                let l = self.read(list);
+                self.clear(list);
+                self.clear(index);
+                self.call(raw::jit_drop as *const () as usize, &[l.0, l.1], 0);
+                let exit = self.block(exit as usize);
+                self.b.ins().jump(exit, &[]);
+                self.b.switch_to_block(more);
+                self.b.seal_block(more);
+                let p = self.locals[var as usize];
+                let old = self.read(p);
+                self.let_go(old);
+                self.def(p, (r[0], r[1]));
+                let tag = self.int(INT);
+                let i2 = self.b.ins().iadd_imm_u(i, 1);
+                self.def(index, (tag, i2));
+                let next = self.block(ip + 1);
+                self.b.ins().jump(next, &[]);
+                return Ok(false);
+            }
+            Op::Property(name) => {
+                let mut site = self.plain_site(ip);
+                site.name = name;
+                let s = self.site(site);
+                let r = self.call_value(helpers::property as *const () as usize, &[jx, s]);
+                self.push(r);
+            }
+            Op::Attribute(name) => {
+                let mut site = self.plain_site(ip);
+                site.name = name;
+                let s = self.site(site);
+                let r = self.call_value(helpers::attribute as *const () as usize, &[jx, s]);
+                self.push(r);
+            }
+            Op::PropertyOf(name) => {
+                let (tag, word) = self.pop();
+                let mut site = self.plain_site(ip);
+                site.name = name;
+                let s = self.site(site);
+                let r = self.call_value(helpers::property_of as *const () as usize, &[jx, s, tag, word]);
+                self.push(r);
+            }
+            Op::Form(form, nattrs) => self.form(ip, form, nattrs),
+            Op::Return | Op::End => {
+                let p = self.stack[self.h - 1];
+                let v = self.read(p);
+                self.clear(p);
+                self.let_go_all();
+                let how = self.int(u64::from(op == Op::Return));
+                let flags = MemFlagsData::trusted();
+                self.b
+                    .ins()
+                    .store(flags, how, jx, std::mem::offset_of!(Jx, how) as i32);
+                self.b.ins().return_(&[v.0, v.1]);
+                return Ok(false);
+            }
+            other => return Err(format!("{other:?}")),
+        }
+        Ok(true)
+    }
+
+    /// Builtin `index` on the top `argc` operands, by the machine.
+    fn builtin(&mut self, ip: usize, index: u16, argc: u8) {
+        self.hand_over(argc as usize);
+        let mut site = self.plain_site(ip);
+        site.index = index as usize;
+        site.argc = argc;
+        site.pure = pure_fn(index as usize);
+        let s = self.site(site);
+        let jx = self.jx;
+        let r = self.call_value(helpers::builtin as *const () as usize, &[jx, s]);
+        self.push(r);
+    }
+
+    /// An integer operator on the top two operands: done here on two integers (two
+    /// interned names, for `=` and `!=`), by the builtin otherwise.
+    fn int_op(&mut self, ip: usize, index: u16, op: IntOp) {
+        let a_p = self.stack[self.h - 2];
+        let b_p = self.stack[self.h - 1];
+        let (ta, wa) = self.read(a_p);
+        let (tb, wb) = self.read(b_p);
+        let ints = {
+            let a_int = self.b.ins().icmp_imm_u(IntCC::Equal, ta, INT as i64);
+            let b_int = self.b.ins().icmp_imm_u(IntCC::Equal, tb, INT as i64);
+            self.b.ins().band(a_int, b_int)
+        };
+        let here = match op {
+            IntOp::Eq | IntOp::Ne => {
+                // Same tag, and nil, a boolean, an integer, or two interned names.
+                let same = self.b.ins().icmp(IntCC::Equal, ta, tb);
+                let plain = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, ta, INT as i64);
+                let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, ta, STR as i64);
+                let both = self.b.ins().band(wa, wb);
+                let low = self.b.ins().band_imm_u(both, 1);
+                let names = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+                let names = self.b.ins().band(is_str, names);
+                let simple = self.b.ins().bor(plain, names);
+                self.b.ins().band(same, simple)
+            }
+            _ => ints,
+        };
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(here, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let jx = self.jx;
+        let cmp = |op: IntOp| match op {
+            IntOp::Eq => Some(IntCC::Equal),
+            IntOp::Ne => Some(IntCC::NotEqual),
+            IntOp::Lt => Some(IntCC::SignedLessThan),
+            IntOp::Gt => Some(IntCC::SignedGreaterThan),
+            IntOp::Le => Some(IntCC::SignedLessThanOrEqual),
+            IntOp::Ge => Some(IntCC::SignedGreaterThanOrEqual),
+            _ => None,
+        };
+        if let Some(cc) = cmp(op) {
+            let c = self.b.ins().icmp(cc, wa, wb);
+            let w = self.b.ins().uextend(I64, c);
+            let t = self.int(BOOL);
+            self.def(a_p, (t, w));
+            self.b.ins().jump(join, &[]);
+        } else {
+            let done = match op {
+                IntOp::Add => Some(self.b.ins().sadd_overflow(wa, wb)),
+                IntOp::Sub => Some(self.b.ins().ssub_overflow(wa, wb)),
+                IntOp::Mul => Some(self.b.ins().smul_overflow(wa, wb)),
+                _ => None,
+            };
+            match done {
+                Some((w, overflow)) => {
+                    let ok = self.b.create_block();
+                    let over = self.b.create_block();
+                    self.b.ins().brif(overflow, over, &[], ok, &[]);
+                    self.b.switch_to_block(ok);
+                    self.b.seal_block(ok);
+                    let t = self.int(INT);
+                    self.def(a_p, (t, w));
+                    self.b.ins().jump(join, &[]);
+                    // An overflow: the builtin's error, on the interpreter.
+                    self.b.switch_to_block(over);
+                    self.b.seal_block(over);
+                    let code = self.int(op as u64);
+                    self.call(helpers::int_op as *const () as usize, &[jx, code, wa, wb], 2);
+                    self.b.ins().jump(self.unwind, &[]);
+                }
+                None => {
+                    let code = self.int(op as u64);
+                    let r = self.call_value(helpers::int_op as *const () as usize, &[jx, code, wa, wb]);
+                    self.def(a_p, r);
+                    self.b.ins().jump(join, &[]);
+                }
+            }
+        }
+        // Anything else: the builtin.
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let h = self.h;
+        self.builtin(ip, index, 2);
+        self.h = h;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.clear(b_p);
+        self.h -= 1;
+        self.names[self.h - 1] = None;
+    }
+
+    /// A form of the game model.
+    fn form(&mut self, ip: usize, form: FormOp, nattrs: u8) {
+        let jx = self.jx;
+        let k = form.operands().len() + 2 * nattrs as usize;
+        let mut site = self.plain_site(ip);
+        site.form = form;
+        site.argc = nattrs;
+        match (form, nattrs) {
+            (FormOp::StateOf, 0) => {
+                let (tag, word) = self.pop();
+                let s = self.site(site);
+                let r = self.call_value(helpers::state_of as *const () as usize, &[jx, s, tag, word]);
+                self.push(r);
+                return;
+            }
+            (FormOp::UpdateProperty, 0) if self.names[self.h - 2].is_some() => {
+                site.name = self.names[self.h - 2].unwrap_or(site.name);
+                let (tag, word) = self.pop();
+                self.pop();
+                let s = self.site(site);
+                let r = self.call_value(helpers::update_property as *const () as usize, &[jx, s, tag, word]);
+                self.push(r);
+                return;
+            }
+            (FormOp::SendNew | FormOp::NewMessage, _) => {
+                if let Some(shape) = self.shape_of(form, nattrs, site.span) {
+                    let send = shape.send;
+                    site.shape = Some(shape);
+                    // The label and the keys are names the site knows: only the
+                    // recipient and the values go to the machine.
+                    let base = self.h - k;
+                    let mut taken = Vec::new();
+                    let first = 1 + usize::from(send);
+                    for i in base..self.h {
+                        let p = self.stack[i];
+                        let v = self.read(p);
+                        self.clear(p);
+                        // The label, the recipient, then keys and values in turn.
+                        let off = i - base;
+                        let value = (send && off == 1) || (off >= first && (off - first) % 2 == 1);
+                        if value {
+                            taken.push(v);
+                        }
+                    }
+                    self.h = base;
+                    for (t, w) in taken {
+                        self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
+                    }
+                    let s = self.site(site);
+                    let r = self.call_value(helpers::form as *const () as usize, &[jx, s]);
+                    self.push(r);
+                    return;
+                }
+            }
+            _ => {}
+        }
+        self.hand_over(k);
+        let s = self.site(site);
+        let r = self.call_value(helpers::form as *const () as usize, &[jx, s]);
+        self.push(r);
+    }
+
+    /// The shape of a message made or sent with its label and keys known names.
+    fn shape_of(&self, form: FormOp, nattrs: u8, span: crate::source::Span) -> Option<MessageShape> {
+        let send = form == FormOp::SendNew;
+        let k = form.operands().len() + 2 * nattrs as usize;
+        let base = self.h - k;
+        let label = self.names[base]?;
+        let first = base + 1 + usize::from(send);
+        let names: Vec<Symbol> = (0..nattrs as usize)
+            .map(|i| self.names[first + 2 * i])
+            .collect::<Option<_>>()?;
+        let order = key_order(&names)?;
+        Some(MessageShape {
+            label,
+            names: names.into(),
+            order,
+            send,
+            span,
+        })
+    }
+
+    /// Let go of every local and operand (on the way out).
+    fn let_go_all(&mut self) {
+        let pairs: Vec<Pair> = self.locals.iter().chain(&self.stack).copied().collect();
+        for p in pairs {
+            let v = self.read(p);
+            self.let_go(v);
+        }
+    }
+
+    fn finish(mut self, target: TargetFrontendConfig) {
+        // Leaving early: every value let go, the way out said.
+        self.b.switch_to_block(self.unwind);
+        self.let_go_all();
+        let jx = self.jx;
+        let how = self.int(2);
+        let flags = MemFlagsData::trusted();
+        self.b
+            .ins()
+            .store(flags, how, jx, std::mem::offset_of!(Jx, how) as i32);
+        let exit = self.constant(EXIT, 0);
+        self.b.ins().return_(&[exit.0, exit.1]);
+        self.b.seal_all_blocks();
+        self.b.finalize(target);
+    }
+}

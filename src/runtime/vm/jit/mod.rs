@@ -1,0 +1,217 @@
+//! Machine code for rule bodies (the `jit` feature): the generator the chains compiled
+//! by hand asked for (`docs/machine.md`, "The generator, first version"). Each body the
+//! fast tier runs is compiled by Cranelift from its verified bytecode ([`lower`]) and
+//! runs in place of its closures, under the fast tier's contract: off while traced,
+//! stepped or profiled; anything rare gives up and the transaction is replayed on the
+//! interpreter; `--tier both` compares the two.
+//!
+//! With `FLEXRULES_JIT=off` nothing is compiled (the closures run, for comparison); with
+//! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
+//! why the others were not. `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast
+//! tier only the bodies whose name contains one of the texts.
+
+mod helpers;
+mod lower;
+mod raw;
+
+use std::sync::Arc;
+
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{AbiParam, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+
+use crate::compile::program::Game;
+use crate::source::Span;
+use crate::symbol::Symbol;
+use crate::syntax::ast::FormOp;
+
+use super::super::builtins::PureFn;
+use super::fast::{Done, Exit, FastCode, Fx, MessageShape};
+use raw::{Raw, from_raw};
+
+/// What a compiled body runs with: the fast tier, where the generated code reads and
+/// counts steps, and how the body left (written by the generated code: 0 at its end,
+/// 1 at a `return`, 2 when it left early, [`Jx::exit`] saying why).
+#[repr(C)]
+pub(crate) struct Jx {
+    fx: *mut Fx<'static, 'static>,
+    how: u64,
+    steps: *mut u64,
+    check_at: *const u64,
+    exit: Exit,
+}
+
+/// What an instruction that calls the machine names, kept by the compiled module for
+/// the code to pass by address.
+pub(crate) struct Site {
+    name: Symbol,
+    span: Span,
+    form: FormOp,
+    argc: u8,
+    index: usize,
+    pure: Option<PureFn>,
+    shape: Option<MessageShape>,
+}
+
+/// The compiled code of a game's bodies and the sites it names, freed together.
+struct Compiled {
+    module: Option<JITModule>,
+    _sites: Vec<Box<Site>>,
+}
+
+// SAFETY: the compiled code and the sites are only read once made, and the code runs on
+// the thread of the machine that calls it, as every value does.
+unsafe impl Send for Compiled {}
+unsafe impl Sync for Compiled {}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: every closure calling the code holds this `Compiled`: none is left.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+type Entry = unsafe extern "C" fn(*mut Jx) -> Raw;
+
+/// Run compiled body `entry` on the fast tier.
+#[inline(always)]
+fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
+    let steps = &raw mut fx.m.meter.steps;
+    let check_at = &raw const fx.m.check_at;
+    let mut jx = Jx {
+        fx: (fx as *mut Fx<'_, '_>).cast(),
+        how: 0,
+        steps,
+        check_at,
+        exit: Exit::GiveUp,
+    };
+    // SAFETY: the code was generated for this body, and `jx` lives through the call.
+    let r = unsafe { entry(&mut jx) };
+    match jx.how {
+        // SAFETY: the code hands over the value it gives.
+        0 => Ok(unsafe { from_raw(r) }),
+        1 => fx.return_with(unsafe { from_raw(r) }),
+        _ => Err(jx.exit),
+    }
+}
+
+/// Compile every body of `game` that has a fast form, in place of its closures.
+pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
+    let setting = std::env::var("FLEXRULES_JIT").unwrap_or_default();
+    let report = setting == "report";
+    if let Ok(only) = std::env::var("FLEXRULES_FAST_ONLY") {
+        for (code, fast) in game.codes.iter().zip(codes.iter_mut()) {
+            if !only.split(',').any(|text| code.name.contains(text)) {
+                *fast = None;
+            }
+        }
+    }
+    if setting == "off" {
+        return;
+    }
+    let module = match new_module() {
+        Ok(m) => m,
+        Err(e) => {
+            if report {
+                eprintln!("jit: no code generator on this machine: {e}");
+            }
+            return;
+        }
+    };
+    let mut module = module;
+    let mut sites = Vec::new();
+    let mut fctx = FunctionBuilderContext::new();
+    let target = module.isa().frontend_config();
+    let mut ctx = module.make_context();
+    let mut made = Vec::new();
+    let (mut compiled, mut refused) = (0, 0);
+    for (i, code) in game.codes.iter().enumerate() {
+        if codes[i].is_none() {
+            continue;
+        }
+        ctx.func.signature.params.clear();
+        ctx.func.signature.returns.clear();
+        ctx.func.signature.params.push(AbiParam::new(I64));
+        ctx.func.signature.returns.push(AbiParam::new(I64));
+        ctx.func.signature.returns.push(AbiParam::new(I64));
+        ctx.func.name = UserFuncName::user(0, i as u32);
+        let mut body_sites = Vec::new();
+        let lowered = lower::lower(&mut ctx.func, &mut fctx, code, &mut body_sites, target);
+        let defined = lowered.and_then(|()| {
+            let id = module
+                .declare_function(&format!("body{i}"), Linkage::Local, &ctx.func.signature)
+                .map_err(|e| e.to_string())?;
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| format!("{e:?}"))?;
+            Ok(id)
+        });
+        module.clear_context(&mut ctx);
+        match defined {
+            Ok(id) => {
+                compiled += 1;
+                sites.extend(body_sites);
+                made.push((i, id));
+            }
+            Err(e) => {
+                refused += 1;
+                if report {
+                    eprintln!("jit: {} not compiled: {e}", code.name);
+                }
+            }
+        }
+    }
+    if let Err(e) = module.finalize_definitions() {
+        if report {
+            eprintln!("jit: the code could not be made ready: {e}");
+        }
+        return;
+    }
+    let entries: Vec<(usize, Entry)> = made
+        .iter()
+        .map(|&(i, id)| {
+            let at = module.get_finalized_function(id);
+            // SAFETY: the function was generated with this signature.
+            (i, unsafe { std::mem::transmute::<*const u8, Entry>(at) })
+        })
+        .collect();
+    let holder = Arc::new(Compiled {
+        module: Some(module),
+        _sites: sites,
+    });
+    for (i, entry) in entries {
+        let Some(fast) = &codes[i] else { continue };
+        let keep = Arc::clone(&holder);
+        codes[i] = Some(fast.with_run(Box::new(move |fx| {
+            let _ = &keep;
+            run(entry, fx)
+        })));
+    }
+    if report {
+        eprintln!("jit: {compiled} bodies compiled, {refused} not");
+    }
+}
+
+fn new_module() -> Result<JITModule, String> {
+    let mut flags = settings::builder();
+    flags
+        .set("opt_level", "speed")
+        .map_err(|e| e.to_string())?;
+    flags
+        .set("use_colocated_libcalls", "false")
+        .map_err(|e| e.to_string())?;
+    flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+    let isa = cranelift_native::builder()
+        .map_err(str::to_string)?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| e.to_string())?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
