@@ -197,6 +197,17 @@ pub(super) unsafe extern "C" fn item(word: u64, i: u64) -> Raw {
     }
 }
 
+/// Let go of the `n` values (two words each) at `at`: those a body held when it left.
+pub(super) unsafe extern "C" fn let_go_all(at: *const u64, n: u64) {
+    for i in 0..n as usize {
+        // SAFETY: the generated code put `n` live values there, whose counts it gives up.
+        unsafe {
+            let (tag, word) = (*at.add(2 * i), *at.add(2 * i + 1));
+            Value::release(value(tag, word));
+        }
+    }
+}
+
 /// The check where a loop goes round: 1 to leave.
 pub(super) unsafe extern "C" fn check(jx: *mut Jx) -> u64 {
     match unsafe { fx(jx) }.check() {

@@ -160,6 +160,11 @@ struct Lowering<'a, 'b> {
     /// The interned name each operand is known to be, in the stretch being lowered.
     names: Vec<Option<Symbol>>,
     h: usize,
+    /// Whether each local and each operand may hold a count (false: known to hold none).
+    own_l: Vec<bool>,
+    own_s: Vec<bool>,
+    /// Where values are put to be let go of on the way out.
+    spill: ir::StackSlot,
     /// Steps of the instructions lowered but not yet counted.
     pending: u64,
     jx: V,
@@ -198,6 +203,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
             .ins()
             .load(I64, flags, jx, std::mem::offset_of!(Jx, check_at) as i32);
         let unwind = b.create_block();
+        let spill = b.create_sized_stack_slot(ir::StackSlotData::new(
+            ir::StackSlotKind::ExplicitSlot,
+            16 * (u32::from(code.locals()) + shape.max as u32),
+            3,
+        ));
         Lowering {
             b,
             code,
@@ -208,6 +218,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
             stack,
             names: vec![None; shape.max],
             h: 0,
+            own_l: vec![true; code.locals() as usize],
+            own_s: vec![false; shape.max],
+            spill,
             pending: 0,
             jx,
             steps,
@@ -239,25 +252,37 @@ impl<'a, 'b> Lowering<'a, 'b> {
         (self.int(tag), self.int(word))
     }
 
-    fn clear(&mut self, p: Pair) {
+    /// Set local `a` to nil.
+    fn clear_local(&mut self, a: usize) {
         let nil = self.nil();
-        self.def(p, nil);
+        self.def(self.locals[a], nil);
+        self.own_l[a] = false;
     }
 
+    /// Push a value that may hold a count.
     fn push(&mut self, v: (V, V)) {
+        self.push_owning(v, true);
+    }
+
+    /// Push a value that holds no count (a constant, a boolean, an integer).
+    fn push_plain(&mut self, v: (V, V)) {
+        self.push_owning(v, false);
+    }
+
+    fn push_owning(&mut self, v: (V, V), own: bool) {
         let p = self.stack[self.h];
         self.def(p, v);
         self.names[self.h] = None;
+        self.own_s[self.h] = own;
         self.h += 1;
     }
 
-    /// Take the top operand (its variable cleared).
-    fn pop(&mut self) -> (V, V) {
+    /// Take the top operand: its value, and whether it may hold a count.
+    fn pop(&mut self) -> ((V, V), bool) {
         self.h -= 1;
         let p = self.stack[self.h];
         let v = self.read(p);
-        self.clear(p);
-        v
+        (v, std::mem::replace(&mut self.own_s[self.h], false))
     }
 
     fn sig(&mut self, args: usize, rets: usize) -> SigRef {
@@ -284,11 +309,42 @@ impl<'a, 'b> Lowering<'a, 'b> {
     fn call_value(&mut self, f: usize, args: &[V]) -> (V, V) {
         let r = self.call(f, args, 2);
         let out = self.b.ins().icmp_imm_u(IntCC::Equal, r[0], EXIT as i64);
+        self.leave_if(out);
+        (r[0], r[1])
+    }
+
+    /// Leave the body when `out` is true, letting go of every value held now.
+    fn leave_if(&mut self, out: V) {
+        let exit = self.b.create_block();
         let cont = self.b.create_block();
-        self.b.ins().brif(out, self.unwind, &[], cont, &[]);
+        self.b.ins().brif(out, exit, &[], cont, &[]);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        self.leave();
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
-        (r[0], r[1])
+    }
+
+    /// Leave the body: every value that may hold a count let go of (put in the spill
+    /// area and given to [`helpers::let_go_all`] together), and out.
+    fn leave(&mut self) {
+        let held: Vec<Pair> = (0..self.locals.len())
+            .filter(|&i| self.own_l[i])
+            .map(|i| self.locals[i])
+            .chain((0..self.h).filter(|&i| self.own_s[i]).map(|i| self.stack[i]))
+            .collect();
+        if !held.is_empty() {
+            let flags = MemFlagsData::trusted();
+            let at = self.b.ins().stack_addr(I64, self.spill, 0);
+            for (i, p) in held.iter().enumerate() {
+                let (t, w) = self.read(*p);
+                self.b.ins().store(flags, t, at, 16 * i as i32);
+                self.b.ins().store(flags, w, at, 16 * i as i32 + 8);
+            }
+            let n = self.int(held.len() as u64);
+            self.call(helpers::let_go_all as *const () as usize, &[at, n], 0);
+        }
+        self.b.ins().jump(self.unwind, &[]);
     }
 
     fn site(&mut self, site: Site) -> V {
@@ -359,7 +415,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.seal_block(slow);
         let jx = self.jx;
         let r = self.call(helpers::check as *const () as usize, &[jx], 1);
-        self.b.ins().brif(r[0], self.unwind, &[], cont, &[]);
+        let out = self.b.create_block();
+        self.b.ins().brif(r[0], out, &[], cont, &[]);
+        self.b.switch_to_block(out);
+        self.b.seal_block(out);
+        self.leave();
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
     }
@@ -386,7 +446,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         for i in self.h - k..self.h {
             let p = self.stack[i];
             let (t, w) = self.read(p);
-            self.clear(p);
+            self.own_s[i] = false;
             self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
         }
         self.h -= k;
@@ -402,12 +462,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let r = self.call(helpers::take_local as *const () as usize, &[jx, slot], 2);
                 self.def(p, (r[0], r[1]));
             } else {
-                self.clear(p);
+                self.clear_local(i);
             }
-        }
-        for i in 0..self.stack.len() {
-            let p = self.stack[i];
-            self.clear(p);
         }
         let first = self.block(0);
         self.b.ins().jump(first, &[]);
@@ -425,6 +481,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.b.switch_to_block(block);
                 self.h = h;
                 self.names.iter_mut().for_each(|n| *n = None);
+                // What is known of the values where paths meet: the operands below
+                // the height may hold counts, the locals may.
+                self.own_l.iter_mut().for_each(|o| *o = true);
+                for (i, o) in self.own_s.iter_mut().enumerate() {
+                    *o = i < h;
+                }
             }
             open = self.op(ip)?;
         }
@@ -461,58 +523,63 @@ impl<'a, 'b> Lowering<'a, 'b> {
         match op {
             Op::Nil | Op::Hole => {
                 let v = self.nil();
-                self.push(v);
+                self.push_plain(v);
             }
             Op::Bool(x) => {
                 let v = self.constant(BOOL, u64::from(x));
-                self.push(v);
+                self.push_plain(v);
             }
             Op::Int(i) => {
                 let v = self.constant(INT, i as u64);
-                self.push(v);
+                self.push_plain(v);
             }
             Op::Float(f) => {
                 let v = self.constant(FLOAT, f.to_bits());
-                self.push(v);
+                self.push_plain(v);
             }
             Op::Str(s) => {
                 let v = self.constant(STR, sym_word(s));
-                self.push(v);
+                self.push_plain(v);
                 self.names[self.h - 1] = Some(s);
             }
             Op::Load(a) => {
-                let v = self.read(self.locals[a as usize]);
-                self.copy(v);
-                self.push(v);
+                let a = a as usize;
+                let v = self.read(self.locals[a]);
+                let own = self.own_l[a];
+                if own {
+                    self.copy(v);
+                }
+                self.push_owning(v, own);
             }
             Op::Take(a) => {
-                let p = self.locals[a as usize];
-                let v = self.read(p);
-                self.clear(p);
-                self.push(v);
+                let a = a as usize;
+                let v = self.read(self.locals[a]);
+                let own = self.own_l[a];
+                self.clear_local(a);
+                self.push_owning(v, own);
             }
             Op::Store(a) => {
+                let a = a as usize;
                 let v = self.read(self.stack[self.h - 1]);
-                self.copy(v);
-                let p = self.locals[a as usize];
-                let old = self.read(p);
-                self.let_go(old);
-                self.def(p, v);
+                let own = self.own_s[self.h - 1];
+                if own {
+                    self.copy(v);
+                }
+                self.set_local(a, v, own);
             }
             Op::SetLocal(a) => {
-                let v = self.pop();
-                let p = self.locals[a as usize];
-                let old = self.read(p);
-                self.let_go(old);
-                self.def(p, v);
+                let (v, own) = self.pop();
+                self.set_local(a as usize, v, own);
             }
             Op::Message => {
                 let r = self.call(helpers::message as *const () as usize, &[jx], 2);
                 self.push((r[0], r[1]));
             }
             Op::Pop => {
-                let v = self.pop();
-                self.let_go(v);
+                let (v, own) = self.pop();
+                if own {
+                    self.let_go(v);
+                }
             }
             Op::Jump(t) => {
                 if t as usize <= ip {
@@ -526,9 +593,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 if t as usize <= ip {
                     self.check();
                 }
-                let v = self.pop();
+                let (v, own) = self.pop();
                 let c = self.truthy(v);
-                self.let_go(v);
+                if own {
+                    self.let_go(v);
+                }
                 let (yes, no) = (self.block(ip + 1), self.block(t as usize));
                 self.b.ins().brif(c, yes, &[], no, &[]);
                 return Ok(false);
@@ -546,24 +615,26 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 }
                 self.b.switch_to_block(drop);
                 self.b.seal_block(drop);
-                let v = self.pop();
-                self.let_go(v);
+                let (v, own) = self.pop();
+                if own {
+                    self.let_go(v);
+                }
                 let next = self.block(ip + 1);
                 self.b.ins().jump(next, &[]);
                 return Ok(false);
             }
             Op::CaseEq => {
-                let v = self.pop();
+                let (v, own) = self.pop();
                 let x = self.read(self.stack[self.h - 1]);
-                let r = self.call(helpers::equal as *const () as usize, &[jx, x.0, x.1, v.0, v.1], 1);
-                self.let_go(v);
+                let f = helpers::equal as *const () as usize;
+                let r = self.call(f, &[jx, x.0, x.1, v.0, v.1], 1);
+                if own {
+                    self.let_go(v);
+                }
                 let out = self.b.ins().icmp_imm_u(IntCC::Equal, r[0], 2);
-                let cont = self.b.create_block();
-                self.b.ins().brif(out, self.unwind, &[], cont, &[]);
-                self.b.switch_to_block(cont);
-                self.b.seal_block(cont);
+                self.leave_if(out);
                 let tag = self.int(BOOL);
-                self.push((tag, r[0]));
+                self.push_plain((tag, r[0]));
             }
             Op::Call(callee, argc) => {
                 self.hand_over(argc as usize);
@@ -583,32 +654,37 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             Op::UpdateLocal { slot, func, argc } => {
                 // The collection, taken from its variable, where the hole was pushed.
-                let p = self.locals[slot as usize];
-                let v = self.read(p);
-                self.clear(p);
-                let at = self.stack[self.h - argc as usize];
-                self.def(at, v);
+                let slot = slot as usize;
+                let v = self.read(self.locals[slot]);
+                let own = self.own_l[slot];
+                self.clear_local(slot);
+                let at = self.h - argc as usize;
+                self.def(self.stack[at], v);
+                self.own_s[at] = own;
                 self.builtin(ip, func, argc);
             }
             Op::IterStart => {
-                let (tag, word) = self.pop();
+                let ((tag, word), own) = self.pop();
                 let p = self.stack[self.h];
                 self.def(p, (tag, word));
+                self.own_s[self.h] = own;
                 let is_list = self.b.ins().icmp_imm_u(IntCC::Equal, tag, LIST as i64);
                 let other = self.b.create_block();
                 let join = self.b.create_block();
                 self.b.ins().brif(is_list, join, &[], other, &[]);
                 self.b.switch_to_block(other);
                 self.b.seal_block(other);
-                self.clear(p);
-                let r = self.call_value(helpers::iteration as *const () as usize, &[jx, tag, word]);
+                self.own_s[self.h] = false;
+                let f = helpers::iteration as *const () as usize;
+                let r = self.call_value(f, &[jx, tag, word]);
                 self.def(p, r);
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(join);
                 self.b.seal_block(join);
+                self.own_s[self.h] = true;
                 self.h += 1;
                 let zero = self.constant(INT, 0);
-                self.push(zero);
+                self.push_plain(zero);
             }
             Op::IterNext { var, exit } => {
                 let list = self.stack[self.h - 2];
@@ -623,17 +699,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.b.switch_to_block(end);
                 self.b.seal_block(end);
                 let l = self.read(list);
-                self.clear(list);
-                self.clear(index);
                 self.call(raw::jit_drop as *const () as usize, &[l.0, l.1], 0);
                 let exit = self.block(exit as usize);
                 self.b.ins().jump(exit, &[]);
                 self.b.switch_to_block(more);
                 self.b.seal_block(more);
-                let p = self.locals[var as usize];
-                let old = self.read(p);
-                self.let_go(old);
-                self.def(p, (r[0], r[1]));
+                self.set_local(var as usize, (r[0], r[1]), true);
                 let tag = self.int(INT);
                 let i2 = self.b.ins().iadd_imm_u(i, 1);
                 self.def(index, (tag, i2));
@@ -656,19 +727,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.push(r);
             }
             Op::PropertyOf(name) => {
-                let (tag, word) = self.pop();
+                let ((tag, word), _) = self.pop();
                 let mut site = self.plain_site(ip);
                 site.name = name;
                 let s = self.site(site);
-                let r = self.call_value(helpers::property_of as *const () as usize, &[jx, s, tag, word]);
+                let f = helpers::property_of as *const () as usize;
+                let r = self.call_value(f, &[jx, s, tag, word]);
                 self.push(r);
             }
             Op::Form(form, nattrs) => self.form(ip, form, nattrs),
             Op::Return | Op::End => {
-                let p = self.stack[self.h - 1];
-                let v = self.read(p);
-                self.clear(p);
-                self.let_go_all();
+                let (v, _) = self.pop();
+                self.let_go_held();
                 let how = self.int(u64::from(op == Op::Return));
                 let flags = MemFlagsData::trusted();
                 self.b
@@ -680,6 +750,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
             other => return Err(format!("{other:?}")),
         }
         Ok(true)
+    }
+
+    /// Set local `a` to `v` (which may hold a count when `own`), letting go of its value.
+    fn set_local(&mut self, a: usize, v: (V, V), own: bool) {
+        let p = self.locals[a];
+        if self.own_l[a] {
+            let old = self.read(p);
+            self.let_go(old);
+        }
+        self.def(p, v);
+        self.own_l[a] = own;
     }
 
     /// Builtin `index` on the top `argc` operands, by the machine.
@@ -769,7 +850,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     self.b.seal_block(over);
                     let code = self.int(op as u64);
                     self.call(helpers::int_op as *const () as usize, &[jx, code, wa, wb], 2);
-                    self.b.ins().jump(self.unwind, &[]);
+                    self.leave();
                 }
                 None => {
                     let code = self.int(op as u64);
@@ -788,8 +869,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
         self.b.seal_block(join);
-        self.clear(b_p);
         self.h -= 1;
+        self.own_s[self.h] = false;
+        // A comparison gives a boolean on either path; arithmetic may give a string.
+        self.own_s[self.h - 1] = cmp(op).is_none();
         self.names[self.h - 1] = None;
     }
 
@@ -802,7 +885,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         site.argc = nattrs;
         match (form, nattrs) {
             (FormOp::StateOf, 0) => {
-                let (tag, word) = self.pop();
+                let ((tag, word), _) = self.pop();
                 let s = self.site(site);
                 let r = self.call_value(helpers::state_of as *const () as usize, &[jx, s, tag, word]);
                 self.push(r);
@@ -810,7 +893,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             (FormOp::UpdateProperty, 0) if self.names[self.h - 2].is_some() => {
                 site.name = self.names[self.h - 2].unwrap_or(site.name);
-                let (tag, word) = self.pop();
+                let ((tag, word), _) = self.pop();
                 self.pop();
                 let s = self.site(site);
                 let r = self.call_value(helpers::update_property as *const () as usize, &[jx, s, tag, word]);
@@ -829,7 +912,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     for i in base..self.h {
                         let p = self.stack[i];
                         let v = self.read(p);
-                        self.clear(p);
+                        self.own_s[i] = false;
                         // The label, the recipient, then keys and values in turn.
                         let off = i - base;
                         let value = (send && off == 1) || (off >= first && (off - first) % 2 == 1);
@@ -875,19 +958,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
         })
     }
 
-    /// Let go of every local and operand (on the way out).
-    fn let_go_all(&mut self) {
-        let pairs: Vec<Pair> = self.locals.iter().chain(&self.stack).copied().collect();
-        for p in pairs {
+    /// Let go of every local and operand that may hold a count (at the body's end).
+    fn let_go_held(&mut self) {
+        let held: Vec<Pair> = (0..self.locals.len())
+            .filter(|&i| self.own_l[i])
+            .map(|i| self.locals[i])
+            .chain((0..self.h).filter(|&i| self.own_s[i]).map(|i| self.stack[i]))
+            .collect();
+        for p in held {
             let v = self.read(p);
             self.let_go(v);
         }
     }
 
     fn finish(mut self, target: TargetFrontendConfig) {
-        // Leaving early: every value let go, the way out said.
+        // Leaving early (the values let go on the way here): the way out said.
         self.b.switch_to_block(self.unwind);
-        self.let_go_all();
         let jx = self.jx;
         let how = self.int(2);
         let flags = MemFlagsData::trusted();

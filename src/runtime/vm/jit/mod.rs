@@ -206,6 +206,9 @@ fn new_module() -> Result<JITModule, String> {
         .set("use_colocated_libcalls", "false")
         .map_err(|e| e.to_string())?;
     flags.set("is_pic", "false").map_err(|e| e.to_string())?;
+    flags
+        .set("enable_verifier", "false")
+        .map_err(|e| e.to_string())?;
     let isa = cranelift_native::builder()
         .map_err(str::to_string)?
         .finish(settings::Flags::new(flags))
