@@ -166,6 +166,65 @@ fn the_chains_compiled_by_hand_play_as_the_interpreter_does() {
     }
 }
 
+/// With the `jit` feature (`src/runtime/vm/jit/`), every body of every bundled game is
+/// compiled to machine code from its bytecode, and the compiled bodies play as the
+/// interpreter does under `both` (every transaction run again on the interpreter and
+/// compared): fixed-seed playouts of each game and of each variant of Go and Awele, and
+/// chess's perft, whose counts are known. (The other tests of this file, run with the
+/// feature, check the compiled bodies too.)
+#[cfg(feature = "jit")]
+#[test]
+fn every_bundled_game_compiles_to_machine_code_and_plays_as_the_interpreter_does() {
+    let report = [("FLEXRULES_JIT", "report")];
+    for (game, extra) in [
+        ("games/awele", &[][..]),
+        ("games/mini-awele", &[]),
+        ("games/go", &["--param", "size=9"]),
+        ("games/chess", &["--max-plies", "120"]),
+        ("games/goofspiel", &[]),
+        ("games/archipelago", &[]),
+        ("games/bridge", &[]),
+    ] {
+        let mut args = vec![
+            "playout", game, "--games", "4", "--jobs", "1", "--tier", "both", "--seed", "7",
+        ];
+        args.extend_from_slice(extra);
+        let out = flexrules_with(&args, &report);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{game}: {stderr}");
+        let counts = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("jit: "))
+            .unwrap_or_else(|| panic!("{game}: no report of the compiled bodies: {stderr}"));
+        assert!(counts.ends_with(", 0 not"), "{game}: {stderr}");
+        assert!(!counts.starts_with("0 "), "{game}: {stderr}");
+    }
+    for game in ["games/go", "games/awele"] {
+        let extra: &[&str] = if game == "games/go" {
+            &["--param", "size=9"]
+        } else {
+            &[]
+        };
+        for rules in std::fs::read_dir(Path::new(game).join("variants")).unwrap() {
+            let path = rules.unwrap().path();
+            if path.extension().is_some_and(|e| e == "fr") {
+                same_playouts(
+                    game,
+                    "3",
+                    &[&["--rules", path.to_str().unwrap()], extra].concat(),
+                );
+            }
+        }
+    }
+    // Machine code off: the closures run, and say nothing.
+    let off = flexrules_with(
+        &["playout", "games/awele", "--games", "2", "--tier", "both"],
+        &[("FLEXRULES_JIT", "off")],
+    );
+    assert!(off.status.success());
+    assert!(!String::from_utf8_lossy(&off.stderr).contains("jit:"));
+}
+
 #[test]
 fn chess_perft_counts_the_same_on_every_tier() {
     let counts: Vec<String> = ["interpreter", "fast", "both"]

@@ -16,9 +16,9 @@
 //! path that leaves a body early ([`Lowering::unwind`]) may let go of every variable.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{self, AbiParam, Block, InstBuilder, MemFlagsData, SigRef};
+use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
 use crate::compile::bytecode::{Code, IntOp, Op, builtin_of};
@@ -29,7 +29,7 @@ use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::fast::MessageShape;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
-use super::{Jx, Site, helpers};
+use super::{Jx, Site, Sites, helpers};
 
 type V = ir::Value;
 
@@ -98,8 +98,8 @@ fn shape(code: &Code) -> Result<Shape, String> {
         }
         let op = ops[ip];
         let out = edges(op, ip).ok_or_else(|| format!("{op:?} at {ip}"))?;
-        let straight = matches!(&out[..], [(t, _)] if *t == ip + 1)
-            && !matches!(op, Op::IterNext { .. });
+        let straight =
+            matches!(&out[..], [(t, _)] if *t == ip + 1) && !matches!(op, Op::IterNext { .. });
         for &(to, delta) in &out {
             let h2 = h as i64 + delta;
             if h2 < 0 {
@@ -131,7 +131,7 @@ pub(super) fn lower(
     func: &mut ir::Function,
     fctx: &mut FunctionBuilderContext,
     code: &Code,
-    sites: &mut Vec<Box<Site>>,
+    sites: &mut Sites,
     target: TargetFrontendConfig,
 ) -> Result<(), String> {
     let shape = shape(code)?;
@@ -153,7 +153,7 @@ struct Lowering<'a, 'b> {
     b: FunctionBuilder<'b>,
     code: &'a Code,
     shape: &'a Shape,
-    sites: &'a mut Vec<Box<Site>>,
+    sites: &'a mut Sites,
     blocks: Vec<Option<Block>>,
     locals: Vec<Pair>,
     stack: Vec<Pair>,
@@ -179,7 +179,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         mut b: FunctionBuilder<'b>,
         code: &'a Code,
         shape: &'a Shape,
-        sites: &'a mut Vec<Box<Site>>,
+        sites: &'a mut Sites,
     ) -> Lowering<'a, 'b> {
         let pair = |b: &mut FunctionBuilder<'b>| Pair {
             tag: b.declare_var(I64),
@@ -198,7 +198,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         b.switch_to_block(entry);
         let jx = b.block_params(entry)[0];
         let flags = MemFlagsData::trusted();
-        let steps = b.ins().load(I64, flags, jx, std::mem::offset_of!(Jx, steps) as i32);
+        let steps = b
+            .ins()
+            .load(I64, flags, jx, std::mem::offset_of!(Jx, steps) as i32);
         let check_at = b
             .ins()
             .load(I64, flags, jx, std::mem::offset_of!(Jx, check_at) as i32);
@@ -331,7 +333,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let held: Vec<Pair> = (0..self.locals.len())
             .filter(|&i| self.own_l[i])
             .map(|i| self.locals[i])
-            .chain((0..self.h).filter(|&i| self.own_s[i]).map(|i| self.stack[i]))
+            .chain(
+                (0..self.h)
+                    .filter(|&i| self.own_s[i])
+                    .map(|i| self.stack[i]),
+            )
             .collect();
         if !held.is_empty() {
             let flags = MemFlagsData::trusted();
@@ -348,9 +354,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     fn site(&mut self, site: Site) -> V {
-        let boxed = Box::new(site);
-        let at = &*boxed as *const Site as u64;
-        self.sites.push(boxed);
+        let at = self.sites.keep(site);
         self.int(at)
     }
 
@@ -404,10 +408,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let flags = MemFlagsData::trusted();
         let s = self.b.ins().load(I64, flags, self.steps, 0);
         let at = self.b.ins().load(I64, flags, self.check_at, 0);
-        let due = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, s, at);
+        let due = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, s, at);
         let slow = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(due, slow, &[], cont, &[]);
@@ -849,12 +850,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     self.b.switch_to_block(over);
                     self.b.seal_block(over);
                     let code = self.int(op as u64);
-                    self.call(helpers::int_op as *const () as usize, &[jx, code, wa, wb], 2);
+                    self.call(
+                        helpers::int_op as *const () as usize,
+                        &[jx, code, wa, wb],
+                        2,
+                    );
                     self.leave();
                 }
                 None => {
                     let code = self.int(op as u64);
-                    let r = self.call_value(helpers::int_op as *const () as usize, &[jx, code, wa, wb]);
+                    let r =
+                        self.call_value(helpers::int_op as *const () as usize, &[jx, code, wa, wb]);
                     self.def(a_p, r);
                     self.b.ins().jump(join, &[]);
                 }
@@ -887,7 +893,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             (FormOp::StateOf, 0) => {
                 let ((tag, word), _) = self.pop();
                 let s = self.site(site);
-                let r = self.call_value(helpers::state_of as *const () as usize, &[jx, s, tag, word]);
+                let r =
+                    self.call_value(helpers::state_of as *const () as usize, &[jx, s, tag, word]);
                 self.push(r);
                 return;
             }
@@ -896,7 +903,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let ((tag, word), _) = self.pop();
                 self.pop();
                 let s = self.site(site);
-                let r = self.call_value(helpers::update_property as *const () as usize, &[jx, s, tag, word]);
+                let r = self.call_value(
+                    helpers::update_property as *const () as usize,
+                    &[jx, s, tag, word],
+                );
                 self.push(r);
                 return;
             }
@@ -939,7 +949,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// The shape of a message made or sent with its label and keys known names.
-    fn shape_of(&self, form: FormOp, nattrs: u8, span: crate::source::Span) -> Option<MessageShape> {
+    fn shape_of(
+        &self,
+        form: FormOp,
+        nattrs: u8,
+        span: crate::source::Span,
+    ) -> Option<MessageShape> {
         let send = form == FormOp::SendNew;
         let k = form.operands().len() + 2 * nattrs as usize;
         let base = self.h - k;
@@ -963,7 +978,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let held: Vec<Pair> = (0..self.locals.len())
             .filter(|&i| self.own_l[i])
             .map(|i| self.locals[i])
-            .chain((0..self.h).filter(|&i| self.own_s[i]).map(|i| self.stack[i]))
+            .chain(
+                (0..self.h)
+                    .filter(|&i| self.own_s[i])
+                    .map(|i| self.stack[i]),
+            )
             .collect();
         for p in held {
             let v = self.read(p);

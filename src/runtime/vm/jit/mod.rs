@@ -56,10 +56,25 @@ pub(crate) struct Site {
     shape: Option<MessageShape>,
 }
 
+/// The sites compiled code names, each boxed: the code holds its address, so it must
+/// not move when more are added.
+#[derive(Default)]
+pub(crate) struct Sites(#[allow(clippy::vec_box)] Vec<Box<Site>>);
+
+impl Sites {
+    /// Keep `site`: its address, for the code.
+    pub(crate) fn keep(&mut self, site: Site) -> u64 {
+        let boxed = Box::new(site);
+        let at = &*boxed as *const Site as u64;
+        self.0.push(boxed);
+        at
+    }
+}
+
 /// The compiled code of a game's bodies and the sites it names, freed together.
 struct Compiled {
     module: Option<JITModule>,
-    _sites: Vec<Box<Site>>,
+    _sites: Sites,
 }
 
 // SAFETY: the compiled code and the sites are only read once made, and the code runs on
@@ -124,7 +139,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         }
     };
     let mut module = module;
-    let mut sites = Vec::new();
+    let mut sites = Sites::default();
     let mut fctx = FunctionBuilderContext::new();
     let target = module.isa().frontend_config();
     let mut ctx = module.make_context();
@@ -140,7 +155,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         ctx.func.signature.returns.push(AbiParam::new(I64));
         ctx.func.signature.returns.push(AbiParam::new(I64));
         ctx.func.name = UserFuncName::user(0, i as u32);
-        let mut body_sites = Vec::new();
+        let mut body_sites = Sites::default();
         let lowered = lower::lower(&mut ctx.func, &mut fctx, code, &mut body_sites, target);
         let defined = lowered.and_then(|()| {
             let id = module
@@ -155,7 +170,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         match defined {
             Ok(id) => {
                 compiled += 1;
-                sites.extend(body_sites);
+                sites.0.extend(body_sites.0);
                 made.push((i, id));
             }
             Err(e) => {
@@ -199,9 +214,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
 
 fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
-    flags
-        .set("opt_level", "speed")
-        .map_err(|e| e.to_string())?;
+    flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
     flags
         .set("use_colocated_libcalls", "false")
         .map_err(|e| e.to_string())?;

@@ -72,7 +72,11 @@ pub(crate) unsafe fn from_raw(r: Raw) -> Value {
     // SAFETY: as the function's contract says.
     unsafe {
         match r.tag {
-            BOOL => Value::Bool(if r.word == 0 { Truth::False } else { Truth::True }),
+            BOOL => Value::Bool(if r.word == 0 {
+                Truth::False
+            } else {
+                Truth::True
+            }),
             INT => Value::Int(r.word as i64),
             FLOAT => Value::float(f64::from_bits(r.word)),
             STR => Value::Str(Text::from_word(r.word)),
