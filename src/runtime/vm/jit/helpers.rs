@@ -3,12 +3,18 @@
 //! by the compiled module, or values as two words), and gives a value as two words, or
 //! [`EXIT`] having said in the `Jx` how the body leaves.
 
-use crate::compile::bytecode::{CodeId, IntOp};
+use std::sync::atomic::Ordering;
 
+use crate::compile::bytecode::{CodeId, IntOp};
+use crate::symbol::Symbol;
+
+use super::super::super::budget::ENTRY_BYTES;
+use super::super::super::entity::EntityId;
 use super::super::super::value::Value;
-use super::super::fast::{Done, Exit, Fx};
-use super::raw::{DONE, LIST, Raw, from_raw, into_raw};
-use super::{Jx, Site};
+use super::super::fast::{Done, Exit, FAST_DEPTH, Fx};
+use super::super::stack::truncate_releasing;
+use super::raw::{DONE, EXIT, LIST, Raw, from_raw, into_raw};
+use super::{Entry, Jx, Site};
 
 /// The fast tier the body runs on.
 ///
@@ -218,3 +224,228 @@ pub(super) unsafe extern "C" fn check(jx: *mut Jx) -> u64 {
         }
     }
 }
+
+/// Leave the body, giving up.
+unsafe fn give_up(jx: *mut Jx) -> Raw {
+    unsafe { (*jx).exit = Exit::GiveUp };
+    Raw::EXIT
+}
+
+/// A message of known label and keys made or sent, its recipient and values pushed. A
+/// message sent to an entity the game started with, whose chain for it is a behaviour
+/// alone with machine code run without a join point ([`super::lower`]'s direct form), is
+/// run as a call of that code: the entity, the values where they were pushed, no
+/// message, join point or frame, everything else observable as the send would make it
+/// (the memory of the message's attributes, the behaviour's steps and its end's, the
+/// check after it, the depth a join point and a frame would take). Any other goes the
+/// general way; from a body that is itself running without a join point, which has none
+/// for the send to name as its sender, the fast tier gives up instead.
+pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let Some(shape) = &site.shape else {
+        return unsafe { give_up(jx) };
+    };
+    let n = shape.names.len();
+    let at = fx.top() - usize::from(shape.send) - n;
+    let direct = unsafe { (*jx).direct } != 0;
+    let target = if shape.send {
+        unsafe { direct_target(jx, fx, site, at) }
+    } else {
+        None
+    };
+    match target {
+        Some((id, entry)) => unsafe { run_direct(jx, fx, id, entry, at, n, site) },
+        None if direct => unsafe { give_up(jx) },
+        None => {
+            let r = fx.new_message(shape, at);
+            unsafe { give(jx, r) }
+        }
+    }
+}
+
+/// The entity and the code a send from `at` would run directly, if it would.
+unsafe fn direct_target(
+    jx: *mut Jx,
+    fx: &mut Fx<'static, 'static>,
+    site: &Site,
+    at: usize,
+) -> Option<(EntityId, Entry)> {
+    let shape = site.shape.as_ref()?;
+    let nest = unsafe { (*jx).nest } as usize;
+    let m = &*fx.m;
+    let cx = &mut *fx.cx;
+    if m.fast_nest >= FAST_DEPTH || m.frames.len() + m.jps.len() + 2 * nest >= cx.limits.max_depth {
+        return None;
+    }
+    if nest == 0 && m.me().is_some_and(|(me, _)| me.is_representation()) {
+        return None;
+    }
+    let max = m.meter.limits.max_nesting;
+    let values = &m.stack[at + 1..];
+    if !values.iter().all(|v| match v {
+        Value::List(l) => (l.depth() as usize) < max,
+        Value::Dict(_) | Value::Message(_) => false,
+        _ => true,
+    }) {
+        return None;
+    }
+    let (id, e) = m.fixed_entity(&m.stack[at])?;
+    let (ty, name, state) = (e.ty, e.name, e.state);
+    let (chain, behaviour) = cx
+        .cache
+        .get(cx.game, &m.world, ty, name, state, shape.label);
+    if !chain.laws.is_empty() || !chain.side_effects.is_empty() || chain.laws_may_change_world {
+        return None;
+    }
+    let code = behaviour?;
+    // SAFETY: the table lives as long as the code that names it.
+    let entries = unsafe { &*site.entries };
+    let entry = entries.get(code.0 as usize)?.load(Ordering::Relaxed);
+    if entry == 0 {
+        return None;
+    }
+    // SAFETY: a nonzero entry is the address of a function of this signature.
+    Some((id, unsafe { std::mem::transmute::<usize, Entry>(entry) }))
+}
+
+/// Run `entry` for entity `id`, the message's `n` values pushed after its recipient at
+/// `at`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn run_direct(
+    jx: *mut Jx,
+    fx: &mut Fx<'static, 'static>,
+    id: EntityId,
+    entry: Entry,
+    at: usize,
+    n: usize,
+    site: &Site,
+) -> Raw {
+    // The memory the message's attributes would take.
+    if n > 0 && fx.m.meter.alloc(ENTRY_BYTES * n as u64).is_err() {
+        return unsafe { give_up(jx) };
+    }
+    let mut inner = Jx {
+        fx: unsafe { (*jx).fx },
+        how: 0,
+        steps: unsafe { (*jx).steps },
+        check_at: unsafe { (*jx).check_at },
+        exit: Exit::GiveUp,
+        me: u64::from(id.0),
+        attrs_at: (at + 1) as u64,
+        shape: site
+            .shape
+            .as_ref()
+            .map_or(std::ptr::null(), |s| s as *const _),
+        nest: unsafe { (*jx).nest } + 1,
+        direct: 1,
+    };
+    fx.m.fast_nest += 1;
+    // SAFETY: `entry` is a body's direct form, `inner` lives through the call.
+    let r = unsafe { entry(&mut inner) };
+    let fx = unsafe { self::fx(jx) };
+    fx.m.fast_nest -= 1;
+    let v = match inner.how {
+        0 => {
+            // The behaviour's `End`.
+            fx.step(1);
+            unsafe { from_raw(r) }
+        }
+        1 => unsafe { from_raw(r) },
+        _ => {
+            unsafe { (*jx).exit = inner.exit };
+            return Raw::EXIT;
+        }
+    };
+    if let Err(exit) = fx.check() {
+        Value::release(v);
+        unsafe { (*jx).exit = exit };
+        return Raw::EXIT;
+    }
+    truncate_releasing(&mut fx.m.stack, at);
+    into_raw(v)
+}
+
+/// `(attribute "key")` in a body running without a join point: the value sent.
+pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let (shape, at) = unsafe { (&*(*jx).shape, (*jx).attrs_at as usize) };
+    match shape.names.iter().position(|&k| k == site.name) {
+        Some(i) => into_raw(fx.m.stack[at + i].clone()),
+        None => into_raw(Value::Nil),
+    }
+}
+
+/// `(property "name")` in a body running without a join point.
+pub(super) unsafe extern "C" fn property_direct(jx: *mut Jx, site: *const Site) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let id = EntityId(unsafe { (*jx).me } as u32);
+    let game = fx.cx.game;
+    if let Some(v) =
+        fx.m.world
+            .game_entity(id)
+            .and_then(|e| e.layout_property(game, site.name))
+    {
+        return into_raw(v.clone());
+    }
+    match fx.m.own_property(fx.cx, id, site.name, site.span) {
+        Ok(v) => into_raw(v),
+        Err(_) => unsafe { give_up(jx) },
+    }
+}
+
+/// `(property "name" of e)` in a body running without a join point: an entity the game
+/// started with and a property of its layout; anything else gives up.
+pub(super) unsafe extern "C" fn property_of_direct(
+    jx: *mut Jx,
+    site: *const Site,
+    tag: u64,
+    word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let entity = unsafe { value(tag, word) };
+    let found = fx.m.fixed_property(fx.cx.game, &entity, site.name).cloned();
+    Value::release(entity);
+    match found {
+        Some(v) => into_raw(v),
+        None => unsafe { give_up(jx) },
+    }
+}
+
+/// `(state of e)` in a body running without a join point: an entity the game started
+/// with; anything else gives up.
+pub(super) unsafe extern "C" fn state_of_direct(jx: *mut Jx, tag: u64, word: u64) -> Raw {
+    let fx = unsafe { fx(jx) };
+    let entity = unsafe { value(tag, word) };
+    let state = fx.m.fixed_state(&entity);
+    Value::release(entity);
+    match state {
+        Some(s) => into_raw(Value::sym(s)),
+        None => unsafe { give_up(jx) },
+    }
+}
+
+/// `(changeState s)` in a body running without a join point.
+pub(super) unsafe extern "C" fn change_state_direct(jx: *mut Jx, tag: u64, word: u64) -> Raw {
+    let fx = unsafe { fx(jx) };
+    let v = unsafe { value(tag, word) };
+    let state: Option<Symbol> = match &v {
+        Value::Str(t) => t.as_symbol(),
+        _ => None,
+    };
+    Value::release(v);
+    let Some(state) = state else {
+        return unsafe { give_up(jx) };
+    };
+    let id = EntityId(unsafe { (*jx).me } as u32);
+    let logging = fx.m.logging();
+    let Some(e) = fx.m.world.game_entity_mut(id) else {
+        return unsafe { give_up(jx) };
+    };
+    let from = std::mem::replace(&mut e.state, state);
+    if logging {
+        fx.m.log_state(id, from);
+    }
+    into_raw(Value::Nil)
+}
+
+const _: () = assert!(EXIT == Raw::EXIT.tag);

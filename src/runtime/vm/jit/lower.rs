@@ -29,7 +29,8 @@ use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::fast::MessageShape;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
-use super::{Jx, Site, Sites, helpers};
+use super::{Form, Jx, Site, Sites, helpers};
+use std::sync::atomic::AtomicUsize;
 
 type V = ir::Value;
 
@@ -125,6 +126,30 @@ fn shape(code: &Code) -> Result<Shape, String> {
     })
 }
 
+/// What in a body needs its join point, so that it has no direct form: the message
+/// itself, a function (whose own code may read it), a builtin that reads the game, a
+/// form other than `state of`, `changeState` and a send.
+fn needs_join_point(shape: &Shape) -> Option<String> {
+    shape
+        .ops
+        .iter()
+        .zip(&shape.heights)
+        .filter(|(_, h)| h.is_some())
+        .find_map(|(&op, _)| match op {
+            Op::Message | Op::Call(..) => Some(format!("{op:?}")),
+            Op::Builtin(f, _) | Op::UpdateLocal { func: f, .. }
+                if pure_fn(f as usize).is_none() =>
+            {
+                Some(format!("{op:?}"))
+            }
+            Op::Form(FormOp::StateOf | FormOp::ChangeState, 0) | Op::Form(FormOp::SendNew, _) => {
+                None
+            }
+            Op::Form(..) => Some(format!("{op:?}")),
+            _ => None,
+        })
+}
+
 /// Lower `code` into `func` (whose signature is set): the sites its calls name go in
 /// `sites`. An error names what the generator does not take.
 pub(super) fn lower(
@@ -133,10 +158,19 @@ pub(super) fn lower(
     code: &Code,
     sites: &mut Sites,
     target: TargetFrontendConfig,
+    form: Form,
+    table: *const [AtomicUsize],
 ) -> Result<(), String> {
     let shape = shape(code)?;
+    if form == Form::Direct
+        && let Some(why) = needs_join_point(&shape)
+    {
+        return Err(why);
+    }
     let b = FunctionBuilder::new(func, fctx);
     let mut lw = Lowering::new(b, code, &shape, sites);
+    lw.direct = form == Form::Direct;
+    lw.table = table;
     lw.body()?;
     lw.finish(target);
     Ok(())
@@ -154,6 +188,9 @@ struct Lowering<'a, 'b> {
     code: &'a Code,
     shape: &'a Shape,
     sites: &'a mut Sites,
+    /// Whether the body is lowered to run without a join point ([`Form::Direct`]).
+    direct: bool,
+    table: *const [AtomicUsize],
     blocks: Vec<Option<Block>>,
     locals: Vec<Pair>,
     stack: Vec<Pair>,
@@ -215,6 +252,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             code,
             shape,
             sites,
+            direct: false,
+            table: std::ptr::slice_from_raw_parts(std::ptr::null(), 0),
             blocks,
             locals,
             stack,
@@ -367,6 +406,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             index: 0,
             pure: None,
             shape: None,
+            entries: self.table,
         }
     }
 
@@ -717,14 +757,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let mut site = self.plain_site(ip);
                 site.name = name;
                 let s = self.site(site);
-                let r = self.call_value(helpers::property as *const () as usize, &[jx, s]);
+                let f = match self.direct {
+                    true => helpers::property_direct as *const () as usize,
+                    false => helpers::property as *const () as usize,
+                };
+                let r = self.call_value(f, &[jx, s]);
                 self.push(r);
             }
             Op::Attribute(name) => {
                 let mut site = self.plain_site(ip);
                 site.name = name;
                 let s = self.site(site);
-                let r = self.call_value(helpers::attribute as *const () as usize, &[jx, s]);
+                let f = match self.direct {
+                    true => helpers::attribute_direct as *const () as usize,
+                    false => helpers::attribute as *const () as usize,
+                };
+                let r = self.call_value(f, &[jx, s]);
                 self.push(r);
             }
             Op::PropertyOf(name) => {
@@ -732,11 +780,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let mut site = self.plain_site(ip);
                 site.name = name;
                 let s = self.site(site);
-                let f = helpers::property_of as *const () as usize;
+                let f = match self.direct {
+                    true => helpers::property_of_direct as *const () as usize,
+                    false => helpers::property_of as *const () as usize,
+                };
                 let r = self.call_value(f, &[jx, s, tag, word]);
                 self.push(r);
             }
-            Op::Form(form, nattrs) => self.form(ip, form, nattrs),
+            Op::Form(form, nattrs) => self.form(ip, form, nattrs)?,
             Op::Return | Op::End => {
                 let (v, _) = self.pop();
                 self.let_go_held();
@@ -883,34 +934,46 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// A form of the game model.
-    fn form(&mut self, ip: usize, form: FormOp, nattrs: u8) {
+    fn form(&mut self, ip: usize, form: FormOp, nattrs: u8) -> Result<(), String> {
         let jx = self.jx;
         let k = form.operands().len() + 2 * nattrs as usize;
         let mut site = self.plain_site(ip);
         site.form = form;
         site.argc = nattrs;
-        match (form, nattrs) {
-            (FormOp::StateOf, 0) => {
+        match (form, nattrs, self.direct) {
+            (FormOp::StateOf, 0, true) => {
+                let ((tag, word), _) = self.pop();
+                let f = helpers::state_of_direct as *const () as usize;
+                let r = self.call_value(f, &[jx, tag, word]);
+                self.push(r);
+                return Ok(());
+            }
+            (FormOp::ChangeState, 0, true) => {
+                let ((tag, word), _) = self.pop();
+                let f = helpers::change_state_direct as *const () as usize;
+                let r = self.call_value(f, &[jx, tag, word]);
+                self.push_plain(r);
+                return Ok(());
+            }
+            (FormOp::StateOf, 0, false) => {
                 let ((tag, word), _) = self.pop();
                 let s = self.site(site);
-                let r =
-                    self.call_value(helpers::state_of as *const () as usize, &[jx, s, tag, word]);
+                let f = helpers::state_of as *const () as usize;
+                let r = self.call_value(f, &[jx, s, tag, word]);
                 self.push(r);
-                return;
+                return Ok(());
             }
-            (FormOp::UpdateProperty, 0) if self.names[self.h - 2].is_some() => {
+            (FormOp::UpdateProperty, 0, false) if self.names[self.h - 2].is_some() => {
                 site.name = self.names[self.h - 2].unwrap_or(site.name);
                 let ((tag, word), _) = self.pop();
                 self.pop();
                 let s = self.site(site);
-                let r = self.call_value(
-                    helpers::update_property as *const () as usize,
-                    &[jx, s, tag, word],
-                );
+                let f = helpers::update_property as *const () as usize;
+                let r = self.call_value(f, &[jx, s, tag, word]);
                 self.push(r);
-                return;
+                return Ok(());
             }
-            (FormOp::SendNew | FormOp::NewMessage, _) => {
+            (FormOp::SendNew, _, _) | (FormOp::NewMessage, _, false) => {
                 if let Some(shape) = self.shape_of(form, nattrs, site.span) {
                     let send = shape.send;
                     site.shape = Some(shape);
@@ -935,17 +998,28 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
                     }
                     let s = self.site(site);
-                    let r = self.call_value(helpers::form as *const () as usize, &[jx, s]);
+                    let r = self.call_value(helpers::send as *const () as usize, &[jx, s]);
                     self.push(r);
-                    return;
+                    return Ok(());
                 }
             }
             _ => {}
+        }
+        if self.direct {
+            // A send whose label or keys are made at run time: the general way, which a
+            // body without a join point cannot take (the fast tier gives up there).
+            site.shape = None;
+            self.hand_over(k);
+            let s = self.site(site);
+            let r = self.call_value(helpers::send as *const () as usize, &[jx, s]);
+            self.push(r);
+            return Ok(());
         }
         self.hand_over(k);
         let s = self.site(site);
         let r = self.call_value(helpers::form as *const () as usize, &[jx, s]);
         self.push(r);
+        Ok(())
     }
 
     /// The shape of a message made or sent with its label and keys known names.

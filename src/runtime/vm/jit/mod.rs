@@ -15,6 +15,7 @@ mod lower;
 mod raw;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{AbiParam, UserFuncName};
@@ -42,6 +43,14 @@ pub(crate) struct Jx {
     steps: *mut u64,
     check_at: *const u64,
     exit: Exit,
+    /// For a body running without a join point (its direct form, called for a send):
+    /// the entity it runs for, where the values sent lie on the machine's stack and
+    /// their names, how many such calls deep it runs, and 1.
+    me: u64,
+    attrs_at: u64,
+    shape: *const MessageShape,
+    nest: u64,
+    direct: u64,
 }
 
 /// What an instruction that calls the machine names, kept by the compiled module for
@@ -54,6 +63,8 @@ pub(crate) struct Site {
     index: usize,
     pure: Option<PureFn>,
     shape: Option<MessageShape>,
+    /// The direct forms of the game's bodies, by body (0 for none), for sends.
+    entries: *const [AtomicUsize],
 }
 
 /// The sites compiled code names, each boxed: the code holds its address, so it must
@@ -75,6 +86,7 @@ impl Sites {
 struct Compiled {
     module: Option<JITModule>,
     _sites: Sites,
+    _entries: Arc<[AtomicUsize]>,
 }
 
 // SAFETY: the compiled code and the sites are only read once made, and the code runs on
@@ -93,6 +105,15 @@ impl Drop for Compiled {
 
 type Entry = unsafe extern "C" fn(*mut Jx) -> Raw;
 
+/// The two forms a body is compiled in: run at its join point, and run without one
+/// (called directly for a send to it, reading the values sent and its entity from the
+/// [`Jx`]), when it needs nothing else of the join point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    Joined,
+    Direct,
+}
+
 /// Run compiled body `entry` on the fast tier.
 #[inline(always)]
 fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
@@ -104,6 +125,11 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
         steps,
         check_at,
         exit: Exit::GiveUp,
+        me: 0,
+        attrs_at: 0,
+        shape: std::ptr::null(),
+        nest: 0,
+        direct: 0,
     };
     // SAFETY: the code was generated for this body, and `jx` lives through the call.
     let r = unsafe { entry(&mut jx) };
@@ -119,6 +145,9 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
 pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
     let setting = std::env::var("FLEXRULES_JIT").unwrap_or_default();
     let report = setting == "report";
+    // The code made for the bodies whose name contains this, printed (for work on the
+    // generator).
+    let dump = std::env::var("FLEXRULES_JIT_DUMP").ok();
     if let Ok(only) = std::env::var("FLEXRULES_FAST_ONLY") {
         for (code, fast) in game.codes.iter().zip(codes.iter_mut()) {
             if !only.split(',').any(|text| code.name.contains(text)) {
@@ -143,41 +172,77 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
     let mut fctx = FunctionBuilderContext::new();
     let target = module.isa().frontend_config();
     let mut ctx = module.make_context();
+    let entries: Arc<[AtomicUsize]> = game.codes.iter().map(|_| AtomicUsize::new(0)).collect();
+    let table = Arc::as_ptr(&entries);
     let mut made = Vec::new();
-    let (mut compiled, mut refused) = (0, 0);
+    let (mut compiled, mut refused, mut direct) = (0, 0, 0);
     for (i, code) in game.codes.iter().enumerate() {
         if codes[i].is_none() {
             continue;
         }
-        ctx.func.signature.params.clear();
-        ctx.func.signature.returns.clear();
-        ctx.func.signature.params.push(AbiParam::new(I64));
-        ctx.func.signature.returns.push(AbiParam::new(I64));
-        ctx.func.signature.returns.push(AbiParam::new(I64));
-        ctx.func.name = UserFuncName::user(0, i as u32);
-        let mut body_sites = Sites::default();
-        let lowered = lower::lower(&mut ctx.func, &mut fctx, code, &mut body_sites, target);
-        let defined = lowered.and_then(|()| {
-            let id = module
-                .declare_function(&format!("body{i}"), Linkage::Local, &ctx.func.signature)
-                .map_err(|e| e.to_string())?;
-            module
-                .define_function(id, &mut ctx)
-                .map_err(|e| format!("{e:?}"))?;
-            Ok(id)
-        });
-        module.clear_context(&mut ctx);
-        match defined {
-            Ok(id) => {
-                compiled += 1;
-                sites.0.extend(body_sites.0);
-                made.push((i, id));
+        for form in [Form::Joined, Form::Direct] {
+            ctx.func.signature.params.clear();
+            ctx.func.signature.returns.clear();
+            ctx.func.signature.params.push(AbiParam::new(I64));
+            ctx.func.signature.returns.push(AbiParam::new(I64));
+            ctx.func.signature.returns.push(AbiParam::new(I64));
+            ctx.func.name = UserFuncName::user(form as u32, i as u32);
+            let mut body_sites = Sites::default();
+            let lowered = lower::lower(
+                &mut ctx.func,
+                &mut fctx,
+                code,
+                &mut body_sites,
+                target,
+                form,
+                table,
+            );
+            let dump = dump.as_deref().is_some_and(|d| code.name.contains(d));
+            ctx.set_disasm(dump);
+            let defined = lowered.and_then(|()| {
+                let id = module
+                    .declare_function(
+                        &format!("body{i}_{}", form as u32),
+                        Linkage::Local,
+                        &ctx.func.signature,
+                    )
+                    .map_err(|e| e.to_string())?;
+                module
+                    .define_function(id, &mut ctx)
+                    .map_err(|e| format!("{e:?}"))?;
+                Ok(id)
+            });
+            if dump && let Some(compiled) = ctx.compiled_code() {
+                eprintln!(
+                    "jit: {} ({form:?})\n{}\n{}",
+                    code.name,
+                    ctx.func.display(),
+                    compiled.vcode.as_deref().unwrap_or("")
+                );
             }
-            Err(e) => {
-                refused += 1;
-                if report {
-                    eprintln!("jit: {} not compiled: {e}", code.name);
+            module.clear_context(&mut ctx);
+            if defined.is_err() {
+                // A lowering stopped half way leaves the builder's context as it was.
+                fctx = FunctionBuilderContext::new();
+            }
+            match (defined, form) {
+                (Ok(id), _) => {
+                    sites.0.extend(body_sites.0);
+                    made.push((i, form, id));
+                    match form {
+                        Form::Joined => compiled += 1,
+                        Form::Direct => direct += 1,
+                    }
                 }
+                (Err(e), Form::Joined) => {
+                    refused += 1;
+                    if report {
+                        eprintln!("jit: {} not compiled: {e}", code.name);
+                    }
+                    break;
+                }
+                // A body that needs its join point has no direct form.
+                (Err(_), Form::Direct) => {}
             }
         }
     }
@@ -187,19 +252,23 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         }
         return;
     }
-    let entries: Vec<(usize, Entry)> = made
-        .iter()
-        .map(|&(i, id)| {
-            let at = module.get_finalized_function(id);
+    let mut joined: Vec<(usize, Entry)> = Vec::new();
+    for &(i, form, id) in &made {
+        let at = module.get_finalized_function(id);
+        match form {
             // SAFETY: the function was generated with this signature.
-            (i, unsafe { std::mem::transmute::<*const u8, Entry>(at) })
-        })
-        .collect();
+            Form::Joined => {
+                joined.push((i, unsafe { std::mem::transmute::<*const u8, Entry>(at) }))
+            }
+            Form::Direct => entries[i].store(at as usize, Ordering::Relaxed),
+        }
+    }
     let holder = Arc::new(Compiled {
         module: Some(module),
         _sites: sites,
+        _entries: entries,
     });
-    for (i, entry) in entries {
+    for (i, entry) in joined {
         let Some(fast) = &codes[i] else { continue };
         let keep = Arc::clone(&holder);
         codes[i] = Some(fast.with_run(Box::new(move |fx| {
@@ -208,7 +277,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         })));
     }
     if report {
-        eprintln!("jit: {compiled} bodies compiled, {refused} not");
+        eprintln!("jit: {compiled} bodies compiled, {refused} not; {direct} with a direct form");
     }
 }
 
