@@ -412,10 +412,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Call `f` (a copy's count, or a let-go) on a value that may hold a count.
     fn counted(&mut self, f: usize, (tag, word): (V, V)) {
-        let may = self
+        // A list, a dictionary, a message, or a string made at run time (an interned
+        // name's payload has its low bit set).
+        let past = self
             .b
             .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, tag, STR as i64);
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, tag, STR as i64);
+        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
+        let low = self.b.ins().band_imm_u(word, 1);
+        let made = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let made = self.b.ins().band(is_str, made);
+        let may = self.b.ins().bor(past, made);
         let yes = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(may, yes, &[], cont, &[]);

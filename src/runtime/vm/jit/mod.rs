@@ -283,7 +283,8 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
 
 fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
-    flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+    let opt = std::env::var("FLEXRULES_JIT_OPT").unwrap_or_else(|_| "speed".into());
+    flags.set("opt_level", &opt).map_err(|e| e.to_string())?;
     flags
         .set("use_colocated_libcalls", "false")
         .map_err(|e| e.to_string())?;
