@@ -140,6 +140,12 @@ impl std::fmt::Debug for FastCode {
 }
 
 impl FastCode {
+    /// The closure that runs the body.
+    #[cfg(feature = "jit")]
+    pub(crate) fn body(&self) -> Arc<dyn Fn(&mut Fx<'_, '_>) -> Done + Send + Sync> {
+        Arc::clone(&self.run)
+    }
+
     /// The same body run by `run` (the same calls, frame and place of its `return`).
     #[cfg(feature = "jit")]
     pub(crate) fn with_run(&self, run: Node) -> FastCode {

@@ -14,8 +14,8 @@ mod helpers;
 mod lower;
 mod raw;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{AbiParam, UserFuncName};
@@ -24,6 +24,7 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 
+use crate::compile::bytecode::Code;
 use crate::compile::program::Game;
 use crate::source::Span;
 use crate::symbol::Symbol;
@@ -82,22 +83,46 @@ impl Sites {
     }
 }
 
-/// The compiled code of a game's bodies and the sites it names, freed together.
-struct Compiled {
-    module: Option<JITModule>,
-    _sites: Sites,
-    _entries: Arc<[AtomicUsize]>,
+/// A game's compiled code: each body is compiled the first time it has run
+/// [`Jit::after`] times (its closures run until then), in both its forms; what is not
+/// compiled is never paid for.
+struct Jit {
+    state: Mutex<State>,
+    /// The bodies, as the game has them.
+    codes: Vec<Code>,
+    /// Each body's compiled form run at its join point: 0 not yet, 1 not compiled
+    /// (never will be), else its address.
+    joined: Box<[AtomicUsize]>,
+    /// Each body's direct form's address, or 0 (read by sends, [`helpers::send`]).
+    entries: Arc<[AtomicUsize]>,
+    /// How often each body has run before it is compiled.
+    calls: Box<[AtomicU32]>,
+    after: u32,
+    report: bool,
+    /// The code made for the bodies whose name contains this, printed (for work on the
+    /// generator).
+    dump: Option<String>,
 }
 
-// SAFETY: the compiled code and the sites are only read once made, and the code runs on
-// the thread of the machine that calls it, as every value does.
-unsafe impl Send for Compiled {}
-unsafe impl Sync for Compiled {}
+/// What compiling needs, one body at a time.
+struct State {
+    module: Option<JITModule>,
+    fctx: FunctionBuilderContext,
+    ctx: cranelift_codegen::Context,
+    sites: Sites,
+}
 
-impl Drop for Compiled {
+// SAFETY: the code generator is used under the lock; the compiled code and the sites
+// are only read once made, and the code runs on the thread of the machine that calls
+// it, as every value does.
+unsafe impl Send for Jit {}
+unsafe impl Sync for Jit {}
+
+impl Drop for Jit {
     fn drop(&mut self) {
-        if let Some(module) = self.module.take() {
-            // SAFETY: every closure calling the code holds this `Compiled`: none is left.
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(module) = state.module.take() {
+            // SAFETY: every closure calling the code holds this `Jit`: none is left.
             unsafe { module.free_memory() };
         }
     }
@@ -141,13 +166,12 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
     }
 }
 
-/// Compile every body of `game` that has a fast form, in place of its closures.
+/// Put machine code in the places of the closures of every body of `game` that has a
+/// fast form: each is compiled once it has run `FLEXRULES_JIT_AFTER` times (1000 unless
+/// set; 0 compiles a body when it first runs).
 pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
     let setting = std::env::var("FLEXRULES_JIT").unwrap_or_default();
     let report = setting == "report";
-    // The code made for the bodies whose name contains this, printed (for work on the
-    // generator).
-    let dump = std::env::var("FLEXRULES_JIT_DUMP").ok();
     if let Ok(only) = std::env::var("FLEXRULES_FAST_ONLY") {
         for (code, fast) in game.codes.iter().zip(codes.iter_mut()) {
             if !only.split(',').any(|text| code.name.contains(text)) {
@@ -167,19 +191,64 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
             return;
         }
     };
-    let mut module = module;
-    let mut sites = Sites::default();
-    let mut fctx = FunctionBuilderContext::new();
-    let target = module.isa().frontend_config();
-    let mut ctx = module.make_context();
-    let entries: Arc<[AtomicUsize]> = game.codes.iter().map(|_| AtomicUsize::new(0)).collect();
-    let table = Arc::as_ptr(&entries);
-    let mut made = Vec::new();
-    let (mut compiled, mut refused, mut direct) = (0, 0, 0);
-    for (i, code) in game.codes.iter().enumerate() {
-        if codes[i].is_none() {
-            continue;
+    let after = std::env::var("FLEXRULES_JIT_AFTER")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let n = game.codes.len();
+    let ctx = module.make_context();
+    let jit = Arc::new(Jit {
+        state: Mutex::new(State {
+            module: Some(module),
+            fctx: FunctionBuilderContext::new(),
+            ctx,
+            sites: Sites::default(),
+        }),
+        codes: game.codes.clone(),
+        joined: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+        entries: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+        calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
+        after,
+        report,
+        dump: std::env::var("FLEXRULES_JIT_DUMP").ok(),
+    });
+    for (i, slot) in codes.iter_mut().enumerate() {
+        let Some(fast) = slot else { continue };
+        let closures = fast.body();
+        let jit = Arc::clone(&jit);
+        *slot = Some(fast.with_run(Box::new(move |fx| {
+            let mut at = jit.joined[i].load(Ordering::Acquire);
+            if at == 0 && jit.calls[i].fetch_add(1, Ordering::Relaxed) >= jit.after {
+                at = jit.compile(i);
+            }
+            if at > 1 {
+                // SAFETY: a compiled body's address, of this signature.
+                return run(unsafe { std::mem::transmute::<usize, Entry>(at) }, fx);
+            }
+            closures(fx)
+        })));
+    }
+}
+
+impl Jit {
+    /// Compile body `i` in both its forms: the address of the one run at its join
+    /// point, or 1 when it has none.
+    #[cold]
+    fn compile(&self, i: usize) -> usize {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &mut *guard;
+        let done = self.joined[i].load(Ordering::Acquire);
+        if done != 0 {
+            return done;
         }
+        let Some(module) = state.module.as_mut() else {
+            return 1;
+        };
+        let code = &self.codes[i];
+        let target = module.isa().frontend_config();
+        let table = Arc::as_ptr(&self.entries);
+        let ctx = &mut state.ctx;
+        let mut made = Vec::new();
         for form in [Form::Joined, Form::Direct] {
             ctx.func.signature.params.clear();
             ctx.func.signature.returns.clear();
@@ -187,28 +256,25 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
             ctx.func.signature.returns.push(AbiParam::new(I64));
             ctx.func.signature.returns.push(AbiParam::new(I64));
             ctx.func.name = UserFuncName::user(form as u32, i as u32);
-            let mut body_sites = Sites::default();
+            let mut sites = Sites::default();
             let lowered = lower::lower(
                 &mut ctx.func,
-                &mut fctx,
+                &mut state.fctx,
                 code,
-                &mut body_sites,
+                &mut sites,
                 target,
                 form,
                 table,
             );
-            let dump = dump.as_deref().is_some_and(|d| code.name.contains(d));
+            let dump = self.dump.as_deref().is_some_and(|d| code.name.contains(d));
             ctx.set_disasm(dump);
             let defined = lowered.and_then(|()| {
+                let name = format!("body{i}_{}", form as u32);
                 let id = module
-                    .declare_function(
-                        &format!("body{i}_{}", form as u32),
-                        Linkage::Local,
-                        &ctx.func.signature,
-                    )
+                    .declare_function(&name, Linkage::Local, &ctx.func.signature)
                     .map_err(|e| e.to_string())?;
                 module
-                    .define_function(id, &mut ctx)
+                    .define_function(id, ctx)
                     .map_err(|e| format!("{e:?}"))?;
                 Ok(id)
             });
@@ -220,64 +286,48 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
                     compiled.vcode.as_deref().unwrap_or("")
                 );
             }
-            module.clear_context(&mut ctx);
-            if defined.is_err() {
-                // A lowering stopped half way leaves the builder's context as it was.
-                fctx = FunctionBuilderContext::new();
-            }
-            match (defined, form) {
-                (Ok(id), _) => {
-                    sites.0.extend(body_sites.0);
-                    made.push((i, form, id));
-                    match form {
-                        Form::Joined => compiled += 1,
-                        Form::Direct => direct += 1,
-                    }
+            module.clear_context(ctx);
+            match defined {
+                Ok(id) => {
+                    state.sites.0.extend(sites.0);
+                    made.push((form, id));
                 }
-                (Err(e), Form::Joined) => {
-                    refused += 1;
-                    if report {
+                Err(e) => {
+                    // A lowering stopped half way leaves the builder's context as it
+                    // was.
+                    state.fctx = FunctionBuilderContext::new();
+                    if self.report && form == Form::Joined {
                         eprintln!("jit: {} not compiled: {e}", code.name);
                     }
-                    break;
+                    // A body that needs its join point has no direct form.
+                    if form == Form::Joined {
+                        break;
+                    }
                 }
-                // A body that needs its join point has no direct form.
-                (Err(_), Form::Direct) => {}
             }
         }
-    }
-    if let Err(e) = module.finalize_definitions() {
-        if report {
-            eprintln!("jit: the code could not be made ready: {e}");
-        }
-        return;
-    }
-    let mut joined: Vec<(usize, Entry)> = Vec::new();
-    for &(i, form, id) in &made {
-        let at = module.get_finalized_function(id);
-        match form {
-            // SAFETY: the function was generated with this signature.
-            Form::Joined => {
-                joined.push((i, unsafe { std::mem::transmute::<*const u8, Entry>(at) }))
+        if let Err(e) = module.finalize_definitions() {
+            if self.report {
+                eprintln!("jit: {} could not be made ready: {e}", code.name);
             }
-            Form::Direct => entries[i].store(at as usize, Ordering::Relaxed),
+            self.joined[i].store(1, Ordering::Release);
+            return 1;
         }
-    }
-    let holder = Arc::new(Compiled {
-        module: Some(module),
-        _sites: sites,
-        _entries: entries,
-    });
-    for (i, entry) in joined {
-        let Some(fast) = &codes[i] else { continue };
-        let keep = Arc::clone(&holder);
-        codes[i] = Some(fast.with_run(Box::new(move |fx| {
-            let _ = &keep;
-            run(entry, fx)
-        })));
-    }
-    if report {
-        eprintln!("jit: {compiled} bodies compiled, {refused} not; {direct} with a direct form");
+        let mut joined = 1;
+        for (form, id) in made {
+            let at = module.get_finalized_function(id) as usize;
+            match form {
+                Form::Joined => joined = at,
+                Form::Direct => self.entries[i].store(at, Ordering::Release),
+            }
+        }
+        if self.report && joined > 1 {
+            let direct = self.entries[i].load(Ordering::Relaxed) != 0;
+            let with = if direct { " with a direct form" } else { "" };
+            eprintln!("jit: compiled {}{with}", code.name);
+        }
+        self.joined[i].store(joined, Ordering::Release);
+        joined
     }
 }
 
