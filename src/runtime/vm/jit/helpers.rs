@@ -134,6 +134,45 @@ pub(super) unsafe extern "C" fn builtin(jx: *mut Jx, site: *const Site) -> Raw {
     unsafe { give(jx, r) }
 }
 
+/// A pure builtin on two arguments given in registers (none pushed).
+pub(super) unsafe extern "C" fn pure2(
+    jx: *mut Jx,
+    site: *const Site,
+    a_tag: u64,
+    a_word: u64,
+    b_tag: u64,
+    b_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let mut args = unsafe { [value(a_tag, a_word), value(b_tag, b_word)] };
+    unsafe { pure_on(jx, fx, site, &mut args) }
+}
+
+/// A pure builtin on one argument given in registers.
+pub(super) unsafe extern "C" fn pure1(jx: *mut Jx, site: *const Site, tag: u64, word: u64) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let mut args = unsafe { [value(tag, word)] };
+    unsafe { pure_on(jx, fx, site, &mut args) }
+}
+
+/// Pure builtin `site.pure` on `args`, which go.
+#[inline(always)]
+unsafe fn pure_on(
+    jx: *mut Jx,
+    fx: &mut Fx<'static, 'static>,
+    site: &Site,
+    args: &mut [Value],
+) -> Raw {
+    let Some(f) = site.pure else {
+        return unsafe { give_up(jx) };
+    };
+    let r = f(args, &mut fx.m.meter).map_err(|_| Exit::GiveUp);
+    for v in args {
+        Value::release(std::mem::take(v));
+    }
+    unsafe { give(jx, r) }
+}
+
 /// Function `site.code` on the `argc` arguments pushed.
 pub(super) unsafe extern "C" fn call(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
@@ -225,9 +264,18 @@ pub(super) unsafe extern "C" fn check(jx: *mut Jx) -> u64 {
     }
 }
 
-/// Leave the body, giving up.
+/// Leave the body, giving up. A body running without its join point that gives up has
+/// its direct form taken away, so that sends to it go the general way from then on and
+/// the transactions it is in are not run again each time.
 unsafe fn give_up(jx: *mut Jx) -> Raw {
-    unsafe { (*jx).exit = Exit::GiveUp };
+    unsafe {
+        (*jx).exit = Exit::GiveUp;
+        if (*jx).direct != 0
+            && let Some(entry) = (&*(*jx).entries).get((*jx).code as usize)
+        {
+            entry.store(0, Ordering::Relaxed);
+        }
+    }
     Raw::EXIT
 }
 
@@ -254,7 +302,7 @@ pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
         None
     };
     match target {
-        Some((id, entry)) => unsafe { run_direct(jx, fx, id, entry, at, n, site) },
+        Some((id, code, entry)) => unsafe { run_direct(jx, fx, id, code, entry, at, n, site) },
         None if direct => unsafe { give_up(jx) },
         None => {
             let r = fx.new_message(shape, at);
@@ -269,7 +317,7 @@ unsafe fn direct_target(
     fx: &mut Fx<'static, 'static>,
     site: &Site,
     at: usize,
-) -> Option<(EntityId, Entry)> {
+) -> Option<(EntityId, CodeId, Entry)> {
     let shape = site.shape.as_ref()?;
     let nest = unsafe { (*jx).nest } as usize;
     let m = &*fx.m;
@@ -305,7 +353,9 @@ unsafe fn direct_target(
         return None;
     }
     // SAFETY: a nonzero entry is the address of a function of this signature.
-    Some((id, unsafe { std::mem::transmute::<usize, Entry>(entry) }))
+    Some((id, code, unsafe {
+        std::mem::transmute::<usize, Entry>(entry)
+    }))
 }
 
 /// Run `entry` for entity `id`, the message's `n` values pushed after its recipient at
@@ -315,6 +365,7 @@ unsafe fn run_direct(
     jx: *mut Jx,
     fx: &mut Fx<'static, 'static>,
     id: EntityId,
+    code: CodeId,
     entry: Entry,
     at: usize,
     n: usize,
@@ -338,6 +389,8 @@ unsafe fn run_direct(
             .map_or(std::ptr::null(), |s| s as *const _),
         nest: unsafe { (*jx).nest } + 1,
         direct: 1,
+        code: u64::from(code.0),
+        entries: site.entries,
     };
     fx.m.fast_nest += 1;
     // SAFETY: `entry` is a body's direct form, `inner` lives through the call.

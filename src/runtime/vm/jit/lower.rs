@@ -822,15 +822,33 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.own_l[a] = own;
     }
 
-    /// Builtin `index` on the top `argc` operands, by the machine.
+    /// Builtin `index` on the top `argc` operands, by the machine (a pure one on one or
+    /// two given in registers).
     fn builtin(&mut self, ip: usize, index: u16, argc: u8) {
-        self.hand_over(argc as usize);
         let mut site = self.plain_site(ip);
         site.index = index as usize;
         site.argc = argc;
         site.pure = pure_fn(index as usize);
-        let s = self.site(site);
         let jx = self.jx;
+        if site.pure.is_some() && (argc == 1 || argc == 2) {
+            let s = self.site(site);
+            let mut args = vec![jx, s];
+            for i in self.h - argc as usize..self.h {
+                let (t, w) = self.read(self.stack[i]);
+                self.own_s[i] = false;
+                args.extend([t, w]);
+            }
+            self.h -= argc as usize;
+            let f = match argc {
+                1 => helpers::pure1 as *const () as usize,
+                _ => helpers::pure2 as *const () as usize,
+            };
+            let r = self.call_value(f, &args);
+            self.push(r);
+            return;
+        }
+        self.hand_over(argc as usize);
+        let s = self.site(site);
         let r = self.call_value(helpers::builtin as *const () as usize, &[jx, s]);
         self.push(r);
     }

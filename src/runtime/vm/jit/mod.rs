@@ -52,6 +52,9 @@ pub(crate) struct Jx {
     shape: *const MessageShape,
     nest: u64,
     direct: u64,
+    /// The body running without a join point, and the table of direct forms.
+    code: u64,
+    entries: *const [AtomicUsize],
 }
 
 /// What an instruction that calls the machine names, kept by the compiled module for
@@ -155,6 +158,8 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
         shape: std::ptr::null(),
         nest: 0,
         direct: 0,
+        code: 0,
+        entries: std::ptr::slice_from_raw_parts(std::ptr::null(), 0),
     };
     // SAFETY: the code was generated for this body, and `jx` lives through the call.
     let r = unsafe { entry(&mut jx) };
