@@ -192,7 +192,12 @@ struct Lowering<'a, 'b> {
     direct: bool,
     table: *const [AtomicUsize],
     blocks: Vec<Option<Block>>,
-    locals: Vec<Pair>,
+    /// The locals live in the frame at `fp` (two words each; the operands the body holds
+    /// when it leaves early are put after them): every call may change them, so the
+    /// code's registers would not keep them anyway, and leaving early lets go of the
+    /// frame with one call.
+    nlocals: usize,
+    fp: V,
     stack: Vec<Pair>,
     /// The interned name each operand is known to be, in the stretch being lowered.
     names: Vec<Option<Symbol>>,
@@ -200,8 +205,6 @@ struct Lowering<'a, 'b> {
     /// Whether each local and each operand may hold a count (false: known to hold none).
     own_l: Vec<bool>,
     own_s: Vec<bool>,
-    /// Where values are put to be let go of on the way out.
-    spill: ir::StackSlot,
     /// Steps of the instructions lowered but not yet counted.
     pending: u64,
     jx: V,
@@ -222,7 +225,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
             tag: b.declare_var(I64),
             word: b.declare_var(I64),
         };
-        let locals = (0..code.locals()).map(|_| pair(&mut b)).collect();
         let stack = (0..shape.max).map(|_| pair(&mut b)).collect();
         let blocks = shape
             .leaders
@@ -247,6 +249,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             16 * (u32::from(code.locals()) + shape.max as u32),
             3,
         ));
+        let fp = b.ins().stack_addr(I64, spill, 0);
         Lowering {
             b,
             code,
@@ -255,13 +258,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
             direct: false,
             table: std::ptr::slice_from_raw_parts(std::ptr::null(), 0),
             blocks,
-            locals,
+            nlocals: code.locals() as usize,
+            fp,
             stack,
             names: vec![None; shape.max],
             h: 0,
             own_l: vec![true; code.locals() as usize],
             own_s: vec![false; shape.max],
-            spill,
             pending: 0,
             jx,
             steps,
@@ -293,10 +296,25 @@ impl<'a, 'b> Lowering<'a, 'b> {
         (self.int(tag), self.int(word))
     }
 
+    /// Local `a`.
+    fn local(&mut self, a: usize) -> (V, V) {
+        let flags = MemFlagsData::trusted();
+        let tag = self.b.ins().load(I64, flags, self.fp, 16 * a as i32);
+        let word = self.b.ins().load(I64, flags, self.fp, 16 * a as i32 + 8);
+        (tag, word)
+    }
+
+    /// Write `v` in local `a` (what was there not let go of).
+    fn put_local(&mut self, a: usize, (tag, word): (V, V)) {
+        let flags = MemFlagsData::trusted();
+        self.b.ins().store(flags, tag, self.fp, 16 * a as i32);
+        self.b.ins().store(flags, word, self.fp, 16 * a as i32 + 8);
+    }
+
     /// Set local `a` to nil.
     fn clear_local(&mut self, a: usize) {
         let nil = self.nil();
-        self.def(self.locals[a], nil);
+        self.put_local(a, nil);
         self.own_l[a] = false;
     }
 
@@ -369,25 +387,30 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// Leave the body: every value that may hold a count let go of (put in the spill
     /// area and given to [`helpers::let_go_all`] together), and out.
     fn leave(&mut self) {
-        let held: Vec<Pair> = (0..self.locals.len())
-            .filter(|&i| self.own_l[i])
-            .map(|i| self.locals[i])
-            .chain(
-                (0..self.h)
-                    .filter(|&i| self.own_s[i])
-                    .map(|i| self.stack[i]),
-            )
+        let held: Vec<Pair> = (0..self.h)
+            .filter(|&i| self.own_s[i])
+            .map(|i| self.stack[i])
             .collect();
-        if !held.is_empty() {
-            let flags = MemFlagsData::trusted();
-            let at = self.b.ins().stack_addr(I64, self.spill, 0);
-            for (i, p) in held.iter().enumerate() {
-                let (t, w) = self.read(*p);
-                self.b.ins().store(flags, t, at, 16 * i as i32);
-                self.b.ins().store(flags, w, at, 16 * i as i32 + 8);
-            }
-            let n = self.int(held.len() as u64);
-            self.call(helpers::let_go_all as *const () as usize, &[at, n], 0);
+        let flags = MemFlagsData::trusted();
+        let after = 16 * self.nlocals as i32;
+        for (i, p) in held.iter().enumerate() {
+            let (t, w) = self.read(*p);
+            self.b.ins().store(flags, t, self.fp, after + 16 * i as i32);
+            self.b
+                .ins()
+                .store(flags, w, self.fp, after + 16 * i as i32 + 8);
+        }
+        let (from, n) = if self.own_l.iter().any(|&o| o) {
+            (self.fp, self.nlocals + held.len())
+        } else {
+            (
+                self.b.ins().iadd_imm_u(self.fp, i64::from(after)),
+                held.len(),
+            )
+        };
+        if n > 0 {
+            let n = self.int(n as u64);
+            self.call(helpers::let_go_all as *const () as usize, &[from, n], 0);
         }
         self.b.ins().jump(self.unwind, &[]);
     }
@@ -503,12 +526,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
     fn body(&mut self) -> Result<(), String> {
         // Every variable nil, but the parameters, taken from the frame.
         let jx = self.jx;
-        for i in 0..self.locals.len() {
-            let p = self.locals[i];
+        for i in 0..self.nlocals {
             if i < usize::from(self.code.params) {
                 let slot = self.int(i as u64);
                 let r = self.call(helpers::take_local as *const () as usize, &[jx, slot], 2);
-                self.def(p, (r[0], r[1]));
+                self.put_local(i, (r[0], r[1]));
             } else {
                 self.clear_local(i);
             }
@@ -592,7 +614,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             Op::Load(a) => {
                 let a = a as usize;
-                let v = self.read(self.locals[a]);
+                let v = self.local(a);
                 let own = self.own_l[a];
                 if own {
                     self.copy(v);
@@ -601,7 +623,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             Op::Take(a) => {
                 let a = a as usize;
-                let v = self.read(self.locals[a]);
+                let v = self.local(a);
                 let own = self.own_l[a];
                 self.clear_local(a);
                 self.push_owning(v, own);
@@ -703,7 +725,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             Op::UpdateLocal { slot, func, argc } => {
                 // The collection, taken from its variable, where the hole was pushed.
                 let slot = slot as usize;
-                let v = self.read(self.locals[slot]);
+                let v = self.local(slot);
                 let own = self.own_l[slot];
                 self.clear_local(slot);
                 let at = self.h - argc as usize;
@@ -813,12 +835,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Set local `a` to `v` (which may hold a count when `own`), letting go of its value.
     fn set_local(&mut self, a: usize, v: (V, V), own: bool) {
-        let p = self.locals[a];
         if self.own_l[a] {
-            let old = self.read(p);
+            let old = self.local(a);
             self.let_go(old);
         }
-        self.def(p, v);
+        self.put_local(a, v);
         self.own_l[a] = own;
     }
 
@@ -1074,14 +1095,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Let go of every local and operand that may hold a count (at the body's end).
     fn let_go_held(&mut self) {
-        let held: Vec<Pair> = (0..self.locals.len())
-            .filter(|&i| self.own_l[i])
-            .map(|i| self.locals[i])
-            .chain(
-                (0..self.h)
-                    .filter(|&i| self.own_s[i])
-                    .map(|i| self.stack[i]),
-            )
+        if self.own_l.iter().any(|&o| o) {
+            let n = self.int(self.nlocals as u64);
+            let fp = self.fp;
+            self.call(helpers::let_go_all as *const () as usize, &[fp, n], 0);
+        }
+        let held: Vec<Pair> = (0..self.h)
+            .filter(|&i| self.own_s[i])
+            .map(|i| self.stack[i])
             .collect();
         for p in held {
             let v = self.read(p);

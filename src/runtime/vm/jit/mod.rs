@@ -98,6 +98,8 @@ struct Jit {
     joined: Box<[AtomicUsize]>,
     /// Each body's direct form's address, or 0 (read by sends, [`helpers::send`]).
     entries: Arc<[AtomicUsize]>,
+    /// Whether each body is a behaviour (only a behaviour is run for a send directly).
+    behaviour: Box<[bool]>,
     /// How often each body has run before it is compiled.
     calls: Box<[AtomicU32]>,
     after: u32,
@@ -213,6 +215,15 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         joined: (0..n).map(|_| AtomicUsize::new(0)).collect(),
         entries: (0..n).map(|_| AtomicUsize::new(0)).collect(),
         calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
+        behaviour: {
+            let mut b = vec![false; n];
+            for code in game.types.iter().flat_map(|t| t.behaviours.values()) {
+                if let Some(b) = b.get_mut(code.0 as usize) {
+                    *b = true;
+                }
+            }
+            b.into()
+        },
         after,
         report,
         dump: std::env::var("FLEXRULES_JIT_DUMP").ok(),
@@ -254,7 +265,11 @@ impl Jit {
         let table = Arc::as_ptr(&self.entries);
         let ctx = &mut state.ctx;
         let mut made = Vec::new();
-        for form in [Form::Joined, Form::Direct] {
+        let forms: &[Form] = match self.behaviour[i] {
+            true => &[Form::Joined, Form::Direct],
+            false => &[Form::Joined],
+        };
+        for &form in forms {
             ctx.func.signature.params.clear();
             ctx.func.signature.returns.clear();
             ctx.func.signature.params.push(AbiParam::new(I64));
