@@ -20,7 +20,7 @@ mod verify;
 pub use fuse::{fuse, letter_set};
 pub use ops::{IntOp, IntValue, Op, Read, builtin_of, put_builtin};
 pub use small::{call_op, mark_small_calls, small_targets};
-pub use verify::{Malformed, verify};
+pub use verify::{Malformed, plain_successors, verify};
 
 /// Index of a compiled body in [`super::program::Game::codes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -34,6 +34,20 @@ pub enum IntOp {
 }
 
 impl IntOp {
+    /// Every operator, in the order of their discriminants.
+    pub const ALL: [IntOp; 10] = [
+        IntOp::Add,
+        IntOp::Sub,
+        IntOp::Mul,
+        IntOp::Rem,
+        IntOp::Eq,
+        IntOp::Ne,
+        IntOp::Lt,
+        IntOp::Gt,
+        IntOp::Le,
+        IntOp::Ge,
+    ];
+
     /// The operator the builtin at `index` of [`crate::compile::builtins::BUILTINS`] is,
     /// when it has one.
     pub fn of_builtin(index: u16) -> Option<IntOp> {

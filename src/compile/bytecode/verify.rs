@@ -110,6 +110,17 @@ fn plain_edges(op: Op, ip: usize) -> Edges {
     }
 }
 
+/// Where plain instruction `op` at `ip` may go, each with the change of the stack's
+/// height there (the machine code generator's reading of the plain program); `None` for
+/// a fused instruction.
+pub fn plain_successors(op: Op, ip: usize) -> Option<Vec<(usize, i64)>> {
+    if !same_kind(op.plain(super::builtin_of), op) {
+        return None;
+    }
+    let edges = plain_edges(op, ip);
+    (edges.need != u32::MAX).then(|| edges.to[..edges.n].to_vec())
+}
+
 /// Where instruction `op` at `ip` may go: a plain instruction's edges, or a fused one's
 /// fast case's together with its plain first instruction's (its fallback).
 fn edges(op: Op, ip: usize) -> Edges {

@@ -184,19 +184,7 @@ pub(super) unsafe extern "C" fn call(jx: *mut Jx, site: *const Site) -> Raw {
 /// An integer operator the generated code does not do itself (`%`, an overflow): its
 /// value, or a give-up where the builtin would fail.
 pub(super) unsafe extern "C" fn int_op(jx: *mut Jx, op: u64, a: u64, b: u64) -> Raw {
-    const OPS: [IntOp; 10] = [
-        IntOp::Add,
-        IntOp::Sub,
-        IntOp::Mul,
-        IntOp::Rem,
-        IntOp::Eq,
-        IntOp::Ne,
-        IntOp::Lt,
-        IntOp::Gt,
-        IntOp::Le,
-        IntOp::Ge,
-    ];
-    let r = OPS[op as usize]
+    let r = IntOp::ALL[op as usize]
         .apply(a as i64, b as i64)
         .map(super::super::fused::int_value)
         .ok_or(Exit::GiveUp);

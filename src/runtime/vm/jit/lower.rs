@@ -21,7 +21,7 @@ use cranelift_codegen::ir::{self, AbiParam, Block, InstBuilder, MemFlagsData, Si
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
-use crate::compile::bytecode::{Code, IntOp, Op, builtin_of};
+use crate::compile::bytecode::{Code, IntOp, Op, builtin_of, plain_successors};
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
@@ -34,39 +34,13 @@ use std::sync::atomic::AtomicUsize;
 
 type V = ir::Value;
 
-/// Where plain instruction `op` at `ip` may go, with the height it leaves there; `None`
-/// for an instruction the generator does not take.
+/// Where plain instruction `op` at `ip` may go, with the change of the stack's height
+/// there (the verifier's reading); `None` for an instruction the generator does not take.
 fn edges(op: Op, ip: usize) -> Option<Vec<(usize, i64)>> {
-    let next = ip + 1;
-    Some(match op {
-        Op::Nil
-        | Op::Bool(_)
-        | Op::Int(_)
-        | Op::Float(_)
-        | Op::Str(_)
-        | Op::Load(_)
-        | Op::Take(_)
-        | Op::Message
-        | Op::Hole
-        | Op::Property(_)
-        | Op::Attribute(_) => vec![(next, 1)],
-        Op::Store(_) | Op::PropertyOf(_) | Op::CaseEq => vec![(next, 0)],
-        Op::SetLocal(_) | Op::Pop => vec![(next, -1)],
-        Op::Jump(t) => vec![(t as usize, 0)],
-        Op::JumpIfFalse(t) => vec![(next, -1), (t as usize, -1)],
-        Op::AndJump(t) | Op::OrJump(t) => vec![(next, -1), (t as usize, 0)],
-        Op::Call(_, argc) | Op::Builtin(_, argc) => vec![(next, 1 - i64::from(argc))],
-        Op::UpdateLocal { argc, .. } => vec![(next, 1 - i64::from(argc))],
-        Op::IterStart => vec![(next, 1)],
-        Op::IterNext { exit, .. } => vec![(next, 0), (exit as usize, -2)],
-        Op::Form(FormOp::WaitSignal, _) => return None,
-        Op::Form(form, nattrs) => {
-            let k = form.operands().len() as i64 + 2 * i64::from(nattrs);
-            vec![(next, 1 - k)]
-        }
-        Op::Return | Op::End => vec![],
-        _ => return None,
-    })
+    match op {
+        Op::Form(FormOp::WaitSignal, _) => None,
+        _ => plain_successors(op, ip),
+    }
 }
 
 /// The plain program of `code`: each instruction's plain form, the operand height
@@ -783,38 +757,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 return Ok(false);
             }
             Op::Property(name) => {
-                let mut site = self.plain_site(ip);
-                site.name = name;
-                let s = self.site(site);
-                let f = match self.direct {
-                    true => helpers::property_direct as *const () as usize,
-                    false => helpers::property as *const () as usize,
-                };
-                let r = self.call_value(f, &[jx, s]);
-                self.push(r);
+                let joined = helpers::property as *const () as usize;
+                let direct = helpers::property_direct as *const () as usize;
+                self.named(ip, name, [joined, direct], None);
             }
             Op::Attribute(name) => {
-                let mut site = self.plain_site(ip);
-                site.name = name;
-                let s = self.site(site);
-                let f = match self.direct {
-                    true => helpers::attribute_direct as *const () as usize,
-                    false => helpers::attribute as *const () as usize,
-                };
-                let r = self.call_value(f, &[jx, s]);
-                self.push(r);
+                let joined = helpers::attribute as *const () as usize;
+                let direct = helpers::attribute_direct as *const () as usize;
+                self.named(ip, name, [joined, direct], None);
             }
             Op::PropertyOf(name) => {
-                let ((tag, word), _) = self.pop();
-                let mut site = self.plain_site(ip);
-                site.name = name;
-                let s = self.site(site);
-                let f = match self.direct {
-                    true => helpers::property_of_direct as *const () as usize,
-                    false => helpers::property_of as *const () as usize,
-                };
-                let r = self.call_value(f, &[jx, s, tag, word]);
-                self.push(r);
+                let (entity, _) = self.pop();
+                let joined = helpers::property_of as *const () as usize;
+                let direct = helpers::property_of_direct as *const () as usize;
+                self.named(ip, name, [joined, direct], Some(entity));
             }
             Op::Form(form, nattrs) => self.form(ip, form, nattrs)?,
             Op::Return | Op::End => {
@@ -831,6 +787,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
             other => return Err(format!("{other:?}")),
         }
         Ok(true)
+    }
+
+    /// An instruction naming `name` (and taking `operand`, if any): a call of the first
+    /// of `helpers` at the join point, of the second in a direct form, its value pushed.
+    fn named(&mut self, ip: usize, name: Symbol, helpers: [usize; 2], operand: Option<(V, V)>) {
+        let mut site = self.plain_site(ip);
+        site.name = name;
+        let s = self.site(site);
+        let mut args = vec![self.jx, s];
+        args.extend(operand.into_iter().flat_map(|(t, w)| [t, w]));
+        let r = self.call_value(helpers[usize::from(self.direct)], &args);
+        self.push(r);
     }
 
     /// Set local `a` to `v` (which may hold a count when `own`), letting go of its value.
