@@ -4,16 +4,21 @@
 //! is its first plain instruction ([`Op::plain`]), the rest of its sequence following
 //! it, so the generated code counts each plain instruction's step and the total is the
 //! interpreter's by construction. The operand stack's heights are worked out first
-//! (the verifier proved them), so each local and each operand is a pair of the code's
-//! own variables, tag and payload ([`super::raw`]), and nothing is dispatched: the
-//! instructions between two jump targets are one stretch of code that counts its steps
-//! with one addition. What is not a plain copy, constant, jump or integer operation is
-//! a call of one of the machine's functions ([`super::helpers`]). Where a loop goes
-//! round, the step check is made, as on the fast tier.
+//! (the verifier proved them), so each operand is a pair of the code's own variables,
+//! tag and payload ([`super::raw`]), each local a pair of words in the body's frame, and
+//! nothing is dispatched. The steps are counted by one addition before anything that may
+//! call the machine or leave. What is not a plain copy, constant, jump or integer
+//! operation is a call of one of the machine's functions ([`super::helpers`]). Where a
+//! loop goes round, the step check is made, as on the fast tier. A body is lowered in one
+//! of two [`Form`]s: to run at its join point, or directly, for a send.
 //!
-//! Ownership: a variable holds one count of a value that has one. Consuming a value
-//! (a pop, a move into a local or to a helper) clears its variable to nil, so that the
-//! path that leaves a body early ([`Lowering::unwind`]) may let go of every variable.
+//! Ownership: a local or an operand holds one count of a value that has one. The
+//! generator knows, for each, whether it may hold one (`own_l`, `own_s`: not after a
+//! constant, a boolean, an integer, a move or a pop; where paths meet, every local and
+//! every operand below the height may), and copies or lets go only those; where a body
+//! leaves early ([`Lowering::leave`]) it lets go of the frame and of those operands.
+
+use std::sync::atomic::AtomicUsize;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
@@ -30,7 +35,6 @@ use super::super::super::value::attrs::key_order;
 use super::super::fast::MessageShape;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
 use super::{Form, Jx, Site, Sites, helpers};
-use std::sync::atomic::AtomicUsize;
 
 type V = ir::Value;
 

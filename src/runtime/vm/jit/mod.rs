@@ -1,14 +1,19 @@
 //! Machine code for rule bodies (the `jit` feature): the generator the chains compiled
 //! by hand asked for (`docs/machine.md`, "The generator, first version"). Each body the
-//! fast tier runs is compiled by Cranelift from its verified bytecode ([`lower`]) and
-//! runs in place of its closures, under the fast tier's contract: off while traced,
-//! stepped or profiled; anything rare gives up and the transaction is replayed on the
-//! interpreter; `--tier both` compares the two.
+//! fast tier runs is compiled by Cranelift from its verified bytecode ([`lower`]) once
+//! it has run often enough, and runs in place of its closures, under the fast tier's
+//! contract: off while traced, stepped or profiled; anything rare gives up and the
+//! transaction is replayed on the interpreter; `--tier both` compares the two. A
+//! behaviour is compiled a second time to run without a join point, for sends to it
+//! ([`Form::Direct`], [`helpers::send`]).
 //!
 //! With `FLEXRULES_JIT=off` nothing is compiled (the closures run, for comparison); with
 //! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
-//! why the others were not. `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast
-//! tier only the bodies whose name contains one of the texts.
+//! why any was not. `FLEXRULES_JIT_AFTER=<n>` sets how often a body runs before it is
+//! compiled (1000), `FLEXRULES_JIT_DUMP=<text>` prints the code made for the bodies
+//! whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's optimisation level.
+//! `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast tier only the bodies whose
+//! name contains one of the texts.
 
 mod helpers;
 mod lower;
