@@ -291,6 +291,12 @@ pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
     };
     match target {
         Some((id, code, entry)) => unsafe { run_direct(jx, fx, id, code, entry, at, n, site) },
+        // Too deep for a direct call: the interpreter goes deeper (or stops at the
+        // limit), and the direct form is kept for the sends that are not.
+        None if direct && unsafe { too_deep(jx, fx) } => {
+            unsafe { (*jx).exit = Exit::GiveUp };
+            Raw::EXIT
+        }
         None if direct => unsafe { give_up(jx) },
         None => {
             let r = fx.new_message(shape, at);
@@ -307,12 +313,12 @@ unsafe fn direct_target(
     at: usize,
 ) -> Option<(EntityId, CodeId, Entry)> {
     let shape = site.shape.as_ref()?;
+    if unsafe { too_deep(jx, fx) } {
+        return None;
+    }
     let nest = unsafe { (*jx).nest } as usize;
     let m = &*fx.m;
     let cx = &mut *fx.cx;
-    if m.fast_nest >= FAST_DEPTH || m.frames.len() + m.jps.len() + 2 * nest >= cx.limits.max_depth {
-        return None;
-    }
     if nest == 0 && m.me().is_some_and(|(me, _)| me.is_representation()) {
         return None;
     }
@@ -344,6 +350,15 @@ unsafe fn direct_target(
     Some((id, code, unsafe {
         std::mem::transmute::<usize, Entry>(entry)
     }))
+}
+
+/// Whether a direct call from the body `jx` runs would be too deep: past the fast tier's
+/// nesting of Rust calls, or where the join point and frame it stands for would reach
+/// the depth limit.
+unsafe fn too_deep(jx: *mut Jx, fx: &Fx<'static, 'static>) -> bool {
+    let nest = unsafe { (*jx).nest } as usize;
+    let m = &*fx.m;
+    m.fast_nest >= FAST_DEPTH || m.frames.len() + m.jps.len() + 2 * nest >= fx.cx.limits.max_depth
 }
 
 /// Run `entry` for entity `id`, the message's `n` values pushed after its recipient at
