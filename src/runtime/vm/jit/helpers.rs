@@ -110,16 +110,10 @@ pub(super) unsafe extern "C" fn take_local(jx: *mut Jx, slot: u64) -> Raw {
     into_raw(unsafe { fx(jx) }.take_local(slot as usize))
 }
 
-/// A form on the operands pushed.
+/// A form on the operands pushed (a message of known label and keys goes to [`send`]).
 pub(super) unsafe extern "C" fn form(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
-    let r = match &site.shape {
-        Some(shape) => {
-            let at = fx.top() - usize::from(shape.send) - shape.names.len();
-            fx.new_message(shape, at)
-        }
-        None => fx.form(site.form, site.argc, site.span),
-    };
+    let r = fx.form(site.form, site.argc, site.span);
     unsafe { give(jx, r) }
 }
 

@@ -464,11 +464,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.seal_block(slow);
         let jx = self.jx;
         let r = self.call(helpers::check as *const () as usize, &[jx], 1);
-        let out = self.b.create_block();
-        self.b.ins().brif(r[0], out, &[], cont, &[]);
-        self.b.switch_to_block(out);
-        self.b.seal_block(out);
-        self.leave();
+        self.leave_if(r[0]);
+        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
     }
