@@ -118,9 +118,17 @@ impl Code {
     /// outcome, the random generator, checkpoints), or send a message, which may. Reading
     /// and changing the handled message does not count. Calls count (conservatively).
     pub fn may_change_world(&self) -> bool {
+        self.may_change_world_itself()
+            || self
+                .ops
+                .iter()
+                .any(|op| matches!(op, Op::Call(..) | Op::CallSmall(..)))
+    }
+
+    /// [`Code::may_change_world`] but for its calls: whether its own instructions may.
+    pub fn may_change_world_itself(&self) -> bool {
         use crate::syntax::ast::FormOp as F;
         self.ops.iter().any(|op| match op {
-            Op::Call(..) | Op::CallSmall(..) => true,
             Op::UpdateLocal { func, .. } => matches!(
                 crate::compile::builtins::BUILTINS
                     .get(*func as usize)

@@ -61,9 +61,19 @@ impl Attrs {
         self.0.is_empty()
     }
 
+    /// The value at place `i`, if its key is the name `key` (a guess at where `key` is,
+    /// checked).
+    #[inline]
+    pub fn get_at(&self, i: usize, key: crate::symbol::Symbol) -> Option<&Value> {
+        match self.0.get(i) {
+            Some((Key::Str(t), v)) if t.is(key) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Where `key` is, by symbol (or integer) equality.
     #[inline]
-    fn find(&self, key: &Key) -> Option<usize> {
+    pub fn find(&self, key: &Key) -> Option<usize> {
         if self.0.len() <= SCAN_UP_TO {
             self.0.iter().position(|(k, _)| k == key)
         } else {

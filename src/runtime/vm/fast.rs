@@ -275,6 +275,7 @@ impl Machine {
         self.fast = false;
         self.fast_nest = 0;
         self.frameless = 0;
+        self.direct_sender = None;
         self.floor = 0;
         match self.origin.clone() {
             Origin::Send(to, msg) => {

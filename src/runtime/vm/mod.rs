@@ -297,8 +297,12 @@ pub struct Machine {
     /// [`FAST_DEPTH`]).
     fast_nest: usize,
     /// Calls of functions the fast tier has open without a frame (see
-    /// `FastCode::frame`): counted in the depth as frames are.
+    /// `FastCode::frame`), and the join points and frames of bodies it runs directly
+    /// (machine code, for a send): counted in the depth as frames are.
     frameless: usize,
+    /// The entity a send the fast tier makes the general way from a body it runs directly
+    /// names as its sender (that body's, whose join point it does not push).
+    direct_sender: Option<Symbol>,
     /// The frame count at which [`Machine::exec`] stops with the value on top, when the
     /// fast tier runs a body it has no form of on the interpreter (0: run to the end).
     floor: usize,
@@ -397,6 +401,7 @@ impl Machine {
             compare: None,
             fast_nest: 0,
             frameless: 0,
+            direct_sender: None,
             floor: 0,
         }
     }

@@ -402,10 +402,13 @@ impl Machine {
         span: Span,
         then: Then,
     ) -> Result<Flow, RuntimeError> {
-        if self.frames.len() + self.jps.len() >= cx.limits.max_depth {
+        if self.frames.len() + self.frameless + self.jps.len() >= cx.limits.max_depth {
             return Err(self.depth_error(span, cx.limits));
         }
-        let sender = self.me().map(|(_, n)| n);
+        let sender = match self.direct_sender.take() {
+            Some(name) => Some(name),
+            None => self.me().map(|(_, n)| n),
+        };
         let Some(e) = self.world.entity(entity) else {
             return Err(self.error(span, "internal: entity vanished"));
         };

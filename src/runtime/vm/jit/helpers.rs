@@ -3,18 +3,21 @@
 //! by the compiled module, or values as two words), and gives a value as two words, or
 //! [`EXIT`] having said in the `Jx` how the body leaves.
 
+use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
-use crate::compile::bytecode::{CodeId, IntOp};
+use crate::compile::bytecode::{CodeId, IntOp, Read};
 use crate::symbol::Symbol;
 
 use super::super::super::budget::ENTRY_BYTES;
+use super::super::super::builtins::read_fast;
 use super::super::super::entity::EntityId;
-use super::super::super::value::Value;
-use super::super::fast::{Done, Exit, FAST_DEPTH, Fx};
+use super::super::super::value::{Key, Value};
+use super::super::super::world::Chain;
+use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
 use super::super::stack::truncate_releasing;
-use super::raw::{DONE, EXIT, LIST, Raw, from_raw, into_raw};
-use super::{Entry, Jx, Site};
+use super::raw::{DONE, EXIT, LIST, Raw, STR, from_raw, into_raw};
+use super::{Direct, Entry, Jx, Site};
 
 /// The fast tier the body runs on.
 ///
@@ -65,10 +68,24 @@ pub(super) unsafe extern "C" fn property_of(
     unsafe { give(jx, r) }
 }
 
+/// `(attribute "key")` at the join point: looked for first where the site found it last.
 pub(super) unsafe extern "C" fn attribute(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
-    let r = fx.attribute(site.name);
-    unsafe { give(jx, r) }
+    let Some(jp) = fx.m.current_jp() else {
+        return unsafe { give_up(jx) };
+    };
+    let attrs = &jp.msg.attrs;
+    let guess = site.guess.load(Ordering::Relaxed) as usize;
+    if let Some(v) = attrs.get_at(guess, site.name) {
+        return into_raw(v.clone());
+    }
+    match attrs.find(&Key::sym(site.name)) {
+        Some(i) => {
+            site.guess.store(i as u32, Ordering::Relaxed);
+            into_raw(attrs.get_at(i, site.name).cloned().unwrap_or_default())
+        }
+        None => into_raw(Value::Nil),
+    }
 }
 
 pub(super) unsafe extern "C" fn state_of(
@@ -99,10 +116,144 @@ pub(super) unsafe extern "C" fn message(jx: *mut Jx) -> Raw {
     into_raw(unsafe { fx(jx) }.message())
 }
 
+/// A value the generated code lends: it keeps the count.
+#[inline(always)]
+unsafe fn lent(tag: u64, word: u64) -> std::mem::ManuallyDrop<Value> {
+    std::mem::ManuallyDrop::new(unsafe { from_raw(Raw { tag, word }) })
+}
+
+/// `(property "name" of e)` of a name the code lends (a local's, or one written in the
+/// code): an entity the game started with and a property of its layout read where it
+/// lies; anything else as the form reads it (a body running without a join point gives
+/// up instead).
+pub(super) unsafe extern "C" fn property_of_lent(
+    jx: *mut Jx,
+    site: *const Site,
+    tag: u64,
+    word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    // An interned name: its number, without making the value.
+    if tag == STR
+        && word & 1 == 1
+        && let Some(v) =
+            fx.m.fixed_entity_of(Symbol::from_id((word >> 1) as u32))
+                .and_then(|(_, e)| e.layout_property(fx.cx.game, site.name))
+    {
+        return into_raw(v.clone());
+    }
+    let entity = unsafe { lent(tag, word) };
+    if unsafe { (*jx).direct } != 0 {
+        return unsafe { give_up(jx) };
+    }
+    let r = fx.property_of(&entity, site.name, site.span);
+    unsafe { give(jx, r) }
+}
+
+/// `(get c k)`, `(nth c k)` or `(get c k default)` ([`Site::default`]) of values the
+/// code lends: read where they lie when the read is a plain one, by the builtin on
+/// copies otherwise.
+pub(super) unsafe extern "C" fn read_lent(
+    jx: *mut Jx,
+    site: *const Site,
+    c_tag: u64,
+    c_word: u64,
+    k_tag: u64,
+    k_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let (c, k) = unsafe { (lent(c_tag, c_word), lent(k_tag, k_word)) };
+    let read = match site.index == Read::Nth.builtin() as usize {
+        true => Read::Nth,
+        false => Read::Get,
+    };
+    if let Some(v) = read_fast(read, &c, &k, site.default) {
+        return into_raw(v);
+    }
+    let c = (*c).clone();
+    let k = (*k).clone();
+    match site.default {
+        Some(d) => unsafe { pure_on(jx, fx, site, &mut [c, k, Value::Int(d)]) },
+        None => unsafe { pure_on(jx, fx, site, &mut [c, k]) },
+    }
+}
+
+/// `(get (property "name" of e) k)` of values the code lends: the table read where it
+/// lies in the world when the entity is one the game started with and the read a plain
+/// one; the form and the builtin otherwise (a body running without a join point reads
+/// only such entities).
+pub(super) unsafe extern "C" fn property_get_lent(
+    jx: *mut Jx,
+    site: *const Site,
+    e_tag: u64,
+    e_word: u64,
+    k_tag: u64,
+    k_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let (entity, k) = unsafe { (lent(e_tag, e_word), lent(k_tag, k_word)) };
+    let table = match fx.m.fixed_property(fx.cx.game, &entity, site.name) {
+        Some(table) => {
+            if let Some(v) = read_fast(Read::Get, table, &k, None) {
+                return into_raw(v);
+            }
+            table.clone()
+        }
+        None if unsafe { (*jx).direct } != 0 => return unsafe { give_up(jx) },
+        None => match fx.property_of(&entity, site.name, site.span) {
+            Ok(table) => table,
+            Err(exit) => return unsafe { give(jx, Err(exit)) },
+        },
+    };
+    unsafe { pure_on(jx, fx, site, &mut [table, (*k).clone()]) }
+}
+
+/// Whether the entity a name the code lends names is in state `site.name`: 0 or 1, 2 to
+/// leave (as the form finds the state of any other name; a body running without a join
+/// point reads only the entities the game started with).
+pub(super) unsafe extern "C" fn state_is_lent(
+    jx: *mut Jx,
+    site: *const Site,
+    tag: u64,
+    word: u64,
+) -> u64 {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let entity = unsafe { lent(tag, word) };
+    if let Some(state) = fx.m.fixed_state(&entity) {
+        return u64::from(state == site.name);
+    }
+    if unsafe { (*jx).direct } != 0 {
+        unsafe { give_up(jx) };
+        return 2;
+    }
+    match fx.state_of((*entity).clone(), site.span) {
+        Ok(v) => {
+            let same = matches!(&v, Value::Str(t) if t.is(site.name));
+            Value::release(v);
+            u64::from(same)
+        }
+        Err(exit) => {
+            unsafe { (*jx).exit = exit };
+            2
+        }
+    }
+}
+
 /// Push a value on the machine's stack, an operand of the form or call that follows.
 pub(super) unsafe extern "C" fn push(jx: *mut Jx, tag: u64, word: u64) {
     let v = unsafe { value(tag, word) };
     unsafe { fx(jx) }.push(v);
+}
+
+/// Push the `n` values (two words each) at `at` on the machine's stack, in order.
+pub(super) unsafe extern "C" fn push_all(jx: *mut Jx, at: *const u64, n: u64) {
+    let stack = &mut unsafe { fx(jx) }.m.stack;
+    stack.reserve(n as usize);
+    for i in 0..n as usize {
+        // SAFETY: the generated code put `n` live values there, whose counts it hands
+        // over.
+        stack.push(unsafe { value(*at.add(2 * i), *at.add(2 * i + 1)) });
+    }
 }
 
 /// Parameter `slot`, taken from the frame (nil left there).
@@ -168,10 +319,18 @@ unsafe fn pure_on(
 }
 
 /// Function `site.code` on the `argc` arguments pushed.
+///
+/// From a body running without a join point (which calls only functions that need
+/// none), the join points and frames its calls stand for count against the depth limit
+/// as frames the fast tier does not push.
 pub(super) unsafe extern "C" fn call(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let at = fx.top() - usize::from(site.argc);
+    let hidden = 2 * unsafe { (*jx).nest } as usize;
+    fx.m.frameless += hidden;
     let r = fx.call(CodeId(site.index as u32), at);
+    let fx = unsafe { self::fx(jx) };
+    fx.m.frameless -= hidden;
     unsafe { give(jx, r) }
 }
 
@@ -246,30 +405,48 @@ pub(super) unsafe extern "C" fn check(jx: *mut Jx) -> u64 {
     }
 }
 
-/// Leave the body, giving up. A body running without its join point that gives up has
+/// Leave the body, giving up. A body running without its join point that gives up more
+/// than rarely (more than once in [`RARE`] runs, and more than [`RARE_FLOOR`] times) has
 /// its direct form taken away, so that sends to it go the general way from then on and
-/// the transactions it is in are not run again each time.
+/// the transactions it is in are not run again and again.
 unsafe fn give_up(jx: *mut Jx) -> Raw {
     unsafe {
         (*jx).exit = Exit::GiveUp;
         if (*jx).direct != 0
-            && let Some(entry) = (&*(*jx).entries).get((*jx).code as usize)
+            && let Some(d) = (&*(*jx).entries).get((*jx).code as usize)
         {
-            entry.store(0, Ordering::Relaxed);
+            let rare = d.rare.fetch_add(1, Ordering::Relaxed) + 1;
+            if rare > RARE_FLOOR
+                && u64::from(rare) * RARE > u64::from(d.runs.load(Ordering::Relaxed))
+            {
+                d.entry.store(0, Ordering::Relaxed);
+            }
         }
     }
     Raw::EXIT
 }
 
+/// A direct form giving up in more than one of this many runs is taken away.
+const RARE: u64 = 64;
+/// ... once it has given up more than this many times.
+const RARE_FLOOR: u32 = 16;
+
+/// An instruction a body running without its join point does not do (a form or builtin
+/// that reads the join point or the output): it gives up there.
+pub(super) unsafe extern "C" fn rare(jx: *mut Jx) -> Raw {
+    unsafe { give_up(jx) }
+}
+
 /// A message of known label and keys made or sent, its recipient and values pushed. A
-/// message sent to an entity the game started with, whose chain for it is a behaviour
-/// alone with machine code run without a join point ([`super::lower`]'s direct form), is
-/// run as a call of that code: the entity, the values where they were pushed, no
-/// message, join point or frame, everything else observable as the send would make it
-/// (the memory of the message's attributes, the behaviour's steps and its end's, the
-/// check after it, the depth a join point and a frame would take). Any other goes the
-/// general way; from a body that is itself running without a join point, which has none
-/// for the send to name as its sender, the fast tier gives up instead.
+/// message sent to an entity the game started with, whose chain for it (its laws, its
+/// behaviour and its side-effects) all have machine code run without a join point
+/// ([`super::lower`]'s direct form), is run as calls of that code, one body after the
+/// other as the join point would run them: the entity, the values where they were
+/// pushed, no message, join point or frame, everything else observable as the send
+/// would make it (the memory of the message's attributes, each body's steps and its
+/// end's, the check after each, a law's veto, the depth a join point and a frame would
+/// take). Any other goes the general way ([`send_from_direct`] from a body itself
+/// running without a join point).
 pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let Some(shape) = &site.shape else {
@@ -284,14 +461,16 @@ pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
         None
     };
     match target {
-        Some((id, code, entry)) => unsafe { run_direct(jx, fx, id, code, entry, at, n, site) },
+        Some((id, chain, behaviour)) => unsafe {
+            run_direct(jx, fx, id, &chain, behaviour, at, n, site)
+        },
         // Too deep for a direct call: the interpreter goes deeper (or stops at the
         // limit), and the direct form is kept for the sends that are not.
         None if direct && unsafe { too_deep(jx, fx) } => {
             unsafe { (*jx).exit = Exit::GiveUp };
             Raw::EXIT
         }
-        None if direct => unsafe { give_up(jx) },
+        None if direct => unsafe { send_from_direct(jx, fx, shape, at) },
         None => {
             let r = fx.new_message(shape, at);
             unsafe { give(jx, r) }
@@ -299,13 +478,49 @@ pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
     }
 }
 
-/// The entity and the code a send from `at` would run directly, if it would.
+/// A send the general way from a body running without a join point: the message names
+/// that body's entity as its sender, and the join points and frames of the bodies run
+/// directly count in the depth.
+#[cold]
+#[inline(never)]
+unsafe fn send_from_direct(
+    jx: *mut Jx,
+    fx: &mut Fx<'static, 'static>,
+    shape: &MessageShape,
+    at: usize,
+) -> Raw {
+    let id = EntityId(unsafe { (*jx).me } as u32);
+    let Some(sender) = fx.m.world.game_entity(id).map(|e| e.name) else {
+        return unsafe { give_up(jx) };
+    };
+    let hidden = 2 * unsafe { (*jx).nest } as usize;
+    fx.m.direct_sender = Some(sender);
+    fx.m.frameless += hidden;
+    let r = fx.new_message(shape, at);
+    let fx = unsafe { self::fx(jx) };
+    fx.m.frameless -= hidden;
+    fx.m.direct_sender = None;
+    unsafe { give(jx, r) }
+}
+
+/// Body `code`'s direct form, if it has one.
+#[inline(always)]
+pub(super) fn entry_of(entries: &[Direct], code: CodeId) -> Option<Entry> {
+    let entry = entries.get(code.0 as usize)?.entry.load(Ordering::Relaxed);
+    // SAFETY: a nonzero entry is the address of a function of this signature.
+    (entry != 0).then(|| unsafe { std::mem::transmute::<usize, Entry>(entry) })
+}
+
+/// The entity, the chain and the behaviour a send from `at` would run directly, if it
+/// would: every body of the chain has a direct form, and no law can change the world
+/// (a veto would have a copy to restore; the chain's own reckoning counts every call,
+/// the table's follows them).
 unsafe fn direct_target(
     jx: *mut Jx,
     fx: &mut Fx<'static, 'static>,
     site: &Site,
     at: usize,
-) -> Option<(EntityId, CodeId, Entry)> {
+) -> Option<(EntityId, Rc<Chain>, Option<CodeId>)> {
     let shape = site.shape.as_ref()?;
     if unsafe { too_deep(jx, fx) } {
         return None;
@@ -330,20 +545,25 @@ unsafe fn direct_target(
     let (chain, behaviour) = cx
         .cache
         .get(cx.game, &m.world, ty, name, state, shape.label);
-    if !chain.laws.is_empty() || !chain.side_effects.is_empty() || chain.laws_may_change_world {
-        return None;
-    }
-    let code = behaviour?;
     // SAFETY: the table lives as long as the code that names it.
     let entries = unsafe { &*site.entries };
-    let entry = entries.get(code.0 as usize)?.load(Ordering::Relaxed);
-    if entry == 0 {
+    if chain.laws_may_change_world
+        && !chain
+            .laws
+            .iter()
+            .all(|law| entries.get(law.code.0 as usize).is_some_and(|d| d.quiet))
+    {
         return None;
     }
-    // SAFETY: a nonzero entry is the address of a function of this signature.
-    Some((id, code, unsafe {
-        std::mem::transmute::<usize, Entry>(entry)
-    }))
+    let advice = chain.laws.iter().chain(&chain.side_effects);
+    let all = advice.map(|a| a.code).chain(behaviour);
+    for code in all {
+        if entry_of(entries, code).is_none() {
+            // SAFETY: the code generator outlives the code it made.
+            unsafe { &*site.jit }.direct(code.0 as usize)?;
+        }
+    }
+    Some((id, chain, behaviour))
 }
 
 /// Whether a direct call from the body `jx` runs would be too deep: past the fast tier's
@@ -352,18 +572,66 @@ unsafe fn direct_target(
 unsafe fn too_deep(jx: *mut Jx, fx: &Fx<'static, 'static>) -> bool {
     let nest = unsafe { (*jx).nest } as usize;
     let m = &*fx.m;
-    m.fast_nest >= FAST_DEPTH || m.frames.len() + m.jps.len() + 2 * nest >= fx.cx.limits.max_depth
+    m.fast_nest >= FAST_DEPTH
+        || m.frames.len() + m.frameless + m.jps.len() + 2 * nest >= fx.cx.limits.max_depth
 }
 
-/// Run `entry` for entity `id`, the message's `n` values pushed after its recipient at
-/// `at`.
+/// How a body run directly ended.
+enum Ended {
+    /// At its end, or by `return` (whose step it counted), with a value.
+    Value(Value, bool),
+    /// It left early: the transaction gives up or stops, as `Jx::exit` says.
+    Left,
+}
+
+/// Run body `code` of `chain` directly for entity `id`, with `inner` (whose `code` is
+/// set), and make the check after it.
+unsafe fn run_body(jx: *mut Jx, inner: &mut Jx, code: CodeId, entries: &[Direct]) -> Ended {
+    let Some(entry) = entry_of(entries, code) else {
+        // Taken away since the chain was looked at.
+        unsafe { (*jx).exit = Exit::GiveUp };
+        return Ended::Left;
+    };
+    if let Some(d) = entries.get(code.0 as usize) {
+        d.runs.fetch_add(1, Ordering::Relaxed);
+    }
+    inner.code = u64::from(code.0);
+    inner.how = 0;
+    // SAFETY: `entry` is a body's direct form, `inner` lives through the call.
+    let r = unsafe { entry(inner) };
+    let fx = unsafe { self::fx(jx) };
+    let ended = match inner.how {
+        0 => {
+            // The body's `End`.
+            fx.step(1);
+            Ended::Value(unsafe { from_raw(r) }, false)
+        }
+        1 => Ended::Value(unsafe { from_raw(r) }, true),
+        _ => {
+            unsafe { (*jx).exit = inner.exit };
+            return Ended::Left;
+        }
+    };
+    if let Err(exit) = fx.check() {
+        if let Ended::Value(v, _) = ended {
+            Value::release(v);
+        }
+        unsafe { (*jx).exit = exit };
+        return Ended::Left;
+    }
+    ended
+}
+
+/// Run `chain` (and `behaviour`) for entity `id`, the message's `n` values pushed after
+/// its recipient at `at`: each law in turn (one that leaves by `return` vetoes, and the
+/// send gives nil), the behaviour (whose value the send gives), each side-effect.
 #[allow(clippy::too_many_arguments)]
 unsafe fn run_direct(
     jx: *mut Jx,
     fx: &mut Fx<'static, 'static>,
     id: EntityId,
-    code: CodeId,
-    entry: Entry,
+    chain: &Chain,
+    behaviour: Option<CodeId>,
     at: usize,
     n: usize,
     site: &Site,
@@ -386,33 +654,90 @@ unsafe fn run_direct(
             .map_or(std::ptr::null(), |s| s as *const _),
         nest: unsafe { (*jx).nest } + 1,
         direct: 1,
-        code: u64::from(code.0),
+        code: 0,
         entries: site.entries,
     };
+    // SAFETY: the table lives as long as the code that names it.
+    let entries = unsafe { &*site.entries };
     fx.m.fast_nest += 1;
-    // SAFETY: `entry` is a body's direct form, `inner` lives through the call.
-    let r = unsafe { entry(&mut inner) };
+    let v = unsafe { run_chain(jx, &mut inner, chain, behaviour, entries) };
     let fx = unsafe { self::fx(jx) };
     fx.m.fast_nest -= 1;
-    let v = match inner.how {
-        0 => {
-            // The behaviour's `End`.
-            fx.step(1);
-            unsafe { from_raw(r) }
+    match v {
+        Some(v) => {
+            truncate_releasing(&mut fx.m.stack, at);
+            into_raw(v)
         }
-        1 => unsafe { from_raw(r) },
-        _ => {
-            unsafe { (*jx).exit = inner.exit };
-            return Raw::EXIT;
-        }
-    };
-    if let Err(exit) = fx.check() {
-        Value::release(v);
-        unsafe { (*jx).exit = exit };
-        return Raw::EXIT;
+        None => Raw::EXIT,
     }
-    truncate_releasing(&mut fx.m.stack, at);
-    into_raw(v)
+}
+
+/// [`run_direct`]'s bodies: the send's value, or `None` when a body left early.
+unsafe fn run_chain(
+    jx: *mut Jx,
+    inner: &mut Jx,
+    chain: &Chain,
+    behaviour: Option<CodeId>,
+    entries: &[Direct],
+) -> Option<Value> {
+    for law in &chain.laws {
+        match unsafe { run_body(jx, inner, law.code, entries) } {
+            Ended::Value(v, vetoed) => {
+                Value::release(v);
+                if vetoed {
+                    return Some(Value::Nil);
+                }
+            }
+            Ended::Left => return None,
+        }
+    }
+    let value = match behaviour {
+        Some(code) => match unsafe { run_body(jx, inner, code, entries) } {
+            Ended::Value(v, _) => v,
+            Ended::Left => return None,
+        },
+        None => Value::Nil,
+    };
+    for se in &chain.side_effects {
+        match unsafe { run_body(jx, inner, se.code, entries) } {
+            Ended::Value(v, _) => Value::release(v),
+            Ended::Left => {
+                Value::release(value);
+                return None;
+            }
+        }
+    }
+    Some(value)
+}
+
+/// `(self)` in a body running without a join point: its entity's name.
+pub(super) unsafe extern "C" fn self_direct(jx: *mut Jx) -> Raw {
+    let fx = unsafe { fx(jx) };
+    let id = EntityId(unsafe { (*jx).me } as u32);
+    match fx.m.world.game_entity(id) {
+        Some(e) => into_raw(Value::sym(e.name)),
+        None => unsafe { give_up(jx) },
+    }
+}
+
+/// `(update property "name" to v)` in a body running without a join point: a property
+/// of its entity's layout; anything else gives up.
+pub(super) unsafe extern "C" fn update_property_direct(
+    jx: *mut Jx,
+    site: *const Site,
+    tag: u64,
+    word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let v = unsafe { value(tag, word) };
+    let id = EntityId(unsafe { (*jx).me } as u32);
+    match fx.m.write_layout_slot(fx.cx, id, site.name, v) {
+        Ok(()) => into_raw(Value::Nil),
+        Err(v) => {
+            Value::release(v);
+            unsafe { give_up(jx) }
+        }
+    }
 }
 
 /// `(attribute "key")` in a body running without a join point: the value sent.

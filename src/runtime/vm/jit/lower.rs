@@ -18,15 +18,14 @@
 //! every operand below the height may), and copies or lets go only those; where a body
 //! leaves early ([`Lowering::leave`]) it lets go of the frame and of those operands.
 
-use std::sync::atomic::AtomicUsize;
-
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{self, AbiParam, Block, InstBuilder, MemFlagsData, SigRef};
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
-use crate::compile::bytecode::{Code, IntOp, Op, builtin_of, plain_successors};
+use crate::compile::builtins::BUILTINS;
+use crate::compile::bytecode::{Code, IntOp, Op, Read, builtin_of, plain_successors};
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
@@ -34,7 +33,7 @@ use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::fast::MessageShape;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
-use super::{Form, Jx, Site, Sites, helpers};
+use super::{Direct, Form, Jit, Jx, Site, Sites, helpers};
 
 type V = ir::Value;
 
@@ -104,26 +103,143 @@ fn shape(code: &Code) -> Result<Shape, String> {
     })
 }
 
-/// What in a body needs its join point, so that it has no direct form: the message
-/// itself, a function (whose own code may read it), a builtin that reads the game, a
-/// form other than `state of`, `changeState` and a send.
-fn needs_join_point(shape: &Shape) -> Option<String> {
+/// The builtins that read the game but not the join point, which a body running without
+/// one may call (`self` it answers itself).
+const FREE_GAME_FNS: &[&str] = &[
+    "param",
+    "random",
+    "shuffle",
+    "neighbor",
+    "ray",
+    "walk",
+    "directions",
+    "board-data",
+];
+
+/// Whether builtin `index` needs no join point.
+fn free_builtin(index: u16) -> bool {
+    pure_fn(index as usize).is_some()
+        || BUILTINS
+            .get(index as usize)
+            .is_some_and(|b| FREE_GAME_FNS.contains(&b.name))
+}
+
+/// Whether `index` is the builtin `self`.
+fn is_self(index: u16) -> bool {
+    BUILTINS
+        .get(index as usize)
+        .is_some_and(|b| b.name == "self")
+}
+
+/// The forms that read neither the join point nor the running entity, which a body
+/// running without a join point hands to the machine as the fast tier does.
+fn free_form(form: FormOp) -> bool {
+    matches!(
+        form,
+        FormOp::StateOf
+            | FormOp::PropertyOf
+            | FormOp::TypeOf
+            | FormOp::EntitiesOf
+            | FormOp::LabelOf
+            | FormOp::AttributeOf
+            | FormOp::NewMessage
+            | FormOp::Match
+    )
+}
+
+/// Which of `codes` satisfy `each` and call only bodies that do (and so on).
+fn closed(codes: &[Code], each: impl Fn(&Code) -> bool) -> Vec<bool> {
+    let calls: Vec<Vec<usize>> = codes
+        .iter()
+        .map(|code| {
+            code.ops()
+                .iter()
+                .filter_map(|op| match op.plain(builtin_of) {
+                    Op::Call(callee, _) => Some(callee.0 as usize),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut ok: Vec<bool> = codes.iter().map(each).collect();
+    // A body calling one that does not is not: until nothing changes.
+    loop {
+        let mut changed = false;
+        for (i, callees) in calls.iter().enumerate() {
+            if ok[i]
+                && callees
+                    .iter()
+                    .any(|&c| !ok.get(c).copied().unwrap_or(false))
+            {
+                ok[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return ok;
+        }
+    }
+}
+
+/// Which of `codes` a body running without a join point may call: the functions that
+/// read neither the join point nor the running entity (no message, attribute, own
+/// property, `self`, `sender`, send, or form but [`free_form`]s), and call only such
+/// functions. The machine runs them as the fast tier does, their depth counted as the
+/// interpreter's would be ([`helpers::call`]).
+pub(super) fn free_functions(codes: &[Code]) -> Vec<bool> {
+    closed(codes, |code| {
+        code.ops().iter().all(|op| match op.plain(builtin_of) {
+            Op::Message | Op::Attribute(_) | Op::Property(_) => false,
+            Op::Builtin(f, _) | Op::UpdateLocal { func: f, .. } => free_builtin(f),
+            Op::Form(form, _) => free_form(form),
+            _ => true,
+        })
+    })
+}
+
+/// Which of `codes` cannot change the world, nor can those they call
+/// ([`Code::may_change_world_itself`]): a law that cannot vetoes with nothing to undo,
+/// so its chain may run directly.
+pub(super) fn quiet_bodies(codes: &[Code]) -> Vec<bool> {
+    closed(codes, |code| !code.may_change_world_itself())
+}
+
+/// The forms a body running without its join point does itself, or gives up at where
+/// they are reached ([`Lowering::rare`]; those are rare: `update message attribute` in
+/// a law for a move round the board, a name made at run time): any other form keeps the
+/// body at its join point (a rollback, a checkpoint, a write to another entity, ...).
+fn direct_form(form: FormOp) -> bool {
+    free_form(form)
+        || matches!(
+            form,
+            FormOp::ChangeState
+                | FormOp::SendNew
+                | FormOp::UpdateProperty
+                | FormOp::UpdateAttribute
+                | FormOp::Property
+                | FormOp::Attribute
+                | FormOp::State
+                | FormOp::Label
+        )
+}
+
+/// What in a body keeps it from running without its join point, so that it has no
+/// direct form: the message itself, a function that reads the join point (or calls one
+/// that does), a form it does not do ([`direct_form`]). The builtins that read the join
+/// point or write output give up where they are reached ([`Lowering::rare`]), as
+/// `notify` does for a grand slam.
+fn needs_join_point(shape: &Shape, free: &[bool]) -> Option<String> {
     shape
         .ops
         .iter()
         .zip(&shape.heights)
         .filter(|(_, h)| h.is_some())
         .find_map(|(&op, _)| match op {
-            Op::Message | Op::Call(..) => Some(format!("{op:?}")),
-            Op::Builtin(f, _) | Op::UpdateLocal { func: f, .. }
-                if pure_fn(f as usize).is_none() =>
-            {
+            Op::Message => Some(format!("{op:?}")),
+            Op::Call(callee, _) if !free.get(callee.0 as usize).copied().unwrap_or(false) => {
                 Some(format!("{op:?}"))
             }
-            Op::Form(FormOp::StateOf | FormOp::ChangeState, 0) | Op::Form(FormOp::SendNew, _) => {
-                None
-            }
-            Op::Form(..) => Some(format!("{op:?}")),
+            Op::Form(form, _) if !direct_form(form) => Some(format!("{op:?}")),
             _ => None,
         })
 }
@@ -137,18 +253,19 @@ pub(super) fn lower(
     sites: &mut Sites,
     target: TargetFrontendConfig,
     form: Form,
-    table: *const [AtomicUsize],
+    jit: &Jit,
 ) -> Result<(), String> {
     let shape = shape(code)?;
     if form == Form::Direct
-        && let Some(why) = needs_join_point(&shape)
+        && let Some(why) = needs_join_point(&shape, &jit.free)
     {
         return Err(why);
     }
     let b = FunctionBuilder::new(func, fctx);
     let mut lw = Lowering::new(b, code, &shape, sites);
     lw.direct = form == Form::Direct;
-    lw.table = table;
+    lw.table = std::sync::Arc::as_ptr(&jit.entries);
+    lw.jit = jit;
     lw.body()?;
     lw.finish(target);
     Ok(())
@@ -168,7 +285,8 @@ struct Lowering<'a, 'b> {
     sites: &'a mut Sites,
     /// Whether the body is lowered to run without a join point ([`Form::Direct`]).
     direct: bool,
-    table: *const [AtomicUsize],
+    table: *const [Direct],
+    jit: *const Jit,
     blocks: Vec<Option<Block>>,
     /// The locals live in the frame at `fp` (two words each; the operands the body holds
     /// when it leaves early are put after them): every call may change them, so the
@@ -189,6 +307,9 @@ struct Lowering<'a, 'b> {
     steps: V,
     check_at: V,
     unwind: Block,
+    /// The ways out made so far, by the operands held and whether locals may hold
+    /// counts ([`Lowering::way_out`]).
+    exits: Vec<((usize, bool), Block)>,
     sigs: Vec<((usize, usize), SigRef)>,
 }
 
@@ -235,6 +356,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             sites,
             direct: false,
             table: std::ptr::slice_from_raw_parts(std::ptr::null(), 0),
+            jit: std::ptr::null(),
             blocks,
             nlocals: code.locals() as usize,
             fp,
@@ -248,6 +370,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             steps,
             check_at,
             unwind,
+            exits: Vec::new(),
             sigs: Vec::new(),
         }
     }
@@ -352,45 +475,70 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Leave the body when `out` is true, letting go of every value held now.
     fn leave_if(&mut self, out: V) {
-        let exit = self.b.create_block();
+        let (exit, args) = self.way_out();
         let cont = self.b.create_block();
-        self.b.ins().brif(out, exit, &[], cont, &[]);
-        self.b.switch_to_block(exit);
-        self.b.seal_block(exit);
-        self.leave();
+        self.b.ins().brif(out, exit, &args, cont, &[]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
     }
 
-    /// Leave the body: every value that may hold a count let go of (put in the spill
-    /// area and given to [`helpers::let_go_all`] together), and out.
+    /// Leave the body: every value that may hold a count let go of, and out.
     fn leave(&mut self) {
+        let (exit, args) = self.way_out();
+        self.b.ins().jump(exit, &args);
+    }
+
+    /// Where the body leaves from here, and what it passes there: the operands that may
+    /// hold a count. The ways out are shared by every place that holds as many operands
+    /// and whose locals may (or may not) hold counts, and made at the end
+    /// ([`Lowering::ways_out`]): each puts the operands in the spill area and lets go
+    /// of them, with the locals, in one call of [`helpers::let_go_all`].
+    fn way_out(&mut self) -> (Block, Vec<ir::BlockArg>) {
         let held: Vec<Pair> = (0..self.h)
             .filter(|&i| self.own_s[i])
             .map(|i| self.stack[i])
             .collect();
+        let key = (held.len(), self.own_l.iter().any(|&o| o));
+        let exit = match self.exits.iter().find(|(k, _)| *k == key) {
+            Some(&(_, b)) => b,
+            None => {
+                let b = self.b.create_block();
+                for _ in 0..2 * held.len() {
+                    self.b.append_block_param(b, I64);
+                }
+                self.exits.push((key, b));
+                b
+            }
+        };
+        let mut args = Vec::with_capacity(2 * held.len());
+        for p in held {
+            let (t, w) = self.read(p);
+            args.extend([ir::BlockArg::Value(t), ir::BlockArg::Value(w)]);
+        }
+        (exit, args)
+    }
+
+    /// The code of the ways out ([`Lowering::way_out`]).
+    fn ways_out(&mut self) {
         let flags = MemFlagsData::trusted();
         let after = 16 * self.nlocals as i32;
-        for (i, p) in held.iter().enumerate() {
-            let (t, w) = self.read(*p);
-            self.b.ins().store(flags, t, self.fp, after + 16 * i as i32);
-            self.b
-                .ins()
-                .store(flags, w, self.fp, after + 16 * i as i32 + 8);
+        for ((held, locals), exit) in std::mem::take(&mut self.exits) {
+            self.b.switch_to_block(exit);
+            let params = self.b.block_params(exit).to_vec();
+            for (i, v) in params.iter().enumerate() {
+                self.b.ins().store(flags, *v, self.fp, after + 8 * i as i32);
+            }
+            let (from, n) = if locals {
+                (self.fp, self.nlocals + held)
+            } else {
+                (self.b.ins().iadd_imm_u(self.fp, i64::from(after)), held)
+            };
+            if n > 0 {
+                let n = self.int(n as u64);
+                self.call(helpers::let_go_all as *const () as usize, &[from, n], 0);
+            }
+            self.b.ins().jump(self.unwind, &[]);
         }
-        let (from, n) = if self.own_l.iter().any(|&o| o) {
-            (self.fp, self.nlocals + held.len())
-        } else {
-            (
-                self.b.ins().iadd_imm_u(self.fp, i64::from(after)),
-                held.len(),
-            )
-        };
-        if n > 0 {
-            let n = self.int(n as u64);
-            self.call(helpers::let_go_all as *const () as usize, &[from, n], 0);
-        }
-        self.b.ins().jump(self.unwind, &[]);
     }
 
     fn site(&mut self, site: Site) -> V {
@@ -407,7 +555,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
             index: 0,
             pure: None,
             shape: None,
+            default: None,
+            guess: std::sync::atomic::AtomicU32::new(0),
             entries: self.table,
+            jit: self.jit,
         }
     }
 
@@ -470,6 +621,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.seal_block(cont);
     }
 
+    /// Count the `w` steps of a fused sequence lowered as a unit, with those pending.
+    fn count(&mut self, w: usize) {
+        self.pending += w as u64;
+        self.flush();
+    }
+
     /// Count the steps of the instructions lowered since the last count.
     fn flush(&mut self) {
         let n = std::mem::take(&mut self.pending);
@@ -488,14 +645,37 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Push the top `k` operands on the machine's stack, the lowest first.
     fn hand_over(&mut self, k: usize) {
-        let jx = self.jx;
-        for i in self.h - k..self.h {
-            let p = self.stack[i];
-            let (t, w) = self.read(p);
-            self.own_s[i] = false;
-            self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
-        }
+        let values: Vec<(V, V)> = (self.h - k..self.h)
+            .map(|i| {
+                self.own_s[i] = false;
+                self.read(self.stack[i])
+            })
+            .collect();
         self.h -= k;
+        self.push_values(&values);
+    }
+
+    /// Push `values` on the machine's stack, in order: one by one, or through the spill
+    /// area in one call.
+    fn push_values(&mut self, values: &[(V, V)]) {
+        let jx = self.jx;
+        if values.len() < 2 {
+            for &(t, w) in values {
+                self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
+            }
+            return;
+        }
+        let flags = MemFlagsData::trusted();
+        let after = 16 * self.nlocals as i32;
+        for (i, &(t, w)) in values.iter().enumerate() {
+            self.b.ins().store(flags, t, self.fp, after + 16 * i as i32);
+            self.b
+                .ins()
+                .store(flags, w, self.fp, after + 16 * i as i32 + 8);
+        }
+        let at = self.b.ins().iadd_imm_u(self.fp, i64::from(after));
+        let n = self.int(values.len() as u64);
+        self.call(helpers::push_all as *const () as usize, &[jx, at, n], 0);
     }
 
     fn body(&mut self) -> Result<(), String> {
@@ -513,7 +693,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let first = self.block(0);
         self.b.ins().jump(first, &[]);
         let mut open = false;
+        // The end of the fused sequence lowered as one unit, whose rest is not lowered.
+        let mut past = 0;
         for ip in 0..self.shape.ops.len() {
+            if ip < past {
+                continue;
+            }
             let Some(h) = self.shape.heights[ip] else {
                 open = false;
                 continue;
@@ -533,9 +718,180 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     *o = i < h;
                 }
             }
-            open = self.op(ip)?;
+            open = match self.unit(ip) {
+                Some(open) => {
+                    past = ip + self.code.ops()[ip].weight() as usize;
+                    open
+                }
+                None => self.op(ip)?,
+            };
         }
         Ok(())
+    }
+
+    /// Lower the fused instruction at `ip` as one unit, where the generator takes it and
+    /// no jump lands inside its sequence: a call of one of the machine's functions that
+    /// reads the values where they lie (the locals lent, not copied), or code in line.
+    /// Whether the code goes on after it; `None` to lower its plain instructions instead.
+    /// Its steps are counted before the call: the functions run no other code, and a
+    /// body that leaves in one gives up (so that nothing sees the steps there).
+    fn unit(&mut self, ip: usize) -> Option<bool> {
+        let op = self.code.ops()[ip];
+        let w = op.weight() as usize;
+        if w < 2
+            || op.rest_after() + 1 != w
+            || (ip + 1..ip + w).any(|j| self.blocks.get(j).copied().flatten().is_some())
+        {
+            return None;
+        }
+        let jx = self.jx;
+        let int = |lw: &mut Self, k: i32| lw.constant(INT, i64::from(k) as u64);
+        match op {
+            // `(property "p" of e)`, of a local or a name written in the code.
+            Op::LocalPropertyOf { name, .. }
+            | Op::LocalPropertyTo { name, .. }
+            | Op::NamedPropertyOf { name, .. } => {
+                self.count(w);
+                let e = match op {
+                    Op::NamedPropertyOf { entity, .. } => self.constant(STR, sym_word(entity)),
+                    Op::LocalPropertyOf { a, .. } | Op::LocalPropertyTo { a, .. } => {
+                        self.local(a as usize)
+                    }
+                    _ => return None,
+                };
+                let mut site = self.plain_site(ip + 1);
+                site.name = name;
+                let s = self.site(site);
+                let f = helpers::property_of_lent as *const () as usize;
+                let r = self.call_value(f, &[jx, s, e.0, e.1]);
+                match op {
+                    Op::LocalPropertyTo { dst, .. } => self.set_local(dst as usize, r, true),
+                    _ => self.push(r),
+                }
+            }
+            // `(get c k)`, `(nth c k)`, `(get c k default)` of locals (and a constant).
+            Op::ReadLocals { .. } | Op::ReadConst { .. } | Op::GetOr { .. } => {
+                self.count(w);
+                let (c, k, read, default) = match op {
+                    Op::ReadLocals { c, k, read } => (c, self.local(k as usize), read, None),
+                    Op::ReadConst { c, read, k } => (c, int(self, k), read, None),
+                    Op::GetOr { c, k, default } => (
+                        c,
+                        self.local(k as usize),
+                        Read::Get,
+                        Some(i64::from(default)),
+                    ),
+                    _ => return None,
+                };
+                let c = self.local(c as usize);
+                let mut site = self.plain_site(ip + w - 1);
+                site.index = read.builtin() as usize;
+                site.argc = 2 + u8::from(default.is_some());
+                site.pure = pure_fn(site.index);
+                site.default = default;
+                let s = self.site(site);
+                let f = helpers::read_lent as *const () as usize;
+                let r = self.call_value(f, &[jx, s, c.0, c.1, k.0, k.1]);
+                self.push(r);
+            }
+            // `(get (property "p" of e) k)`: the table read where it lies.
+            Op::PropertyGet { name, k, .. } | Op::NamedPropertyGet { name, k, .. } => {
+                self.count(w);
+                let e = match op {
+                    Op::NamedPropertyGet { entity, .. } => self.constant(STR, sym_word(entity)),
+                    Op::PropertyGet { a, .. } => self.local(a as usize),
+                    _ => return None,
+                };
+                let k = self.local(k as usize);
+                let mut site = self.plain_site(ip + 1);
+                site.name = name;
+                site.index = Read::Get.builtin() as usize;
+                site.argc = 2;
+                site.pure = pure_fn(site.index);
+                let s = self.site(site);
+                let f = helpers::property_get_lent as *const () as usize;
+                let r = self.call_value(f, &[jx, s, e.0, e.1, k.0, k.1]);
+                self.push(r);
+            }
+            // `(if (= (state of e) "s") ...)`: the state compared where it lies.
+            Op::LocalStateJump { a, s, eq, to } if to as usize > ip => {
+                self.count(w);
+                let e = self.local(a as usize);
+                let mut site = self.plain_site(ip + 1);
+                site.name = s;
+                let site = self.site(site);
+                let f = helpers::state_is_lent as *const () as usize;
+                let r = self.call(f, &[jx, site, e.0, e.1], 1)[0];
+                let out = self.b.ins().icmp_imm_u(IntCC::Equal, r, 2);
+                self.leave_if(out);
+                let same = self.b.ins().icmp_imm_u(IntCC::Equal, r, 1);
+                let (yes, no) = (self.block(ip + w), self.block(to as usize));
+                if eq {
+                    self.b.ins().brif(same, yes, &[], no, &[]);
+                } else {
+                    self.b.ins().brif(same, no, &[], yes, &[]);
+                }
+                return Some(false);
+            }
+            // `(contains "KQRBNP" p)` on a one-letter name: a bit test, its work (the
+            // string's length) counted as `contains` counts it.
+            Op::LetterIn { s, letters, a } => {
+                let (tag, word) = self.local(a as usize);
+                let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
+                // An interned name of one ASCII letter: its number is the letter.
+                let name = self.b.ins().band_imm_u(word, 1);
+                let name = self.b.ins().icmp_imm_u(IntCC::NotEqual, name, 0);
+                let ascii = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, word, 256);
+                let letter = self.b.ins().band(is_str, name);
+                let letter = self.b.ins().band(letter, ascii);
+                let fast = self.b.create_block();
+                let slow = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.append_block_param(join, I64);
+                self.b.ins().brif(letter, fast, &[], slow, &[]);
+                self.b.switch_to_block(fast);
+                self.b.seal_block(fast);
+                let pending = self.pending;
+                self.pending += w as u64 + u64::from(letters.count_ones());
+                self.flush();
+                // The work may reach the step check.
+                self.check();
+                let byte = self.b.ins().ushr_imm_u(word, 1);
+                let high = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, byte, 64);
+                let shift = self.b.ins().iadd_imm_u(byte, -64i64);
+                let set = self.int(letters);
+                let bits = self.b.ins().ushr(set, shift);
+                let bit = self.b.ins().band_imm_u(bits, 1);
+                let zero = self.int(0);
+                let found = self.b.ins().select(high, bit, zero);
+                self.b.ins().jump(join, &[found.into()]);
+                // Anything else: `contains` on a copy, by the machine.
+                self.b.switch_to_block(slow);
+                self.b.seal_block(slow);
+                self.pending = pending + w as u64;
+                self.flush();
+                self.copy((tag, word));
+                let mut site = self.plain_site(ip + 2);
+                site.index = crate::compile::builtins::index("contains") as usize;
+                site.argc = 2;
+                site.pure = pure_fn(site.index);
+                let site = self.site(site);
+                let hay = self.constant(STR, sym_word(s));
+                let f = helpers::pure2 as *const () as usize;
+                let r = self.call_value(f, &[jx, site, hay.0, hay.1, tag, word]);
+                self.b.ins().jump(join, &[r.1.into()]);
+                self.b.switch_to_block(join);
+                self.b.seal_block(join);
+                let found = self.b.block_params(join)[0];
+                let t = self.int(BOOL);
+                self.push_plain((t, found));
+            }
+            _ => return None,
+        }
+        Some(true)
     }
 
     /// Lower the instruction at `ip`: whether the code goes on to the next one.
@@ -694,8 +1050,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let int_op = IntOp::of_builtin(index).unwrap_or(IntOp::Eq);
                 self.int_op(ip, index, int_op);
             }
+            Op::Builtin(index, 0) if self.direct && is_self(index) => {
+                let r = self.call_value(helpers::self_direct as *const () as usize, &[jx]);
+                self.push_plain(r);
+            }
+            Op::Builtin(index, argc) if self.direct && !free_builtin(index) => {
+                self.rare(argc as usize);
+            }
             Op::Builtin(index, argc) => {
                 self.builtin(ip, index, argc);
+            }
+            Op::UpdateLocal { func, argc, .. } if self.direct && !free_builtin(func) => {
+                self.rare(argc as usize - 1);
             }
             Op::UpdateLocal { slot, func, argc } => {
                 // The collection, taken from its variable, where the hole was pushed.
@@ -799,6 +1165,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let mut args = vec![self.jx, s];
         args.extend(operand.into_iter().flat_map(|(t, w)| [t, w]));
         let r = self.call_value(helpers[usize::from(self.direct)], &args);
+        self.push(r);
+    }
+
+    /// An instruction on the top `k` operands that a body running without its join point
+    /// does not do: it gives up there ([`helpers::rare`]), letting go of what it holds.
+    fn rare(&mut self, k: usize) {
+        let jx = self.jx;
+        let r = self.call_value(helpers::rare as *const () as usize, &[jx]);
+        // Not reached: the helper always leaves.
+        for _ in 0..k {
+            self.pop();
+        }
         self.push(r);
     }
 
@@ -978,14 +1356,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.push(r);
                 return Ok(());
             }
-            (FormOp::UpdateProperty, 0, false) if self.names[self.h - 2].is_some() => {
+            (FormOp::UpdateProperty, 0, direct) if self.names[self.h - 2].is_some() => {
                 site.name = self.names[self.h - 2].unwrap_or(site.name);
                 let ((tag, word), _) = self.pop();
                 self.pop();
                 let s = self.site(site);
-                let f = helpers::update_property as *const () as usize;
+                let f = match direct {
+                    true => helpers::update_property_direct as *const () as usize,
+                    false => helpers::update_property as *const () as usize,
+                };
                 let r = self.call_value(f, &[jx, s, tag, word]);
-                self.push(r);
+                if direct {
+                    self.push_plain(r);
+                } else {
+                    self.push(r);
+                }
                 return Ok(());
             }
             (FormOp::SendNew, _, _) | (FormOp::NewMessage, _, false) => {
@@ -1009,9 +1394,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         }
                     }
                     self.h = base;
-                    for (t, w) in taken {
-                        self.call(helpers::push as *const () as usize, &[jx, t, w], 0);
-                    }
+                    self.push_values(&taken);
                     let s = self.site(site);
                     let r = self.call_value(helpers::send as *const () as usize, &[jx, s]);
                     self.push(r);
@@ -1020,14 +1403,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             _ => {}
         }
-        if self.direct {
-            // A send whose label or keys are made at run time: the general way, which a
-            // body without a join point cannot take (the fast tier gives up there).
-            site.shape = None;
-            self.hand_over(k);
-            let s = self.site(site);
-            let r = self.call_value(helpers::send as *const () as usize, &[jx, s]);
-            self.push(r);
+        if self.direct && !free_form(form) {
+            // A form that reads the join point (or a send whose label or keys are made
+            // at run time, which would name it as the sender).
+            self.rare(k);
             return Ok(());
         }
         self.hand_over(k);
@@ -1080,6 +1459,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     fn finish(mut self, target: TargetFrontendConfig) {
+        self.ways_out();
         // Leaving early (the values let go on the way here): the way out said.
         self.b.switch_to_block(self.unwind);
         let jx = self.jx;

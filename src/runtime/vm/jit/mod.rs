@@ -4,14 +4,16 @@
 //! it has run often enough, and runs in place of its closures, under the fast tier's
 //! contract: off while traced, stepped or profiled; anything rare gives up and the
 //! transaction is replayed on the interpreter; `--tier both` compares the two. A
-//! behaviour is compiled a second time to run without a join point, for sends to it
-//! ([`Form::Direct`], [`helpers::send`]).
+//! behaviour, law or side-effect is compiled a second time to run without a join point,
+//! once sends have asked for that form as often: a send whose chain has such a form for
+//! each of its bodies runs them as calls ([`Form::Direct`], [`helpers::send`]).
 //!
 //! With `FLEXRULES_JIT=off` nothing is compiled (the closures run, for comparison); with
 //! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
 //! why any was not. `FLEXRULES_JIT_AFTER=<n>` sets how often a body runs before it is
 //! compiled (1000), `FLEXRULES_JIT_DUMP=<text>` prints the code made for the bodies
-//! whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's optimisation level.
+//! whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's optimisation level and
+//! `FLEXRULES_JIT_REGALLOC` its register allocator (`backtracking`, `single_pass`).
 //! `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast tier only the bodies whose
 //! name contains one of the texts.
 
@@ -19,7 +21,7 @@ mod helpers;
 mod lower;
 mod raw;
 
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::ir::types::I64;
@@ -59,7 +61,21 @@ pub(crate) struct Jx {
     direct: u64,
     /// The body running without a join point, and the table of direct forms.
     code: u64,
-    entries: *const [AtomicUsize],
+    entries: *const [Direct],
+}
+
+/// A body's direct form, in the table sends read: its address (0 for none), how often it
+/// has been called, how often it gave up (it is taken away when that is not rare), and
+/// whether the body can change the world (a law that can runs only at a join point,
+/// whose veto has a copy of the world to restore).
+#[derive(Default)]
+pub(crate) struct Direct {
+    entry: AtomicUsize,
+    runs: AtomicU32,
+    rare: AtomicU32,
+    quiet: bool,
+    /// Whether its direct form was compiled (or found not to be possible).
+    tried: AtomicBool,
 }
 
 /// What an instruction that calls the machine names, kept by the compiled module for
@@ -72,8 +88,15 @@ pub(crate) struct Site {
     index: usize,
     pure: Option<PureFn>,
     shape: Option<MessageShape>,
-    /// The direct forms of the game's bodies, by body (0 for none), for sends.
-    entries: *const [AtomicUsize],
+    /// The default of a fused `(get c k default)`.
+    default: Option<i64>,
+    /// Where the attribute an `(attribute "key")` reads was found last, in the message's
+    /// attributes (the messages a body handles most often have the same keys).
+    guess: AtomicU32,
+    /// The direct forms of the game's bodies, by body, for sends.
+    entries: *const [Direct],
+    /// The code generator, which compiles a direct form when a send first asks for it.
+    jit: *const Jit,
 }
 
 /// The sites compiled code names, each boxed: the code holds its address, so it must
@@ -101,10 +124,14 @@ struct Jit {
     /// Each body's compiled form run at its join point: 0 not yet, 1 not compiled
     /// (never will be), else its address.
     joined: Box<[AtomicUsize]>,
-    /// Each body's direct form's address, or 0 (read by sends, [`helpers::send`]).
-    entries: Arc<[AtomicUsize]>,
-    /// Whether each body is a behaviour (only a behaviour is run for a send directly).
-    behaviour: Box<[bool]>,
+    /// Each body's direct form (read by sends, [`helpers::send`]).
+    entries: Arc<[Direct]>,
+    /// Whether each body is a behaviour, a law or a side-effect (what a send runs, and so
+    /// what may be run directly).
+    advice: Box<[bool]>,
+    /// Whether each body is a function that needs no join point, nor do those it calls
+    /// (so that a body running without one may call it).
+    free: Box<[bool]>,
     /// How often each body has run before it is compiled.
     calls: Box<[AtomicU32]>,
     after: u32,
@@ -217,17 +244,25 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         }),
         codes: game.codes.clone(),
         joined: (0..n).map(|_| AtomicUsize::new(0)).collect(),
-        entries: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+        entries: lower::quiet_bodies(&game.codes)
+            .into_iter()
+            .map(|quiet| Direct {
+                quiet,
+                ..Direct::default()
+            })
+            .collect(),
         calls: (0..n).map(|_| AtomicU32::new(0)).collect(),
-        behaviour: {
+        advice: {
             let mut b = vec![false; n];
-            for code in game.types.iter().flat_map(|t| t.behaviours.values()) {
+            let behaviours = game.types.iter().flat_map(|t| t.behaviours.values());
+            for code in behaviours.chain(game.advice.iter().map(|a| &a.code)) {
                 if let Some(b) = b.get_mut(code.0 as usize) {
                     *b = true;
                 }
             }
             b.into()
         },
+        free: lower::free_functions(&game.codes).into(),
         after,
         report,
         dump: std::env::var("FLEXRULES_JIT_DUMP").ok(),
@@ -256,102 +291,120 @@ impl Jit {
     #[cold]
     fn compile(&self, i: usize) -> usize {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let state = &mut *guard;
         let done = self.joined[i].load(Ordering::Acquire);
         if done != 0 {
             return done;
         }
+        let name = &self.codes[i].name;
+        let joined = match self.make(&mut guard, i, Form::Joined) {
+            Ok(at) => {
+                if self.report {
+                    eprintln!("jit: compiled {name}");
+                }
+                at
+            }
+            Err(e) => {
+                if self.report {
+                    eprintln!("jit: {name} not compiled: {e}");
+                }
+                1
+            }
+        };
+        self.joined[i].store(joined, Ordering::Release);
+        joined
+    }
+
+    /// Body `i`'s direct form, compiled the first time a send asks for it once it has
+    /// been asked for [`Jit::after`] times (a body that is never sent to directly, as a
+    /// chess move's laws, sent from outside, is not compiled twice); `None` when it has
+    /// none (yet).
+    #[cold]
+    fn direct(&self, i: usize) -> Option<Entry> {
+        let d = self.entries.get(i)?;
+        if !self.advice[i]
+            || d.tried.load(Ordering::Relaxed)
+            || d.runs.fetch_add(1, Ordering::Relaxed) < self.after
+        {
+            return None;
+        }
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !d.tried.swap(true, Ordering::Relaxed) {
+            let name = &self.codes[i].name;
+            match self.make(&mut guard, i, Form::Direct) {
+                Ok(at) => {
+                    d.entry.store(at, Ordering::Release);
+                    if self.report {
+                        eprintln!("jit: compiled {name}, direct form");
+                    }
+                }
+                Err(e) => {
+                    if self.report {
+                        eprintln!("jit: {name} has no direct form: {e}");
+                    }
+                }
+            }
+        }
+        helpers::entry_of(&self.entries, crate::compile::bytecode::CodeId(i as u32))
+    }
+
+    /// Compile body `i` in `form`: its address.
+    fn make(&self, state: &mut State, i: usize, form: Form) -> Result<usize, String> {
         let Some(module) = state.module.as_mut() else {
-            return 1;
+            return Err("no code generator".into());
         };
         let code = &self.codes[i];
         let target = module.isa().frontend_config();
-        let table = Arc::as_ptr(&self.entries);
         let ctx = &mut state.ctx;
-        let mut made = Vec::new();
-        let forms: &[Form] = match self.behaviour[i] {
-            true => &[Form::Joined, Form::Direct],
-            false => &[Form::Joined],
-        };
-        for &form in forms {
-            ctx.func.signature.params.clear();
-            ctx.func.signature.returns.clear();
-            ctx.func.signature.params.push(AbiParam::new(I64));
-            ctx.func.signature.returns.push(AbiParam::new(I64));
-            ctx.func.signature.returns.push(AbiParam::new(I64));
-            ctx.func.name = UserFuncName::user(form as u32, i as u32);
-            let mut sites = Sites::default();
-            let lowered = lower::lower(
-                &mut ctx.func,
-                &mut state.fctx,
-                code,
-                &mut sites,
-                target,
-                form,
-                table,
+        ctx.func.signature.params.clear();
+        ctx.func.signature.returns.clear();
+        ctx.func.signature.params.push(AbiParam::new(I64));
+        ctx.func.signature.returns.push(AbiParam::new(I64));
+        ctx.func.signature.returns.push(AbiParam::new(I64));
+        ctx.func.name = UserFuncName::user(form as u32, i as u32);
+        let mut sites = Sites::default();
+        let lowered = lower::lower(
+            &mut ctx.func,
+            &mut state.fctx,
+            code,
+            &mut sites,
+            target,
+            form,
+            self,
+        );
+        let dump = self.dump.as_deref().is_some_and(|d| code.name.contains(d));
+        ctx.set_disasm(dump);
+        let defined = lowered.and_then(|()| {
+            let name = format!("body{i}_{}", form as u32);
+            let id = module
+                .declare_function(&name, Linkage::Local, &ctx.func.signature)
+                .map_err(|e| e.to_string())?;
+            module
+                .define_function(id, ctx)
+                .map_err(|e| format!("{e:?}"))?;
+            Ok(id)
+        });
+        if dump && let Some(compiled) = ctx.compiled_code() {
+            eprintln!(
+                "jit: {} ({form:?})\n{}\n{}",
+                code.name,
+                ctx.func.display(),
+                compiled.vcode.as_deref().unwrap_or("")
             );
-            let dump = self.dump.as_deref().is_some_and(|d| code.name.contains(d));
-            ctx.set_disasm(dump);
-            let defined = lowered.and_then(|()| {
-                let name = format!("body{i}_{}", form as u32);
-                let id = module
-                    .declare_function(&name, Linkage::Local, &ctx.func.signature)
-                    .map_err(|e| e.to_string())?;
-                module
-                    .define_function(id, ctx)
-                    .map_err(|e| format!("{e:?}"))?;
-                Ok(id)
-            });
-            if dump && let Some(compiled) = ctx.compiled_code() {
-                eprintln!(
-                    "jit: {} ({form:?})\n{}\n{}",
-                    code.name,
-                    ctx.func.display(),
-                    compiled.vcode.as_deref().unwrap_or("")
-                );
-            }
-            module.clear_context(ctx);
-            match defined {
-                Ok(id) => {
-                    state.sites.0.extend(sites.0);
-                    made.push((form, id));
-                }
-                Err(e) => {
-                    // A lowering stopped half way leaves the builder's context as it
-                    // was.
-                    state.fctx = FunctionBuilderContext::new();
-                    if self.report && form == Form::Joined {
-                        eprintln!("jit: {} not compiled: {e}", code.name);
-                    }
-                    // A body that needs its join point has no direct form.
-                    if form == Form::Joined {
-                        break;
-                    }
-                }
-            }
         }
-        if let Err(e) = module.finalize_definitions() {
-            if self.report {
-                eprintln!("jit: {} could not be made ready: {e}", code.name);
+        module.clear_context(ctx);
+        let id = match defined {
+            Ok(id) => id,
+            Err(e) => {
+                // A lowering stopped half way leaves the builder's context as it was.
+                state.fctx = FunctionBuilderContext::new();
+                return Err(e);
             }
-            self.joined[i].store(1, Ordering::Release);
-            return 1;
-        }
-        let mut joined = 1;
-        for (form, id) in made {
-            let at = module.get_finalized_function(id) as usize;
-            match form {
-                Form::Joined => joined = at,
-                Form::Direct => self.entries[i].store(at, Ordering::Release),
-            }
-        }
-        if self.report && joined > 1 {
-            let direct = self.entries[i].load(Ordering::Relaxed) != 0;
-            let with = if direct { " with a direct form" } else { "" };
-            eprintln!("jit: compiled {}{with}", code.name);
-        }
-        self.joined[i].store(joined, Ordering::Release);
-        joined
+        };
+        state.sites.0.extend(sites.0);
+        module
+            .finalize_definitions()
+            .map_err(|e| format!("could not be made ready: {e}"))?;
+        Ok(module.get_finalized_function(id) as usize)
     }
 }
 
@@ -359,6 +412,11 @@ fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
     let opt = std::env::var("FLEXRULES_JIT_OPT").unwrap_or_else(|_| "speed".into());
     flags.set("opt_level", &opt).map_err(|e| e.to_string())?;
+    if let Ok(alloc) = std::env::var("FLEXRULES_JIT_REGALLOC") {
+        flags
+            .set("regalloc_algorithm", &alloc)
+            .map_err(|e| e.to_string())?;
+    }
     flags
         .set("use_colocated_libcalls", "false")
         .map_err(|e| e.to_string())?;
