@@ -16,7 +16,7 @@ use super::super::super::value::{Key, Value};
 use super::super::super::world::Chain;
 use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
 use super::super::stack::truncate_releasing;
-use super::raw::{DONE, EXIT, LIST, Raw, STR, from_raw, into_raw};
+use super::raw::{DONE, EXIT, LIST, Raw, STR, from_raw, into_raw, sym_word};
 use super::{Direct, Entry, Jx, Site};
 
 /// The fast tier the body runs on.
@@ -256,9 +256,18 @@ pub(super) unsafe extern "C" fn push_all(jx: *mut Jx, at: *const u64, n: u64) {
     }
 }
 
-/// Parameter `slot`, taken from the frame (nil left there).
-pub(super) unsafe extern "C" fn take_local(jx: *mut Jx, slot: u64) -> Raw {
-    into_raw(unsafe { fx(jx) }.take_local(slot as usize))
+/// The first `n` locals of the frame (the parameters), taken (nil left there) and put
+/// at `at`, two words each.
+pub(super) unsafe extern "C" fn take_params(jx: *mut Jx, at: *mut u64, n: u64) {
+    let fx = unsafe { fx(jx) };
+    for i in 0..n as usize {
+        let r = into_raw(fx.take_local(i));
+        // SAFETY: the generated code's frame has room for its locals.
+        unsafe {
+            *at.add(2 * i) = r.tag;
+            *at.add(2 * i + 1) = r.word;
+        }
+    }
 }
 
 /// A form on the operands pushed (a message of known label and keys goes to [`send`]).
@@ -461,8 +470,8 @@ pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
         None
     };
     match target {
-        Some((id, chain, behaviour)) => unsafe {
-            run_direct(jx, fx, id, &chain, behaviour, at, n, site)
+        Some((id, name, chain, behaviour)) => unsafe {
+            run_direct(jx, fx, (id, name), &chain, behaviour, at, n, site)
         },
         // Too deep for a direct call: the interpreter goes deeper (or stops at the
         // limit), and the direct form is kept for the sends that are not.
@@ -520,7 +529,7 @@ unsafe fn direct_target(
     fx: &mut Fx<'static, 'static>,
     site: &Site,
     at: usize,
-) -> Option<(EntityId, Rc<Chain>, Option<CodeId>)> {
+) -> Option<(EntityId, Symbol, Rc<Chain>, Option<CodeId>)> {
     let shape = site.shape.as_ref()?;
     if unsafe { too_deep(jx, fx) } {
         return None;
@@ -563,7 +572,7 @@ unsafe fn direct_target(
             unsafe { &*site.jit }.direct(code.0 as usize)?;
         }
     }
-    Some((id, chain, behaviour))
+    Some((id, name, chain, behaviour))
 }
 
 /// Whether a direct call from the body `jx` runs would be too deep: past the fast tier's
@@ -629,7 +638,7 @@ unsafe fn run_body(jx: *mut Jx, inner: &mut Jx, code: CodeId, entries: &[Direct]
 unsafe fn run_direct(
     jx: *mut Jx,
     fx: &mut Fx<'static, 'static>,
-    id: EntityId,
+    (id, name): (EntityId, Symbol),
     chain: &Chain,
     behaviour: Option<CodeId>,
     at: usize,
@@ -647,6 +656,7 @@ unsafe fn run_direct(
         check_at: unsafe { (*jx).check_at },
         exit: Exit::GiveUp,
         me: u64::from(id.0),
+        me_name: sym_word(name),
         attrs_at: (at + 1) as u64,
         shape: site
             .shape
@@ -710,16 +720,6 @@ unsafe fn run_chain(
     Some(value)
 }
 
-/// `(self)` in a body running without a join point: its entity's name.
-pub(super) unsafe extern "C" fn self_direct(jx: *mut Jx) -> Raw {
-    let fx = unsafe { fx(jx) };
-    let id = EntityId(unsafe { (*jx).me } as u32);
-    match fx.m.world.game_entity(id) {
-        Some(e) => into_raw(Value::sym(e.name)),
-        None => unsafe { give_up(jx) },
-    }
-}
-
 /// `(update property "name" to v)` in a body running without a join point: a property
 /// of its entity's layout; anything else gives up.
 pub(super) unsafe extern "C" fn update_property_direct(
@@ -744,7 +744,19 @@ pub(super) unsafe extern "C" fn update_property_direct(
 pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let (shape, at) = unsafe { (&*(*jx).shape, (*jx).attrs_at as usize) };
-    match shape.names.iter().position(|&k| k == site.name) {
+    // Looked for first where it was found last.
+    let guess = site.guess.load(Ordering::Relaxed) as usize;
+    let found = match shape.names.get(guess) {
+        Some(&k) if k == site.name => Some(guess),
+        _ => {
+            let i = shape.names.iter().position(|&k| k == site.name);
+            if let Some(i) = i {
+                site.guess.store(i as u32, Ordering::Relaxed);
+            }
+            i
+        }
+    };
+    match found {
         Some(i) => into_raw(fx.m.stack[at + i].clone()),
         None => into_raw(Value::Nil),
     }

@@ -681,14 +681,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
     fn body(&mut self) -> Result<(), String> {
         // Every variable nil, but the parameters, taken from the frame.
         let jx = self.jx;
-        for i in 0..self.nlocals {
-            if i < usize::from(self.code.params) {
-                let slot = self.int(i as u64);
-                let r = self.call(helpers::take_local as *const () as usize, &[jx, slot], 2);
-                self.put_local(i, (r[0], r[1]));
-            } else {
-                self.clear_local(i);
-            }
+        let params = usize::from(self.code.params).min(self.nlocals);
+        if params > 0 {
+            let (fp, n) = (self.fp, self.int(params as u64));
+            self.call(helpers::take_params as *const () as usize, &[jx, fp, n], 0);
+        }
+        for i in params..self.nlocals {
+            self.clear_local(i);
         }
         let first = self.block(0);
         self.b.ins().jump(first, &[]);
@@ -1051,8 +1050,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.int_op(ip, index, int_op);
             }
             Op::Builtin(index, 0) if self.direct && is_self(index) => {
-                let r = self.call_value(helpers::self_direct as *const () as usize, &[jx]);
-                self.push_plain(r);
+                // The name the send found its entity by, as the join point keeps it.
+                let flags = MemFlagsData::trusted();
+                let at = std::mem::offset_of!(Jx, me_name) as i32;
+                let word = self.b.ins().load(I64, flags, jx, at);
+                let tag = self.int(STR);
+                self.push_plain((tag, word));
             }
             Op::Builtin(index, argc) if self.direct && !free_builtin(index) => {
                 self.rare(argc as usize);

@@ -55,6 +55,8 @@ pub(crate) struct Jx {
     /// the entity it runs for, where the values sent lie on the machine's stack and
     /// their names, how many such calls deep it runs, and 1.
     me: u64,
+    /// The entity's name, as a value's payload (what `(self)` gives).
+    me_name: u64,
     attrs_at: u64,
     shape: *const MessageShape,
     nest: u64,
@@ -188,6 +190,7 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
         check_at,
         exit: Exit::GiveUp,
         me: 0,
+        me_name: 0,
         attrs_at: 0,
         shape: std::ptr::null(),
         nest: 0,
