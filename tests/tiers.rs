@@ -562,6 +562,59 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
     );
 }
 
+/// A direct form that gives up at every run (here at `notify`, which only the join point
+/// does) is taken away once that is more than rare: the first moves are replayed on the
+/// interpreter, the later ones run without a replay, the chain the general way.
+#[cfg(feature = "jit")]
+#[test]
+fn a_direct_form_that_keeps_giving_up_is_taken_away() {
+    // Each body compiled when it first runs, as `tools/jit-test` runs these tests.
+    assert_eq!(
+        std::env::var("FLEXRULES_JIT_AFTER").as_deref(),
+        Ok("0"),
+        "run the feature's tests with tools/jit-test"
+    );
+    let text = r#"
+#entity cell
+  #property hits 0
+  #state default
+    #onMessage poke
+      (update property "hits" to (+ (property "hits") 1))
+      (notify "poked")
+#entity box
+  #state default
+    #onMessage go
+      (send new message "poke" to "a")
+#instance a of cell
+#instance x of box
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text.to_string());
+    let built = build_game(&fs, Path::new("game.fr")).unwrap_or_else(|e| panic!("{e:?}"));
+    let options = SessionOptions {
+        seed: 1,
+        params: vec![],
+        limits: Limits::default(),
+        trace: false,
+        tier: Tier::Fast,
+    };
+    let (mut session, _) = Session::start(built.game, &options).unwrap();
+    let mut replays = Vec::new();
+    for _ in 0..40 {
+        let (to, msg) = parse_send("go to x").unwrap();
+        let before = tier_counts();
+        let tx = session.deliver(to, msg);
+        assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+        assert_eq!(format!("{:?}", tx.output), r#"[Notify("poked")]"#);
+        replays.push(tier_counts().replays - before.replays);
+    }
+    // Replayed while the form was there (16 give-ups are let pass, the 17th takes it
+    // away), never after.
+    let replayed: u64 = replays.iter().sum();
+    assert!((1..=17).contains(&replayed), "{replays:?}");
+    assert!(replays[20..].iter().all(|&r| r == 0), "{replays:?}");
+}
+
 #[test]
 fn a_rollback_and_an_interpreted_body_inside_a_fast_send_need_no_replay() {
     let (tx, _, replays) = same_transaction(CELLS, "sink to a with n 5", Limits::default());

@@ -1064,7 +1064,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.builtin(ip, index, argc);
             }
             Op::UpdateLocal { func, argc, .. } if self.direct && !free_builtin(func) => {
-                self.rare(argc as usize - 1);
+                // The hole and the other arguments.
+                self.rare(argc as usize);
             }
             Op::UpdateLocal { slot, func, argc } => {
                 // The collection, taken from its variable, where the hole was pushed.
