@@ -277,6 +277,11 @@ fn an_unknown_tier_is_refused() {
 /// Game `text` sent `send` on `tier` with `limits`: the transaction, and what the fast
 /// tier did meanwhile on this thread (bodies run, transactions run again).
 fn transaction(text: &str, send: &str, tier: Tier, limits: Limits) -> (Transaction, u64, u64) {
+    deliver(&mut session(text, tier, limits), send)
+}
+
+/// A session of the game `text` on `tier`.
+fn session(text: &str, tier: Tier, limits: Limits) -> Session {
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", text.to_string());
     let built = build_game(&fs, Path::new("game.fr")).unwrap_or_else(|e| panic!("{e:?}"));
@@ -287,9 +292,15 @@ fn transaction(text: &str, send: &str, tier: Tier, limits: Limits) -> (Transacti
         trace: false,
         tier,
     };
-    let (mut session, _) = Session::start(built.game, &options)
+    Session::start(built.game, &options)
         .map_err(|e| e.to_string())
-        .unwrap();
+        .unwrap()
+        .0
+}
+
+/// Deliver `send` in `session`: the transaction, and the bodies the fast tier ran and
+/// the transactions it gave up to the interpreter meanwhile.
+fn deliver(session: &mut Session, send: &str) -> (Transaction, u64, u64) {
     let (to, msg) = parse_send(send).unwrap();
     let before = tier_counts();
     let tx = session.deliver(to, msg);
@@ -588,25 +599,13 @@ fn a_direct_form_that_keeps_giving_up_is_taken_away() {
 #instance a of cell
 #instance x of box
 "#;
-    let mut fs = MemoryFs::new();
-    fs.insert("game.fr", text.to_string());
-    let built = build_game(&fs, Path::new("game.fr")).unwrap_or_else(|e| panic!("{e:?}"));
-    let options = SessionOptions {
-        seed: 1,
-        params: vec![],
-        limits: Limits::default(),
-        trace: false,
-        tier: Tier::Fast,
-    };
-    let (mut session, _) = Session::start(built.game, &options).unwrap();
+    let mut session = session(text, Tier::Fast, Limits::default());
     let mut replays = Vec::new();
     for _ in 0..40 {
-        let (to, msg) = parse_send("go to x").unwrap();
-        let before = tier_counts();
-        let tx = session.deliver(to, msg);
+        let (tx, _, replayed) = deliver(&mut session, "go to x");
         assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
         assert_eq!(format!("{:?}", tx.output), r#"[Notify("poked")]"#);
-        replays.push(tier_counts().replays - before.replays);
+        replays.push(replayed);
     }
     // Replayed while the form was there (16 give-ups are let pass, the 17th takes it
     // away), never after.

@@ -554,8 +554,7 @@ unsafe fn direct_target(
     let (chain, behaviour) = cx
         .cache
         .get(cx.game, &m.world, ty, name, state, shape.label);
-    // SAFETY: the table lives as long as the code that names it.
-    let entries = unsafe { &*site.entries };
+    let entries = site.entries();
     if chain.laws_may_change_world
         && !chain
             .laws
@@ -665,10 +664,9 @@ unsafe fn run_direct(
         nest: unsafe { (*jx).nest } + 1,
         direct: 1,
         code: 0,
-        entries: site.entries,
+        entries: site.entries(),
     };
-    // SAFETY: the table lives as long as the code that names it.
-    let entries = unsafe { &*site.entries };
+    let entries = site.entries();
     fx.m.fast_nest += 1;
     let v = unsafe { run_chain(jx, &mut inner, chain, behaviour, entries) };
     let fx = unsafe { self::fx(jx) };

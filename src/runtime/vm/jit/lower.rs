@@ -33,7 +33,7 @@ use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::fast::MessageShape;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
-use super::{Direct, Form, Jit, Jx, Site, Sites, helpers};
+use super::{Form, Jit, Jx, Site, Sites, helpers};
 
 type V = ir::Value;
 
@@ -264,7 +264,6 @@ pub(super) fn lower(
     let b = FunctionBuilder::new(func, fctx);
     let mut lw = Lowering::new(b, code, &shape, sites);
     lw.direct = form == Form::Direct;
-    lw.table = std::sync::Arc::as_ptr(&jit.entries);
     lw.jit = jit;
     lw.body()?;
     lw.finish(target);
@@ -285,7 +284,6 @@ struct Lowering<'a, 'b> {
     sites: &'a mut Sites,
     /// Whether the body is lowered to run without a join point ([`Form::Direct`]).
     direct: bool,
-    table: *const [Direct],
     jit: *const Jit,
     blocks: Vec<Option<Block>>,
     /// The locals live in the frame at `fp` (two words each; the operands the body holds
@@ -355,7 +353,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
             shape,
             sites,
             direct: false,
-            table: std::ptr::slice_from_raw_parts(std::ptr::null(), 0),
             jit: std::ptr::null(),
             blocks,
             nlocals: code.locals() as usize,
@@ -557,7 +554,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
             shape: None,
             default: None,
             guess: std::sync::atomic::AtomicU32::new(0),
-            entries: self.table,
             jit: self.jit,
         }
     }

@@ -95,10 +95,17 @@ pub(crate) struct Site {
     /// Where the attribute an `(attribute "key")` reads was found last, in the message's
     /// attributes (the messages a body handles most often have the same keys).
     guess: AtomicU32,
-    /// The direct forms of the game's bodies, by body, for sends.
-    entries: *const [Direct],
-    /// The code generator, which compiles a direct form when a send first asks for it.
+    /// The code generator: its table of direct forms, for sends, and the compiler of a
+    /// direct form a send first asks for.
     jit: *const Jit,
+}
+
+impl Site {
+    /// The direct forms of the game's bodies, by body.
+    fn entries(&self) -> &[Direct] {
+        // SAFETY: the code generator outlives the code it made, and so its sites.
+        unsafe { &(*self.jit).entries }
+    }
 }
 
 /// The sites compiled code names, each boxed: the code holds its address, so it must
