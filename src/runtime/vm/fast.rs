@@ -309,7 +309,7 @@ impl Machine {
         }
         let journal = Journal(DepthJournal::open());
         loop {
-            let r = self.exec(cx);
+            let r = self.exec_first(cx);
             match &r {
                 Ok(Flow::GiveUp) => {
                     count(|c| c.replays += 1);
@@ -341,6 +341,24 @@ impl Machine {
             }
             return r;
         }
+    }
+
+    /// The transaction run on the fast tier: its outermost join point's chain run
+    /// directly by the generated code when it can (`jit::outermost`), else the
+    /// instruction loop.
+    #[inline(always)]
+    fn exec_first(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
+        #[cfg(feature = "jit")]
+        {
+            let table = cx.fast;
+            if let Some(jit) = &table.jit
+                && self.fast_on(cx)
+                && let Some(r) = super::jit::outermost(jit, self, cx)
+            {
+                return r;
+            }
+        }
+        self.exec(cx)
     }
 
     /// Under [`Tier::Both`], the interpreter's run `r` against the fast tier's.
@@ -446,7 +464,7 @@ impl Machine {
 
 impl<'a, 'b> Fx<'a, 'b> {
     /// The fast tier on `m`, a body's locals at `base`, no function called yet.
-    fn new(m: &'a mut Machine, cx: &'a mut Context<'b>, base: usize) -> Fx<'a, 'b> {
+    pub(super) fn new(m: &'a mut Machine, cx: &'a mut Context<'b>, base: usize) -> Fx<'a, 'b> {
         m.ran_fast = true;
         count(|c| c.bodies += 1);
         Fx {
@@ -460,7 +478,7 @@ impl<'a, 'b> Fx<'a, 'b> {
 
     /// What a body leaving with `exit` gives the instruction loop: the value of its
     /// `return`, or how the loop stops.
-    fn stop(&mut self, exit: Exit) -> Result<Value, Flow> {
+    pub(super) fn stop(&mut self, exit: Exit) -> Result<Value, Flow> {
         match exit {
             Exit::Return => Ok(std::mem::take(&mut self.returned)),
             Exit::GiveUp => Err(Flow::GiveUp),

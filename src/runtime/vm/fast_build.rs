@@ -29,6 +29,10 @@ use super::fused::int_value;
 #[derive(Clone, Debug, Default)]
 pub struct FastTable {
     codes: Vec<Option<FastCode>>,
+    /// The code generator, which runs a transaction's outermost join point directly when
+    /// it can (`jit::outermost`).
+    #[cfg(feature = "jit")]
+    pub(super) jit: Option<std::sync::Arc<super::jit::Jit>>,
 }
 
 impl FastTable {
@@ -42,7 +46,7 @@ impl FastTable {
         super::hand_chains::substitute(game, &mut codes);
         // Machine code in the closures' places, for the bodies the generator takes.
         #[cfg(feature = "jit")]
-        super::jit::substitute(game, &mut codes);
+        let jit = super::jit::substitute(game, &mut codes);
         // A body calling a function without a fast form has none (until none does).
         loop {
             let slow: Vec<bool> = codes.iter().map(Option::is_none).collect();
@@ -74,7 +78,11 @@ impl FastTable {
                 }
             }
             if !changed {
-                return FastTable { codes };
+                return FastTable {
+                    codes,
+                    #[cfg(feature = "jit")]
+                    jit,
+                };
             }
         }
     }

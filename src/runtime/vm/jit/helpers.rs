@@ -446,6 +446,25 @@ pub(super) unsafe extern "C" fn rare(jx: *mut Jx) -> Raw {
     unsafe { give_up(jx) }
 }
 
+/// A form that reads the join point, its operands handed over: done by the machine for a
+/// body of the outermost join point (whose join point and frame are the machine's),
+/// given up on anywhere else.
+pub(super) unsafe extern "C" fn form_outermost(jx: *mut Jx, site: *const Site) -> Raw {
+    match unsafe { (*jx).outermost } {
+        0 => unsafe { give_up(jx) },
+        _ => unsafe { form(jx, site) },
+    }
+}
+
+/// A builtin that reads the join point or writes output, its arguments pushed: as
+/// [`form_outermost`].
+pub(super) unsafe extern "C" fn builtin_outermost(jx: *mut Jx, site: *const Site) -> Raw {
+    match unsafe { (*jx).outermost } {
+        0 => unsafe { give_up(jx) },
+        _ => unsafe { builtin(jx, site) },
+    }
+}
+
 /// A message of known label and keys made or sent, its recipient and values pushed. A
 /// message sent to an entity the game started with, whose chain for it (its laws, its
 /// behaviour and its side-effects) all have machine code run without a join point
@@ -563,15 +582,10 @@ unsafe fn direct_target(
     {
         return None;
     }
-    let advice = chain.laws.iter().chain(&chain.side_effects);
-    let all = advice.map(|a| a.code).chain(behaviour);
-    for code in all {
-        if entry_of(entries, code).is_none() {
-            // SAFETY: the code generator outlives the code it made.
-            unsafe { &*site.jit }.direct(code.0 as usize)?;
-        }
-    }
-    Some((id, name, chain, behaviour))
+    // SAFETY: the code generator outlives the code it made.
+    unsafe { &*site.jit }
+        .chain_direct(&chain, behaviour)
+        .then_some((id, name, chain, behaviour))
 }
 
 /// Whether a direct call from the body `jx` runs would be too deep: past the fast tier's
@@ -661,6 +675,7 @@ unsafe fn run_direct(
             .shape
             .as_ref()
             .map_or(std::ptr::null(), |s| s as *const _),
+        outermost: 0,
         nest: unsafe { (*jx).nest } + 1,
         direct: 1,
         code: 0,
@@ -671,38 +686,49 @@ unsafe fn run_direct(
     let v = unsafe { run_chain(jx, &mut inner, chain, behaviour, entries) };
     let fx = unsafe { self::fx(jx) };
     fx.m.fast_nest -= 1;
-    match v {
-        Some(v) => {
-            truncate_releasing(&mut fx.m.stack, at);
-            into_raw(v)
-        }
-        None => Raw::EXIT,
-    }
+    let v = match v {
+        Chained::Value(v) => v,
+        Chained::Vetoed(_) => Value::Nil,
+        Chained::Left => return Raw::EXIT,
+    };
+    truncate_releasing(&mut fx.m.stack, at);
+    into_raw(v)
 }
 
-/// [`run_direct`]'s bodies: the send's value, or `None` when a body left early.
-unsafe fn run_chain(
+/// How a chain run directly ended.
+pub(super) enum Chained {
+    /// Every body ran: the behaviour's value (nil without one).
+    Value(Value),
+    /// The law of this index vetoed the message.
+    Vetoed(usize),
+    /// A body left early: the transaction gives up or stops, as `Jx::exit` says.
+    Left,
+}
+
+/// [`run_direct`]'s bodies (and [`super::outermost`]'s): each law in turn, the
+/// behaviour, each side-effect.
+pub(super) unsafe fn run_chain(
     jx: *mut Jx,
     inner: &mut Jx,
     chain: &Chain,
     behaviour: Option<CodeId>,
     entries: &[Direct],
-) -> Option<Value> {
-    for law in &chain.laws {
+) -> Chained {
+    for (i, law) in chain.laws.iter().enumerate() {
         match unsafe { run_body(jx, inner, law.code, entries) } {
             Ended::Value(v, vetoed) => {
                 Value::release(v);
                 if vetoed {
-                    return Some(Value::Nil);
+                    return Chained::Vetoed(i);
                 }
             }
-            Ended::Left => return None,
+            Ended::Left => return Chained::Left,
         }
     }
     let value = match behaviour {
         Some(code) => match unsafe { run_body(jx, inner, code, entries) } {
             Ended::Value(v, _) => v,
-            Ended::Left => return None,
+            Ended::Left => return Chained::Left,
         },
         None => Value::Nil,
     };
@@ -711,11 +737,11 @@ unsafe fn run_chain(
             Ended::Value(v, _) => Value::release(v),
             Ended::Left => {
                 Value::release(value);
-                return None;
+                return Chained::Left;
             }
         }
     }
-    Some(value)
+    Chained::Value(value)
 }
 
 /// `(update property "name" to v)` in a body running without a join point: a property
@@ -738,8 +764,12 @@ pub(super) unsafe extern "C" fn update_property_direct(
     }
 }
 
-/// `(attribute "key")` in a body running without a join point: the value sent.
+/// `(attribute "key")` in a body running without a join point: the value sent (at the
+/// outermost join point, in the message, as at a join point).
 pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site) -> Raw {
+    if unsafe { (*jx).outermost } != 0 {
+        return unsafe { attribute(jx, site) };
+    }
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let (shape, at) = unsafe { (&*(*jx).shape, (*jx).attrs_at as usize) };
     // Looked for first where it was found last.

@@ -147,6 +147,18 @@ fn free_form(form: FormOp) -> bool {
     )
 }
 
+/// The forms that concern the whole transaction and read neither the message nor the
+/// running entity: the machine does them alike for a body at its join point and for one
+/// running without it (`open checkpoint`, `rollback`, `finish`). A law holding one may
+/// change the world (`Code::may_change_world_itself`): it runs directly only at the
+/// outermost join point, whose veto needs no copy of the world (`outermost`).
+fn transaction_form(form: FormOp) -> bool {
+    matches!(
+        form,
+        FormOp::OpenCheckpoint | FormOp::Rollback | FormOp::Finish
+    )
+}
+
 /// Which of `codes` satisfy `each` and call only bodies that do (and so on).
 fn closed(codes: &[Code], each: impl Fn(&Code) -> bool) -> Vec<bool> {
     let calls: Vec<Vec<usize>> = codes
@@ -207,9 +219,10 @@ pub(super) fn quiet_bodies(codes: &[Code]) -> Vec<bool> {
 /// The forms a body running without its join point does itself, or gives up at where
 /// they are reached ([`Lowering::rare`]; those are rare: `update message attribute` in
 /// a law for a move round the board, a name made at run time): any other form keeps the
-/// body at its join point (a rollback, a checkpoint, a write to another entity, ...).
+/// body at its join point (a write to another entity, a wait, ...).
 fn direct_form(form: FormOp) -> bool {
     free_form(form)
+        || transaction_form(form)
         || matches!(
             form,
             FormOp::ChangeState
@@ -1054,7 +1067,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.push_plain((tag, word));
             }
             Op::Builtin(index, argc) if self.direct && !free_builtin(index) => {
-                self.rare(argc as usize);
+                let mut site = self.plain_site(ip);
+                site.index = index as usize;
+                site.argc = argc;
+                let helper = helpers::builtin_outermost as *const () as usize;
+                self.at_outermost(argc as usize, site, helper);
             }
             Op::Builtin(index, argc) => {
                 self.builtin(ip, index, argc);
@@ -1177,6 +1194,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
         for _ in 0..k {
             self.pop();
         }
+        self.push(r);
+    }
+
+    /// A form or builtin that reads the join point, in a direct form: its `k` operands
+    /// handed over to `helper` ([`helpers::form_outermost`] or
+    /// [`helpers::builtin_outermost`]), which does it at the outermost join point and
+    /// gives up anywhere else.
+    fn at_outermost(&mut self, k: usize, site: Site, helper: usize) {
+        self.hand_over(k);
+        let s = self.site(site);
+        let jx = self.jx;
+        let r = self.call_value(helper, &[jx, s]);
         self.push(r);
     }
 
@@ -1403,10 +1432,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             _ => {}
         }
-        if self.direct && !free_form(form) {
+        if self.direct && !free_form(form) && !transaction_form(form) {
             // A form that reads the join point (or a send whose label or keys are made
             // at run time, which would name it as the sender).
-            self.rare(k);
+            let helper = helpers::form_outermost as *const () as usize;
+            self.at_outermost(k, site, helper);
             return Ok(());
         }
         self.hand_over(k);

@@ -19,7 +19,10 @@
 
 mod helpers;
 mod lower;
+mod outermost;
 mod raw;
+
+pub(super) use outermost::outermost;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,13 +34,14 @@ use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 
-use crate::compile::bytecode::Code;
+use crate::compile::bytecode::{Code, CodeId};
 use crate::compile::program::Game;
 use crate::source::Span;
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
 use super::super::builtins::PureFn;
+use super::super::world::Chain;
 use super::fast::{Done, Exit, FastCode, Fx, MessageShape};
 use raw::{Raw, from_raw};
 
@@ -59,6 +63,11 @@ pub(crate) struct Jx {
     me_name: u64,
     attrs_at: u64,
     shape: *const MessageShape,
+    /// 1 for the outermost join point's bodies run directly ([`outermost`]): the join
+    /// point and its first body's frame are the machine's own, so what reads the join
+    /// point (the message, the sender, output) is done as a body at its join point
+    /// does it.
+    outermost: u64,
     nest: u64,
     direct: u64,
     /// The body running without a join point, and the table of direct forms.
@@ -126,7 +135,7 @@ impl Sites {
 /// A game's compiled code: each body is compiled the first time it has run
 /// [`Jit::after`] times (its closures run until then), in both its forms; what is not
 /// compiled is never paid for.
-struct Jit {
+pub(crate) struct Jit {
     state: Mutex<State>,
     /// The bodies, as the game has them.
     codes: Vec<Code>,
@@ -164,6 +173,12 @@ struct State {
 unsafe impl Send for Jit {}
 unsafe impl Sync for Jit {}
 
+impl std::fmt::Debug for Jit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Jit({} bodies)", self.codes.len())
+    }
+}
+
 impl Drop for Jit {
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -200,6 +215,7 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
         me_name: 0,
         attrs_at: 0,
         shape: std::ptr::null(),
+        outermost: 0,
         nest: 0,
         direct: 0,
         code: 0,
@@ -217,8 +233,9 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
 
 /// Put machine code in the places of the closures of every body of `game` that has a
 /// fast form: each is compiled once it has run `FLEXRULES_JIT_AFTER` times (1000 unless
-/// set; 0 compiles a body when it first runs).
-pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
+/// set; 0 compiles a body when it first runs). The generator, for the transactions'
+/// outermost join points ([`outermost`]).
+pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<Arc<Jit>> {
     let setting = std::env::var("FLEXRULES_JIT").unwrap_or_default();
     let report = setting == "report";
     if let Ok(only) = std::env::var("FLEXRULES_FAST_ONLY") {
@@ -229,14 +246,14 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
         }
     }
     if setting == "off" {
-        return;
+        return None;
     }
     let module = match new_module() {
         Ok(m) => m,
         Err(e) => {
             // Built for machine code and not getting it: said, whatever the setting.
             eprintln!("jit: no code generator ({e}); the fast tier runs its closures");
-            return;
+            return None;
         }
     };
     let after = std::env::var("FLEXRULES_JIT_AFTER")
@@ -293,6 +310,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) {
             closures(fx)
         })));
     }
+    Some(jit)
 }
 
 impl Jit {
@@ -325,15 +343,16 @@ impl Jit {
     }
 
     /// Body `i`'s direct form, compiled the first time a send asks for it once it has
-    /// been asked for [`Jit::after`] times (a body that is never sent to directly, as a
-    /// chess move's laws, sent from outside, is not compiled twice); `None` when it has
-    /// none (yet).
+    /// been asked for half [`Jit::after`] times; `None` when it has none (yet). A body
+    /// only ever run directly is compiled once: a chess move's laws, run directly at the
+    /// outermost join point ([`outermost`]) once their direct forms are made, before
+    /// their joined forms have run often enough to be compiled.
     #[cold]
     fn direct(&self, i: usize) -> Option<Entry> {
         let d = self.entries.get(i)?;
         if !self.advice[i]
             || d.tried.load(Ordering::Relaxed)
-            || d.runs.fetch_add(1, Ordering::Relaxed) < self.after
+            || d.runs.fetch_add(1, Ordering::Relaxed) < self.after / 2
         {
             return None;
         }
@@ -354,7 +373,40 @@ impl Jit {
                 }
             }
         }
-        helpers::entry_of(&self.entries, crate::compile::bytecode::CodeId(i as u32))
+        helpers::entry_of(&self.entries, CodeId(i as u32))
+    }
+
+    /// Whether every body of `chain` (its laws and side-effects) and `behaviour` has a
+    /// direct form. Each without one is asked for ([`Jit::direct`]) in the same pass,
+    /// so that a chain's bodies are compiled together; none is asked for when one of
+    /// them will never have one (it cannot, or it was taken away).
+    fn chain_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> bool {
+        let bodies = || {
+            let advice = chain.laws.iter().chain(&chain.side_effects);
+            advice.map(|a| a.code).chain(behaviour)
+        };
+        let mut missing = false;
+        for code in bodies() {
+            if helpers::entry_of(&self.entries, code).is_none() {
+                let never = self.entries.get(code.0 as usize).is_none_or(|d| {
+                    d.tried.load(Ordering::Relaxed) || !self.advice[code.0 as usize]
+                });
+                if never {
+                    return false;
+                }
+                missing = true;
+            }
+        }
+        if !missing {
+            return true;
+        }
+        let mut all = true;
+        for code in bodies() {
+            if helpers::entry_of(&self.entries, code).is_none() {
+                all &= self.direct(code.0 as usize).is_some();
+            }
+        }
+        all
     }
 
     /// Compile body `i` in `form`: its address.
