@@ -580,8 +580,8 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
 
 /// A move's own chain (with machine code, run directly at the outermost join point):
 /// laws that open a checkpoint and write the world before another vetoes, a law that
-/// changes the message, a behaviour sending on to a whole chain and to a cell that
-/// vetoes, a side-effect that reads what the behaviour wrote and one that notifies
+/// changes the message, a behaviour sending on to a whole chain (a value worked out by
+/// an `if`, the keys known where its paths meet) and to a cell that vetoes, a side-effect that reads what the behaviour wrote and one that notifies
 /// (which a body run directly elsewhere gives up on: here, none is replayed). Each move is
 /// compared with the interpreter (status, value, steps, output), and a run of moves in
 /// one session agrees with one on the interpreter, the vetoed ones leaving nothing.
@@ -593,7 +593,8 @@ const MOVES: &str = r#"
   #state default
     #onMessage put
       (update property "stones" to (+ (property "stones") (attribute "n")))
-      (var far (send new message "echo" to (attribute "dest") with "n" (attribute "n") "from" (self)))
+      (var far (send new message "echo" to (attribute "dest")
+                 with "n" (if (attribute "big") 50 else (attribute "n")) "from" (self)))
       (list (property "stones") far (send new message "echo" to "z" with "n" 1 "from" (self)))
     #onMessage echo
       (update property "last" to (attribute "from"))
@@ -647,16 +648,16 @@ fn a_moves_own_chain_runs_as_the_interpreter_runs_it() {
     // and a move counts its steps whichever way it ran.
     let vetoed = "Vetoed { law: \"not too many\" } 16 []";
     let expected = [
-        "Committed((4 8 nil)) 77 []",
-        "Committed((3 6 nil)) 77 []",
+        "Committed((4 8 nil)) 79 []",
+        "Committed((3 6 nil)) 79 []",
         vetoed,
-        "Committed((9 10 nil)) 92 [Notify(\"a big move\")]",
+        "Committed((9 100 nil)) 95 [Notify(\"a big move\")]",
         vetoed,
-        "Committed((6 6 nil)) 77 []",
+        "Committed((6 6 nil)) 79 []",
         vetoed,
         vetoed,
         vetoed,
-        "Committed((9 6 nil)) 77 []",
+        "Committed((9 6 nil)) 79 []",
         vetoed,
         vetoed,
         "Committed((0 0 nil))",

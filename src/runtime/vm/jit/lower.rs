@@ -308,6 +308,13 @@ struct Lowering<'a, 'b> {
     stack: Vec<Pair>,
     /// The interned name each operand is known to be, in the stretch being lowered.
     names: Vec<Option<Symbol>>,
+    /// The names known where each stretch starts, from the jumps to it lowered so far
+    /// (each kept where every path agrees): a stretch that only forward jumps reach
+    /// starts with them (the label and keys of a send whose values are worked out by
+    /// an `if` stay known); one a loop jumps back to knows none.
+    incoming: Vec<Option<Vec<Option<Symbol>>>>,
+    /// Whether a jump lands on each instruction from it or after it (a loop's start).
+    back: Vec<bool>,
     h: usize,
     /// Whether each local and each operand may hold a count (false: known to hold none).
     own_l: Vec<bool>,
@@ -372,6 +379,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
             fp,
             stack,
             names: vec![None; shape.max],
+            incoming: vec![None; shape.ops.len()],
+            back: {
+                let mut back = vec![false; shape.ops.len()];
+                for (ip, op) in shape.ops.iter().enumerate() {
+                    if shape.heights[ip].is_some() {
+                        for (to, _) in edges(*op, ip).unwrap_or_default() {
+                            if to <= ip && to < back.len() {
+                                back[to] = true;
+                            }
+                        }
+                    }
+                }
+                back
+            },
             h: 0,
             own_l: vec![true; code.locals() as usize],
             own_s: vec![false; shape.max],
@@ -648,8 +669,30 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().store(flags, s, self.steps, 0);
     }
 
-    fn block(&self, ip: usize) -> Block {
+    fn block(&mut self, ip: usize) -> Block {
+        self.arrive(ip);
         self.blocks[ip].expect("a jump target starts a stretch")
+    }
+
+    /// A jump (or the code running on) to the stretch at `ip` from here: what is known
+    /// of the names below its height, met with what the other jumps to it knew.
+    fn arrive(&mut self, ip: usize) {
+        let h = self.shape.heights.get(ip).copied().flatten().unwrap_or(0);
+        let here: Vec<Option<Symbol>> = (0..h)
+            .map(|i| match i < self.h {
+                true => self.names[i],
+                false => None,
+            })
+            .collect();
+        let met = match self.incoming[ip].take() {
+            None => here,
+            Some(known) => known
+                .into_iter()
+                .zip(here)
+                .map(|(a, b)| if a == b { a } else { None })
+                .collect(),
+        };
+        self.incoming[ip] = Some(met);
     }
 
     /// Push the top `k` operands on the machine's stack, the lowest first.
@@ -714,11 +757,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
             if let Some(block) = self.blocks[ip] {
                 if open {
                     self.flush();
+                    self.arrive(ip);
                     self.b.ins().jump(block, &[]);
                 }
                 self.b.switch_to_block(block);
                 self.h = h;
                 self.names.iter_mut().for_each(|n| *n = None);
+                if let Some(known) = self.incoming[ip].take()
+                    && !self.back[ip]
+                {
+                    self.names[..known.len()].copy_from_slice(&known);
+                }
                 // What is known of the values where paths meet: the operands below
                 // the height may hold counts, the locals may.
                 self.own_l.iter_mut().for_each(|o| *o = true);
