@@ -429,6 +429,7 @@ unsafe fn give_up(jx: *mut Jx) -> Raw {
                 && u64::from(rare) * RARE > u64::from(d.runs.load(Ordering::Relaxed))
             {
                 d.entry.store(0, Ordering::Relaxed);
+                super::TAKEN_AWAY.fetch_add(1, Ordering::Relaxed);
             }
         }
     }

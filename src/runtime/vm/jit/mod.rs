@@ -75,6 +75,10 @@ pub(crate) struct Jx {
     entries: *const [Direct],
 }
 
+/// How many direct forms were taken away (by any game's generator), which a chain's note
+/// that all its bodies have one is checked against ([`Chain::direct`]).
+static TAKEN_AWAY: AtomicU32 = AtomicU32::new(0);
+
 /// A body's direct form, in the table sends read: its address (0 for none), how often it
 /// has been called, how often it gave up (it is taken away when that is not rare), and
 /// whether the body can change the world (a law that can runs only at a join point,
@@ -381,6 +385,11 @@ impl Jit {
     /// so that a chain's bodies are compiled together; none is asked for when one of
     /// them will never have one (it cannot, or it was taken away).
     fn chain_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> bool {
+        // Known since no direct form was taken away.
+        let stamp = TAKEN_AWAY.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        if chain.direct.get() == stamp {
+            return true;
+        }
         let bodies = || {
             let advice = chain.laws.iter().chain(&chain.side_effects);
             advice.map(|a| a.code).chain(behaviour)
@@ -397,14 +406,16 @@ impl Jit {
                 missing = true;
             }
         }
-        if !missing {
-            return true;
-        }
         let mut all = true;
-        for code in bodies() {
-            if helpers::entry_of(&self.entries, code).is_none() {
-                all &= self.direct(code.0 as usize).is_some();
+        if missing {
+            for code in bodies() {
+                if helpers::entry_of(&self.entries, code).is_none() {
+                    all &= self.direct(code.0 as usize).is_some();
+                }
             }
+        }
+        if all {
+            chain.direct.set(stamp);
         }
         all
     }
