@@ -216,10 +216,11 @@ pub(super) fn quiet_bodies(codes: &[Code]) -> Vec<bool> {
     closed(codes, |code| !code.may_change_world_itself())
 }
 
-/// The forms a body running without its join point does itself, or gives up at where
-/// they are reached ([`Lowering::rare`]; those are rare: `update message attribute` in
-/// a law for a move round the board, a name made at run time): any other form keeps the
-/// body at its join point (a write to another entity, a wait, ...).
+/// The forms a body running without its join point does itself, hands to the machine
+/// at the outermost join point and gives up at elsewhere ([`Lowering::at_outermost`];
+/// rare there: `update message attribute` in a law for a move round the board, a name
+/// made at run time): any other form keeps the body at its join point (a write to
+/// another entity, a wait, ...).
 fn direct_form(form: FormOp) -> bool {
     free_form(form)
         || transaction_form(form)
@@ -239,8 +240,9 @@ fn direct_form(form: FormOp) -> bool {
 /// What in a body keeps it from running without its join point, so that it has no
 /// direct form: the message itself, a function that reads the join point (or calls one
 /// that does), a form it does not do ([`direct_form`]). The builtins that read the join
-/// point or write output give up where they are reached ([`Lowering::rare`]), as
-/// `notify` does for a grand slam.
+/// point or write output are done by the machine at the outermost join point and give
+/// up where they are reached elsewhere ([`Lowering::at_outermost`]), as `notify` does
+/// for a grand slam in a capture sent from a body.
 fn needs_join_point(shape: &Shape, free: &[bool]) -> Option<String> {
     shape
         .ops
