@@ -204,27 +204,34 @@ pub(crate) enum Form {
     Direct,
 }
 
+impl Jx {
+    /// What a body runs with on `fx` at its join point (the fields of a body running
+    /// without one empty), sends from it reading the direct forms in `entries`.
+    #[inline(always)]
+    fn on(fx: &mut Fx<'_, '_>, entries: *const [Direct]) -> Jx {
+        Jx {
+            fx: (fx as *mut Fx<'_, '_>).cast(),
+            how: 0,
+            steps: &raw mut fx.m.meter.steps,
+            check_at: &raw const fx.m.check_at,
+            exit: Exit::GiveUp,
+            me: 0,
+            me_name: 0,
+            attrs_at: 0,
+            shape: std::ptr::null(),
+            outermost: 0,
+            nest: 0,
+            direct: 0,
+            code: 0,
+            entries,
+        }
+    }
+}
+
 /// Run compiled body `entry` on the fast tier.
 #[inline(always)]
 fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
-    let steps = &raw mut fx.m.meter.steps;
-    let check_at = &raw const fx.m.check_at;
-    let mut jx = Jx {
-        fx: (fx as *mut Fx<'_, '_>).cast(),
-        how: 0,
-        steps,
-        check_at,
-        exit: Exit::GiveUp,
-        me: 0,
-        me_name: 0,
-        attrs_at: 0,
-        shape: std::ptr::null(),
-        outermost: 0,
-        nest: 0,
-        direct: 0,
-        code: 0,
-        entries: std::ptr::slice_from_raw_parts(std::ptr::null(), 0),
-    };
+    let mut jx = Jx::on(fx, std::ptr::slice_from_raw_parts(std::ptr::null(), 0));
     // SAFETY: the code was generated for this body, and `jx` lives through the call.
     let r = unsafe { entry(&mut jx) };
     match jx.how {

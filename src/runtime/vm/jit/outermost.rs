@@ -16,7 +16,7 @@
 use std::rc::Rc;
 
 use super::super::super::trace::{RuntimeError, Status};
-use super::super::fast::{Exit, Fx};
+use super::super::fast::Fx;
 use super::super::sends::{Phase, Then};
 use super::super::stack::truncate_releasing;
 use super::super::steps::next_check;
@@ -69,22 +69,7 @@ pub(crate) fn outermost(
     // As the instruction loop sets it where a body starts.
     m.check_at = next_check(m.meter.steps, m.meter.limits.max_steps, m.check_every);
     let mut fx = Fx::new(m, cx, base);
-    let mut outer = Jx {
-        fx: (&mut fx as *mut Fx<'_, '_>).cast(),
-        how: 0,
-        steps: &raw mut fx.m.meter.steps,
-        check_at: &raw const fx.m.check_at,
-        exit: Exit::GiveUp,
-        me: 0,
-        me_name: 0,
-        attrs_at: 0,
-        shape: std::ptr::null(),
-        outermost: 0,
-        nest: 0,
-        direct: 0,
-        code: 0,
-        entries,
-    };
+    let mut outer = Jx::on(&mut fx, entries);
     // The bodies stand in the first body's frame, at the join point: no depth of
     // their own (`nest` 0), and what reads the join point done as at it.
     let mut inner = Jx {
@@ -92,7 +77,7 @@ pub(crate) fn outermost(
         me_name: sym_word(name),
         outermost: 1,
         direct: 1,
-        ..outer.same()
+        ..Jx::on(&mut fx, entries)
     };
     fx.m.fast_nest += 1;
     // SAFETY: `outer` and `inner` live through the call, on the `Fx` they name.
@@ -119,26 +104,4 @@ pub(crate) fn outermost(
         fx.m.spares.keep(jp.msg);
     }
     Some(Ok(Flow::End(status)))
-}
-
-impl Jx {
-    /// A `Jx` on the same fast tier, counters and table of direct forms.
-    fn same(&self) -> Jx {
-        Jx {
-            fx: self.fx,
-            how: 0,
-            steps: self.steps,
-            check_at: self.check_at,
-            exit: Exit::GiveUp,
-            me: 0,
-            me_name: 0,
-            attrs_at: 0,
-            shape: std::ptr::null(),
-            outermost: 0,
-            nest: self.nest,
-            direct: 0,
-            code: 0,
-            entries: self.entries,
-        }
-    }
 }
