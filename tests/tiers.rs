@@ -15,11 +15,13 @@ use std::path::Path;
 use std::process::Command;
 
 use flexrules::compile::build_game;
+use flexrules::compile::codegen::compile_body;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Status, Transaction};
 use flexrules::runtime::vm::{Limits, Tier, tier_counts};
-use flexrules::syntax::load::MemoryFs;
+use flexrules::source::SourceMap;
+use flexrules::syntax::load::{MemoryFs, parse_text_statements};
 
 fn flexrules(args: &[&str]) -> std::process::Output {
     flexrules_with(args, &[])
@@ -663,6 +665,36 @@ fn a_moves_own_chain_runs_as_the_interpreter_runs_it() {
         "Committed((0 0 nil))",
     ];
     assert_eq!(fast, expected);
+}
+
+/// Code typed while a game runs (what the REPL does with every expression) gives the
+/// session a new fast table, and with the feature a new code generator, while the
+/// session keeps its chains: the moves after it run as before, none replayed (a chain's
+/// note that its bodies have direct forms names the generator that found them).
+#[test]
+fn moves_after_code_typed_mid_game_run_as_before() {
+    let mut session = session(MOVES, Tier::Fast, Limits::default());
+    let play = |session: &mut Session| {
+        for send in [
+            "put to b with n 1 dest \"a\"",
+            "put to a with n 1 dest \"b\"",
+        ] {
+            let (tx, _, replays) = deliver(session, send);
+            assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+            assert_eq!(replays, 0, "{send}");
+        }
+    };
+    play(&mut session);
+    let mut sources = SourceMap::default();
+    let (_, body, diags) = parse_text_statements(&mut sources, "<typed>", "(+ 1 2)");
+    assert!(diags.is_empty(), "{diags:?}");
+    let span = body[0].span;
+    compile_body(session.game_mut(), &body, "<typed>".into(), span).expect("(+ 1 2)");
+    for _ in 0..3 {
+        play(&mut session);
+    }
+    let (tx, _, _) = deliver(&mut session, "put to z with n 0 dest \"a\"");
+    assert_eq!(format!("{:?}", tx.status), "Committed((0 0 nil))");
 }
 
 /// A direct form that gives up at every run (here at `notify`, which only the join point

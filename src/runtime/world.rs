@@ -162,10 +162,11 @@ pub struct Chain {
     /// Whether some law may change the world (so a veto has something to undo).
     pub laws_may_change_world: bool,
     /// For the machine-code generator: every body of the chain, and the behaviour its
-    /// join points run, was found to have a direct form when this many direct forms had
-    /// been taken away, plus one (0: not known).
+    /// join points run, was found to have a direct form, by the generator whose number
+    /// is in the high half, when as many direct forms had been taken away as the low
+    /// half says, less one (0: not known).
     #[cfg(feature = "jit")]
-    pub direct: std::cell::Cell<u32>,
+    pub direct: std::cell::Cell<u64>,
 }
 
 type NameMap = imbl::GenericHashMap<

@@ -79,6 +79,9 @@ pub(crate) struct Jx {
 /// that all its bodies have one is checked against ([`Chain::direct`]).
 static TAKEN_AWAY: AtomicU32 = AtomicU32::new(0);
 
+/// The number the next generator made takes ([`Jit::number`]).
+static GENERATORS: AtomicU32 = AtomicU32::new(0);
+
 /// A body's direct form, in the table sends read: its address (0 for none), how often it
 /// has been called, how often it gave up (it is taken away when that is not rare), and
 /// whether the body can change the world (a law that can runs only at a join point,
@@ -158,6 +161,8 @@ pub(crate) struct Jit {
     calls: Box<[AtomicU32]>,
     after: u32,
     report: bool,
+    /// This generator's number in the process, which a chain's note names.
+    number: u32,
     /// The code made for the bodies whose name contains this, printed (for work on the
     /// generator).
     dump: Option<String>,
@@ -303,6 +308,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
         free: lower::free_functions(&game.codes).into(),
         after,
         report,
+        number: GENERATORS.fetch_add(1, Ordering::Relaxed),
         dump: std::env::var("FLEXRULES_JIT_DUMP").ok(),
     });
     for (i, slot) in codes.iter_mut().enumerate() {
@@ -392,8 +398,10 @@ impl Jit {
     /// so that a chain's bodies are compiled together; none is asked for when one of
     /// them will never have one (it cannot, or it was taken away).
     fn chain_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> bool {
-        // Known since no direct form was taken away.
-        let stamp = TAKEN_AWAY.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        // Known by this generator since no direct form was taken away. (A session
+        // whose game gains a body gets a new generator, and keeps its chains.)
+        let taken = TAKEN_AWAY.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        let stamp = (u64::from(self.number) << 32) | u64::from(taken);
         if chain.direct.get() == stamp {
             return true;
         }
