@@ -7,11 +7,12 @@
 //! stay where they are while the bodies run, so the depth, the running entity and the
 //! sender of what they send are the interpreter's, and what a direct form gives up on
 //! elsewhere because it reads the join point (the message's attributes, `update message
-//! attribute`, `notify`) the machine does here as for a body at its join point; each body's `End` step and the check after it are counted as the
-//! interpreter counts them. A law may change the world here (open a checkpoint, write a
-//! property): a veto of the outermost join point ends the transaction, which its caller
-//! undoes whole, so no copy is needed. Anything a direct form cannot do gives up, and
-//! the transaction is replayed on the interpreter, as everywhere on the fast tier.
+//! attribute`, `notify`) the machine does here as for a body at its join point. Each
+//! body's `End` step and the check after it are counted as the interpreter counts them.
+//! A law may change the world here (open a checkpoint, write a property): a veto of the
+//! outermost join point ends the transaction, which its caller undoes whole, so no copy
+//! is needed. Anything a direct form cannot do gives up, and the transaction is
+//! replayed on the interpreter, as everywhere on the fast tier.
 
 use std::rc::Rc;
 
