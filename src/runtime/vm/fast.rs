@@ -106,6 +106,22 @@ pub(crate) enum Exit {
     End,
 }
 
+/// A transaction's outermost join point run another way than by the instruction loop
+/// (with the `jit` feature, its chain's machine code run directly: `jit::outermost`):
+/// how the transaction ended, or `None`, with nothing changed, when it is not run so.
+#[derive(Clone)]
+pub(super) struct Outermost(pub(super) Arc<RunOutermost>);
+
+/// What [`Outermost`] runs.
+type RunOutermost =
+    dyn Fn(&mut Machine, &mut Context<'_>) -> Option<Result<Flow, RuntimeError>> + Send + Sync;
+
+impl std::fmt::Debug for Outermost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Outermost")
+    }
+}
+
 /// What a fast node gives.
 pub(crate) type Done = Result<Value, Exit>;
 
@@ -343,20 +359,17 @@ impl Machine {
         }
     }
 
-    /// The transaction run on the fast tier: its outermost join point's chain run
-    /// directly by the generated code when it can (`jit::outermost`), else the
+    /// The transaction run on the fast tier: its outermost join point run another way
+    /// when the fast table has one ([`Outermost`]) and it takes it, else the
     /// instruction loop.
     #[inline(always)]
     fn exec_first(&mut self, cx: &mut Context<'_>) -> Result<Flow, RuntimeError> {
-        #[cfg(feature = "jit")]
+        let table = cx.fast;
+        if let Some(outermost) = &table.outermost
+            && self.fast_on(cx)
+            && let Some(r) = (outermost.0)(self, cx)
         {
-            let table = cx.fast;
-            if let Some(jit) = &table.jit
-                && self.fast_on(cx)
-                && let Some(r) = super::jit::outermost(jit, self, cx)
-            {
-                return r;
-            }
+            return r;
         }
         self.exec(cx)
     }

@@ -22,17 +22,16 @@ use super::super::budget::equal_in_step;
 use super::super::builtins::{PureFn, contains_letter, pure_fn, read_fast};
 use super::super::value::Value;
 use super::super::value::attrs::key_order;
-use super::fast::{Done, FastCode, Fx, MessageShape, Node};
+use super::fast::{Done, FastCode, Fx, MessageShape, Node, Outermost};
 use super::fused::int_value;
 
 /// The fast form of each body of a game that can run on the fast tier, by [`CodeId`].
 #[derive(Clone, Debug, Default)]
 pub struct FastTable {
     codes: Vec<Option<FastCode>>,
-    /// The code generator, which runs a transaction's outermost join point directly when
-    /// it can (`jit::outermost`).
-    #[cfg(feature = "jit")]
-    pub(super) jit: Option<std::sync::Arc<super::jit::Jit>>,
+    /// How a transaction's outermost join point is run when not by the instruction
+    /// loop (the code generator's, with the `jit` feature).
+    pub(super) outermost: Option<Outermost>,
 }
 
 impl FastTable {
@@ -46,7 +45,13 @@ impl FastTable {
         super::hand_chains::substitute(game, &mut codes);
         // Machine code in the closures' places, for the bodies the generator takes.
         #[cfg(feature = "jit")]
-        let jit = super::jit::substitute(game, &mut codes);
+        let outermost = super::jit::substitute(game, &mut codes).map(|jit| {
+            Outermost(std::sync::Arc::new(move |m, cx| {
+                super::jit::outermost(&jit, m, cx)
+            }))
+        });
+        #[cfg(not(feature = "jit"))]
+        let outermost = None;
         // A body calling a function without a fast form has none (until none does).
         loop {
             let slow: Vec<bool> = codes.iter().map(Option::is_none).collect();
@@ -78,11 +83,7 @@ impl FastTable {
                 }
             }
             if !changed {
-                return FastTable {
-                    codes,
-                    #[cfg(feature = "jit")]
-                    jit,
-                };
+                return FastTable { codes, outermost };
             }
         }
     }
