@@ -208,10 +208,9 @@ fn every_bundled_game_compiles_to_machine_code_and_plays_as_the_interpreter_does
         let stderr = both(game, extra);
         direct += stderr.matches(", direct form").count();
         if game == "games/awele" {
-            // Sends were run as calls of the direct forms of whole chains: laws,
-            // behaviours and side-effects.
-            // The moves themselves: the outermost join point's chain, whose last law
-            // opens a checkpoint, run directly too.
+            // Sends were run as calls of the direct forms of whole chains (laws,
+            // behaviours, side-effects), and so were the moves themselves: the
+            // outermost join point's chain, whose last law opens a checkpoint.
             for body in [
                 "law Skip The Origin House",
                 "behaviour hole/default/seed",
@@ -583,10 +582,11 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
 /// A move's own chain (with machine code, run directly at the outermost join point):
 /// laws that open a checkpoint and write the world before another vetoes, a law that
 /// changes the message, a behaviour sending on to a whole chain (a value worked out by
-/// an `if`, the keys known where its paths meet) and to a cell that vetoes, a side-effect that reads what the behaviour wrote and one that notifies
-/// (which a body run directly elsewhere gives up on: here, none is replayed). Each move is
-/// compared with the interpreter (status, value, steps, output), and a run of moves in
-/// one session agrees with one on the interpreter, the vetoed ones leaving nothing.
+/// an `if`, the keys known where its paths meet) and to a cell that vetoes, a
+/// side-effect that reads what the behaviour wrote and one that notifies (which a body
+/// run directly elsewhere gives up on: here, none is replayed). Each move is compared
+/// with the interpreter (status, value, steps, output), and a run of moves in one
+/// session agrees with one on the interpreter, the vetoed ones leaving nothing.
 const MOVES: &str = r#"
 #entity cell
   #property stones 0
@@ -646,8 +646,8 @@ fn a_moves_own_chain_runs_as_the_interpreter_runs_it() {
     };
     let fast = run(Tier::Fast);
     assert_eq!(fast, run(Tier::Interpreter));
-    // Worked out by hand: a vetoed move changes nothing (a keeps 9 after the fourth),
-    // and a move counts its steps whichever way it ran.
+    // The values worked out by hand: a vetoed move changes nothing (a keeps 9 after the
+    // fourth); the steps are the interpreter's, whichever way a move ran.
     let vetoed = "Vetoed { law: \"not too many\" } 16 []";
     let expected = [
         "Committed((4 8 nil)) 79 []",

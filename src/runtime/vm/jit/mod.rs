@@ -182,12 +182,6 @@ struct State {
 unsafe impl Send for Jit {}
 unsafe impl Sync for Jit {}
 
-impl std::fmt::Debug for Jit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Jit({} bodies)", self.codes.len())
-    }
-}
-
 impl Drop for Jit {
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
