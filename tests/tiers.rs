@@ -447,6 +447,41 @@ fn a_step_limit_reached_in_fast_code_stops_where_the_interpreter_stops() {
     assert_eq!(replays, 1);
 }
 
+/// A law the fast tier cannot run (it may wait) sends in a loop; the interpreter starts
+/// each side-effect of the sends on the fast tier, which runs a straight stretch and
+/// returns. A budget running out within the stretch stops the transaction where the
+/// interpreter stops it: the body counted past it before its `return` (its loop never
+/// went round, where it would have checked), and the fast tier gives up rather than
+/// hand the loop a count it would check too late.
+#[test]
+fn a_body_returning_past_the_step_budget_stops_where_the_interpreter_stops() {
+    let text = r#"
+#entity cell
+  #state default
+    #onMessage go
+      0
+    #onMessage ping
+      1
+#instance x of cell
+#law "Sends" on go to cell in * is
+  (do (if (= (attribute "n") 99) (wait signal "never")) (while true (send new message "ping" to "x")) end)
+#sideeffect "Straight" on ping to cell in * is
+  (do (var a 1) (while true (do (var b 2) (var c (+ a b)) (var d (* c c)) (return (- d a)) end)) end)
+"#;
+    for max_steps in 300..340 {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        let (tx, _, _) = same_transaction(text, "go to x with n 1", limits);
+        let Status::Failed(e) = &tx.status else {
+            panic!("{:?}", tx.status)
+        };
+        assert!(e.message.contains("step limit"), "{}", e.message);
+        assert_eq!(tx.steps, max_steps + 1);
+    }
+}
+
 #[test]
 fn recursion_deeper_than_the_fast_tier_nests_runs_on_the_interpreter() {
     let defs = "#define down (n) (if (= n 0) 0 else (+ 1 (down (- n 1))))";

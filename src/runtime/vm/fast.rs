@@ -235,15 +235,19 @@ impl Machine {
     /// loop (the step count written back to the meter).
     pub(super) fn run_fast(&mut self, cx: &mut Context<'_>, fast: &FastCode, base: usize) -> Ended {
         let mut fx = Fx::new(self, cx, base);
-        let r = (fast.run)(&mut fx);
-        match r {
+        let ended = match (fast.run)(&mut fx) {
             Err(exit) => match fx.stop(exit) {
                 Ok(v) => Ended::Return(v),
-                Err(flow) => Ended::Stop(flow),
+                Err(flow) => return Ended::Stop(flow),
             },
-            _ if fx.check().is_err() => Ended::Stop(Flow::GiveUp),
             Ok(v) => Ended::Value(v),
+        };
+        // At its end or its `return` alike: a body may have counted past the budget
+        // since its last check (the loop would not look again before its next step).
+        if fx.check().is_err() {
+            return Ended::Stop(Flow::GiveUp);
         }
+        ended
     }
 
     /// Call function `code` (whose fast form is `fast`) from the instruction loop, its
