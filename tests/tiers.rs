@@ -482,6 +482,35 @@ fn a_body_returning_past_the_step_budget_stops_where_the_interpreter_stops() {
     }
 }
 
+/// Functions calling each other while some are compiled and some not yet (with the
+/// feature, `tools/jit-test`'s second pass compiles a body once it has been asked for
+/// six times, twice a call on the interpreter): compiled `down` calls `bottom` first at
+/// its deepest, which runs on the interpreter and calls itself there. Under every depth
+/// limit up to the deepest call, so that the limit falls at each depth once: the calls
+/// the fast tier made without frames count on the interpreter too.
+#[test]
+fn functions_warming_up_call_each_other_as_the_interpreter_calls_them() {
+    // (Lists keep them off the interpreter's loop for small functions, which would run
+    // them itself.)
+    let defs = "#define bottom (n) (if (<= n 0) 0 else (+ (length (list n)) (bottom (- n 1))))\n\
+        #define down (n) (if (<= n 0) (bottom 3) else (+ (length (list n)) (down (- n 1))))\n";
+    for max_depth in 2..24 {
+        let limits = Limits {
+            max_depth,
+            ..Limits::default()
+        };
+        let (tx, _, _) = same(defs, "(print (down 10))", limits);
+        if max_depth >= 17 {
+            assert_eq!(format!("{:?}", tx.output), "[Print(\"13\")]", "{max_depth}");
+        } else {
+            let Status::Failed(e) = &tx.status else {
+                panic!("{max_depth}: {:?}", tx.status)
+            };
+            assert!(e.message.contains("depth limit"), "{}", e.message);
+        }
+    }
+}
+
 #[test]
 fn recursion_deeper_than_the_fast_tier_nests_runs_on_the_interpreter() {
     let defs = "#define down (n) (if (= n 0) 0 else (+ 1 (down (- n 1))))";

@@ -119,6 +119,7 @@ impl Machine {
                 && let Some(fast) = table.get(body)
                 && fast.entered
                 && self.fast_on(cx)
+                && fast.ready()
             {
                 match self.run_fast(cx, fast, base) {
                     // (The fast tier keeps its own stack discipline: its results are
@@ -586,6 +587,7 @@ impl Machine {
                         if self.fast
                             && let Some(fast) = table.get(callee_id)
                             && self.fast_on(cx)
+                            && fast.ready()
                         {
                             sync!();
                             match self.call_fast(cx, callee_id, fast, at) {

@@ -26,7 +26,7 @@ use super::super::trace::{Output, RuntimeError, Status};
 use super::super::value::attrs::ORDER_UP_TO;
 use super::super::value::{DepthJournal, Key, List, Value};
 use super::sends::{NextBody, Phase, next_advice};
-use super::stack::{overwrite, push_nils_apart, renew_locals, truncate_releasing};
+use super::stack::{overwrite, push_nils_apart, renew_locals, reserve_room, truncate_releasing};
 use super::steps::next_check;
 use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
 
@@ -147,6 +147,10 @@ pub struct FastCode {
     /// depth and runs under it. A call without one is counted in
     /// [`Machine::frameless`].
     pub(crate) frame: bool,
+    /// Whether the body is to run on the fast tier now, asked each time it is about to
+    /// (none: always): the code generator's count of the body's runs, which compiles it
+    /// when it is due ([`FastCode::ready`]).
+    ready: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
 }
 
 impl std::fmt::Debug for FastCode {
@@ -162,13 +166,28 @@ impl FastCode {
         Arc::clone(&self.run)
     }
 
-    /// The same body run by `run` (the same calls, frame and place of its `return`).
+    /// The same body run by `run` (the same calls, frame and place of its `return`),
+    /// on the fast tier only when `ready` says so, on the interpreter until then.
     #[cfg(feature = "jit")]
-    pub(crate) fn with_run(&self, run: Node) -> FastCode {
+    pub(crate) fn with_run(
+        &self,
+        run: Node,
+        ready: Arc<dyn Fn() -> bool + Send + Sync>,
+    ) -> FastCode {
         FastCode {
             run: Arc::from(run),
+            ready: Some(ready),
             ..self.clone()
         }
+    }
+
+    /// Whether the body is to run on the fast tier this time (asked once for each run
+    /// it may have there): the closures always; machine code once it is compiled, the
+    /// interpreter running the body until then (it is cheaper than the closures, and
+    /// the code generator counts the runs that make a body due).
+    #[inline(never)]
+    pub(crate) fn ready(&self) -> bool {
+        self.ready.as_ref().is_none_or(|ready| ready())
     }
 
     pub(crate) fn new(
@@ -186,6 +205,7 @@ impl FastCode {
             entered,
             locals,
             frame: sends,
+            ready: None,
         }
     }
 }
@@ -609,8 +629,62 @@ impl Fx<'_, '_> {
     /// Call function `code` on the arguments pushed from `at`, which go.
     pub(crate) fn call(&mut self, code: CodeId, at: usize) -> Done {
         match self.cx.fast.get(code) {
-            Some(fast) => self.call_body(code, fast, at),
+            Some(fast) if fast.ready() => self.call_body(code, fast, at),
+            Some(_) => self.interpret(code, at),
             None => Err(Exit::GiveUp),
+        }
+    }
+
+    /// [`Fx::call`] of function `code` on the interpreter, as its `Call` instruction
+    /// calls one (while the function is not ready for the fast tier): its frame pushed,
+    /// the instruction loop run down to the caller's level ([`Machine::floor`]). The
+    /// frame is a top-level one (`Kind::Top`), which the loop leaves by its general way,
+    /// back to its start where the floor is looked at: a function's would go straight
+    /// on into its caller's code, here the fast tier's. (Both give the value back in
+    /// the callee's place and count the same steps; an error gives up either way.)
+    /// The calls the fast tier made without frames ([`Machine::frameless`]) stand, for
+    /// the loop, as that much less room under the depth limit.
+    #[inline(never)]
+    fn interpret(&mut self, code: CodeId, at: usize) -> Done {
+        let m = &mut *self.m;
+        let hidden = m.frameless;
+        let limit = self.cx.limits.max_depth;
+        if m.frames.len() + hidden + m.jps.len() >= limit {
+            return Err(Exit::GiveUp);
+        }
+        let callee = self.cx.game.code(code);
+        let extra = (callee.locals as usize).saturating_sub(m.stack.len() - at);
+        if extra > 0 {
+            push_nils_apart(&mut m.stack, extra);
+        }
+        reserve_room(&mut m.stack, callee.room);
+        let level = m.frames.len();
+        let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
+        m.frames.push(Frame {
+            code,
+            ip: 0,
+            base: at as u32,
+            kind: Kind::Top,
+            jp,
+        });
+        self.m.frameless = 0;
+        self.cx.limits.max_depth = limit - hidden;
+        let r = self.down_to(level);
+        self.m.frameless = hidden;
+        self.cx.limits.max_depth = limit;
+        r
+    }
+
+    /// The frames above `level` run on the instruction loop to their end: the value
+    /// they leave.
+    fn down_to(&mut self, level: usize) -> Done {
+        let floor = std::mem::replace(&mut self.m.floor, level);
+        let r = self.m.exec(self.cx);
+        self.m.floor = floor;
+        match r {
+            Ok(Flow::Value(v)) => Ok(v),
+            Ok(flow) => self.stop_with(flow),
+            Err(_) => Err(Exit::GiveUp),
         }
     }
 
@@ -770,7 +844,8 @@ impl Fx<'_, '_> {
     /// Run the frames a form pushed above `level` (a join point's laws, behaviour and
     /// side-effects, one after the other as the machine's `leave` moves it on) to their
     /// end: the join point's value, which the machine left on the stack. A body with a
-    /// fast form runs here; one without runs on the interpreter ([`Machine::floor`]).
+    /// fast form ready runs here; one without runs on the interpreter
+    /// ([`Machine::floor`]).
     fn join(&mut self, level: usize) -> Done {
         if self.m.fast_nest >= FAST_DEPTH {
             return Err(Exit::GiveUp);
@@ -788,15 +863,8 @@ impl Fx<'_, '_> {
                 return Err(Exit::GiveUp);
             }
             let frame = self.m.frames[self.m.frames.len() - 1];
-            let Some(fast) = table.get(frame.code).filter(|_| frame.ip == 0) else {
-                let floor = std::mem::replace(&mut self.m.floor, level);
-                let r = self.m.exec(self.cx);
-                self.m.floor = floor;
-                return match r {
-                    Ok(Flow::Value(v)) => Ok(v),
-                    Ok(flow) => self.stop_with(flow),
-                    Err(_) => Err(Exit::GiveUp),
-                };
+            let Some(fast) = table.get(frame.code).filter(|f| frame.ip == 0 && f.ready()) else {
+                return self.down_to(level);
             };
             let base = std::mem::replace(&mut self.base, frame.base as usize);
             let r = (fast.run)(self);

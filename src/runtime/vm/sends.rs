@@ -116,7 +116,7 @@ impl Machine {
             return None;
         };
         let (code, phase, kind) = next_advice(self.jps.last()?, ended)?;
-        if self.fast && cx.fast.get(code).is_some_and(|f| f.entered) {
+        if self.fast && cx.fast.get(code).is_some_and(|f| f.entered && f.ready()) {
             // The fast tier takes it at its start, by the general way.
             return None;
         }

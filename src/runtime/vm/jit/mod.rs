@@ -1,8 +1,8 @@
 //! Machine code for rule bodies (the `jit` feature): the generator the chains compiled
 //! by hand asked for (`docs/machine.md`, "The generator, first version"). Each body the
 //! fast tier runs is compiled by Cranelift from its verified bytecode ([`lower`]) once
-//! it has run often enough, and runs in place of its closures, under the fast tier's
-//! contract: off while traced, stepped or profiled; anything rare gives up and the
+//! it has run often enough (on the interpreter until then: [`FastCode::ready`]), and
+//! runs in place of its closures, under the fast tier's contract: off while traced, stepped or profiled; anything rare gives up and the
 //! transaction is replayed on the interpreter; `--tier both` compares the two. A
 //! behaviour, law or side-effect is compiled a second time to run without a join point,
 //! once sends have asked for that form as often: a send whose chain has such a form for
@@ -12,7 +12,8 @@
 //! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
 //! why any was not. `FLEXRULES_JIT_AFTER=<n>` sets how often a body runs before it is
 //! compiled (1000), `FLEXRULES_JIT_DUMP=<text>` prints the code made for the bodies
-//! whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's optimisation level and
+//! whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's optimisation level
+//! (`none`, measured best: the code as fast, compiling cheaper; `speed`) and
 //! `FLEXRULES_JIT_REGALLOC` its register allocator (`backtracking`, `single_pass`).
 //! `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast tier only the bodies whose
 //! name contains one of the texts.
@@ -140,7 +141,7 @@ impl Sites {
 }
 
 /// A game's compiled code: each body is compiled the first time it has run
-/// [`Jit::after`] times (its closures run until then), in both its forms; what is not
+/// [`Jit::after`] times (on the interpreter until then), in both its forms; what is not
 /// compiled is never paid for.
 pub(crate) struct Jit {
     state: Mutex<State>,
@@ -308,18 +309,30 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
     for (i, slot) in codes.iter_mut().enumerate() {
         let Some(fast) = slot else { continue };
         let closures = fast.body();
+        // Each time the body is about to run on the fast tier: one more run counted,
+        // the body compiled when due, and whether its machine code is there (the
+        // interpreter runs it until then, and for good when it cannot be compiled).
+        let ready = {
+            let jit = Arc::clone(&jit);
+            Arc::new(move || {
+                let mut at = jit.joined[i].load(Ordering::Acquire);
+                if at == 0 && jit.calls[i].fetch_add(1, Ordering::Relaxed) >= jit.after {
+                    at = jit.compile(i);
+                }
+                at > 1
+            })
+        };
         let jit = Arc::clone(&jit);
-        *slot = Some(fast.with_run(Box::new(move |fx| {
-            let mut at = jit.joined[i].load(Ordering::Acquire);
-            if at == 0 && jit.calls[i].fetch_add(1, Ordering::Relaxed) >= jit.after {
-                at = jit.compile(i);
-            }
+        let run = Box::new(move |fx: &mut Fx<'_, '_>| {
+            let at = jit.joined[i].load(Ordering::Acquire);
             if at > 1 {
                 // SAFETY: a compiled body's address, of this signature.
                 return run(unsafe { std::mem::transmute::<usize, Entry>(at) }, fx);
             }
+            // (Only where a body runs without asking whether it is ready.)
             closures(fx)
-        })));
+        });
+        *slot = Some(fast.with_run(run, ready));
     }
     Some(jit)
 }
@@ -492,7 +505,7 @@ impl Jit {
 
 fn new_module() -> Result<JITModule, String> {
     let mut flags = settings::builder();
-    let opt = std::env::var("FLEXRULES_JIT_OPT").unwrap_or_else(|_| "speed".into());
+    let opt = std::env::var("FLEXRULES_JIT_OPT").unwrap_or_else(|_| "none".into());
     flags.set("opt_level", &opt).map_err(|e| e.to_string())?;
     if let Ok(alloc) = std::env::var("FLEXRULES_JIT_REGALLOC") {
         flags
