@@ -653,20 +653,10 @@ impl Fx<'_, '_> {
             return Err(Exit::GiveUp);
         }
         let callee = self.cx.game.code(code);
-        let extra = (callee.locals as usize).saturating_sub(m.stack.len() - at);
-        if extra > 0 {
-            push_nils_apart(&mut m.stack, extra);
-        }
+        start_locals(&mut m.stack, at, callee.locals as usize);
         reserve_room(&mut m.stack, callee.room);
         let level = m.frames.len();
-        let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
-        m.frames.push(Frame {
-            code,
-            ip: 0,
-            base: at as u32,
-            kind: Kind::Top,
-            jp,
-        });
+        push_call(m, code, at, Kind::Top);
         self.m.frameless = 0;
         self.cx.limits.max_depth = limit - hidden;
         let r = self.down_to(level);
@@ -697,19 +687,9 @@ impl Fx<'_, '_> {
         {
             return Err(Exit::GiveUp);
         }
-        let extra = fast.locals.saturating_sub(m.stack.len() - at);
-        if extra > 0 {
-            push_nils_apart(&mut m.stack, extra);
-        }
+        start_locals(&mut m.stack, at, fast.locals);
         if fast.frame {
-            let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
-            m.frames.push(Frame {
-                code,
-                ip: 0,
-                base: at as u32,
-                kind: Kind::Function,
-                jp,
-            });
+            push_call(m, code, at, Kind::Function);
         } else {
             m.frameless += 1;
         }
@@ -1001,4 +981,26 @@ impl Fx<'_, '_> {
             _ => Err(Exit::GiveUp),
         }
     }
+}
+
+/// The locals of a call whose arguments lie from `at`, `locals` in all: the rest start
+/// nil.
+fn start_locals(stack: &mut Vec<Value>, at: usize, locals: usize) {
+    let extra = locals.saturating_sub(stack.len() - at);
+    if extra > 0 {
+        push_nils_apart(stack, extra);
+    }
+}
+
+/// The frame of a call of `code`, of `kind`, its arguments from `at`, under its caller's
+/// join point.
+fn push_call(m: &mut Machine, code: CodeId, at: usize, kind: Kind) {
+    let jp = m.frames.last().map_or(NO_JP, |f| f.jp);
+    m.frames.push(Frame {
+        code,
+        ip: 0,
+        base: at as u32,
+        kind,
+        jp,
+    });
 }
