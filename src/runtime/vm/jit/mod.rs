@@ -2,11 +2,12 @@
 //! by hand asked for (`docs/machine.md`, "The generator, first version"). Each body the
 //! fast tier runs is compiled by Cranelift from its verified bytecode ([`lower`]) once
 //! it has run often enough (on the interpreter until then: [`FastCode::ready`]), and
-//! runs in place of its closures, under the fast tier's contract: off while traced, stepped or profiled; anything rare gives up and the
-//! transaction is replayed on the interpreter; `--tier both` compares the two. A
-//! behaviour, law or side-effect is compiled a second time to run without a join point,
-//! once sends have asked for that form as often: a send whose chain has such a form for
-//! each of its bodies runs them as calls ([`Form::Direct`], [`helpers::send`]).
+//! runs in place of its closures, under the fast tier's contract: off while traced,
+//! stepped or profiled; anything rare gives up and the transaction is replayed on the
+//! interpreter; `--tier both` compares the two. A behaviour, law or side-effect is
+//! compiled a second time to run without a join point, once sends have asked for that
+//! form as often: a send whose chain has such a form for each of its bodies runs them
+//! as calls ([`Form::Direct`], [`helpers::send`]).
 //!
 //! With `FLEXRULES_JIT=off` nothing is compiled (the closures run, for comparison); with
 //! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
