@@ -160,14 +160,9 @@ impl std::fmt::Debug for FastCode {
 }
 
 impl FastCode {
-    /// The closure that runs the body.
-    #[cfg(feature = "jit")]
-    pub(crate) fn body(&self) -> Arc<dyn Fn(&mut Fx<'_, '_>) -> Done + Send + Sync> {
-        Arc::clone(&self.run)
-    }
-
-    /// The same body run by `run` (the same calls, frame and place of its `return`),
-    /// on the fast tier only when `ready` says so, on the interpreter until then.
+    /// The same body run by `run` (the same calls, frame and place of its `return`) in
+    /// place of its closures, on the fast tier only when `ready` says so, on the
+    /// interpreter until then.
     #[cfg(feature = "jit")]
     pub(crate) fn with_run(
         &self,

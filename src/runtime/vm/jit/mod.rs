@@ -309,7 +309,6 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
     });
     for (i, slot) in codes.iter_mut().enumerate() {
         let Some(fast) = slot else { continue };
-        let closures = fast.body();
         // Each time the body is about to run on the fast tier: one more run counted,
         // the body compiled when due, and whether its machine code is there (the
         // interpreter runs it until then, and for good when it cannot be compiled).
@@ -330,8 +329,9 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
                 // SAFETY: a compiled body's address, of this signature.
                 return run(unsafe { std::mem::transmute::<usize, Entry>(at) }, fx);
             }
-            // (Only where a body runs without asking whether it is ready.)
-            closures(fx)
+            // Not reached: the body runs here only once `ready` said its code is there
+            // (and it stays). Were it, the interpreter would run the transaction again.
+            Err(Exit::GiveUp)
         });
         *slot = Some(fast.with_run(run, ready));
     }
