@@ -929,3 +929,177 @@ fn the_state_of_an_entity_reads_the_same_in_line_and_by_the_form() {
     );
     assert!(bodies >= 1, "the fast tier ran no body");
 }
+
+/// `(contains s x)` of a string kept in a variable (or made at run time) and a name, in
+/// a function called again and again (so that it runs as machine code, with the
+/// feature): a one-letter name is looked for in line, its work (the string's length)
+/// counted as the builtin counts it; anything else goes to the builtin. The same answers
+/// and steps on every tier, an error the same, and a step limit falling inside the work
+/// stops where the interpreter stops (the fast tier gives up there).
+#[test]
+fn a_letter_looked_for_in_a_string_counts_the_same_on_every_tier() {
+    // (A list keeps the function off the interpreter's loop for small functions.)
+    let defs = r#"
+#define hits (s p) (if (contains s p) (length (list p)) else 0)
+"#;
+    let body = r#"
+  (var mine "KQRBNP")
+  (var long (str "abcdefghij" "klmnopqrst"))
+  (var total 0)
+  (var i 0)
+  (while (< i 20)
+    (do
+      (foreach p in (list "K" "x" "q" "P" "KQ" "" (str "N" "") "k" "t")
+        (var total (+ total (hits mine p) (* 100 (hits long p)))))
+      (var i (+ i 1))
+    end))
+  (print total)
+"#;
+    let (tx, bodies, replays) = same(defs, body, Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(format!("{:?}", tx.output), r#"[Print("8100")]"#);
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+    let wrong = format!("{body}  (hits \"KQ\" 3)");
+    let (tx, _, _) = same(defs, &wrong, Limits::default());
+    let Status::Failed(e) = &tx.status else {
+        panic!("{:?}", tx.status)
+    };
+    assert!(e.message.contains("contains"), "{}", e.message);
+    for max_steps in 300..360 {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        let (tx, _, _) = same(defs, body, limits);
+        let Status::Failed(e) = &tx.status else {
+            panic!("{:?}", tx.status)
+        };
+        assert!(e.message.contains("step limit"), "{}", e.message);
+    }
+}
+
+const KEEPER: &str = r#"
+#entity keeper
+  #property log nil
+  #property seen 0
+  #state default
+    #onMessage start
+      (update property "log" to (list))
+    #onMessage add
+      (update property "log" to (append (property "log") (attribute "i")))
+      (if (= (attribute "i") 3)
+          (do
+            (var kept (property "log"))
+            (update property "log" to (append (property "log") (list 3 3)))
+            (print kept)
+          end))
+    #onMessage grow
+      (var i 0)
+      (while (< i (attribute "n"))
+        (do (send new message "add" to (self) with "i" i) (var i (+ i 1)) end))
+      (if (attribute "fail") (first 3))
+      (print (property "log"))
+    #onMessage undo
+      (open checkpoint)
+      (send new message "grow" to (self) with "n" 3)
+      (rollback "undone")
+    #onMessage other
+      (update property "log" to (append (property "log" of "k") 9))
+    #onMessage show
+      (print (property "log") (property "seen"))
+#instance k of keeper
+#instance j of keeper
+#law "Seen" on add to keeper in * is
+  (update property "seen" to (+ (property "seen") 1))
+"#;
+
+/// `(update property "p" to (append (property "p") x))` of the running entity, in a
+/// behaviour sent to again and again (whose law may change the world, so that it runs at
+/// its join point, as machine code with the feature): the element is pushed where the
+/// list lies when nobody else holds it (not at the first append of a transaction, where
+/// a snapshot shares the entity, nor while a variable keeps the list), the list copied
+/// otherwise; another entity's list is copied; a failed transaction, and a rollback
+/// (which takes the pushes off the list), leave the list as it was; a list at its
+/// length limit fails. The same lists, steps and output on every tier.
+#[test]
+fn appending_to_a_property_where_it_lies_is_the_same_on_every_tier() {
+    let sends = [
+        "start to k",
+        "grow to k with n 6",
+        "grow to k with n 5 fail true",
+        "show to k",
+        "undo to k",
+        "show to k",
+        "grow to k with n 2",
+        "start to j",
+        "other to j",
+        "show to j",
+        "grow to k with n 40",
+    ];
+    let limits = Limits {
+        max_length: 40,
+        ..Limits::default()
+    };
+    let mut slow = session(KEEPER, Tier::Interpreter, limits);
+    let mut fast = session(KEEPER, Tier::Fast, limits);
+    let mut both = session(KEEPER, Tier::Both, limits);
+    let mut seen = Vec::new();
+    for send in sends {
+        let (s, _, _) = deliver(&mut slow, send);
+        let (f, _, _) = deliver(&mut fast, send);
+        deliver(&mut both, send);
+        assert_eq!(f.status, s.status, "{send}");
+        assert_eq!(f.steps, s.steps, "{send}");
+        assert_eq!(f.output, s.output, "{send}");
+        seen.push(s);
+    }
+    let printed = |i: usize| format!("{:?}", seen[i].output);
+    assert_eq!(
+        printed(1),
+        r#"[Print("(0 1 2 3)"), Print("(0 1 2 3 (3 3) 4 5)")]"#
+    );
+    assert!(matches!(seen[2].status, Status::Failed(_)));
+    assert_eq!(printed(3), r#"[Print("(0 1 2 3 (3 3) 4 5) 6")]"#);
+    assert_eq!(printed(5), r#"[Print("(0 1 2 3 (3 3) 4 5) 6")]"#);
+    assert_eq!(printed(9), r#"[Print("(0 1 2 3 (3 3) 4 5 0 1 9) 0")]"#);
+    // Past 40 elements: the length limit, on every tier.
+    let Status::Failed(e) = &seen[10].status else {
+        panic!("{:?}", seen[10].status)
+    };
+    assert!(e.message.contains("`append`"), "{}", e.message);
+}
+
+/// `not`, and `=` and `!=` of values of two kinds, in line on the fast tier (in a
+/// function called again and again, so that it runs as machine code with the feature):
+/// the answers and steps the builtins give, for every pair of kinds (an integer equals
+/// the float of its value; a collection first goes to the builtin, which counts the
+/// comparison).
+#[test]
+fn not_and_comparisons_of_two_kinds_answer_the_same_on_every_tier() {
+    let defs = r#"
+#define cmp (a b) (list (= a b) (!= a b) (not a) (not (= a b)))
+"#;
+    let body = r#"
+  (var kinds (list nil true false 0 1 1.0 2.5 "a" (str "a" "") "abc" (list 1) (list) (dict "k" 1) (new message "m")))
+  (var same 0)
+  (var out (list))
+  (foreach a in kinds
+    (foreach b in kinds
+      (do
+        (var r (cmp a b))
+        (if (first r) (var same (+ same 1)))
+        (var out (append out r))
+      end)))
+  (print same (cmp 1 1.0) (cmp "a" (str "a" "")) (cmp nil false) (cmp 0 nil) (cmp (list 1) 1))
+  (length out)
+"#;
+    let (tx, bodies, replays) = same(defs, body, Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("18 (true false false false) (true false false false) (false true true true) (false true false true) (false true false true)")]"#
+    );
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+}

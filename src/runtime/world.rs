@@ -268,6 +268,7 @@ impl World {
     }
 
     /// A writable entity `id` (copied first if a snapshot shares it).
+    #[inline(always)]
     pub fn entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
         if id.is_representation() {
             return Rc::make_mut(&mut self.canvas).representation_mut(id);

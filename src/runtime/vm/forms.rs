@@ -907,74 +907,102 @@ impl Machine {
     }
 
     /// `(update property "p" to (append (property "p") x))` of the running entity, at its
-    /// `append` (the form next): the element pushed onto the list where it lies in the
-    /// property, when nobody else holds that list (the property and the operand are its
-    /// only holders), instead of a copy with it that replaces the list. The copy, and
-    /// the old list the undo log would keep and drop, cost as much as the list is long;
-    /// this costs as much as one element, and the log keeps what takes it off again
-    /// ([`Undo::Pushed`](super::undo::Undo)). Taken only where `append` would charge
-    /// nothing but its element and could not fail (a flat list with room, an element
-    /// whose nesting is known without a walk, memory and length within their limits) and
-    /// the form would write in one pass ([`Machine::update_own_property_here`]): the
-    /// same memory charged, the same list, and the form's value, nil, on the stack in
-    /// place of the three operands. Whether it applied; when not, nothing changed that
-    /// anyone can see.
+    /// `append` (the form next), on the instruction loop's three operands: see
+    /// [`Machine::append_to_own_property`]. Whether it applied (the form's value, nil,
+    /// then in place of the operands); when not, the operands are as they were.
     #[inline(never)]
     pub(super) fn append_own_here(&mut self, cx: &Context<'_>) -> bool {
-        if self.world.canvas.active || cx.trace || cx.stepping {
-            return false;
-        }
         let n = self.stack.len();
-        let [named, Value::List(list), element] = &self.stack[n.saturating_sub(3)..] else {
+        let [named, Value::List(_), _] = &self.stack[n.saturating_sub(3)..] else {
             return false;
         };
         let Some(name) = written_name(named) else {
             return false;
         };
+        let element = self.stack.pop().unwrap_or_default();
+        let list = self.stack.pop().unwrap_or_default();
+        match self.append_to_own_property(cx, name, list, element) {
+            Ok(()) => {
+                // The name's place takes the form's value (a symbol's text: nothing to
+                // free).
+                self.stack[n - 3] = Value::Nil;
+                true
+            }
+            Err((list, element)) => {
+                self.stack.push(list);
+                self.stack.push(element);
+                false
+            }
+        }
+    }
+
+    /// `(update property "name" to (append list element))` of the running entity, where
+    /// `list` was read from that property: the element pushed onto the list where it
+    /// lies in the property, when nobody else holds that list (the property and `list`
+    /// are its only holders), instead of a copy with it that replaces the list. The
+    /// copy, and the old list the undo log would keep and drop, cost as much as the
+    /// list is long; this costs as much as one element, and the log keeps what takes it
+    /// off again ([`Undo::Pushed`](super::undo::Undo)). Taken only where `append` would
+    /// charge nothing but its element and could not fail (a flat list with room, an
+    /// element whose nesting is known without a walk, memory and length within their
+    /// limits) and the form would write in one pass
+    /// ([`Machine::update_own_property_here`]): the same memory charged and the same
+    /// list. When it does not apply, the two values come back and nothing changed that
+    /// anyone can see.
+    pub(super) fn append_to_own_property(
+        &mut self,
+        cx: &Context<'_>,
+        name: Symbol,
+        list: Value,
+        element: Value,
+    ) -> Result<(), (Value, Value)> {
+        if self.world.canvas.active || cx.trace || cx.stepping {
+            return Err((list, element));
+        }
+        let Value::List(l) = &list else {
+            return Err((list, element));
+        };
         // The list's holders: the property and this operand, nobody else.
-        if Rc::strong_count(list) != 2 || Rc::weak_count(list) != 0 || !list.has_flat_room() {
-            return false;
+        if Rc::strong_count(l) != 2 || Rc::weak_count(l) != 0 || !l.has_flat_room() {
+            return Err((list, element));
         }
         let limits = &self.meter.limits;
-        let depth = match element {
-            Value::List(l) if (l.depth() as usize) < limits.max_nesting => l.depth(),
-            Value::List(_) | Value::Dict(_) | Value::Message(_) => return false,
+        let depth = match &element {
+            Value::List(e) if (e.depth() as usize) < limits.max_nesting => e.depth(),
+            Value::List(_) | Value::Dict(_) | Value::Message(_) => return Err((list, element)),
             _ => 0,
         };
-        if list.len() + 1 > limits.max_length || !self.meter.fits(ELEMENT_BYTES) {
-            return false;
+        if l.len() + 1 > limits.max_length || !self.meter.fits(ELEMENT_BYTES) {
+            return Err((list, element));
         }
-        let list = Rc::as_ptr(list);
+        let ptr = Rc::as_ptr(l);
         let Some(id) = self.own_game_entity() else {
-            return false;
+            return Err((list, element));
         };
         let logging = self.logging();
         // As the form would, an entity a snapshot shares is copied first (which shares the
         // list once more, so it is not taken here).
         let Some((slot, Value::List(held))) = layout_place(&mut self.world, cx.game, id, name)
         else {
-            return false;
+            return Err((list, element));
         };
-        if !std::ptr::eq(Rc::as_ptr(held), list) || Rc::strong_count(held) != 2 {
-            return false;
+        if !std::ptr::eq(Rc::as_ptr(held), ptr) || Rc::strong_count(held) != 2 {
+            return Err((list, element));
         }
         // What `append` charges, which cannot fail here.
         if self.meter.alloc(ELEMENT_BYTES).is_err() {
-            return false;
+            return Err((list, element));
         }
-        let element = self.stack.pop().unwrap_or_default();
         // The operand's hold let go, the property's is the only one.
-        Value::release(self.stack.pop().unwrap_or_default());
+        Value::release(list);
         // Nobody else holds it now: in place.
-        let list = super::super::value::List::make_mut(held, 1);
-        let marks = list.marks();
-        list.push_back(element, depth);
-        // The name's place takes the form's value (a symbol's text: nothing to free).
-        self.stack[n - 3] = Value::Nil;
+        let held = super::super::value::List::make_mut(held, 1);
+        let marks = held.marks();
+        held.push_back(element, depth);
         if logging {
             self.log_pushed(id, slot, marks);
         }
-        true
+        Ok(())
     }
 
     /// `(changeState "s")` of the running entity (not a representation), its state written

@@ -6,17 +6,18 @@
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
+use crate::compile::builtins::index as builtin_index;
 use crate::compile::bytecode::{CodeId, IntOp, Read};
 use crate::symbol::Symbol;
 
 use super::super::super::budget::ENTRY_BYTES;
-use super::super::super::builtins::read_fast;
+use super::super::super::builtins::{contains_letter, read_fast};
 use super::super::super::entity::EntityId;
 use super::super::super::value::{Key, Value};
 use super::super::super::world::Chain;
 use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
 use super::super::stack::truncate_releasing;
-use super::raw::{DONE, EXIT, LIST, Raw, STR, from_raw, into_raw, sym_word};
+use super::raw::{BOOL, DONE, EXIT, FLOAT, INT, LIST, Raw, STR, from_raw, into_raw, sym_word};
 use super::{Direct, Entry, Jx, Site};
 
 /// The fast tier the body runs on.
@@ -110,6 +111,43 @@ pub(super) unsafe extern "C" fn update_property(
     let v = unsafe { value(tag, word) };
     let r = fx.update_property(site.name, v, site.span);
     unsafe { give(jx, r) }
+}
+
+/// `(update property "name" to (append (property "name") x))` of the list and the
+/// element given in registers, which go: the element pushed where the list lies when
+/// nobody else holds it (`Machine::append_to_own_property`),
+/// else `append` by the builtin and the form as [`update_property`] does it.
+pub(super) unsafe extern "C" fn append_property(
+    jx: *mut Jx,
+    site: *const Site,
+    l_tag: u64,
+    l_word: u64,
+    e_tag: u64,
+    e_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let (list, element) = unsafe { (value(l_tag, l_word), value(e_tag, e_word)) };
+    let (list, element) = match fx.m.append_to_own_property(fx.cx, site.name, list, element) {
+        Ok(()) => return into_raw(Value::Nil),
+        Err(back) => back,
+    };
+    let Some(append) = site.pure else {
+        Value::release(list);
+        Value::release(element);
+        return unsafe { give_up(jx) };
+    };
+    let mut args = [list, element];
+    let r = append(&mut args, &mut fx.m.meter);
+    for v in args {
+        Value::release(v);
+    }
+    match r {
+        Ok(list) => {
+            let r = fx.update_property(site.name, list, site.span);
+            unsafe { give(jx, r) }
+        }
+        Err(_) => unsafe { give_up(jx) },
+    }
 }
 
 pub(super) unsafe extern "C" fn message(jx: *mut Jx) -> Raw {
@@ -307,6 +345,72 @@ pub(super) unsafe extern "C" fn pure1(jx: *mut Jx, site: *const Site, tag: u64, 
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let mut args = unsafe { [value(tag, word)] };
     unsafe { pure_on(jx, fx, site, &mut args) }
+}
+
+/// `(contains s x)` on two values given in registers: a one-letter name in a string
+/// (`(contains mine p)`) answered here, its work (the string's length) counted as the
+/// builtin counts it; anything else by the builtin.
+pub(super) unsafe extern "C" fn contains2(
+    jx: *mut Jx,
+    site: *const Site,
+    a_tag: u64,
+    a_word: u64,
+    b_tag: u64,
+    b_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let mut args = unsafe { [value(a_tag, a_word), value(b_tag, b_word)] };
+    let Some((len, found)) = contains_letter(&args[0], &args[1]) else {
+        return unsafe { pure_on(jx, fx, site, &mut args) };
+    };
+    let [hay, needle] = args;
+    Value::release(hay);
+    Value::release(needle);
+    match fx.m.meter.work(len) {
+        Ok(()) => Raw {
+            tag: BOOL,
+            word: u64::from(found),
+        },
+        Err(_) => unsafe { give_up(jx) },
+    }
+}
+
+/// `(= a b)` or `(!= a b)` ([`Site::index`]) of two values given in registers, which
+/// go, on the way from the comparison in line to the builtin: two kinds that never
+/// equal (`a` no collection, whose comparison the builtin counts, and not two numbers)
+/// answered here; anything else by the builtin.
+pub(super) unsafe extern "C" fn equal2(
+    jx: *mut Jx,
+    site: *const Site,
+    a_tag: u64,
+    a_word: u64,
+    b_tag: u64,
+    b_word: u64,
+) -> Raw {
+    let numbers = |t: u64| t == INT || t == FLOAT;
+    if a_tag != b_tag && a_tag < LIST && !(numbers(a_tag) && numbers(b_tag)) {
+        let (site, [a, b]) = unsafe { (&*site, [value(a_tag, a_word), value(b_tag, b_word)]) };
+        Value::release(a);
+        Value::release(b);
+        const NE: usize = builtin_index("!=") as usize;
+        let ne = site.index == NE;
+        return Raw {
+            tag: BOOL,
+            word: u64::from(ne),
+        };
+    }
+    unsafe { pure2(jx, site, a_tag, a_word, b_tag, b_word) }
+}
+
+/// `(not v)` of a value given in registers, which goes: whether it is false.
+pub(super) unsafe extern "C" fn not(tag: u64, word: u64) -> Raw {
+    let v = unsafe { value(tag, word) };
+    let r = !v.truthy();
+    Value::release(v);
+    Raw {
+        tag: BOOL,
+        word: u64::from(r),
+    }
 }
 
 /// Pure builtin `site.pure` on `args`, which go.

@@ -24,7 +24,7 @@ use cranelift_codegen::ir::{self, AbiParam, Block, InstBuilder, MemFlagsData, Si
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
-use crate::compile::builtins::BUILTINS;
+use crate::compile::builtins::{BUILTINS, index as builtin_index};
 use crate::compile::bytecode::{Code, IntOp, Op, Read, builtin_of, plain_successors};
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
@@ -36,6 +36,12 @@ use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
 use super::{Form, Jit, Jx, Site, Sites, helpers};
 
 type V = ir::Value;
+
+const CONTAINS: u16 = builtin_index("contains");
+const APPEND: u16 = builtin_index("append");
+const NOT: u16 = builtin_index("not");
+const EQ: u16 = builtin_index("=");
+const NE: u16 = builtin_index("!=");
 
 /// Where plain instruction `op` at `ip` may go, with the change of the stack's height
 /// there (the verifier's reading); `None` for an instruction the generator does not take.
@@ -782,6 +788,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     past = ip + self.code.ops()[ip].weight() as usize;
                     open
                 }
+                None if self.append_update(ip) => {
+                    past = ip + 2;
+                    true
+                }
                 None => self.op(ip)?,
             };
         }
@@ -934,7 +944,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.flush();
                 self.copy((tag, word));
                 let mut site = self.plain_site(ip + 2);
-                site.index = crate::compile::builtins::index("contains") as usize;
+                site.index = CONTAINS as usize;
                 site.argc = 2;
                 site.pure = pure_fn(site.index);
                 let site = self.site(site);
@@ -951,6 +961,42 @@ impl<'a, 'b> Lowering<'a, 'b> {
             _ => return None,
         }
         Some(true)
+    }
+
+    /// `(update property "p" to (append (property "p") x))` at its `append`, the form
+    /// next and the name known, at the join point: both in one call
+    /// ([`helpers::append_property`]), which pushes the element onto the list where it
+    /// lies when nobody else holds it, as the instruction loop does. Whether it was
+    /// lowered so (the form with it).
+    fn append_update(&mut self, ip: usize) -> bool {
+        let next = ip + 1;
+        if self.direct
+            || self.shape.ops[ip] != Op::Builtin(APPEND, 2)
+            || self.shape.ops.get(next) != Some(&Op::Form(FormOp::UpdateProperty, 0))
+            || self.blocks.get(next).copied().flatten().is_some()
+            || self.h < 3
+        {
+            return false;
+        }
+        let Some(name) = self.names[self.h - 3] else {
+            return false;
+        };
+        // Both steps before the call: the `append` can only give up.
+        self.pending += 2;
+        self.flush();
+        let ((et, ew), _) = self.pop();
+        let ((lt, lw), _) = self.pop();
+        self.pop();
+        let mut site = self.plain_site(next);
+        site.name = name;
+        site.index = APPEND as usize;
+        site.argc = 2;
+        site.pure = pure_fn(site.index);
+        let (jx, s) = (self.jx, self.site(site));
+        let f = helpers::append_property as *const () as usize;
+        let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
+        self.push(r);
+        true
     }
 
     /// Lower the instruction at `ip`: whether the code goes on to the next one.
@@ -1278,6 +1324,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
         site.argc = argc;
         site.pure = pure_fn(index as usize);
         let jx = self.jx;
+        if index == NOT && argc == 1 {
+            // Cannot fail: no way out after it.
+            let ((tag, word), _) = self.pop();
+            let r = self.call(helpers::not as *const () as usize, &[tag, word], 2);
+            self.push_plain((r[0], r[1]));
+            return;
+        }
         if site.pure.is_some() && (argc == 1 || argc == 2) {
             let s = self.site(site);
             let mut args = vec![jx, s];
@@ -1289,6 +1342,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.h -= argc as usize;
             let f = match argc {
                 1 => helpers::pure1 as *const () as usize,
+                _ if index == CONTAINS => helpers::contains2 as *const () as usize,
+                _ if index == EQ || index == NE => helpers::equal2 as *const () as usize,
                 _ => helpers::pure2 as *const () as usize,
             };
             let r = self.call_value(f, &args);
