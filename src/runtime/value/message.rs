@@ -59,8 +59,21 @@ pub fn action_of(item: &Value) -> Result<(Symbol, Rc<Message>), String> {
 
 /// Whether `item` stands for a candidate action, as [`action_of`] reads it, without
 /// taking its parts: the whole list `#actions` gives is checked this way, and only the
-/// candidates used are read (a message's count left alone, a name not looked up).
+/// candidates used are read (a message's count left alone, a name not looked up). The
+/// common case, a flat pair, is a few tests in line; anything else is looked at out of
+/// line, where what is wrong is said.
+#[inline(always)]
 pub fn check_action(item: &Value) -> Result<(), String> {
+    if let Value::List(pair) = item
+        && let Some([Value::Str(_), Value::Message(_)]) = pair.as_slice()
+    {
+        return Ok(());
+    }
+    check_other_action(item)
+}
+
+#[inline(never)]
+fn check_other_action(item: &Value) -> Result<(), String> {
     action_parts(item).map(|_| ())
 }
 
