@@ -326,8 +326,24 @@ pub(super) unsafe extern "C" fn builtin(jx: *mut Jx, site: *const Site) -> Raw {
     unsafe { give(jx, r) }
 }
 
-/// A pure builtin on two arguments given in registers (none pushed).
-pub(super) unsafe extern "C" fn pure2(
+/// Which pure builtin of two values [`pure2`] is made for: any, or one of the two it
+/// answers itself in the cases the games make hot.
+pub(super) mod two {
+    /// Any pure builtin.
+    pub(crate) const ANY: u8 = 0;
+    /// `(contains s x)`: a one-letter name in a string (`(contains mine p)`) answered
+    /// without the builtin, its work (the string's length) counted as the builtin
+    /// counts it.
+    pub(crate) const CONTAINS: u8 = 1;
+    /// `(= a b)` or `(!= a b)` ([`Site::index`](super::Site)), which the code compares in
+    /// line first: two kinds that never equal (`a` no collection, whose comparison the
+    /// builtin counts, and not two numbers) answered without the builtin.
+    pub(crate) const EQUAL: u8 = 2;
+}
+
+/// A pure builtin on two arguments given in registers (none pushed), which go; made for
+/// the builtin `WHICH` says ([`two`]), which picks what is answered here.
+pub(super) unsafe extern "C" fn pure2<const WHICH: u8>(
     jx: *mut Jx,
     site: *const Site,
     a_tag: u64,
@@ -336,8 +352,33 @@ pub(super) unsafe extern "C" fn pure2(
     b_word: u64,
 ) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
+    let numbers = |t: u64| t == INT || t == FLOAT;
+    let mut answer = None;
+    if WHICH == two::EQUAL && a_tag != b_tag && a_tag < LIST && !(numbers(a_tag) && numbers(b_tag))
+    {
+        const NE: usize = builtin_index("!=") as usize;
+        answer = Some(site.index == NE);
+    }
     let mut args = unsafe { [value(a_tag, a_word), value(b_tag, b_word)] };
-    unsafe { pure_on(jx, fx, site, &mut args) }
+    if WHICH == two::CONTAINS
+        && let Some((len, found)) = contains_letter(&args[0], &args[1])
+    {
+        if fx.m.meter.work(len).is_err() {
+            args.into_iter().for_each(Value::release);
+            return unsafe { give_up(jx) };
+        }
+        answer = Some(found);
+    }
+    match answer {
+        Some(answer) => {
+            args.into_iter().for_each(Value::release);
+            Raw {
+                tag: BOOL,
+                word: u64::from(answer),
+            }
+        }
+        None => unsafe { pure_on(jx, fx, site, &mut args) },
+    }
 }
 
 /// A pure builtin on one argument given in registers.
@@ -345,61 +386,6 @@ pub(super) unsafe extern "C" fn pure1(jx: *mut Jx, site: *const Site, tag: u64, 
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let mut args = unsafe { [value(tag, word)] };
     unsafe { pure_on(jx, fx, site, &mut args) }
-}
-
-/// `(contains s x)` on two values given in registers: a one-letter name in a string
-/// (`(contains mine p)`) answered here, its work (the string's length) counted as the
-/// builtin counts it; anything else by the builtin.
-pub(super) unsafe extern "C" fn contains2(
-    jx: *mut Jx,
-    site: *const Site,
-    a_tag: u64,
-    a_word: u64,
-    b_tag: u64,
-    b_word: u64,
-) -> Raw {
-    let (fx, site) = unsafe { (fx(jx), &*site) };
-    let mut args = unsafe { [value(a_tag, a_word), value(b_tag, b_word)] };
-    let Some((len, found)) = contains_letter(&args[0], &args[1]) else {
-        return unsafe { pure_on(jx, fx, site, &mut args) };
-    };
-    let [hay, needle] = args;
-    Value::release(hay);
-    Value::release(needle);
-    match fx.m.meter.work(len) {
-        Ok(()) => Raw {
-            tag: BOOL,
-            word: u64::from(found),
-        },
-        Err(_) => unsafe { give_up(jx) },
-    }
-}
-
-/// `(= a b)` or `(!= a b)` ([`Site::index`]) of two values given in registers, which
-/// go, on the way from the comparison in line to the builtin: two kinds that never
-/// equal (`a` no collection, whose comparison the builtin counts, and not two numbers)
-/// answered here; anything else by the builtin.
-pub(super) unsafe extern "C" fn equal2(
-    jx: *mut Jx,
-    site: *const Site,
-    a_tag: u64,
-    a_word: u64,
-    b_tag: u64,
-    b_word: u64,
-) -> Raw {
-    let numbers = |t: u64| t == INT || t == FLOAT;
-    if a_tag != b_tag && a_tag < LIST && !(numbers(a_tag) && numbers(b_tag)) {
-        let (site, [a, b]) = unsafe { (&*site, [value(a_tag, a_word), value(b_tag, b_word)]) };
-        Value::release(a);
-        Value::release(b);
-        const NE: usize = builtin_index("!=") as usize;
-        let ne = site.index == NE;
-        return Raw {
-            tag: BOOL,
-            word: u64::from(ne),
-        };
-    }
-    unsafe { pure2(jx, site, a_tag, a_word, b_tag, b_word) }
 }
 
 /// `(not v)` of a value given in registers, which goes: whether it is false.

@@ -32,6 +32,7 @@ use crate::syntax::ast::FormOp;
 use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::fast::MessageShape;
+use super::helpers::two;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
 use super::{Form, Jit, Jx, Site, Sites, helpers};
 
@@ -949,7 +950,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 site.pure = pure_fn(site.index);
                 let site = self.site(site);
                 let hay = self.constant(STR, sym_word(s));
-                let f = helpers::pure2 as *const () as usize;
+                let f = helpers::pure2::<{ two::CONTAINS }> as *const () as usize;
                 let r = self.call_value(f, &[jx, site, hay.0, hay.1, tag, word]);
                 self.b.ins().jump(join, &[r.1.into()]);
                 self.b.switch_to_block(join);
@@ -1342,9 +1343,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.h -= argc as usize;
             let f = match argc {
                 1 => helpers::pure1 as *const () as usize,
-                _ if index == CONTAINS => helpers::contains2 as *const () as usize,
-                _ if index == EQ || index == NE => helpers::equal2 as *const () as usize,
-                _ => helpers::pure2 as *const () as usize,
+                _ if index == CONTAINS => helpers::pure2::<{ two::CONTAINS }> as *const () as usize,
+                _ if index == EQ || index == NE => {
+                    helpers::pure2::<{ two::EQUAL }> as *const () as usize
+                }
+                _ => helpers::pure2::<{ two::ANY }> as *const () as usize,
             };
             let r = self.call_value(f, &args);
             self.push(r);
