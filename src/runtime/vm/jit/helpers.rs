@@ -115,8 +115,8 @@ pub(super) unsafe extern "C" fn update_property(
 
 /// `(update property "name" to (append (property "name") x))` of the list and the
 /// element given in registers, which go: the element pushed where the list lies when
-/// nobody else holds it (`Machine::append_to_own_property`),
-/// else `append` by the builtin and the form as [`update_property`] does it.
+/// nobody else holds it (`Machine::append_to_own_property`), else `append` by the
+/// builtin and the form as [`update_property`] does it.
 pub(super) unsafe extern "C" fn append_property(
     jx: *mut Jx,
     site: *const Site,
