@@ -256,10 +256,14 @@ pub(super) unsafe extern "C" fn state_is_lent(
     word: u64,
 ) -> u64 {
     let (fx, site) = unsafe { (fx(jx), &*site) };
-    let entity = unsafe { lent(tag, word) };
-    if let Some(state) = fx.m.fixed_state(&entity) {
-        return u64::from(state == site.name);
+    // An interned name: its number, without making the value.
+    if tag == STR
+        && word & 1 == 1
+        && let Some((_, e)) = fx.m.fixed_entity_of(Symbol::from_id((word >> 1) as u32))
+    {
+        return u64::from(e.state == site.name);
     }
+    let entity = unsafe { lent(tag, word) };
     if unsafe { (*jx).direct } != 0 {
         unsafe { give_up(jx) };
         return 2;
