@@ -931,8 +931,8 @@ fn the_state_of_an_entity_reads_the_same_in_line_and_by_the_form() {
 }
 
 /// `(contains s x)` of a string kept in a variable (or made at run time) and a name, in
-/// a function called again and again (so that it runs as machine code, with the
-/// feature): a one-letter name is looked for in line, its work (the string's length)
+/// a function kept off the interpreter's small loop (so that it runs as machine code
+/// with the feature): a one-letter name is looked for in line, its work (the string's length)
 /// counted as the builtin counts it; anything else goes to the builtin. The same answers
 /// and steps on every tier, an error the same, and a step limit falling inside the work
 /// stops where the interpreter stops (the fast tier gives up there).
@@ -1015,7 +1015,7 @@ const KEEPER: &str = r#"
 "#;
 
 /// `(update property "p" to (append (property "p") x))` of the running entity, in a
-/// behaviour sent to again and again (whose law may change the world, so that it runs at
+/// behaviour sent to from another (whose law may change the world, so that it runs at
 /// its join point, as machine code with the feature): the element is pushed where the
 /// list lies when nobody else holds it (not at the first append of a transaction, where
 /// a snapshot shares the entity, nor while a variable keeps the list), the list copied
@@ -1071,7 +1071,7 @@ fn appending_to_a_property_where_it_lies_is_the_same_on_every_tier() {
 }
 
 /// `not`, and `=` and `!=` of values of two kinds, in line on the fast tier (in a
-/// function called again and again, so that it runs as machine code with the feature):
+/// function kept off the small loop, so that it runs as machine code with the feature):
 /// the answers and steps the builtins give, for every pair of kinds (an integer equals
 /// the float of its value; a collection first goes to the builtin, which counts the
 /// comparison).
