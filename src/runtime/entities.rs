@@ -7,8 +7,16 @@
 //! shares copies the nodes on its path (32 pointers a level) and the entity itself.
 //! Entities are never removed from the vector: a deleted entity leaves `None` in its
 //! place, so ids stay valid and are never reused.
+//!
+//! Each value carries a *generation*, a number no other change in the process was given:
+//! it is renewed whenever an entity this value holds may come to lie elsewhere (copied on
+//! its first write after a clone, its slot replaced or emptied, an entity added). Two
+//! values of one generation hold every entity at the same address, and an entity found
+//! at a generation stays where it was found while the value keeps it: what lets the
+//! machine keep entities' addresses and read through them (`vm/addresses.rs`).
 
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::entity::Entity;
 
@@ -37,7 +45,7 @@ impl Node {
 /// What `a` points to, to change: [`Rc::make_mut`] with the test that nothing else
 /// holds it (the common case) made here, and the copy out of line. Always `Some`.
 #[inline(always)]
-pub(super) fn unshared<T: Clone>(a: &mut Rc<T>) -> Option<&mut T> {
+fn unshared<T: Clone>(a: &mut Rc<T>) -> Option<&mut T> {
     if Rc::get_mut(a).is_none() {
         unshare(a);
     }
@@ -51,6 +59,15 @@ fn unshare<T: Clone>(a: &mut Rc<T>) {
     Rc::make_mut(a);
 }
 
+/// The generation the next change takes: never 0 (which no value has, so that a
+/// table of addresses can mark an empty place with it) and never given twice.
+static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+
+/// A generation no value had before.
+fn fresh_generation() -> u64 {
+    GENERATIONS.fetch_add(1, Ordering::Relaxed)
+}
+
 /// Entities by id; `None` where one was deleted.
 #[derive(Clone)]
 pub struct Entities {
@@ -58,6 +75,9 @@ pub struct Entities {
     /// Levels of branches above the leaves.
     depth: u32,
     len: usize,
+    /// Renewed whenever an entity may come to lie elsewhere (see the module's
+    /// documentation); a clone keeps it, as it keeps every entity where it is.
+    generation: u64,
 }
 
 impl Default for Entities {
@@ -73,7 +93,20 @@ impl Entities {
             root: Rc::new(Node::leaf()),
             depth: 0,
             len: 0,
+            generation: fresh_generation(),
         }
+    }
+
+    /// This value's generation: while it is the same, every entity lies where it lay.
+    #[inline(always)]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Where the generation is kept, for code that reads it while the value stays put.
+    #[inline(always)]
+    pub fn generation_at(&self) -> *const u64 {
+        &raw const self.generation
     }
 
     /// How many ids were given (deleted entities included).
@@ -105,27 +138,36 @@ impl Entities {
         }
     }
 
-    /// The slot of id `i`, to change (the nodes on its path are copied first if a clone
-    /// shares them).
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut Slot> {
-        if i >= self.len {
-            return None;
+    /// The slot of id `i`, to replace or empty (the nodes on its path are copied first if
+    /// a clone shares them). A new generation: the entity there may go.
+    pub fn slot_mut(&mut self, i: usize) -> Option<&mut Slot> {
+        self.generation = fresh_generation();
+        path_mut(&mut self.root, self.depth, self.len, i)
+    }
+
+    /// The entity `i`, to change in place: the nodes on its path and the entity itself
+    /// copied first if a clone shares them (a new generation if the entity is copied).
+    /// `None` for an id never given or an entity deleted.
+    #[inline(always)]
+    pub fn entity_mut(&mut self, i: usize) -> Option<&mut Entity> {
+        let Entities {
+            root,
+            depth,
+            len,
+            generation,
+        } = self;
+        let e = path_mut(root, *depth, *len, i)?.as_mut()?;
+        if Rc::get_mut(e).is_none() {
+            *generation = fresh_generation();
+            unshare(e);
         }
-        let mut node: &mut Node = unshared(&mut self.root)?;
-        let mut shift = self.depth * BITS;
-        loop {
-            match node {
-                Node::Branch(children) => {
-                    node = unshared(children[(i >> shift) & MASK].as_mut()?)?;
-                    shift -= BITS;
-                }
-                Node::Leaf(slots) => return Some(&mut slots[i & MASK]),
-            }
-        }
+        Rc::get_mut(e)
     }
 
     /// Add `entity` with the next id.
     pub fn push_back(&mut self, entity: Slot) {
+        // Another value of this generation may add a different entity with this id.
+        self.generation = fresh_generation();
         let i = self.len;
         // Full at this depth: the old root becomes the first child of a new one.
         if i >> ((self.depth + 1) * BITS) > 0 {
@@ -196,6 +238,25 @@ impl Entities {
             return extra;
         }
         extra + node_bytes(node, Some(&older.root))
+    }
+}
+
+/// The slot of id `i` in the trie at `root` (`depth` levels of branches, `len` ids), the
+/// nodes on its path made the caller's own.
+fn path_mut(root: &mut Rc<Node>, depth: u32, len: usize, i: usize) -> Option<&mut Slot> {
+    if i >= len {
+        return None;
+    }
+    let mut node: &mut Node = unshared(root)?;
+    let mut shift = depth * BITS;
+    loop {
+        match node {
+            Node::Branch(children) => {
+                node = unshared(children[(i >> shift) & MASK].as_mut()?)?;
+                shift -= BITS;
+            }
+            Node::Leaf(slots) => return Some(&mut slots[i & MASK]),
+        }
     }
 }
 
@@ -312,8 +373,8 @@ mod tests {
             v.push_back(entity(i));
         }
         let before = v.clone();
-        *v.get_mut(70).unwrap() = None;
-        *v.get_mut(3).unwrap() = entity(1000);
+        *v.slot_mut(70).unwrap() = None;
+        *v.slot_mut(3).unwrap() = entity(1000);
         assert!(v.get(70).unwrap().is_none());
         assert_eq!(name(v.get(3).unwrap()), Some("e1000".into()));
         assert_eq!(name(before.get(70).unwrap()), Some("e70".into()));
@@ -321,6 +382,49 @@ mod tests {
         // Untouched entities are still shared.
         let (a, b) = (v.get(50).unwrap(), before.get(50).unwrap());
         assert!(Rc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap()));
-        assert!(v.get_mut(100).is_none());
+        assert!(v.slot_mut(100).is_none());
+    }
+
+    #[test]
+    fn a_generation_is_renewed_whenever_an_entity_may_move() {
+        let mut v = Entities::new();
+        for i in 0..40 {
+            v.push_back(entity(i));
+        }
+        let g = v.generation();
+        let at =
+            |v: &Entities, i: usize| -> *const Entity { &**v.get(i).unwrap().as_ref().unwrap() };
+        // Written in place, nothing else holding it: where it was, the same generation.
+        let before = at(&v, 5);
+        v.entity_mut(5).unwrap().state = Symbol::intern("moved");
+        assert_eq!((v.generation(), at(&v, 5)), (g, before));
+        // A clone keeps every entity where it is, and the generation.
+        let mut w = v.clone();
+        assert_eq!(w.generation(), g);
+        // The first write after it copies the entity for the writer, which takes a new
+        // generation; the other then holds its entity alone and writes it in place.
+        w.entity_mut(5).unwrap().state = Symbol::intern("w");
+        assert_ne!(w.generation(), g);
+        assert_ne!(at(&w, 5), before);
+        v.entity_mut(5).unwrap().state = Symbol::intern("v");
+        assert_eq!((v.generation(), at(&v, 5)), (g, before));
+        // Two values written after a clone never share a generation.
+        let mut u = v.clone();
+        u.entity_mut(6).unwrap().state = Symbol::intern("u");
+        let mut x = v.clone();
+        x.entity_mut(6).unwrap().state = Symbol::intern("x");
+        assert!(u.generation() != x.generation() && u.generation() != g);
+        // A slot replaced or emptied, an entity added: a new generation each time.
+        for change in [
+            (|v: &mut Entities| *v.slot_mut(7).unwrap() = None) as fn(&mut Entities),
+            |v| *v.slot_mut(8).unwrap() = entity(99),
+            |v| v.push_back(entity(100)),
+        ] {
+            let g = v.generation();
+            change(&mut v);
+            assert_ne!(v.generation(), g);
+        }
+        // An id never given or an entity deleted is not there to write.
+        assert!(v.entity_mut(7).is_none() && v.entity_mut(1000).is_none());
     }
 }

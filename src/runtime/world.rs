@@ -15,7 +15,6 @@ use crate::compile::program::{Advice, AdviceTarget, FromRay, Game, TypeId};
 use crate::symbol::Symbol;
 use crate::syntax::ast::AdviceKind;
 
-use super::entities::unshared;
 pub use super::entity::{Entity, EntityId, Extra, INLINE_PROPS, Props};
 use super::value::{Dict, Key, List, Value};
 
@@ -35,6 +34,8 @@ pub struct FixedNames {
     ids: Vec<u32>,
     /// The names the array does not cover.
     others: rustc_hash::FxHashMap<Symbol, EntityId>,
+    /// One more than the largest id in the table (0 when empty).
+    id_bound: usize,
 }
 
 const NO_ENTITY: u32 = u32::MAX;
@@ -50,6 +51,11 @@ impl FixedNames {
             None => self.others.get(&name).copied(),
         }
     }
+
+    /// One more than the largest id the table gives (0 when it gives none).
+    pub fn id_bound(&self) -> usize {
+        self.id_bound
+    }
 }
 
 impl FromIterator<(Symbol, EntityId)> for FixedNames {
@@ -60,6 +66,11 @@ impl FromIterator<(Symbol, EntityId)> for FixedNames {
         let (Some(lo), Some(hi)) = (names.first(), names.last()) else {
             return t;
         };
+        t.id_bound = names
+            .iter()
+            .map(|(_, id)| id.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
         let span = hi.0.index() - lo.0.index() + 1;
         // At most 16 empty places per name (plus a little), else a hash map.
         if span <= 16 * names.len() + 1024 {
@@ -261,10 +272,7 @@ impl World {
     #[inline(always)]
     pub fn game_entity_mut(&mut self, id: EntityId) -> Option<&mut Entity> {
         debug_assert!(!id.is_representation());
-        self.entities
-            .get_mut(id.0 as usize)
-            .and_then(|e| e.as_mut())
-            .and_then(unshared)
+        self.entities.entity_mut(id.0 as usize)
     }
 
     /// A writable entity `id` (copied first if a snapshot shares it).
@@ -273,10 +281,7 @@ impl World {
         if id.is_representation() {
             return Rc::make_mut(&mut self.canvas).representation_mut(id);
         }
-        self.entities
-            .get_mut(id.0 as usize)
-            .and_then(|e| e.as_mut())
-            .and_then(unshared)
+        self.entities.entity_mut(id.0 as usize)
     }
 
     /// Add an entity; the caller has checked the name is free.
@@ -293,7 +298,7 @@ impl World {
 
     /// Delete entity `id`.
     pub fn remove(&mut self, id: EntityId) {
-        if let Some(slot) = self.entities.get_mut(id.0 as usize)
+        if let Some(slot) = self.entities.slot_mut(id.0 as usize)
             && let Some(e) = slot.take()
         {
             self.names.remove(&e.name);
