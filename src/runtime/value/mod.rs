@@ -43,26 +43,45 @@ pub use text::{TEXT_STEP, Text, common_start};
 /// it is passed and returned in two registers, and copied or pushed as two stores that
 /// a later read of either finds at once, never as a 16-byte block read back from a
 /// temporary written by narrower stores.
+///
+/// Its layout is fixed (`repr(u64)`): the tag in the first word, with the numbers given
+/// below, and the payload in the second. Code the machine generates reads a value where
+/// it lies by that layout (`vm/jit/raw.rs` has the same numbers; a boolean's word is 0
+/// or 1, a float's its bits, a string's the [`Text`]'s word).
 #[derive(Default)]
+#[repr(u64)]
 pub enum Value {
     /// Nothing; false.
     #[default]
-    Nil,
+    Nil = 0,
     /// `true` or `false`.
-    Bool(Truth),
+    Bool(Truth) = 1,
     /// A 64-bit integer.
-    Int(i64),
+    Int(i64) = 2,
     /// A 64-bit float.
-    Float(Float),
+    Float(Float) = 3,
     /// A string.
-    Str(Text),
+    Str(Text) = 4,
     /// A persistent list.
-    List(Rc<List>),
+    List(Rc<List>) = 5,
     /// A persistent dictionary.
-    Dict(Rc<Dict>),
+    Dict(Rc<Dict>) = 6,
     /// A message: a label and attributes.
-    Message(Rc<Message>),
+    Message(Rc<Message>) = 7,
 }
+
+// The layout the generated code reads: the tag in the first word, the payload in the
+// second.
+const _: () = {
+    const fn words(v: Value) -> [u64; 2] {
+        // SAFETY: a value of `repr(u64)` is two words, both set for these variants.
+        unsafe { std::mem::transmute::<Value, [u64; 2]>(v) }
+    }
+    assert!(std::mem::size_of::<Value>() == 16);
+    assert!(words(Value::Bool(Truth::True))[0] == 1 && words(Value::Bool(Truth::True))[1] == 1);
+    assert!(words(Value::Int(-3))[0] == 2 && words(Value::Int(-3))[1] == (-3i64) as u64);
+    assert!(words(Value::Float(Float(7)))[0] == 3 && words(Value::Float(Float(7)))[1] == 7);
+};
 
 /// A boolean in a 64-bit word (see [`Value`]).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
