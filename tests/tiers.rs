@@ -1070,6 +1070,131 @@ fn appending_to_a_property_where_it_lies_is_the_same_on_every_tier() {
     assert!(e.message.contains("`append`"), "{}", e.message);
 }
 
+const KEPT: &str = r#"
+#define stones (cells)
+  (var out (list))
+  (foreach c in cells
+    (do
+      (var out (append out (property "stone" of c)))
+      (if (= (state of c) "lit") (var out (append out "lit")))
+      (var out (append out (get (property "marks" of c) "m" 0)))
+    end))
+  out
+#entity cell
+  #property stone nil
+  #property marks (dict)
+  #state default
+    #onMessage lay
+      (update property "stone" to (attribute "s"))
+      (update property "marks" to (put (property "marks") "m" (attribute "s")))
+      (changeState "lit")
+    #onMessage look
+      (list (property "stone") (property "stone" of "c2") (property "stone" of (attribute "at")))
+  #state lit
+    #onMessage lay
+      (update property "stone" to nil)
+      (changeState "default")
+    #onMessage look
+      (list (property "stone") (property "stone" of "c2") (property "stone" of (attribute "at")))
+#entity post
+  #property marks (dict "m" 7)
+  #property stone "post"
+  #state default
+#entity player
+  #property names (list "c1" "c2" "c3" "p" "c4")
+  #state default
+    #onMessage read
+      (var n 0)
+      (var seen nil)
+      (while (< n (attribute "times"))
+        (do (var seen (stones (property "names"))) (var n (+ n 1)) end))
+      (print seen (send new message "look" to "c3" with "at" "c1"))
+    #onMessage lay
+      (send new message "lay" to (attribute "at") with "s" (attribute "s"))
+      (if (attribute "fail") (first 3))
+      (if (attribute "undo") (do (open checkpoint) (send new message "lay" to "c4" with "s" 9) (rollback "no") end))
+      (print (stones (property "names")))
+    #onMessage swap
+      (delete entity "c4")
+      (new entity "c4" of "post")
+      (print (stones (property "names")))
+#instance c1 of cell
+#instance c2 of cell
+#instance c3 of cell
+#instance c4 of cell
+#instance p of post
+#instance me of player
+#law "Counted" on lay to cell in * is
+  (update property "marks" to (put (property "marks") "n" 1))
+"#;
+
+/// Reads of the entities the game started with through the machine's table of where
+/// they lie (with the feature, read in line or by a few loads): a property of another
+/// entity (two types, the property at different places in their layouts), a state, a
+/// table in a property, the running entity's own property; read many times, then after
+/// a write that copies an entity a snapshot shares, a failed transaction, a rollback,
+/// and an entity deleted and another of the same name made. The same values, steps and
+/// output after every send, on every tier.
+#[test]
+fn reads_of_entities_kept_where_they_lie_are_the_same_on_every_tier() {
+    let sends = [
+        "read to me with times 30",
+        "lay to me with at \"c1\" s 1",
+        "read to me with times 3",
+        "lay to me with at \"c2\" s 2 fail true",
+        "read to me with times 3",
+        "lay to me with at \"c3\" s 3 undo true",
+        "read to me with times 3",
+        "lay to me with at \"c1\" s 4",
+        "read to me with times 3",
+        "swap to me",
+        "read to me with times 30",
+        "lay to me with at \"c2\" s 5",
+        "read to me with times 3",
+    ];
+    let limits = Limits::default();
+    let mut slow = session(KEPT, Tier::Interpreter, limits);
+    let mut fast = session(KEPT, Tier::Fast, limits);
+    let mut both = session(KEPT, Tier::Both, limits);
+    let mut seen = Vec::new();
+    for send in sends {
+        let (s, _, _) = deliver(&mut slow, send);
+        let (f, _, _) = deliver(&mut fast, send);
+        deliver(&mut both, send);
+        assert_eq!(f.status, s.status, "{send}");
+        assert_eq!(f.steps, s.steps, "{send}");
+        assert_eq!(f.output, s.output, "{send}");
+        seen.push(s);
+    }
+    let printed = |i: usize| format!("{:?}", seen[i].output);
+    assert_eq!(
+        printed(0),
+        r#"[Print("(nil 0 nil 0 nil 0 \"post\" 7 nil 0) (nil nil nil)")]"#
+    );
+    assert_eq!(
+        printed(2),
+        r#"[Print("(1 \"lit\" 1 nil 0 nil 0 \"post\" 7 nil 0) (nil nil 1)")]"#
+    );
+    assert!(matches!(seen[3].status, Status::Failed(_)));
+    assert_eq!(printed(4), printed(2));
+    assert_eq!(
+        printed(6),
+        r#"[Print("(1 \"lit\" 1 nil 0 3 \"lit\" 3 \"post\" 7 nil 0) (3 nil 1)")]"#
+    );
+    assert_eq!(
+        printed(8),
+        r#"[Print("(nil 1 nil 0 3 \"lit\" 3 \"post\" 7 nil 0) (3 nil nil)")]"#
+    );
+    assert_eq!(
+        printed(10),
+        r#"[Print("(nil 1 nil 0 3 \"lit\" 3 \"post\" 7 \"post\" 7) (3 nil nil)")]"#
+    );
+    assert_eq!(
+        printed(12),
+        r#"[Print("(nil 1 5 \"lit\" 5 3 \"lit\" 3 \"post\" 7 \"post\" 7) (3 5 nil)")]"#
+    );
+}
+
 /// `not`, and `=` and `!=` of values of two kinds, in line on the fast tier (in a
 /// function kept off the small loop, so that it runs as machine code with the feature):
 /// the answers and steps the builtins give, for every pair of kinds (an integer equals

@@ -52,6 +52,13 @@ impl FixedNames {
         }
     }
 
+    /// The array the table reads: the symbol number of its first place, and the ids by
+    /// place ([`u32::MAX`] where no entity has that name). Names it does not cover are
+    /// found another way.
+    pub fn array(&self) -> (usize, &[u32]) {
+        (self.first, &self.ids)
+    }
+
     /// One more than the largest id the table gives (0 when it gives none).
     pub fn id_bound(&self) -> usize {
         self.id_bound

@@ -3,6 +3,8 @@
 //! with the message allocations it kept.
 
 use super::super::value::Value;
+#[cfg(feature = "jit")]
+use super::addresses::Addresses;
 use super::recycle::SpareMessages;
 use super::sends::JoinPoint;
 use super::{Frame, Machine};
@@ -14,6 +16,8 @@ pub(super) struct Buffers {
     pub(super) frames: Vec<Frame>,
     pub(super) jps: Vec<JoinPoint>,
     pub(super) spares: SpareMessages,
+    #[cfg(feature = "jit")]
+    pub(super) addresses: Addresses,
 }
 
 impl Buffers {
@@ -24,6 +28,8 @@ impl Buffers {
             frames: Vec::with_capacity(16),
             jps: Vec::with_capacity(16),
             spares: SpareMessages::default(),
+            #[cfg(feature = "jit")]
+            addresses: Addresses::default(),
         }
     }
 }
@@ -63,6 +69,8 @@ impl Machine {
             frames: std::mem::take(&mut self.frames),
             jps: std::mem::take(&mut self.jps),
             spares: std::mem::take(&mut self.spares),
+            #[cfg(feature = "jit")]
+            addresses: std::mem::take(&mut self.addresses),
         };
         if b.stack.capacity() > KEEP_BUFFERS_UP_TO
             || b.frames.capacity() > KEEP_BUFFERS_UP_TO

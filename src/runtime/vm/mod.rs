@@ -33,6 +33,8 @@ use super::world::{EntityId, FixedNames, World};
 
 pub use super::budget::Limits;
 
+#[cfg(feature = "jit")]
+mod addresses;
 mod buffers;
 mod chains;
 mod drawing;
@@ -272,6 +274,9 @@ pub struct Machine {
     check_at: u64,
     done: Option<Status>,
     fixed: Arc<FixedNames>,
+    /// Where the entities of `fixed` lie, for the generated code (see `vm/addresses.rs`).
+    #[cfg(feature = "jit")]
+    addresses: addresses::Addresses,
     /// Where the steps go, when profiling (see [`super::profile`]): the loop then checks
     /// after every instruction, and the check charges it to its body.
     profile: Option<Box<Profile>>,
@@ -370,8 +375,14 @@ impl Machine {
         limits: Limits,
         fixed: Arc<FixedNames>,
     ) -> Machine {
+        #[cfg(feature = "jit")]
+        let mut addresses = b.addresses;
+        #[cfg(feature = "jit")]
+        addresses.serve(&fixed);
         Machine {
             fixed,
+            #[cfg(feature = "jit")]
+            addresses,
             start,
             undo: Vec::new(),
             start_rng: world.rng,
@@ -514,6 +525,8 @@ impl Machine {
         }
         if !Arc::ptr_eq(&self.fixed, cx.fixed) {
             self.fixed = cx.fixed.clone();
+            #[cfg(feature = "jit")]
+            self.addresses.serve(&self.fixed);
         }
     }
 

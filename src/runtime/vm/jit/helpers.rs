@@ -170,22 +170,77 @@ pub(super) unsafe extern "C" fn property_of_lent(
     tag: u64,
     word: u64,
 ) -> Raw {
-    let (fx, site) = unsafe { (fx(jx), &*site) };
-    // An interned name: its number, without making the value.
+    let site = unsafe { &*site };
     if tag == STR
         && word & 1 == 1
-        && let Some(v) =
-            fx.m.fixed_entity_of(Symbol::from_id((word >> 1) as u32))
-                .and_then(|(_, e)| e.layout_property(fx.cx.game, site.name))
+        && let Some(v) = unsafe { kept_property(jx, site, word >> 1) }
     {
         return into_raw(v.clone());
     }
+    let fx = unsafe { fx(jx) };
     let entity = unsafe { lent(tag, word) };
     if unsafe { (*jx).direct } != 0 {
         return unsafe { give_up(jx) };
     }
     let r = fx.property_of(&entity, site.name, site.span);
     unsafe { give(jx, r) }
+}
+
+/// Property `site.name` of the entity the game started with whose name is the symbol
+/// number `number`, from its layout: read where the machine found the entity last, at the
+/// place the site found the property last (a few loads); else found, and both kept.
+#[inline(always)]
+unsafe fn kept_property<'a>(jx: *mut Jx, site: &Site, number: u64) -> Option<&'a Value> {
+    // SAFETY: the table is the running machine's, as the world it reads.
+    let view = unsafe { &*(*jx).kept };
+    if let Some(v) = view
+        .entry(number)
+        .and_then(|e| e.property_at(site.slot.load(Ordering::Relaxed)))
+    {
+        return Some(v);
+    }
+    unsafe { keep_property(jx, site, None, number) }
+}
+
+/// Property `site.name` of entity `id` of the game, from its layout: read where the
+/// machine found the entity last, at the place the site found the property last; else
+/// found, and both kept.
+#[inline(always)]
+unsafe fn kept_property_of_id<'a>(jx: *mut Jx, site: &Site, id: u32) -> Option<&'a Value> {
+    // SAFETY: as for `kept_property`.
+    let view = unsafe { &*(*jx).kept };
+    if let Some(v) = view
+        .entry_of(u64::from(id))
+        .and_then(|e| e.property_at(site.slot.load(Ordering::Relaxed)))
+    {
+        return Some(v);
+    }
+    unsafe { keep_property(jx, site, Some(id), 0) }
+}
+
+/// [`kept_property_of_id`] (of entity `id`) or [`kept_property`] (of the name whose
+/// symbol number is `number`) when the table or the site did not have it.
+#[inline(never)]
+unsafe fn keep_property<'a>(
+    jx: *mut Jx,
+    site: &Site,
+    id: Option<u32>,
+    number: u64,
+) -> Option<&'a Value> {
+    let fx = unsafe { fx(jx) };
+    let (id, named) = match id {
+        Some(id) => (id, None),
+        None => {
+            let name = Symbol::from_id(number as u32);
+            (fx.m.fixed_id(name)?, Some(name))
+        }
+    };
+    let (v, place) =
+        fx.m.kept_layout_property(fx.cx.game, id, named, site.name)?;
+    site.slot.store(place, Ordering::Relaxed);
+    // SAFETY: the value lies in the world, which the code does not change before it
+    // copies it.
+    Some(unsafe { &*(v as *const Value) })
 }
 
 /// `(get c k)`, `(nth c k)` or `(get c k default)` ([`Site::default`]) of values the
@@ -228,9 +283,14 @@ pub(super) unsafe extern "C" fn property_get_lent(
     k_tag: u64,
     k_word: u64,
 ) -> Raw {
-    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let site = unsafe { &*site };
+    let kept = match e_tag == STR && e_word & 1 == 1 {
+        true => unsafe { kept_property(jx, site, e_word >> 1) },
+        false => None,
+    };
+    let fx = unsafe { fx(jx) };
     let (entity, k) = unsafe { (lent(e_tag, e_word), lent(k_tag, k_word)) };
-    let table = match fx.m.fixed_property(fx.cx.game, &entity, site.name) {
+    let table = match kept.or_else(|| fx.m.fixed_property(fx.cx.game, &entity, site.name)) {
         Some(table) => {
             if let Some(v) = read_fast(Read::Get, table, &k, None) {
                 return into_raw(v);
@@ -256,10 +316,11 @@ pub(super) unsafe extern "C" fn state_is_lent(
     word: u64,
 ) -> u64 {
     let (fx, site) = unsafe { (fx(jx), &*site) };
-    // An interned name: its number, without making the value.
+    // An interned name: its number, without making the value; its entity found (and
+    // kept, for the code's test in line) through the machine's table.
     if tag == STR
         && word & 1 == 1
-        && let Some((_, e)) = fx.m.fixed_entity_of(Symbol::from_id((word >> 1) as u32))
+        && let Some((_, e)) = fx.m.kept_entity_of(Symbol::from_id((word >> 1) as u32))
     {
         return u64::from(e.state == site.name);
     }
@@ -775,6 +836,7 @@ unsafe fn run_direct(
         direct: 1,
         code: 0,
         entries: site.entries(),
+        kept: unsafe { (*jx).kept },
     };
     let entries = site.entries();
     fx.m.fast_nest += 1;
@@ -887,16 +949,13 @@ pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site)
 
 /// `(property "name")` in a body running without a join point.
 pub(super) unsafe extern "C" fn property_direct(jx: *mut Jx, site: *const Site) -> Raw {
-    let (fx, site) = unsafe { (fx(jx), &*site) };
-    let id = EntityId(unsafe { (*jx).me } as u32);
-    let game = fx.cx.game;
-    if let Some(v) =
-        fx.m.world
-            .game_entity(id)
-            .and_then(|e| e.layout_property(game, site.name))
-    {
+    let site = unsafe { &*site };
+    let me = unsafe { (*jx).me } as u32;
+    if let Some(v) = unsafe { kept_property_of_id(jx, site, me) } {
         return into_raw(v.clone());
     }
+    let fx = unsafe { fx(jx) };
+    let id = EntityId(me);
     match fx.m.own_property(fx.cx, id, site.name, site.span) {
         Ok(v) => into_raw(v),
         Err(_) => unsafe { give_up(jx) },
@@ -911,7 +970,14 @@ pub(super) unsafe extern "C" fn property_of_direct(
     tag: u64,
     word: u64,
 ) -> Raw {
-    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let site = unsafe { &*site };
+    if tag == STR
+        && word & 1 == 1
+        && let Some(v) = unsafe { kept_property(jx, site, word >> 1) }
+    {
+        return into_raw(v.clone());
+    }
+    let fx = unsafe { fx(jx) };
     let entity = unsafe { value(tag, word) };
     let found = fx.m.fixed_property(fx.cx.game, &entity, site.name).cloned();
     Value::release(entity);

@@ -31,10 +31,12 @@ use crate::syntax::ast::FormOp;
 
 use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
+use super::super::addresses::{Entry as Kept, View};
 use super::super::fast::MessageShape;
 use super::helpers::two;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
 use super::{Form, Jit, Jx, Site, Sites, helpers};
+use crate::runtime::entity::Entity;
 
 type V = ir::Value;
 
@@ -581,6 +583,62 @@ impl<'a, 'b> Lowering<'a, 'b> {
         }
     }
 
+    /// The machine's entry for the entity a name value names (`vm/addresses.rs`), when
+    /// the value is an interned name of the game's fixed table and the entry is good in
+    /// the world's generation (and is the entity of that name); on to `slow` otherwise
+    /// (about twenty instructions in line instead of a call that finds the entity in the
+    /// world).
+    fn kept_entry(&mut self, (tag, word): (V, V), slow: Block) -> V {
+        let flags = MemFlagsData::trusted();
+        let field =
+            |lw: &mut Self, base: V, at: usize| lw.b.ins().load(I64, flags, base, at as i32);
+        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
+        let low = self.b.ins().band_imm_u(word, 1);
+        let name = self.b.ins().icmp_imm_u(IntCC::NotEqual, low, 0);
+        let view = field(self, self.jx, std::mem::offset_of!(Jx, kept));
+        let first = field(self, view, std::mem::offset_of!(View, first));
+        let names = field(self, view, std::mem::offset_of!(View, names));
+        let number = self.b.ins().ushr_imm_u(word, 1);
+        let place = self.b.ins().isub(number, first);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, place, names);
+        let ok = self.b.ins().band(is_str, name);
+        let ok = self.b.ins().band(ok, inside);
+        let named = self.b.create_block();
+        self.b.ins().brif(ok, named, &[], slow, &[]);
+        self.b.switch_to_block(named);
+        self.b.seal_block(named);
+        // Its id (`u32::MAX`, past every table, where no entity has the name).
+        let ids = field(self, view, std::mem::offset_of!(View, ids));
+        let at = self.b.ins().ishl_imm_u(place, 2);
+        let at = self.b.ins().iadd(ids, at);
+        let id = self.b.ins().uload32(flags, at, 0);
+        let len = field(self, view, std::mem::offset_of!(View, len));
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, id, len);
+        let found = self.b.create_block();
+        self.b.ins().brif(inside, found, &[], slow, &[]);
+        self.b.switch_to_block(found);
+        self.b.seal_block(found);
+        let entries = field(self, view, std::mem::offset_of!(View, entries));
+        let at = self
+            .b
+            .ins()
+            .imul_imm_u(id, std::mem::size_of::<Kept>() as i64);
+        let kept = self.b.ins().iadd(entries, at);
+        let generation = field(self, kept, std::mem::offset_of!(Kept, generation));
+        let now = field(self, view, std::mem::offset_of!(View, generation));
+        let now = self.b.ins().load(I64, flags, now, 0);
+        let good = self.b.ins().icmp(IntCC::Equal, generation, now);
+        let at = std::mem::offset_of!(Kept, name) as i32;
+        let named = self.b.ins().uload32(flags, kept, at);
+        let same = self.b.ins().icmp(IntCC::Equal, named, number);
+        let good = self.b.ins().band(good, same);
+        let read = self.b.create_block();
+        self.b.ins().brif(good, read, &[], slow, &[]);
+        self.b.switch_to_block(read);
+        self.b.seal_block(read);
+        kept
+    }
+
     fn site(&mut self, site: Site) -> V {
         let at = self.sites.keep(site);
         self.int(at)
@@ -597,6 +655,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             shape: None,
             default: None,
             guess: std::sync::atomic::AtomicU32::new(0),
+            slot: std::sync::atomic::AtomicU64::new(0),
             jit: self.jit,
         }
     }
@@ -887,6 +946,26 @@ impl<'a, 'b> Lowering<'a, 'b> {
             Op::LocalStateJump { a, s, eq, to } if to as usize > ip => {
                 self.count(w);
                 let e = self.local(a as usize);
+                // Read where the entity lies, when the machine keeps where that is.
+                let slow = self.b.create_block();
+                let kept = self.kept_entry(e, slow);
+                let flags = MemFlagsData::trusted();
+                let at = std::mem::offset_of!(Kept, entity) as i32;
+                let entity = self.b.ins().load(I64, flags, kept, at);
+                let at = std::mem::offset_of!(Entity, state) as i32;
+                let state = self.b.ins().uload32(flags, entity, at);
+                let same = self
+                    .b
+                    .ins()
+                    .icmp_imm_u(IntCC::Equal, state, i64::from(s.id()));
+                let (yes, no) = (self.block(ip + w), self.block(to as usize));
+                if eq {
+                    self.b.ins().brif(same, yes, &[], no, &[]);
+                } else {
+                    self.b.ins().brif(same, no, &[], yes, &[]);
+                }
+                self.b.switch_to_block(slow);
+                self.b.seal_block(slow);
                 let mut site = self.plain_site(ip + 1);
                 site.name = s;
                 let site = self.site(site);

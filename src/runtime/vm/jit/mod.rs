@@ -26,7 +26,7 @@ mod raw;
 
 pub(super) use outermost::outermost;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cranelift_codegen::ir::types::I64;
@@ -44,6 +44,7 @@ use crate::syntax::ast::FormOp;
 
 use super::super::builtins::PureFn;
 use super::super::world::Chain;
+use super::addresses::View;
 use super::fast::{Done, Exit, FastCode, Fx, MessageShape};
 use raw::{Raw, from_raw};
 
@@ -75,6 +76,9 @@ pub(crate) struct Jx {
     /// The body running without a join point, and the table of direct forms.
     code: u64,
     entries: *const [Direct],
+    /// Where the entities the game started with lie, as the machine keeps them
+    /// (`vm/addresses.rs`): read in line by the code.
+    kept: *const View,
 }
 
 /// How many direct forms were taken away (by any game's generator), which a chain's note
@@ -113,6 +117,10 @@ pub(crate) struct Site {
     /// Where the attribute an `(attribute "key")` reads was found last, in the message's
     /// attributes (the messages a body handles most often have the same keys).
     guess: AtomicU32,
+    /// For a property read: the type of the entity it read last and the property's place
+    /// in that type's layout, as `(type + 1) << 32 | place` (0 for none yet), read in
+    /// line by the code.
+    slot: AtomicU64,
     /// The code generator: its table of direct forms, for sends, and the compiler of a
     /// direct form a send first asks for.
     jit: *const Jit,
@@ -210,6 +218,8 @@ impl Jx {
     /// without one empty), sends from it reading the direct forms in `entries`.
     #[inline(always)]
     fn on(fx: &mut Fx<'_, '_>, entries: *const [Direct]) -> Jx {
+        // The world is where the machine is, which does not move while code runs.
+        fx.m.addresses.view.generation = fx.m.world.entities.generation_at();
         Jx {
             fx: (fx as *mut Fx<'_, '_>).cast(),
             how: 0,
@@ -225,6 +235,7 @@ impl Jx {
             direct: 0,
             code: 0,
             entries,
+            kept: &raw const fx.m.addresses.view,
         }
     }
 }
