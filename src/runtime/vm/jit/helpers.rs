@@ -17,7 +17,9 @@ use super::super::super::value::{Key, Value};
 use super::super::super::world::Chain;
 use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
 use super::super::stack::truncate_releasing;
-use super::raw::{BOOL, DONE, EXIT, FLOAT, INT, LIST, Raw, STR, from_raw, into_raw, sym_word};
+use super::raw::{
+    BOOL, DONE, EXIT, FLOAT, INT, LIST, Raw, STR, copy_of, from_raw, into_raw, sym_word,
+};
 use super::{Direct, Entry, Jx, Site};
 
 /// The fast tier the body runs on.
@@ -170,6 +172,23 @@ pub(super) unsafe extern "C" fn property_of_lent(
     tag: u64,
     word: u64,
 ) -> Raw {
+    // The commonest case with nothing to save and restore: the slow one out of line.
+    let view = unsafe { &*(*jx).kept };
+    if tag == STR
+        && word & 1 == 1
+        && let Some(v) = view
+            .entry(word >> 1)
+            .and_then(|e| e.property_at(slot(site)))
+    {
+        return copy_of(v);
+    }
+    unsafe { property_of_lent_slowly(jx, site, tag, word) }
+}
+
+/// [`property_of_lent`] when the machine's table or the site's kept place do not have
+/// the property.
+#[inline(never)]
+unsafe fn property_of_lent_slowly(jx: *mut Jx, site: *const Site, tag: u64, word: u64) -> Raw {
     let site = unsafe { &*site };
     if tag == STR
         && word & 1 == 1
@@ -184,6 +203,13 @@ pub(super) unsafe extern "C" fn property_of_lent(
     }
     let r = fx.property_of(&entity, site.name, site.span);
     unsafe { give(jx, r) }
+}
+
+/// The place the read at `site` found its property last (see `Site::slot`).
+#[inline(always)]
+fn slot(site: *const Site) -> u64 {
+    // SAFETY: the code passes the sites it was made with, which live as long as it.
+    unsafe { &*site }.slot.load(Ordering::Relaxed)
 }
 
 /// Property `site.name` of the entity the game started with whose name is the symbol
@@ -949,6 +975,18 @@ pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site)
 
 /// `(property "name")` in a body running without a join point.
 pub(super) unsafe extern "C" fn property_direct(jx: *mut Jx, site: *const Site) -> Raw {
+    let me = unsafe { (*jx).me };
+    let view = unsafe { &*(*jx).kept };
+    if let Some(v) = view.entry_of(me).and_then(|e| e.property_at(slot(site))) {
+        return copy_of(v);
+    }
+    unsafe { property_direct_slowly(jx, site) }
+}
+
+/// [`property_direct`] when the machine's table or the site's kept place do not have
+/// the property.
+#[inline(never)]
+unsafe fn property_direct_slowly(jx: *mut Jx, site: *const Site) -> Raw {
     let site = unsafe { &*site };
     let me = unsafe { (*jx).me } as u32;
     if let Some(v) = unsafe { kept_property_of_id(jx, site, me) } {

@@ -61,6 +61,25 @@ pub(crate) fn into_raw(v: Value) -> Raw {
     Raw { tag, word }
 }
 
+/// A copy of `v` as two words (its count taken, if it has one): read from the value's
+/// layout (`repr(u64)`: the tag, then the payload) where it holds no count.
+#[inline(always)]
+pub(crate) fn copy_of(v: &Value) -> Raw {
+    let at = (v as *const Value).cast::<u64>();
+    // SAFETY: a value's first word is its tag, which the numbers here are (checked where
+    // `Value` is declared).
+    let tag = unsafe { *at };
+    if tag == NIL {
+        return Raw { tag, word: 0 };
+    }
+    // SAFETY: every value but nil has its payload in the second word.
+    let word = unsafe { *at.add(1) };
+    if tag < STR || (tag == STR && word & 1 == 1) {
+        return Raw { tag, word };
+    }
+    into_raw(v.clone())
+}
+
 /// The value `r` stands for, its count (if it has one) taken back.
 ///
 /// # Safety
@@ -137,5 +156,20 @@ mod tests {
             into_raw(Value::sym(Symbol::intern("a"))).word,
             sym_word(Symbol::intern("a"))
         );
+        // A copy read from the layout is the value's two words, its count taken.
+        let made = Value::str("made");
+        for v in [
+            Value::Nil,
+            Value::bool(true),
+            Value::Int(-9),
+            Value::float(0.5),
+            Value::sym(Symbol::intern("b")),
+            made.clone(),
+            Value::List(Rc::new(List::from_iter([Value::Int(1)]))),
+        ] {
+            let copy = copy_of(&v);
+            assert_eq!(format!("{:?}", unsafe { from_raw(copy) }), format!("{v:?}"));
+        }
+        assert!(matches!(&made, Value::Str(t) if t.to_string() == "made"));
     }
 }
