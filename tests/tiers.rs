@@ -1089,13 +1089,13 @@ const KEPT: &str = r#"
       (update property "marks" to (put (property "marks") "m" (attribute "s")))
       (changeState "lit")
     #onMessage look
-      (list (property "stone") (property "stone" of "c2") (property "stone" of (attribute "at")))
+      (list (property "stone") (property "stone" of "c2") (property "stone" of (attribute "at")) (state of (attribute "at")))
   #state lit
     #onMessage lay
       (update property "stone" to nil)
       (changeState "default")
     #onMessage look
-      (list (property "stone") (property "stone" of "c2") (property "stone" of (attribute "at")))
+      (list (property "stone") (property "stone" of "c2") (property "stone" of (attribute "at")) (state of (attribute "at")))
 #entity post
   #property marks (dict "m" 7)
   #property stone "post"
@@ -1169,29 +1169,29 @@ fn reads_of_entities_kept_where_they_lie_are_the_same_on_every_tier() {
     let printed = |i: usize| format!("{:?}", seen[i].output);
     assert_eq!(
         printed(0),
-        r#"[Print("(nil 0 nil 0 nil 0 \"post\" 7 nil 0) (nil nil nil)")]"#
+        r#"[Print("(nil 0 nil 0 nil 0 \"post\" 7 nil 0) (nil nil nil \"default\")")]"#
     );
     assert_eq!(
         printed(2),
-        r#"[Print("(1 \"lit\" 1 nil 0 nil 0 \"post\" 7 nil 0) (nil nil 1)")]"#
+        r#"[Print("(1 \"lit\" 1 nil 0 nil 0 \"post\" 7 nil 0) (nil nil 1 \"lit\")")]"#
     );
     assert!(matches!(seen[3].status, Status::Failed(_)));
     assert_eq!(printed(4), printed(2));
     assert_eq!(
         printed(6),
-        r#"[Print("(1 \"lit\" 1 nil 0 3 \"lit\" 3 \"post\" 7 nil 0) (3 nil 1)")]"#
+        r#"[Print("(1 \"lit\" 1 nil 0 3 \"lit\" 3 \"post\" 7 nil 0) (3 nil 1 \"lit\")")]"#
     );
     assert_eq!(
         printed(8),
-        r#"[Print("(nil 1 nil 0 3 \"lit\" 3 \"post\" 7 nil 0) (3 nil nil)")]"#
+        r#"[Print("(nil 1 nil 0 3 \"lit\" 3 \"post\" 7 nil 0) (3 nil nil \"default\")")]"#
     );
     assert_eq!(
         printed(10),
-        r#"[Print("(nil 1 nil 0 3 \"lit\" 3 \"post\" 7 \"post\" 7) (3 nil nil)")]"#
+        r#"[Print("(nil 1 nil 0 3 \"lit\" 3 \"post\" 7 \"post\" 7) (3 nil nil \"default\")")]"#
     );
     assert_eq!(
         printed(12),
-        r#"[Print("(nil 1 5 \"lit\" 5 3 \"lit\" 3 \"post\" 7 \"post\" 7) (3 5 nil)")]"#
+        r#"[Print("(nil 1 5 \"lit\" 5 3 \"lit\" 3 \"post\" 7 \"post\" 7) (3 5 nil \"default\")")]"#
     );
 }
 

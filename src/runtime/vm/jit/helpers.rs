@@ -74,14 +74,27 @@ pub(super) unsafe extern "C" fn property_of(
 /// `(attribute "key")` at the join point: looked for first where the site found it last.
 pub(super) unsafe extern "C" fn attribute(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
+    // Where it was found last: nothing else in this function, which saves and restores
+    // nothing (the search out of line).
+    if let Some(jp) = fx.m.current_jp()
+        && let Some(v) = jp
+            .msg
+            .attrs
+            .get_at(site.guess.load(Ordering::Relaxed) as usize, site.name)
+    {
+        return copy_of(v);
+    }
+    unsafe { attribute_slowly(jx, site) }
+}
+
+/// [`attribute`] when the attribute is not where it was found last.
+#[inline(never)]
+unsafe fn attribute_slowly(jx: *mut Jx, site: &Site) -> Raw {
+    let fx = unsafe { fx(jx) };
     let Some(jp) = fx.m.current_jp() else {
         return unsafe { give_up(jx) };
     };
     let attrs = &jp.msg.attrs;
-    let guess = site.guess.load(Ordering::Relaxed) as usize;
-    if let Some(v) = attrs.get_at(guess, site.name) {
-        return into_raw(v.clone());
-    }
     match attrs.find(&Key::sym(site.name)) {
         Some(i) => {
             site.guess.store(i as u32, Ordering::Relaxed);
@@ -955,18 +968,25 @@ pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site)
     }
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let (shape, at) = unsafe { (&*(*jx).shape, (*jx).attrs_at as usize) };
-    // Looked for first where it was found last.
+    // Looked for first where it was found last (the search out of line).
     let guess = site.guess.load(Ordering::Relaxed) as usize;
-    let found = match shape.names.get(guess) {
-        Some(&k) if k == site.name => Some(guess),
-        _ => {
-            let i = shape.names.iter().position(|&k| k == site.name);
-            if let Some(i) = i {
-                site.guess.store(i as u32, Ordering::Relaxed);
-            }
-            i
-        }
-    };
+    if shape.names.get(guess) == Some(&site.name)
+        && let Some(v) = fx.m.stack.get(at + guess)
+    {
+        return copy_of(v);
+    }
+    unsafe { attribute_direct_slowly(jx, site) }
+}
+
+/// [`attribute_direct`] when the attribute is not where it was found last.
+#[inline(never)]
+unsafe fn attribute_direct_slowly(jx: *mut Jx, site: &Site) -> Raw {
+    let fx = unsafe { fx(jx) };
+    let (shape, at) = unsafe { (&*(*jx).shape, (*jx).attrs_at as usize) };
+    let found = shape.names.iter().position(|&k| k == site.name);
+    if let Some(i) = found {
+        site.guess.store(i as u32, Ordering::Relaxed);
+    }
     match found {
         Some(i) => into_raw(fx.m.stack[at + i].clone()),
         None => into_raw(Value::Nil),
@@ -1028,7 +1048,33 @@ pub(super) unsafe extern "C" fn property_of_direct(
 /// `(state of e)` in a body running without a join point: an entity the game started
 /// with; anything else gives up.
 pub(super) unsafe extern "C" fn state_of_direct(jx: *mut Jx, tag: u64, word: u64) -> Raw {
+    // An interned name whose entity lies where the machine found it last.
+    if tag == STR
+        && word & 1 == 1
+        && let Some(e) = unsafe { &*(*jx).kept }.entry(word >> 1)
+    {
+        // SAFETY: the entry is good: the entity lies there.
+        return Raw {
+            tag: STR,
+            word: sym_word(unsafe { &*e.entity }.state),
+        };
+    }
+    unsafe { state_of_direct_slowly(jx, tag, word) }
+}
+
+/// [`state_of_direct`] of a name the machine's table does not have (yet).
+#[inline(never)]
+unsafe fn state_of_direct_slowly(jx: *mut Jx, tag: u64, word: u64) -> Raw {
     let fx = unsafe { fx(jx) };
+    if tag == STR
+        && word & 1 == 1
+        && let Some((_, e)) = fx.m.kept_entity_of(Symbol::from_id((word >> 1) as u32))
+    {
+        return Raw {
+            tag: STR,
+            word: sym_word(e.state),
+        };
+    }
     let entity = unsafe { value(tag, word) };
     let state = fx.m.fixed_state(&entity);
     Value::release(entity);
