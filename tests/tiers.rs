@@ -339,6 +339,26 @@ fn same_transaction(text: &str, send: &str, limits: Limits) -> (Transaction, u64
     (fast, bodies, replays)
 }
 
+/// `sends` delivered one after another in a session of game `text` on each tier: the
+/// same status, steps and output after each (and no difference under `both`). The
+/// interpreter's transactions.
+fn same_sends(text: &str, sends: &[&str], limits: Limits) -> Vec<Transaction> {
+    let mut slow = session(text, Tier::Interpreter, limits);
+    let mut fast = session(text, Tier::Fast, limits);
+    let mut both = session(text, Tier::Both, limits);
+    let mut seen = Vec::new();
+    for &send in sends {
+        let (s, _, _) = deliver(&mut slow, send);
+        let (f, _, _) = deliver(&mut fast, send);
+        deliver(&mut both, send);
+        assert_eq!(f.status, s.status, "{send}");
+        assert_eq!(f.steps, s.steps, "{send}");
+        assert_eq!(f.output, s.output, "{send}");
+        seen.push(s);
+    }
+    seen
+}
+
 const FIB: &str = "#define fib (n) (if (< n 2) n else (+ (fib (- n 1)) (fib (- n 2))))\n";
 
 #[test]
@@ -1041,19 +1061,7 @@ fn appending_to_a_property_where_it_lies_is_the_same_on_every_tier() {
         max_length: 40,
         ..Limits::default()
     };
-    let mut slow = session(KEEPER, Tier::Interpreter, limits);
-    let mut fast = session(KEEPER, Tier::Fast, limits);
-    let mut both = session(KEEPER, Tier::Both, limits);
-    let mut seen = Vec::new();
-    for send in sends {
-        let (s, _, _) = deliver(&mut slow, send);
-        let (f, _, _) = deliver(&mut fast, send);
-        deliver(&mut both, send);
-        assert_eq!(f.status, s.status, "{send}");
-        assert_eq!(f.steps, s.steps, "{send}");
-        assert_eq!(f.output, s.output, "{send}");
-        seen.push(s);
-    }
+    let seen = same_sends(KEEPER, &sends, limits);
     let printed = |i: usize| format!("{:?}", seen[i].output);
     assert_eq!(
         printed(1),
@@ -1152,20 +1160,7 @@ fn reads_of_entities_kept_where_they_lie_are_the_same_on_every_tier() {
         "lay to me with at \"c2\" s 5",
         "read to me with times 3",
     ];
-    let limits = Limits::default();
-    let mut slow = session(KEPT, Tier::Interpreter, limits);
-    let mut fast = session(KEPT, Tier::Fast, limits);
-    let mut both = session(KEPT, Tier::Both, limits);
-    let mut seen = Vec::new();
-    for send in sends {
-        let (s, _, _) = deliver(&mut slow, send);
-        let (f, _, _) = deliver(&mut fast, send);
-        deliver(&mut both, send);
-        assert_eq!(f.status, s.status, "{send}");
-        assert_eq!(f.steps, s.steps, "{send}");
-        assert_eq!(f.output, s.output, "{send}");
-        seen.push(s);
-    }
+    let seen = same_sends(KEPT, &sends, Limits::default());
     let printed = |i: usize| format!("{:?}", seen[i].output);
     assert_eq!(
         printed(0),

@@ -203,10 +203,7 @@ pub(super) unsafe extern "C" fn property_of_lent(
 #[inline(never)]
 unsafe fn property_of_lent_slowly(jx: *mut Jx, site: *const Site, tag: u64, word: u64) -> Raw {
     let site = unsafe { &*site };
-    if tag == STR
-        && word & 1 == 1
-        && let Some(v) = unsafe { kept_property(jx, site, word >> 1) }
-    {
+    if let Some(v) = unsafe { kept_property_of_name(jx, site, tag, word) } {
         return into_raw(v.clone());
     }
     let fx = unsafe { fx(jx) };
@@ -239,6 +236,20 @@ unsafe fn kept_property<'a>(jx: *mut Jx, site: &Site, number: u64) -> Option<&'a
         return Some(v);
     }
     unsafe { keep_property(jx, site, None, number) }
+}
+
+/// [`kept_property`] of a name the code lends, if it is an interned one.
+#[inline(always)]
+unsafe fn kept_property_of_name<'a>(
+    jx: *mut Jx,
+    site: &Site,
+    tag: u64,
+    word: u64,
+) -> Option<&'a Value> {
+    match tag == STR && word & 1 == 1 {
+        true => unsafe { kept_property(jx, site, word >> 1) },
+        false => None,
+    }
 }
 
 /// Property `site.name` of entity `id` of the game, from its layout: read where the
@@ -323,10 +334,7 @@ pub(super) unsafe extern "C" fn property_get_lent(
     k_word: u64,
 ) -> Raw {
     let site = unsafe { &*site };
-    let kept = match e_tag == STR && e_word & 1 == 1 {
-        true => unsafe { kept_property(jx, site, e_word >> 1) },
-        false => None,
-    };
+    let kept = unsafe { kept_property_of_name(jx, site, e_tag, e_word) };
     let fx = unsafe { fx(jx) };
     let (entity, k) = unsafe { (lent(e_tag, e_word), lent(k_tag, k_word)) };
     let table = match kept.or_else(|| fx.m.fixed_property(fx.cx.game, &entity, site.name)) {
@@ -1029,10 +1037,7 @@ pub(super) unsafe extern "C" fn property_of_direct(
     word: u64,
 ) -> Raw {
     let site = unsafe { &*site };
-    if tag == STR
-        && word & 1 == 1
-        && let Some(v) = unsafe { kept_property(jx, site, word >> 1) }
-    {
+    if let Some(v) = unsafe { kept_property_of_name(jx, site, tag, word) } {
         return into_raw(v.clone());
     }
     let fx = unsafe { fx(jx) };
