@@ -81,7 +81,9 @@ pub struct Entity {
     pub ty: TypeId,
     /// Its current state.
     pub state: Symbol,
-    /// Properties in its type's layout.
+    /// Properties in its type's layout. Written element by element, never replaced nor
+    /// grown while the entity lives: the machine keeps where they lie
+    /// (`vm/addresses.rs`).
     pub props: Props,
     /// Properties added at run time with `new property`.
     pub extra: Extra,

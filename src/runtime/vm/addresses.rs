@@ -17,8 +17,8 @@
 //! entity written in place stays where it is). The table belongs to one fixed table (the
 //! ids it is indexed by) and is emptied when a machine of another session takes it.
 //!
-//! The entries are laid out for the generated code too (`jit`), which reads them in line:
-//! the generation, the entity, where its layout properties lie and how many, its type.
+//! The entries are laid out for the generated code too (`jit`): the state test of a name
+//! reads them in line, the helpers that read properties and states read them first.
 
 use std::cell::Cell;
 use std::sync::Arc;

@@ -118,8 +118,9 @@ pub(crate) struct Site {
     /// attributes (the messages a body handles most often have the same keys).
     guess: AtomicU32,
     /// For a property read: the type of the entity it read last and the property's place
-    /// in that type's layout, as `(type + 1) << 32 | place` (0 for none yet), read in
-    /// line by the code.
+    /// in that type's layout, as `(type + 1) << 32 | place` (0 for none yet), which the
+    /// helpers that read properties try first (one word: the sites are shared by the
+    /// threads that run the code, and a torn pair could name a wrong place).
     slot: AtomicU64,
     /// The code generator: its table of direct forms, for sends, and the compiler of a
     /// direct form a send first asks for.
