@@ -956,7 +956,23 @@ impl Machine {
         list: Value,
         element: Value,
     ) -> Result<(), (Value, Value)> {
-        if self.world.canvas.active || cx.trace || cx.stepping {
+        match self.own_game_entity() {
+            Some(id) => self.append_to_property(cx, id, name, list, element),
+            None => Err((list, element)),
+        }
+    }
+
+    /// [`Machine::append_to_own_property`] of game entity `id` (a body running without
+    /// its join point knows its entity).
+    pub(super) fn append_to_property(
+        &mut self,
+        cx: &Context<'_>,
+        id: super::EntityId,
+        name: Symbol,
+        list: Value,
+        element: Value,
+    ) -> Result<(), (Value, Value)> {
+        if self.world.canvas.active || id.is_representation() || cx.trace || cx.stepping {
             return Err((list, element));
         }
         let Value::List(l) = &list else {
@@ -976,9 +992,6 @@ impl Machine {
             return Err((list, element));
         }
         let ptr = Rc::as_ptr(l);
-        let Some(id) = self.own_game_entity() else {
-            return Err((list, element));
-        };
         let logging = self.logging();
         // As the form would, an entity a snapshot shares is copied first (which shares the
         // list once more, so it is not taken here).

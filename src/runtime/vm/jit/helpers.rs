@@ -165,6 +165,47 @@ pub(super) unsafe extern "C" fn append_property(
     }
 }
 
+/// [`append_property`] in a body running without its join point, on the entity it
+/// knows: where the element cannot be pushed where the list lies, `append`, then the
+/// property written as [`update_property_direct`] writes it.
+pub(super) unsafe extern "C" fn append_property_direct(
+    jx: *mut Jx,
+    site: *const Site,
+    l_tag: u64,
+    l_word: u64,
+    e_tag: u64,
+    e_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let (list, element) = unsafe { (value(l_tag, l_word), value(e_tag, e_word)) };
+    let id = EntityId(unsafe { (*jx).me } as u32);
+    let (list, element) = match fx.m.append_to_property(fx.cx, id, site.name, list, element) {
+        Ok(()) => return into_raw(Value::Nil),
+        Err(back) => back,
+    };
+    let Some(append) = site.pure else {
+        Value::release(list);
+        Value::release(element);
+        return unsafe { give_up(jx) };
+    };
+    let mut args = [list, element];
+    let r = append(&mut args, &mut fx.m.meter);
+    for v in args {
+        Value::release(v);
+    }
+    let written = r
+        .ok()
+        .map(|list| fx.m.write_layout_slot(fx.cx, id, site.name, list));
+    match written {
+        Some(Ok(())) => into_raw(Value::Nil),
+        Some(Err(list)) => {
+            Value::release(list);
+            unsafe { give_up(jx) }
+        }
+        None => unsafe { give_up(jx) },
+    }
+}
+
 pub(super) unsafe extern "C" fn message(jx: *mut Jx) -> Raw {
     into_raw(unsafe { fx(jx) }.message())
 }

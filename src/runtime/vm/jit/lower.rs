@@ -1044,14 +1044,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// `(update property "p" to (append (property "p") x))` at its `append`, the form
-    /// next and the name known, at the join point: both in one call
-    /// ([`helpers::append_property`]), which pushes the element onto the list where it
-    /// lies when nobody else holds it, as the instruction loop does. Whether it was
-    /// lowered so (the form with it).
+    /// next and the name known: both in one call ([`helpers::append_property`], or
+    /// [`helpers::append_property_direct`] without the join point), which pushes the
+    /// element onto the list where it lies when nobody else holds it, as the
+    /// instruction loop does. Whether it was lowered so (the form with it).
     fn append_update(&mut self, ip: usize) -> bool {
         let next = ip + 1;
-        if self.direct
-            || self.shape.ops[ip] != Op::Builtin(APPEND, 2)
+        if self.shape.ops[ip] != Op::Builtin(APPEND, 2)
             || self.shape.ops.get(next) != Some(&Op::Form(FormOp::UpdateProperty, 0))
             || self.blocks.get(next).copied().flatten().is_some()
             || self.h < 3
@@ -1073,9 +1072,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
         site.argc = 2;
         site.pure = pure_fn(site.index);
         let (jx, s) = (self.jx, self.site(site));
-        let f = helpers::append_property as *const () as usize;
-        let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
-        self.push(r);
+        if self.direct {
+            let f = helpers::append_property_direct as *const () as usize;
+            let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
+            self.push_plain(r);
+        } else {
+            let f = helpers::append_property as *const () as usize;
+            let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
+            self.push(r);
+        }
         true
     }
 
