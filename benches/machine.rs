@@ -618,7 +618,8 @@ fn fmt_num(x: f64) -> String {
 /// The tier a `--tier` option names, as the tables print it (the binary's default when
 /// none is given).
 fn tier_name(tier: &Option<String>) -> &str {
-    tier.as_deref().unwrap_or("interpreter, the default")
+    tier.as_deref()
+        .unwrap_or("the binary's default: fast with machine code, else interpreter")
 }
 
 fn print_table(opts: &Options, flexrules: &Path, rows: &[Measured]) {

@@ -46,6 +46,10 @@ const LIMITS: Limits = Limits {
 /// The options of a session with `seed`, `limits` and traces on or off, and no
 /// parameters.
 fn options(seed: u64, limits: Limits, trace: bool) -> SessionOptions {
+    // Each body compiled to machine code when it first runs (these runs are short),
+    // unless `FLEXRULES_JIT_AFTER` says otherwise (as `tools/jit-test` does).
+    #[cfg(feature = "jit")]
+    flexrules::runtime::vm::compile_after(0);
     SessionOptions {
         tier: Default::default(),
         seed,

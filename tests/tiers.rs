@@ -27,10 +27,22 @@ fn flexrules(args: &[&str]) -> std::process::Output {
     flexrules_with(args, &[])
 }
 
+/// How often a body runs before it is compiled to machine code in these tests: when it
+/// first runs, so that their short runs run machine code, unless `FLEXRULES_JIT_AFTER`
+/// says otherwise (`tools/jit-test` warms bodies up on the interpreter too). Set for
+/// the sessions made here and given to every process started.
+fn jit_after() -> String {
+    let after = std::env::var("FLEXRULES_JIT_AFTER").unwrap_or_else(|_| "0".into());
+    #[cfg(feature = "jit")]
+    flexrules::runtime::vm::compile_after(after.parse().expect("FLEXRULES_JIT_AFTER"));
+    after
+}
+
 /// [`flexrules`] with variables `env` set in its environment.
 fn flexrules_with(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_flexrules"))
         .args(args)
+        .env("FLEXRULES_JIT_AFTER", jit_after())
         .envs(env.iter().copied())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -288,6 +300,7 @@ fn transaction(text: &str, send: &str, tier: Tier, limits: Limits) -> (Transacti
 
 /// A session of the game `text` on `tier`.
 fn session(text: &str, tier: Tier, limits: Limits) -> Session {
+    jit_after();
     let mut fs = MemoryFs::new();
     fs.insert("game.fr", text.to_string());
     let built = build_game(&fs, Path::new("game.fr")).unwrap_or_else(|e| panic!("{e:?}"));
@@ -787,12 +800,8 @@ fn moves_after_code_typed_mid_game_run_as_before() {
 #[cfg(feature = "jit")]
 #[test]
 fn a_direct_form_that_keeps_giving_up_is_taken_away() {
-    // Each body compiled when it first runs, as `tools/jit-test` runs these tests.
-    assert_eq!(
-        std::env::var("FLEXRULES_JIT_AFTER").as_deref(),
-        Ok("0"),
-        "run the feature's tests with tools/jit-test"
-    );
+    // Each body compiled when it first runs.
+    assert_eq!(jit_after(), "0", "run with FLEXRULES_JIT_AFTER unset or 0");
     let text = r#"
 #entity cell
   #property hits 0

@@ -58,8 +58,9 @@ pub struct StartOptions {
     /// (the bodies that can run on the fast tier do, the interpreter runs the rest), or
     /// `both` (each transaction the fast tier ran is run again on the interpreter and
     /// must give the same results: a check of the engine, which stops at the first
-    /// difference).
-    #[arg(long, default_value = "interpreter", value_parser = Tier::parse)]
+    /// difference). The default is `fast` where bodies are compiled to machine code (the
+    /// `jit` feature, on by default), `interpreter` otherwise.
+    #[arg(long, default_value = Tier::default().name(), value_parser = Tier::parse)]
     pub tier: Tier,
 }
 

@@ -31,14 +31,14 @@ use super::steps::next_check;
 use super::{Context, Flow, Frame, Kind, Machine, NO_JP};
 
 /// Which tier runs a session's transactions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tier {
-    /// The interpreter alone (the default: see `docs/performance.md`, "The fast tier with
-    /// sends", for where the fast tier is not yet faster).
-    #[default]
+    /// The interpreter alone (the default in a build without machine code: there the
+    /// fast tier is not faster; see `docs/performance.md`, "The fast tier with sends").
     Interpreter,
     /// The fast tier where it applies, the interpreter for the rest and for every
-    /// transaction the fast tier gives up on.
+    /// transaction the fast tier gives up on (the default in a build with machine code,
+    /// the `jit` feature, on by default).
     Fast,
     /// Every transaction the fast tier took part in is run again on the interpreter
     /// alone, and the two must agree on the status, the world, the steps, the memory and
@@ -46,7 +46,28 @@ pub enum Tier {
     Both,
 }
 
+impl Default for Tier {
+    /// The fast tier where its bodies are compiled to machine code, the interpreter where
+    /// they are not.
+    fn default() -> Tier {
+        if cfg!(feature = "jit") {
+            Tier::Fast
+        } else {
+            Tier::Interpreter
+        }
+    }
+}
+
 impl Tier {
+    /// The name [`Tier::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Interpreter => "interpreter",
+            Tier::Fast => "fast",
+            Tier::Both => "both",
+        }
+    }
+
     /// The tier named `text` (`interpreter`, `fast`, `both`).
     pub fn parse(text: &str) -> Result<Tier, String> {
         match text {

@@ -255,10 +255,21 @@ fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
     }
 }
 
+/// How often a body runs before it is compiled when `FLEXRULES_JIT_AFTER` does not say
+/// ([`compile_after`]).
+static AFTER: AtomicU32 = AtomicU32::new(1000);
+
+/// Compile each body of a game built from now on once it has run `n` times (0: when it
+/// first runs; 1000 unless said), where `FLEXRULES_JIT_AFTER` does not say otherwise:
+/// for tests, whose runs are too short for the default to compile anything.
+pub fn compile_after(n: u32) {
+    AFTER.store(n, Ordering::Relaxed);
+}
+
 /// Put machine code in the places of the closures of every body of `game` that has a
-/// fast form: each is compiled once it has run `FLEXRULES_JIT_AFTER` times (1000 unless
-/// set; 0 compiles a body when it first runs). The generator, for the transactions'
-/// outermost join points ([`outermost`]).
+/// fast form: each is compiled once it has run `FLEXRULES_JIT_AFTER` times (or
+/// [`compile_after`]'s; 0 compiles a body when it first runs). The generator, for the
+/// transactions' outermost join points ([`outermost`]).
 pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<Arc<Jit>> {
     let setting = std::env::var("FLEXRULES_JIT").unwrap_or_default();
     let report = setting == "report";
@@ -283,7 +294,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
     let after = std::env::var("FLEXRULES_JIT_AFTER")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(1000);
+        .unwrap_or_else(|| AFTER.load(Ordering::Relaxed));
     let n = game.codes.len();
     let ctx = module.make_context();
     let jit = Arc::new(Jit {
