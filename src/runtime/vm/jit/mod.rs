@@ -1,6 +1,6 @@
 //! Machine code for rule bodies (the `jit` feature, a default one: the fast tier is then
-//! the default tier): the generator the chains compiled
-//! by hand asked for (`docs/machine.md`, "The generator, first version"). Each body the
+//! the default tier): the generator the chains compiled by hand asked for
+//! (`docs/machine.md`, "The generator, first version"). Each body the
 //! fast tier runs is compiled by Cranelift from its verified bytecode ([`lower`]) once
 //! it has run often enough (on the interpreter until then: [`FastCode::ready`]), and
 //! runs in place of its closures, under the fast tier's contract: off while traced,
@@ -13,10 +13,11 @@
 //! With `FLEXRULES_JIT=off` nothing is compiled (the closures run, for comparison); with
 //! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
 //! why any was not. `FLEXRULES_JIT_AFTER=<n>` sets how often a body runs before it is
-//! compiled (1000, or [`compile_after`]'s), `FLEXRULES_JIT_DUMP=<text>` prints the code made for the bodies
-//! whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's optimisation level
-//! (`none`, measured best: the code as fast, compiling cheaper; `speed`) and
-//! `FLEXRULES_JIT_REGALLOC` its register allocator (`backtracking`, `single_pass`).
+//! compiled (1000, or [`compile_after`]'s), `FLEXRULES_JIT_DUMP=<text>` prints the code
+//! made for the bodies whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's
+//! optimisation level (`none`, measured best: the code as fast, compiling cheaper;
+//! `speed`) and `FLEXRULES_JIT_REGALLOC` its register allocator (`backtracking`,
+//! `single_pass`).
 //! `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast tier only the bodies whose
 //! name contains one of the texts.
 
