@@ -130,45 +130,10 @@ pub(super) unsafe extern "C" fn update_property(
 
 /// `(update property "name" to (append (property "name") x))` of the list and the
 /// element given in registers, which go: the element pushed where the list lies when
-/// nobody else holds it (`Machine::append_to_own_property`), else `append` by the
-/// builtin and the form as [`update_property`] does it.
-pub(super) unsafe extern "C" fn append_property(
-    jx: *mut Jx,
-    site: *const Site,
-    l_tag: u64,
-    l_word: u64,
-    e_tag: u64,
-    e_word: u64,
-) -> Raw {
-    let (fx, site) = unsafe { (fx(jx), &*site) };
-    let (list, element) = unsafe { (value(l_tag, l_word), value(e_tag, e_word)) };
-    let (list, element) = match fx.m.append_to_own_property(fx.cx, site.name, list, element) {
-        Ok(()) => return into_raw(Value::Nil),
-        Err(back) => back,
-    };
-    let Some(append) = site.pure else {
-        Value::release(list);
-        Value::release(element);
-        return unsafe { give_up(jx) };
-    };
-    let mut args = [list, element];
-    let r = append(&mut args, &mut fx.m.meter);
-    for v in args {
-        Value::release(v);
-    }
-    match r {
-        Ok(list) => {
-            let r = fx.update_property(site.name, list, site.span);
-            unsafe { give(jx, r) }
-        }
-        Err(_) => unsafe { give_up(jx) },
-    }
-}
-
-/// [`append_property`] in a body running without its join point, on the entity it
-/// knows: where the element cannot be pushed where the list lies, `append`, then the
-/// property written as [`update_property_direct`] writes it.
-pub(super) unsafe extern "C" fn append_property_direct(
+/// nobody else holds it (`Machine::append_to_property`), else `append` by the builtin
+/// and the form as [`update_property`] does it, or, in a body running without its join
+/// point (`DIRECT`), on the entity it knows and as [`update_property_direct`] does it.
+pub(super) unsafe extern "C" fn append_property<const DIRECT: bool>(
     jx: *mut Jx,
     site: *const Site,
     l_tag: u64,
@@ -179,31 +144,40 @@ pub(super) unsafe extern "C" fn append_property_direct(
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let (list, element) = unsafe { (value(l_tag, l_word), value(e_tag, e_word)) };
     let id = EntityId(unsafe { (*jx).me } as u32);
-    let (list, element) = match fx.m.append_to_property(fx.cx, id, site.name, list, element) {
+    let in_place = if DIRECT {
+        fx.m.append_to_property(fx.cx, id, site.name, list, element)
+    } else {
+        fx.m.append_to_own_property(fx.cx, site.name, list, element)
+    };
+    let (list, element) = match in_place {
         Ok(()) => return into_raw(Value::Nil),
         Err(back) => back,
     };
-    let Some(append) = site.pure else {
-        Value::release(list);
-        Value::release(element);
+    let Some(list) = appended(fx, site, list, element) else {
         return unsafe { give_up(jx) };
     };
-    let mut args = [list, element];
-    let r = append(&mut args, &mut fx.m.meter);
-    for v in args {
-        Value::release(v);
+    if !DIRECT {
+        let r = fx.update_property(site.name, list, site.span);
+        return unsafe { give(jx, r) };
     }
-    let written = r
-        .ok()
-        .map(|list| fx.m.write_layout_slot(fx.cx, id, site.name, list));
-    match written {
-        Some(Ok(())) => into_raw(Value::Nil),
-        Some(Err(list)) => {
+    match fx.m.write_layout_slot(fx.cx, id, site.name, list) {
+        Ok(()) => into_raw(Value::Nil),
+        Err(list) => {
             Value::release(list);
             unsafe { give_up(jx) }
         }
-        None => unsafe { give_up(jx) },
     }
+}
+
+/// `list` with `element` added by the site's `append` (the two go), or `None` where it
+/// fails (the interpreter then reports it).
+fn appended(fx: &mut Fx<'_, '_>, site: &Site, list: Value, element: Value) -> Option<Value> {
+    let mut args = [list, element];
+    let r = site.pure.map(|append| append(&mut args, &mut fx.m.meter));
+    for v in args {
+        Value::release(v);
+    }
+    r?.ok()
 }
 
 pub(super) unsafe extern "C" fn message(jx: *mut Jx) -> Raw {

@@ -1044,10 +1044,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     /// `(update property "p" to (append (property "p") x))` at its `append`, the form
-    /// next and the name known: both in one call ([`helpers::append_property`], or
-    /// [`helpers::append_property_direct`] without the join point), which pushes the
-    /// element onto the list where it lies when nobody else holds it, as the
-    /// instruction loop does. Whether it was lowered so (the form with it).
+    /// next and the name known: both in one call ([`helpers::append_property`], its
+    /// direct form without the join point), which pushes the element onto the list
+    /// where it lies when nobody else holds it, as the instruction loop does. Whether it
+    /// was lowered so (the form with it).
     fn append_update(&mut self, ip: usize) -> bool {
         let next = ip + 1;
         if self.shape.ops[ip] != Op::Builtin(APPEND, 2)
@@ -1073,11 +1073,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
         site.pure = pure_fn(site.index);
         let (jx, s) = (self.jx, self.site(site));
         if self.direct {
-            let f = helpers::append_property_direct as *const () as usize;
+            let f = helpers::append_property::<true> as *const () as usize;
             let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
             self.push_plain(r);
         } else {
-            let f = helpers::append_property as *const () as usize;
+            let f = helpers::append_property::<false> as *const () as usize;
             let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
             self.push(r);
         }
