@@ -13,9 +13,11 @@ mod jochess;
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 
 use flexrules::compile::build_game;
 use flexrules::compile::codegen::compile_body;
+use flexrules::compile::program::Game;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Status, Transaction};
@@ -329,6 +331,48 @@ fn deliver(session: &mut Session, send: &str) -> (Transaction, u64, u64) {
         after.bodies - before.bodies,
         after.replays - before.replays,
     )
+}
+
+/// Sessions of one game share the bodies built for the fast tier, and the machine code
+/// compiled for them: a second session compiles nothing again, and plays as the first.
+/// A copy of the game (changed, as the REPL's code or a game's late boards make one)
+/// builds its own.
+#[test]
+fn sessions_of_one_game_share_the_fast_tier_bodies() {
+    jit_after();
+    let text = r#"
+#entity box
+  #property n 0
+  #state default
+    #onMessage go
+      (foreach i in (list 1 2 3) (update property "n" to (+ (property "n") i)))
+#instance b of box
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text.to_string());
+    let game = build_game(&fs, Path::new("game.fr")).unwrap().game;
+    let options = SessionOptions {
+        seed: 1,
+        params: vec![],
+        limits: Limits::default(),
+        trace: false,
+        tier: Tier::Fast,
+    };
+    let start = |game: &Arc<Game>| Session::start(Arc::clone(game), &options).unwrap().0;
+    let (mut a, mut b) = (start(&game), start(&game));
+    let copy = Arc::new(Game::clone(&game));
+    let mut c = start(&copy);
+    let ran: Vec<String> = [&mut a, &mut b, &mut c]
+        .into_iter()
+        .map(|s| {
+            let (tx, bodies, _) = deliver(s, "go to b");
+            assert!(bodies >= 1, "the fast tier ran no body");
+            format!("{:?}", tx.status)
+        })
+        .collect();
+    assert_eq!(ran, vec!["Committed(nil)".to_string(); 3]);
+    assert!(Arc::ptr_eq(a.fast_table(), b.fast_table()));
+    assert!(!Arc::ptr_eq(a.fast_table(), c.fast_table()));
 }
 
 /// [`behaviour`] on the interpreter and on the fast tier: the same transaction.

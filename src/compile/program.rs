@@ -202,6 +202,9 @@ pub struct Game {
     pub slot_stride: usize,
     /// The lists `ray` gives, made at first use.
     pub rays: RayCache,
+    /// The bodies built for the fast tier, made at first use and shared by every session
+    /// of the game (a copy of the game starts without).
+    pub fast: crate::runtime::vm::FastCache,
 }
 
 /// The list of cell names `ray` gives from each cell of each board in each direction,

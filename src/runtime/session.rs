@@ -84,8 +84,8 @@ pub struct Session {
     pub trace: bool,
     /// Which tier runs the transactions.
     pub tier: super::vm::Tier,
-    /// The game's bodies built for the fast tier (built when first needed, and again
-    /// when the game has more code: shared by the session's forks and branches).
+    /// The game's bodies built for the fast tier (when first needed, and again when the
+    /// game has more code: the game's own, shared by its sessions and their forks).
     fast: Arc<super::vm::FastTable>,
     /// Set (from a signal handler) to interrupt the running transaction.
     pub interrupt: Option<Arc<std::sync::atomic::AtomicBool>>,
@@ -209,6 +209,13 @@ impl Session {
         }
         s.start_drew = s.world().rng != seeded;
         Ok((s, setup))
+    }
+
+    /// The bodies built for the fast tier that this session runs (none yet before its
+    /// first transaction on that tier): its game's, shared with the game's other
+    /// sessions.
+    pub fn fast_table(&self) -> &Arc<super::vm::FastTable> {
+        &self.fast
     }
 
     /// Whether the session's start drew a number from the world's generator (parameters,
@@ -345,7 +352,7 @@ impl Session {
     /// The machine holding the session's world, and a context for a transaction on it.
     fn home_and_context(&mut self) -> (&mut Machine, Context<'_>) {
         if self.tier != super::vm::Tier::Interpreter && !self.fast.covers(&self.game) {
-            self.fast = Arc::new(super::vm::FastTable::build(&self.game));
+            self.fast = super::vm::FastTable::of(&self.game);
         }
         let cx = Context {
             game: &self.game,

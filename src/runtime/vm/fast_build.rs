@@ -10,6 +10,8 @@
 //! rolls back, waits or asks which moves are legal is not built: those always leave the
 //! fast tier. Nor is a body calling a function that is not built.
 
+use std::sync::Arc;
+
 use crate::compile::builtins::BUILTINS;
 use crate::compile::bytecode::{Code, CodeId, IntOp, IntValue, Op, Read};
 use crate::compile::codegen::{SelfUpdate, self_update};
@@ -34,7 +36,39 @@ pub struct FastTable {
     pub(super) outermost: Option<Outermost>,
 }
 
+/// A game's [`FastTable`], kept in the game ([`Game::fast`]) so that every session of
+/// it shares one, and with it the machine code compiled for its bodies and the counts
+/// that make a body due: a server's tables or a script's matches of one game compile
+/// each body once, not once each. A copy of the game (made to be changed: its late
+/// boards, code added) starts without one.
+#[derive(Default)]
+pub struct FastCache(std::sync::Mutex<Option<Arc<FastTable>>>);
+
+impl Clone for FastCache {
+    fn clone(&self) -> FastCache {
+        FastCache::default()
+    }
+}
+
+impl std::fmt::Debug for FastCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FastCache")
+    }
+}
+
 impl FastTable {
+    /// The fast table of `game` its sessions share: the one kept in the game, or one
+    /// built and kept when there is none or it was built for less code.
+    pub fn of(game: &Game) -> Arc<FastTable> {
+        let mut kept = game.fast.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(table) = kept.as_ref().filter(|t| t.covers(game)) {
+            return Arc::clone(table);
+        }
+        let table = Arc::new(FastTable::build(game));
+        *kept = Some(Arc::clone(&table));
+        table
+    }
+
     /// Build the fast form of every body of `game` that can have one.
     pub fn build(game: &Game) -> FastTable {
         let mut codes: Vec<Option<FastCode>> =
