@@ -375,6 +375,45 @@ fn sessions_of_one_game_share_the_fast_tier_bodies() {
     assert!(!Arc::ptr_eq(a.fast_table(), c.fast_table()));
 }
 
+/// Sessions of a game whose board is computed at start share the game made for their
+/// board (and so its fast-tier bodies) when their parameters give the same board, and
+/// not otherwise.
+#[test]
+fn sessions_on_the_same_computed_board_share_one_game() {
+    jit_after();
+    let text = r#"
+#param size 3
+#entity cell
+  #property n 0
+  #state default
+    #onMessage go
+      (foreach i in (list 1 2 3) (update property "n" to (+ (property "n") i)))
+#board (str (param "size") "x" (param "size")) of cell named go
+"#;
+    let mut fs = MemoryFs::new();
+    fs.insert("game.fr", text.to_string());
+    let game = build_game(&fs, Path::new("game.fr")).unwrap().game;
+    let start = |size: i64| {
+        let options = SessionOptions {
+            seed: 1,
+            params: vec![("size".into(), flexrules::runtime::value::Value::Int(size))],
+            limits: Limits::default(),
+            trace: false,
+            tier: Tier::Fast,
+        };
+        let mut s = Session::start(Arc::clone(&game), &options).unwrap().0;
+        let (tx, _, _) = deliver(&mut s, "go to a1");
+        assert_eq!(format!("{:?}", tx.status), "Committed(nil)");
+        s
+    };
+    let (a, b, c) = (start(3), start(3), start(4));
+    assert!(Arc::ptr_eq(&a.game, &b.game));
+    assert!(Arc::ptr_eq(a.fast_table(), b.fast_table()));
+    assert!(!Arc::ptr_eq(&a.game, &c.game));
+    assert_eq!(a.world().iter().count(), 9);
+    assert_eq!(c.world().iter().count(), 16);
+}
+
 /// [`behaviour`] on the interpreter and on the fast tier: the same transaction.
 fn same(defs: &str, body: &str, limits: Limits) -> (Transaction, u64, u64) {
     let text = format!(

@@ -205,6 +205,46 @@ pub struct Game {
     /// The bodies built for the fast tier, made at first use and shared by every session
     /// of the game (a copy of the game starts without).
     pub fast: crate::runtime::vm::FastCache,
+    /// The copies of the game made with its late boards built, by their descriptions.
+    pub late_games: LateGames,
+}
+
+/// The copies of a game with boards computed at start made for its sessions, by what
+/// their boards' descriptions gave, so that sessions on the same boards share one game
+/// (and the code compiled for it). At most [`LateGames::MAX`] are kept; others are made
+/// for each session. A copy of the game starts with none.
+#[derive(Default)]
+pub struct LateGames(std::sync::Mutex<Vec<(String, std::sync::Arc<Game>)>>);
+
+impl LateGames {
+    /// How many copies a game keeps.
+    pub const MAX: usize = 8;
+
+    /// The copy made for the descriptions `key`, if one was kept.
+    pub fn get(&self, key: &str) -> Option<std::sync::Arc<Game>> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().find(|(k, _)| k == key).map(|(_, g)| g.clone())
+    }
+
+    /// Keep `game`, made for the descriptions `key`, while there is room.
+    pub fn keep(&self, key: String, game: &std::sync::Arc<Game>) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() < Self::MAX && !kept.iter().any(|(k, _)| *k == key) {
+            kept.push((key, game.clone()));
+        }
+    }
+}
+
+impl Clone for LateGames {
+    fn clone(&self) -> LateGames {
+        LateGames::default()
+    }
+}
+
+impl std::fmt::Debug for LateGames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LateGames")
+    }
 }
 
 /// The list of cell names `ray` gives from each cell of each board in each direction,

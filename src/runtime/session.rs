@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::compile::boards::Described;
 use crate::compile::bytecode::CodeId;
-use crate::compile::program::{Game, InitValue};
+use crate::compile::program::{Game, InitValue, LateBoard};
 use crate::diagnostic::Diagnostic;
 use crate::symbol::Symbol;
 
@@ -141,7 +142,7 @@ impl Session {
         let game = if game.late_boards.is_empty() {
             game
         } else {
-            let built = Arc::new(s.build_late_boards()?);
+            let built = s.game_with_late_boards()?;
             s.game = built.clone();
             built
         };
@@ -226,88 +227,29 @@ impl Session {
     }
 
     /// The game with its boards computed at start built: each description evaluated (the
-    /// parameters are known), the board made, its cells put after the entities made at
-    /// compile time (so the ids of those do not depend on the parameters); an `#instance`
-    /// naming a cell of the same type configures it.
-    fn build_late_boards(&mut self) -> Result<Game, StartError> {
-        use crate::compile::boards::{Described, build_late, cell_instances};
-        let mut game = (*self.game).clone();
-        let lates = std::mem::take(&mut game.late_boards);
-        for late in &lates {
+    /// parameters are known) and checked, then the game made for those descriptions, or
+    /// the one made before for the same ones, which the game keeps
+    /// ([`LateGames`](crate::compile::program::LateGames)) so that its sessions on the
+    /// same boards share one game, and with it the code compiled for it.
+    fn game_with_late_boards(&mut self) -> Result<Arc<Game>, StartError> {
+        let game = Arc::clone(&self.game);
+        let mut values = Vec::with_capacity(game.late_boards.len());
+        let mut key = String::new();
+        for late in &game.late_boards {
             let value = self.value(late.value)?;
-            let fail = |message: String, hint: Option<String>| {
-                StartError::Failed(RuntimeError {
-                    message,
-                    hint,
-                    span: Some(late.span),
-                    chain: Vec::new(),
-                    calls: None,
-                })
-            };
-            let described = match (&value, late.ring) {
-                (Value::Str(text), None) => Described::Text(text.as_str()),
-                (Value::Int(n), Some(_)) => Described::Size(*n),
-                (Value::Nil, None) => {
-                    return Err(fail(
-                        "the board's description is nil: nothing says which board to play on".into(),
-                        Some("a board computed from a parameter needs it: --param <name>=<identification or file.xml> (the game's #param says which)".into()),
-                    ));
-                }
-                (other, None) => {
-                    return Err(fail(
-                        format!(
-                            "the board's description is {} `{other}`, not an identification string",
-                            other.type_name()
-                        ),
-                        Some("compute a string such as \"9x9\": (str (param \"size\") \"x\" (param \"size\"))".into()),
-                    ));
-                }
-                (other, Some(_)) => {
-                    return Err(fail(
-                        format!(
-                            "the ring's size is {} `{other}`, not an integer",
-                            other.type_name()
-                        ),
-                        None,
-                    ));
-                }
-            };
-            let board = build_late(late, described, &game.board_files)
-                .map_err(|e| fail(e.message, e.hint))?;
-            let index = game.boards.len() as u32;
-            let mut cells = cell_instances(&board, late.ty, late.ring.is_some(), late.span);
-            for (c, inst) in board.cells().zip(&cells) {
-                if game.cells.insert(inst.name, (index, c)).is_some() {
-                    return Err(fail(
-                        format!("the cell `{}` is made by two boards", inst.name),
-                        Some("give the cells of each board different names".into()),
-                    ));
-                }
+            match describe(&value, late.ring.is_some()) {
+                Ok(Described::Text(text)) => key.push_str(&format!("t{}:{text}", text.len())),
+                Ok(Described::Size(n)) => key.push_str(&format!("n{n};")),
+                Err((message, hint)) => return Err(late_failure(late, message, hint)),
             }
-            // `#instance`s naming these cells configure them.
-            let names: rustc_hash::FxHashMap<Symbol, usize> =
-                cells.iter().enumerate().map(|(i, c)| (c.name, i)).collect();
-            let mut kept = Vec::with_capacity(game.instances.len());
-            for inst in std::mem::take(&mut game.instances) {
-                match names.get(&inst.name) {
-                    Some(&i) if inst.ty == late.ty => cells[i].properties.extend(inst.properties),
-                    Some(_) => {
-                        return Err(fail(
-                            format!(
-                                "`{}` is a cell of this board and an instance of another type",
-                                inst.name
-                            ),
-                            Some("rename the instance".into()),
-                        ));
-                    }
-                    None => kept.push(inst),
-                }
-            }
-            game.instances = kept;
-            game.instances.extend(cells);
-            game.boards.push(board);
+            values.push(value);
         }
-        Ok(game)
+        if let Some(made) = game.late_games.get(&key) {
+            return Ok(made);
+        }
+        let made = Arc::new(build_late_boards(&game, &values)?);
+        game.late_games.keep(key, &made);
+        Ok(made)
     }
 
     /// Evaluate a value-context body (a default, an instance property) on a scratch world.
@@ -870,4 +812,89 @@ impl Start {
             Start::Eval(code) => Machine::eval(world, cx, code),
         }
     }
+}
+
+/// How a board computed at start is described by the value its description gave: a
+/// ring's size, or an identification string or board file's text; otherwise what is
+/// wrong and a hint.
+fn describe(value: &Value, ring: bool) -> Result<Described<'_>, (String, Option<String>)> {
+    match (value, ring) {
+        (Value::Str(text), false) => Ok(Described::Text(text.as_str())),
+        (Value::Int(n), true) => Ok(Described::Size(*n)),
+        (Value::Nil, false) => Err((
+            "the board's description is nil: nothing says which board to play on".into(),
+            Some("a board computed from a parameter needs it: --param <name>=<identification or file.xml> (the game's #param says which)".into()),
+        )),
+        (other, false) => Err((
+            format!(
+                "the board's description is {} `{other}`, not an identification string",
+                other.type_name()
+            ),
+            Some("compute a string such as \"9x9\": (str (param \"size\") \"x\" (param \"size\"))".into()),
+        )),
+        (other, true) => Err((
+            format!("the ring's size is {} `{other}`, not an integer", other.type_name()),
+            None,
+        )),
+    }
+}
+
+/// The start's failure at the board computed at start `late`.
+fn late_failure(late: &LateBoard, message: String, hint: Option<String>) -> StartError {
+    StartError::Failed(RuntimeError {
+        message,
+        hint,
+        span: Some(late.span),
+        chain: Vec::new(),
+        calls: None,
+    })
+}
+
+/// `game` with its boards computed at start built from their descriptions' `values`
+/// (checked): each board made, its cells put after the entities made at compile time (so
+/// the ids of those do not depend on the parameters); an `#instance` naming a cell of
+/// the same type configures it.
+fn build_late_boards(game: &Game, values: &[Value]) -> Result<Game, StartError> {
+    use crate::compile::boards::{build_late, cell_instances};
+    let mut game = game.clone();
+    let lates = std::mem::take(&mut game.late_boards);
+    for (late, value) in lates.iter().zip(values) {
+        let fail = |message: String, hint: Option<String>| late_failure(late, message, hint);
+        let described = describe(value, late.ring.is_some()).map_err(|(m, h)| fail(m, h))?;
+        let board =
+            build_late(late, described, &game.board_files).map_err(|e| fail(e.message, e.hint))?;
+        let index = game.boards.len() as u32;
+        let mut cells = cell_instances(&board, late.ty, late.ring.is_some(), late.span);
+        for (c, inst) in board.cells().zip(&cells) {
+            if game.cells.insert(inst.name, (index, c)).is_some() {
+                return Err(fail(
+                    format!("the cell `{}` is made by two boards", inst.name),
+                    Some("give the cells of each board different names".into()),
+                ));
+            }
+        }
+        // `#instance`s naming these cells configure them.
+        let names: rustc_hash::FxHashMap<Symbol, usize> =
+            cells.iter().enumerate().map(|(i, c)| (c.name, i)).collect();
+        let mut kept = Vec::with_capacity(game.instances.len());
+        for inst in std::mem::take(&mut game.instances) {
+            match names.get(&inst.name) {
+                Some(&i) if inst.ty == late.ty => cells[i].properties.extend(inst.properties),
+                Some(_) => {
+                    return Err(fail(
+                        format!(
+                            "`{}` is a cell of this board and an instance of another type",
+                            inst.name
+                        ),
+                        Some("rename the instance".into()),
+                    ));
+                }
+                None => kept.push(inst),
+            }
+        }
+        game.instances = kept;
+        game.instances.extend(cells);
+        game.boards.push(board);
+    }
+    Ok(game)
 }
