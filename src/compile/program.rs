@@ -202,48 +202,61 @@ pub struct Game {
     pub slot_stride: usize,
     /// The lists `ray` gives, made at first use.
     pub rays: RayCache,
-    /// The bodies built for the fast tier, made at first use and shared by every session
-    /// of the game (a copy of the game starts without).
-    pub fast: crate::runtime::vm::FastCache,
+    /// The bodies built for the fast tier (the runtime's `FastTable`), made at first use
+    /// and shared by every session of the game.
+    pub fast: Kept<Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>>,
     /// The copies of the game made with its late boards built, by their descriptions.
     pub late_games: LateGames,
 }
 
+/// What is made from a game at first use and kept with it, behind a lock, for its
+/// sessions to share. A copy of the game starts without: it is made to be changed.
+#[derive(Default)]
+pub struct Kept<T>(std::sync::Mutex<T>);
+
+impl<T> Kept<T> {
+    /// What is kept, to read or replace.
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, T> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<T: Default> Clone for Kept<T> {
+    fn clone(&self) -> Kept<T> {
+        Kept::default()
+    }
+}
+
+impl<T> std::fmt::Debug for Kept<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kept")
+    }
+}
+
 /// The copies of a game with boards computed at start made for its sessions, by what
 /// their boards' descriptions gave, so that sessions on the same boards share one game
-/// (and the code compiled for it). At most [`LateGames::MAX`] are kept; others are made
-/// for each session. A copy of the game starts with none.
-#[derive(Default)]
-pub struct LateGames(std::sync::Mutex<Vec<(String, std::sync::Arc<Game>)>>);
+/// (and the code compiled for it). At most [`LATE_GAMES_KEPT`] are kept; others are made
+/// for each session.
+pub type LateGames = Kept<Vec<(String, std::sync::Arc<Game>)>>;
+
+/// How many copies for computed boards a game keeps ([`LateGames`]).
+pub const LATE_GAMES_KEPT: usize = 8;
 
 impl LateGames {
-    /// How many copies a game keeps.
-    pub const MAX: usize = 8;
-
     /// The copy made for the descriptions `key`, if one was kept.
     pub fn get(&self, key: &str) -> Option<std::sync::Arc<Game>> {
-        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter().find(|(k, _)| k == key).map(|(_, g)| g.clone())
+        self.lock()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, g)| g.clone())
     }
 
     /// Keep `game`, made for the descriptions `key`, while there is room.
     pub fn keep(&self, key: String, game: &std::sync::Arc<Game>) {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if kept.len() < Self::MAX && !kept.iter().any(|(k, _)| *k == key) {
+        let mut kept = self.lock();
+        if kept.len() < LATE_GAMES_KEPT && !kept.iter().any(|(k, _)| *k == key) {
             kept.push((key, game.clone()));
         }
-    }
-}
-
-impl Clone for LateGames {
-    fn clone(&self) -> LateGames {
-        LateGames::default()
-    }
-}
-
-impl std::fmt::Debug for LateGames {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LateGames")
     }
 }
 

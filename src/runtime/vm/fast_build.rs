@@ -36,36 +36,20 @@ pub struct FastTable {
     pub(super) outermost: Option<Outermost>,
 }
 
-/// A game's [`FastTable`], kept in the game ([`Game::fast`]) so that every session of
-/// it shares one, and with it the machine code compiled for its bodies and the counts
-/// that make a body due: a server's tables or a script's matches of one game compile
-/// each body once, not once each. A copy of the game (made to be changed: its late
-/// boards, code added) starts without one.
-#[derive(Default)]
-pub struct FastCache(std::sync::Mutex<Option<Arc<FastTable>>>);
-
-impl Clone for FastCache {
-    fn clone(&self) -> FastCache {
-        FastCache::default()
-    }
-}
-
-impl std::fmt::Debug for FastCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FastCache")
-    }
-}
-
 impl FastTable {
-    /// The fast table of `game` its sessions share: the one kept in the game, or one
-    /// built and kept when there is none or it was built for less code.
+    /// The fast table of `game` its sessions share, and with it the machine code compiled
+    /// for its bodies and the counts that make a body due: the one kept in the game
+    /// ([`Game::fast`]), or one built and kept when there is none or it was built for
+    /// less code. A server's tables or a script's matches of one game compile each body
+    /// once, not once each.
     pub fn of(game: &Game) -> Arc<FastTable> {
-        let mut kept = game.fast.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(table) = kept.as_ref().filter(|t| t.covers(game)) {
-            return Arc::clone(table);
+        let mut kept = game.fast.lock();
+        let found = kept.clone().and_then(|t| t.downcast::<FastTable>().ok());
+        if let Some(table) = found.filter(|t| t.covers(game)) {
+            return table;
         }
         let table = Arc::new(FastTable::build(game));
-        *kept = Some(Arc::clone(&table));
+        *kept = Some(table.clone());
         table
     }
 

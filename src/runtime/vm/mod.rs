@@ -72,7 +72,7 @@ pub use undo::{MoveLog, TrialEnd};
 
 use fast::Origin;
 pub use fast::{FAST_DEPTH, FastCode, Tier, TierCounts, tier_counts};
-pub use fast_build::{FastCache, FastTable};
+pub use fast_build::FastTable;
 #[cfg(feature = "jit")]
 pub use jit::compile_after;
 
