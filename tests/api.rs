@@ -317,3 +317,23 @@ fn a_game_loads_again_from_its_files_held_in_memory() {
     };
     assert!(e.to_string().contains("atomic.fr"), "{e}");
 }
+
+/// The matches of one game share its fast-tier bodies (and the machine code compiled for
+/// them), also once they have asked whose turn it is: asking does not give a match a
+/// game of its own.
+#[test]
+fn matches_of_one_game_share_its_fast_tier_bodies() {
+    let chess = game("chess");
+    let mut a = chess.start(0).expect("starts");
+    let mut b = chess.start(1).expect("starts");
+    for m in [&mut a, &mut b] {
+        assert_eq!(m.players_to_move().expect("to-move"), ["white"]);
+        let first = m.legal_moves().expect("moves")[0].name.clone();
+        m.play(&first).expect("plays");
+    }
+    assert!(std::sync::Arc::ptr_eq(&a.session().game, &b.session().game));
+    assert!(std::sync::Arc::ptr_eq(
+        a.session().fast_table(),
+        b.session().fast_table()
+    ));
+}

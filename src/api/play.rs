@@ -187,8 +187,13 @@ impl Match {
 
     fn turn_function(&mut self) -> Result<CodeId, Error> {
         if self.to_move.is_none() {
-            let game = self.session.game_mut();
-            let code = compile_function_call(game, TO_MOVE, "the API").map_err(Error::NoToMove)?;
+            // The call the engine compiled with the game (its sessions share the game and
+            // its machine code); compiled here only to say why there is none.
+            let code = match self.session.game.to_move_call {
+                Some(code) => Some(code),
+                None => compile_function_call(self.session.game_mut(), TO_MOVE, "the API")
+                    .map_err(Error::NoToMove)?,
+            };
             self.to_move = Some(code);
         }
         self.to_move.flatten().ok_or_else(|| {
