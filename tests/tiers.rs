@@ -529,6 +529,75 @@ fn counts_in_place_and_the_copies_they_leave_are_the_same_on_every_tier() {
     assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
 }
 
+/// `+`, `-` and `*` of more than two operands, done in the machine code on integers:
+/// the same values and steps as the builtin's fold from the left, floats and strings
+/// still the builtin's, and an overflow part-way the interpreter's error at its place;
+/// `(list ...)` of more than two values made without the operand stack, its nesting and
+/// memory charged as the builtin charges them.
+#[test]
+fn operators_of_many_operands_and_lists_of_many_values_are_the_same_on_every_tier() {
+    let defs = r#"
+#define sums (a b c) (list (+ a b c 1) (- a b c 1) (* a b c 2) (+ a b c (d-half)))
+#define d-half () 2
+"#;
+    let body = r#"
+  (var i 0)
+  (var l (list))
+  (while (< i 40)
+    (do
+      (var l (append l (sums i (- 3 i) (* i i))))
+      (var i (+ i 1))
+    end))
+  (print (nth l 39) (length l))
+  (print (+ 1 2.5 3) (* 2 1.5 2) (- 10 0.5 1) (list 1 (list 2 (list 3)) "x" nil))
+  (var s (str "a" 1))
+  (print (length (list s s s s)))
+"#;
+    let (tx, bodies, replays) = same(defs, body, Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("(1525 -1447 -4270968 1526) 40"), Print("6.5 6.0 8.5 (1 (2 (3)) \"x\" nil)"), Print("4")]"#
+    );
+    // An overflow part-way: the first sum is past the largest integer, the whole would
+    // not be.
+    let max = i64::MAX;
+    for body in [
+        format!("(var i 0) (while (< i 20) (do (print (+ {max} i -1)) (var i (+ i 1)) end))"),
+        format!("(var i 1) (while (< i 20) (do (print (- (- 0 {max}) i 3)) (var i (+ i 1)) end))"),
+        format!("(var i 1) (while (< i 20) (do (print (* i {max} 0)) (var i (+ i 1)) end))"),
+    ] {
+        let (tx, _, _) = same("", &body, Limits::default());
+        let Status::Failed(e) = &tx.status else {
+            panic!("{body}: {:?}", tx.status)
+        };
+        assert!(e.message.contains("overflow"), "{}", e.message);
+    }
+    // Lists made past the memory limit, and nested past the nesting limit.
+    let limits = Limits {
+        max_memory: 20_000,
+        ..Limits::default()
+    };
+    let (tx, _, _) = same(
+        "",
+        "(var l (list)) (while true (var l (list l l l)))",
+        limits,
+    );
+    assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+    let limits = Limits {
+        max_nesting: 30,
+        ..Limits::default()
+    };
+    let (tx, _, _) = same(
+        "",
+        "(var l 1) (var i 0) (while true (do (var l (list l 2 3)) (var i (+ i 1)) end))",
+        limits,
+    );
+    assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+}
+
 #[test]
 fn an_error_in_fast_code_is_reported_by_the_interpreter_at_its_place() {
     let defs = format!("{FIB}#define bad (n) (if (< n 1) (first n) else (bad (- n 1)))");

@@ -26,16 +26,30 @@ fn count_arg(v: &Value, name: &str, len: usize) -> Result<usize, BuiltinError> {
 }
 
 pub(super) fn list(args: &mut [Value], m: &mut Meter) -> Result<Value, BuiltinError> {
+    let depth = charge_list(args, m)?;
+    // Moved out in one pass of known length: no capacity check per element.
+    let items = args.iter_mut().map(std::mem::take).collect();
+    Ok(Value::list(List::with_depth(items, depth)))
+}
+
+/// `(list ...)` of `items` given as they are (the machine code's way, without the
+/// operand stack): what the builtin charges, then the list; on an error the items go.
+pub fn list_of(items: Vec<Value>, m: &mut Meter) -> Result<Value, BuiltinError> {
+    let depth = charge_list(&items, m)?;
+    Ok(Value::list(List::with_depth(items, depth)))
+}
+
+/// What `(list ...)` of `items` charges (their nesting checked, their room counted):
+/// the depth the list will have.
+fn charge_list(items: &[Value], m: &mut Meter) -> Result<u32, BuiltinError> {
     let mut deepest = 0;
-    for v in args.iter() {
+    for v in items {
         if is_collection(v) {
             deepest = deepest.max(m.nest_depth(v)?);
         }
     }
-    m.alloc(ELEMENT_BYTES * args.len() as u64)?;
-    // Moved out in one pass of known length: no capacity check per element.
-    let items = args.iter_mut().map(std::mem::take).collect();
-    Ok(Value::list(List::with_depth(items, deepest + 1)))
+    m.alloc(ELEMENT_BYTES * items.len() as u64)?;
+    Ok(deepest + 1)
 }
 
 pub(super) fn first(args: &mut [Value], _: &mut Meter) -> Result<Value, BuiltinError> {

@@ -15,6 +15,7 @@ mod search;
 mod text;
 pub(crate) use collections::text_of;
 pub use collections::{contains_letter, read_fast};
+pub use lists::list_of;
 pub use strings::ascii_name;
 mod numbers;
 mod strings;

@@ -11,7 +11,7 @@ use crate::compile::bytecode::{CodeId, IntOp, Read};
 use crate::symbol::Symbol;
 
 use super::super::super::budget::ENTRY_BYTES;
-use super::super::super::builtins::{contains_letter, read_fast};
+use super::super::super::builtins::{contains_letter, list_of, read_fast};
 use super::super::super::entity::EntityId;
 use super::super::super::value::{Key, Value};
 use super::super::super::world::Chain;
@@ -419,6 +419,18 @@ pub(super) unsafe extern "C" fn push_all(jx: *mut Jx, at: *const u64, n: u64) {
         // over.
         stack.push(unsafe { value(*at.add(2 * i), *at.add(2 * i + 1)) });
     }
+}
+
+/// `(list ...)` of the `n` values (two words each) at `at`, which go: the list, made
+/// as the builtin makes it without the machine's stack; an error gives up (the
+/// interpreter reports it).
+pub(super) unsafe extern "C" fn list_from(jx: *mut Jx, at: *const u64, n: u64) -> Raw {
+    // SAFETY: the generated code put `n` live values there, whose counts it hands over.
+    let items = (0..n as usize)
+        .map(|i| unsafe { value(*at.add(2 * i), *at.add(2 * i + 1)) })
+        .collect();
+    let r = list_of(items, &mut unsafe { fx(jx) }.m.meter).map_err(|_| Exit::GiveUp);
+    unsafe { give(jx, r) }
 }
 
 /// The first `n` locals of the frame (the parameters), taken (nil left there) and put

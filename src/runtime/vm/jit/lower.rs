@@ -43,6 +43,7 @@ type V = ir::Value;
 const CONTAINS: u16 = builtin_index("contains");
 const APPEND: u16 = builtin_index("append");
 const NOT: u16 = builtin_index("not");
+const LIST_OF: u16 = builtin_index("list");
 const EQ: u16 = builtin_index("=");
 const NE: u16 = builtin_index("!=");
 
@@ -785,6 +786,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
             }
             return;
         }
+        let at = self.spill(values);
+        let n = self.int(values.len() as u64);
+        self.call(helpers::push_all as *const () as usize, &[jx, at, n], 0);
+    }
+
+    /// Put `values` in the spill area, two words each: its address.
+    fn spill(&mut self, values: &[(V, V)]) -> V {
         let flags = MemFlagsData::trusted();
         let after = 16 * self.nlocals as i32;
         for (i, &(t, w)) in values.iter().enumerate() {
@@ -793,9 +801,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 .ins()
                 .store(flags, w, self.fp, after + 16 * i as i32 + 8);
         }
-        let at = self.b.ins().iadd_imm_u(self.fp, i64::from(after));
-        let n = self.int(values.len() as u64);
-        self.call(helpers::push_all as *const () as usize, &[jx, at, n], 0);
+        self.b.ins().iadd_imm_u(self.fp, i64::from(after))
     }
 
     fn body(&mut self) -> Result<(), String> {
@@ -1240,6 +1246,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 let int_op = IntOp::of_builtin(index).unwrap_or(IntOp::Eq);
                 self.int_op(ip, index, int_op);
             }
+            Op::Builtin(index, argc @ 3..)
+                if matches!(
+                    IntOp::of_builtin(index),
+                    Some(IntOp::Add | IntOp::Sub | IntOp::Mul)
+                ) =>
+            {
+                let int_op = IntOp::of_builtin(index).unwrap_or(IntOp::Add);
+                self.int_fold(ip, index, int_op, argc);
+            }
             Op::Builtin(index, 0) if self.direct && is_self(index) => {
                 // The name the send found its entity by, as the join point keeps it.
                 let flags = MemFlagsData::trusted();
@@ -1437,6 +1452,23 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.push(r);
             return;
         }
+        if index == LIST_OF && argc > 2 {
+            // The values in the spill area, made into the list there: the machine's
+            // stack is not used.
+            let k = argc as usize;
+            let values: Vec<(V, V)> = (self.h - k..self.h)
+                .map(|i| {
+                    self.own_s[i] = false;
+                    self.read(self.stack[i])
+                })
+                .collect();
+            self.h -= k;
+            let at = self.spill(&values);
+            let n = self.int(k as u64);
+            let r = self.call_value(helpers::list_from as *const () as usize, &[jx, at, n]);
+            self.push(r);
+            return;
+        }
         self.hand_over(argc as usize);
         let s = self.site(site);
         let r = self.call_value(helpers::builtin as *const () as usize, &[jx, s]);
@@ -1545,6 +1577,74 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.own_s[self.h] = false;
         // A comparison gives a boolean on either path; arithmetic may give a string.
         self.own_s[self.h - 1] = cmp(op).is_none();
+        self.names[self.h - 1] = None;
+    }
+
+    /// `+`, `-` or `*` of more than two operands (`(+ a b c d e f)`): on integers, done
+    /// here from the left, as the builtin folds them; an overflow gives up (the
+    /// interpreter reports it), anything but integers goes to the builtin.
+    fn int_fold(&mut self, ip: usize, index: u16, op: IntOp, argc: u8) {
+        let k = argc as usize;
+        let places: Vec<Pair> = self.stack[self.h - k..self.h].to_vec();
+        let values: Vec<(V, V)> = places.iter().map(|&p| self.read(p)).collect();
+        let mut ints = None;
+        for &(t, _) in &values {
+            let int = self.b.ins().icmp_imm_u(IntCC::Equal, t, INT as i64);
+            ints = Some(match ints {
+                Some(all) => self.b.ins().band(all, int),
+                None => int,
+            });
+        }
+        let Some(ints) = ints else { return };
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(ints, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let jx = self.jx;
+        let mut acc = values[0].1;
+        for &(_, w) in &values[1..] {
+            let (sum, overflow) = match op {
+                IntOp::Sub => self.b.ins().ssub_overflow(acc, w),
+                IntOp::Mul => self.b.ins().smul_overflow(acc, w),
+                _ => self.b.ins().sadd_overflow(acc, w),
+            };
+            let ok = self.b.create_block();
+            let over = self.b.create_block();
+            self.b.ins().brif(overflow, over, &[], ok, &[]);
+            // An overflow: the builtin's error, on the interpreter.
+            self.b.switch_to_block(over);
+            self.b.seal_block(over);
+            let code = self.int(op as u64);
+            self.call(
+                helpers::int_op as *const () as usize,
+                &[jx, code, acc, w],
+                2,
+            );
+            self.leave();
+            self.b.switch_to_block(ok);
+            self.b.seal_block(ok);
+            acc = sum;
+        }
+        let t = self.int(INT);
+        self.def(places[0], (t, acc));
+        self.b.ins().jump(join, &[]);
+        // Anything else: the builtin.
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        let h = self.h;
+        self.builtin(ip, index, argc);
+        self.h = h;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.h -= k - 1;
+        for i in self.h..self.h + k - 1 {
+            self.own_s[i] = false;
+        }
+        // Arithmetic may give a string on the builtin's path.
+        self.own_s[self.h - 1] = true;
         self.names[self.h - 1] = None;
     }
 
