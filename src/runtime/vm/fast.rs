@@ -697,6 +697,19 @@ impl Fx<'_, '_> {
     /// [`Fx::call`] of function `code`, of fast form `fast`, with a frame when it needs
     /// one ([`FastCode::frame`]).
     fn call_body(&mut self, code: CodeId, fast: &FastCode, at: usize) -> Done {
+        self.call_body_with(code, fast, at, |fx| (fast.run)(fx))
+    }
+
+    /// [`Fx::call_body`], the body run by `run` (its machine code, known to the caller,
+    /// in place of its fast form's `run`).
+    #[inline(always)]
+    pub(crate) fn call_body_with(
+        &mut self,
+        code: CodeId,
+        fast: &FastCode,
+        at: usize,
+        run: impl FnOnce(&mut Self) -> Done,
+    ) -> Done {
         let m = &mut *self.m;
         if m.fast_nest >= FAST_DEPTH
             || m.frames.len() + m.frameless + m.jps.len() >= self.cx.limits.max_depth
@@ -712,7 +725,7 @@ impl Fx<'_, '_> {
         self.check()?;
         let base = std::mem::replace(&mut self.base, at);
         self.m.fast_nest += 1;
-        let r = (fast.run)(self);
+        let r = run(self);
         self.m.fast_nest -= 1;
         if !fast.frame {
             self.m.frameless -= 1;

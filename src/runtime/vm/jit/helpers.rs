@@ -566,7 +566,19 @@ pub(super) unsafe extern "C" fn call(jx: *mut Jx, site: *const Site) -> Raw {
     let at = fx.top() - usize::from(site.argc);
     let hidden = 2 * unsafe { (*jx).nest } as usize;
     fx.m.frameless += hidden;
-    let r = fx.call(CodeId(site.index as u32), at);
+    let code = CodeId(site.index as u32);
+    // The callee's machine code, once it has some, called as its fast form's `run`
+    // would call it (the fast form's `ready` answers yes from then on, and counts
+    // nothing).
+    // SAFETY: the code generator outlives the code it made, and so its sites.
+    let entry = unsafe { &*site.jit }.joined[site.index].load(Ordering::Acquire);
+    let r = match fx.cx.fast.get(code) {
+        Some(fast) if entry > 1 => fx.call_body_with(code, fast, at, |fx| {
+            // SAFETY: a compiled body's address, of this signature.
+            super::run(unsafe { std::mem::transmute::<usize, Entry>(entry) }, fx)
+        }),
+        _ => fx.call(code, at),
+    };
     let fx = unsafe { self::fx(jx) };
     fx.m.frameless -= hidden;
     unsafe { give(jx, r) }
