@@ -32,7 +32,7 @@ pub struct ChainCache {
 }
 
 /// How many chains a [`ChainCache`] keeps at hand.
-const RECENT_CHAINS: usize = 4;
+const RECENT_CHAINS: usize = 8;
 
 /// A chain a [`ChainCache`] was asked for lately, by the key of its table.
 #[derive(Debug)]
