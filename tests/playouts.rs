@@ -644,3 +644,46 @@ fn a_private_copy_of_the_world_is_the_same_world_sharing_nothing() {
     *s.world_mut() = original.private_copy();
     assert_eq!(Match::around(&mut s, |m| perft(m, 2)).counts, before);
 }
+
+/// A list `#actions` gives is checked once while it stays the same list, and a list
+/// made from it (an item appended that is not a candidate) is checked again: the error
+/// comes back, then the candidates when the list is good again.
+#[test]
+fn the_candidates_list_is_checked_whenever_it_is_a_new_list() {
+    let mut fs = MemoryFs::new();
+    fs.insert(
+        "game.fr",
+        r#"#entity g
+  #property acts (list)
+  #state default
+    #onMessage ping (print "ping")
+    #onMessage spoil (update property "acts" to (append (property "acts") 5))
+    #onMessage mend (update property "acts" to (list (list "g" (new message "ping"))))
+#instance g of g
+#setup (update property "acts" of "g" to (list (list "g" (new message "ping"))))
+#actions (property "acts" of "g")
+"#
+        .to_string(),
+    );
+    let built =
+        build_game_with_rules(&fs, std::path::Path::new("game.fr"), &[]).expect("the game builds");
+    let mut s = Session::start(built.game, &SessionOptions::default())
+        .expect("starts")
+        .0;
+    let send = |s: &mut Session, text: &str| {
+        let (to, msg) = flexrules::runtime::outside::parse_send(text).expect("a send");
+        assert!(matches!(s.deliver(to, msg).status, Status::Committed(_)));
+    };
+    for _ in 0..3 {
+        assert_eq!(s.candidates().expect("good candidates").len(), 1);
+        send(&mut s, "spoil to g");
+        let e = s.candidates().expect_err("an item that is not a candidate");
+        assert!(
+            e.message.contains("an action is integer 5"),
+            "{}",
+            e.message
+        );
+        assert_eq!(s.candidates().expect_err("still").message, e.message);
+        send(&mut s, "mend to g");
+    }
+}

@@ -99,6 +99,8 @@ pub struct Session {
     home: Box<Machine>,
     /// The message [`Session::deliver`] delivered last, to reuse its allocation.
     kept_message: Option<Rc<Message>>,
+    /// The lists `#actions` gave lately, found to hold only candidates.
+    checked: candidates::CheckedLists,
     /// Whether starting (parameters, defaults, instances, `#setup`) drew a number from the
     /// world's generator: when it did not, the start is the same from every seed.
     start_drew: bool,
@@ -124,6 +126,7 @@ impl Session {
             interrupt: None,
             fixed: Arc::default(),
             kept_message: None,
+            checked: Default::default(),
             start_drew: false,
         };
         let seeded = s.world().rng;
@@ -744,10 +747,13 @@ impl Session {
             Value::Nil => return Ok(CandidateItems::default()),
             other => return Err(bad(format!("#actions gave {} {other}", other.type_name()))),
         };
-        for chunk in items.chunks() {
-            for item in chunk {
-                super::value::check_action(item).map_err(bad)?;
+        if !self.checked.has(&items) {
+            for chunk in items.chunks() {
+                for item in chunk {
+                    super::value::check_action(item).map_err(bad)?;
+                }
             }
+            self.checked.keep(&items);
         }
         Ok(CandidateItems { items: Some(items) })
     }

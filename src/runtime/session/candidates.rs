@@ -98,3 +98,29 @@ fn candidate_of(item: &Value) -> Option<Candidate> {
     let (recipient, message) = action_of(item).ok()?;
     Some(Candidate { recipient, message })
 }
+
+/// The lists `#actions` gave lately that were found to hold only candidates: a game
+/// that hands out the same lists turn after turn (Awele's moves, made once per player)
+/// has each checked once. A list kept here is held, so it cannot change in place nor
+/// its place be another list's.
+#[derive(Clone, Debug, Default)]
+pub(super) struct CheckedLists {
+    lists: [Option<Rc<List>>; CHECKED_LISTS],
+    next: usize,
+}
+
+/// How many lists a [`CheckedLists`] keeps (one per player of a two-player game).
+const CHECKED_LISTS: usize = 2;
+
+impl CheckedLists {
+    /// Whether `list` was checked.
+    pub(super) fn has(&self, list: &Rc<List>) -> bool {
+        self.lists.iter().flatten().any(|l| Rc::ptr_eq(l, list))
+    }
+
+    /// Keep `list` as checked, in place of the oldest.
+    pub(super) fn keep(&mut self, list: &Rc<List>) {
+        self.lists[self.next] = Some(list.clone());
+        self.next = (self.next + 1) % CHECKED_LISTS;
+    }
+}

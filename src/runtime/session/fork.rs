@@ -39,6 +39,7 @@ impl Session {
             interrupt: None,
             fixed: self.fixed.clone(),
             kept_message: None,
+            checked: Default::default(),
             start_drew: self.start_drew,
         };
         Isolated(session)
@@ -61,6 +62,7 @@ impl Session {
             interrupt: self.interrupt.clone(),
             fixed: self.fixed.clone(),
             kept_message: None,
+            checked: Default::default(),
             start_drew: self.start_drew,
         }
     }
