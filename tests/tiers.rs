@@ -576,26 +576,21 @@ fn operators_of_many_operands_and_lists_of_many_values_are_the_same_on_every_tie
         assert!(e.message.contains("overflow"), "{}", e.message);
     }
     // Lists made past the memory limit, and nested past the nesting limit.
-    let limits = Limits {
+    let memory = Limits {
         max_memory: 20_000,
         ..Limits::default()
     };
-    let (tx, _, _) = same(
-        "",
-        "(var l (list)) (while true (var l (list l l l)))",
-        limits,
-    );
-    assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
-    let limits = Limits {
+    let nesting = Limits {
         max_nesting: 30,
         ..Limits::default()
     };
-    let (tx, _, _) = same(
-        "",
-        "(var l 1) (var i 0) (while true (do (var l (list l 2 3)) (var i (+ i 1)) end))",
-        limits,
-    );
-    assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+    for (body, limits) in [
+        ("(var l (list)) (while true (var l (list l l l)))", memory),
+        ("(var l 1) (while true (var l (list l 2 3)))", nesting),
+    ] {
+        let (tx, _, _) = same("", body, limits);
+        assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+    }
 }
 
 #[test]

@@ -1536,24 +1536,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
             };
             match done {
                 Some((w, overflow)) => {
-                    let ok = self.b.create_block();
-                    let over = self.b.create_block();
-                    self.b.ins().brif(overflow, over, &[], ok, &[]);
-                    self.b.switch_to_block(ok);
-                    self.b.seal_block(ok);
+                    self.unless_overflow(op, overflow, wa, wb);
                     let t = self.int(INT);
                     self.def(a_p, (t, w));
                     self.b.ins().jump(join, &[]);
-                    // An overflow: the builtin's error, on the interpreter.
-                    self.b.switch_to_block(over);
-                    self.b.seal_block(over);
-                    let code = self.int(op as u64);
-                    self.call(
-                        helpers::int_op as *const () as usize,
-                        &[jx, code, wa, wb],
-                        2,
-                    );
-                    self.leave();
                 }
                 None => {
                     let code = self.int(op as u64);
@@ -1580,6 +1566,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.names[self.h - 1] = None;
     }
 
+    /// Go on where `overflow` (of `op` on `a` and `b`) is false; where it is true, the
+    /// builtin's error, on the interpreter (the body gives up).
+    fn unless_overflow(&mut self, op: IntOp, overflow: V, a: V, b: V) {
+        let ok = self.b.create_block();
+        let over = self.b.create_block();
+        self.b.ins().brif(overflow, over, &[], ok, &[]);
+        self.b.switch_to_block(over);
+        self.b.seal_block(over);
+        let (jx, code) = (self.jx, self.int(op as u64));
+        self.call(helpers::int_op as *const () as usize, &[jx, code, a, b], 2);
+        self.leave();
+        self.b.switch_to_block(ok);
+        self.b.seal_block(ok);
+    }
+
     /// `+`, `-` or `*` of more than two operands (`(+ a b c d e f)`): on integers, done
     /// here from the left, as the builtin folds them; an overflow gives up (the
     /// interpreter reports it), anything but integers goes to the builtin.
@@ -1602,7 +1603,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().brif(ints, fast, &[], slow, &[]);
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
-        let jx = self.jx;
         let mut acc = values[0].1;
         for &(_, w) in &values[1..] {
             let (sum, overflow) = match op {
@@ -1610,21 +1610,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 IntOp::Mul => self.b.ins().smul_overflow(acc, w),
                 _ => self.b.ins().sadd_overflow(acc, w),
             };
-            let ok = self.b.create_block();
-            let over = self.b.create_block();
-            self.b.ins().brif(overflow, over, &[], ok, &[]);
-            // An overflow: the builtin's error, on the interpreter.
-            self.b.switch_to_block(over);
-            self.b.seal_block(over);
-            let code = self.int(op as u64);
-            self.call(
-                helpers::int_op as *const () as usize,
-                &[jx, code, acc, w],
-                2,
-            );
-            self.leave();
-            self.b.switch_to_block(ok);
-            self.b.seal_block(ok);
+            self.unless_overflow(op, overflow, acc, w);
             acc = sum;
         }
         let t = self.int(INT);
