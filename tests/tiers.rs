@@ -814,13 +814,62 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
         r#"[Print("128"), Print("14 14 3 3 q")]"#
     );
     // A message a law marks (12, p's): p's fives set to 100 there, then 10, 20 and 30
-    // counted after it.
-    let (tx, _, _) = same_transaction(CHAIN, "run to x with n 30 mark 12", Limits::default());
+    // counted after it. The law writes the message where the chain runs directly: no
+    // replay.
+    let (tx, _, replays) = same_transaction(CHAIN, "run to x with n 30 mark 12", Limits::default());
     assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(replays, 0);
     assert_eq!(
         format!("{:?}", tx.output),
         r#"[Print("128"), Print("14 14 103 3 q")]"#
     );
+}
+
+/// Laws that write the message of a chain run directly: an attribute it was sent
+/// without (read by the laws, behaviour and side-effect after them, and not by the next
+/// message sent), one it was sent with (replaced, and passed on by the behaviour), and
+/// one under a number (given up on: the move runs on the interpreter, as before). The
+/// side-effects run after the sends their behaviours make, so each cell's marks come
+/// last in its log.
+const WRITTEN: &str = r#"
+#entity hop
+  #property log (list)
+  #property next nil
+  #state default
+    #onMessage step
+      (update property "log" to (append (property "log") (list (attribute "n") (attribute "mark") (attribute "seen"))))
+      (if (> (attribute "n") 0)
+          (send new message "step" to (property "next") with "n" (- (attribute "n") 1) "mark" (attribute "mark")))
+#law "seen" on step to hop in * is (if (= (% (attribute "n") 3) 0) (update message attribute "seen" to (attribute "n")))
+#law "twice" on step to hop in * is (if (attribute "seen") (update message attribute "seen" to (* 2 (attribute "seen"))))
+#law "remark" on step to hop in * is (if (= (attribute "n") 10) (update message attribute "mark" to "ten"))
+#law "by number" on step to hop in * is (if (= (attribute "n") 40) (update message attribute 5 to "five"))
+#sideeffect on step to hop in * is (if (attribute "seen") (update property "log" to (append (property "log") "seen")))
+#instance p of hop with next "q"
+#instance q of hop with next "p"
+#entity box
+  #state default
+    #onMessage run
+      (send new message "step" to "p" with "n" (attribute "n") "mark" "m")
+      (print (property "log" of "p"))
+      (print (property "log" of "q"))
+#instance x of box
+"#;
+
+#[test]
+fn laws_write_the_message_of_a_chain_run_directly_as_at_a_join_point() {
+    let (tx, _, replays) = same_transaction(WRITTEN, "run to x with n 12", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(replays, 0);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("((12 \"m\" 24) (10 \"ten\" nil) (8 \"ten\" nil) (6 \"ten\" 12) (4 \"ten\" nil) (2 \"ten\" nil) (0 \"ten\" 0) \"seen\" \"seen\" \"seen\")"), Print("((11 \"m\" nil) (9 \"ten\" 18) (7 \"ten\" nil) (5 \"ten\" nil) (3 \"ten\" 6) (1 \"ten\" nil) \"seen\" \"seen\")")]"#
+    );
+    // Past 40, the law writing under a number: the move is run again on the
+    // interpreter, with the same outcome.
+    let (tx, _, replays) = same_transaction(WRITTEN, "run to x with n 45", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(replays, 1);
 }
 
 /// A move's own chain (with machine code, run directly at the outermost join point):

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use crate::compile::builtins::index as builtin_index;
 use crate::compile::bytecode::{CodeId, IntOp, Read};
 use crate::symbol::Symbol;
+use crate::syntax::ast::FormOp;
 
 use super::super::super::budget::ENTRY_BYTES;
 use super::super::super::builtins::{contains_letter, list_of, read_fast};
@@ -693,9 +694,50 @@ pub(super) unsafe extern "C" fn rare(jx: *mut Jx) -> Raw {
 /// given up on anywhere else.
 pub(super) unsafe extern "C" fn form_outermost(jx: *mut Jx, site: *const Site) -> Raw {
     match unsafe { (*jx).outermost } {
+        0 if unsafe { &*site }.form == FormOp::UpdateAttribute => unsafe {
+            update_attribute_direct(jx)
+        },
         0 => unsafe { give_up(jx) },
         _ => unsafe { form(jx, site) },
     }
+}
+
+/// `(update message attribute k to v)` in a body of a chain run directly, its operands
+/// handed over: the value sent under that name replaced where it lies on the machine's
+/// stack, or, for a name the message was sent without, kept beside it for the bodies
+/// after (as the interpreter writes it into the join point's message). A key that is
+/// not a name, or a value nested too deep, gives up.
+unsafe fn update_attribute_direct(jx: *mut Jx) -> Raw {
+    let fx = unsafe { fx(jx) };
+    let (value, key) = match (fx.m.stack.pop(), fx.m.stack.pop()) {
+        (Some(value), Some(key)) => (value, key),
+        _ => return unsafe { give_up(jx) },
+    };
+    let name = match &key {
+        Value::Str(text) => text.symbol(),
+        _ => None,
+    };
+    let extra = unsafe { (*jx).extra };
+    let shape = unsafe { (*jx).shape };
+    let Some(name) = name.filter(|_| !extra.is_null() && !shape.is_null()) else {
+        return unsafe { give_up(jx) };
+    };
+    if fx.m.meter.nest(&value).is_err() {
+        return unsafe { give_up(jx) };
+    }
+    // SAFETY: a chain run directly has its shape and its extra attributes (above).
+    let (shape, extra) = unsafe { (&*shape, &mut *extra) };
+    match shape.names.iter().position(|&k| k == name) {
+        Some(i) => {
+            let at = unsafe { (*jx).attrs_at } as usize + i;
+            fx.m.stack[at] = value;
+        }
+        None => match extra.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, v)) => *v = value,
+            None => extra.push((name, value)),
+        },
+    }
+    into_raw(Value::Nil)
 }
 
 /// A builtin that reads the join point or writes output, its arguments pushed: as
@@ -923,7 +965,11 @@ unsafe fn run_direct(
         code: 0,
         entries: site.entries(),
         kept: unsafe { (*jx).kept },
+        extra: std::ptr::null_mut(),
     };
+    // The attributes the chain's laws write that the message does not have.
+    let mut extra = Vec::new();
+    inner.extra = &raw mut extra;
     let entries = site.entries();
     fx.m.fast_nest += 1;
     let v = unsafe { run_chain(jx, &mut inner, chain, behaviour, entries) };
@@ -1036,7 +1082,15 @@ unsafe fn attribute_direct_slowly(jx: *mut Jx, site: &Site) -> Raw {
     }
     match found {
         Some(i) => into_raw(fx.m.stack[at + i].clone()),
-        None => into_raw(Value::Nil),
+        // One a law of the chain wrote, if any.
+        None => {
+            let extra = unsafe { (*jx).extra };
+            // SAFETY: set by the chain's `run_direct`, which outlives its bodies.
+            let written = (!extra.is_null())
+                .then(|| unsafe { &*extra }.iter().find(|(k, _)| *k == site.name))
+                .flatten();
+            into_raw(written.map_or(Value::Nil, |(_, v)| v.clone()))
+        }
     }
 }
 
