@@ -853,6 +853,11 @@ const WRITTEN: &str = r#"
       (send new message "step" to "p" with "n" (attribute "n") "mark" "m")
       (print (property "log" of "p"))
       (print (property "log" of "q"))
+    #onMessage two
+      (send new message "step" to "p" with "n" 3 "mark" "m")
+      (send new message "step" to "q" with "n" 1 "mark" "m")
+      (print (property "log" of "p"))
+      (print (property "log" of "q"))
 #instance x of box
 "#;
 
@@ -864,6 +869,14 @@ fn laws_write_the_message_of_a_chain_run_directly_as_at_a_join_point() {
     assert_eq!(
         format!("{:?}", tx.output),
         r#"[Print("((12 \"m\" 24) (10 \"ten\" nil) (8 \"ten\" nil) (6 \"ten\" 12) (4 \"ten\" nil) (2 \"ten\" nil) (0 \"ten\" 0) \"seen\" \"seen\" \"seen\")"), Print("((11 \"m\" nil) (9 \"ten\" 18) (7 \"ten\" nil) (5 \"ten\" nil) (3 \"ten\" 6) (1 \"ten\" nil) \"seen\" \"seen\")")]"#
+    );
+    // Two messages sent one after the other from one body: what a law wrote onto the
+    // first is not the second's.
+    let (tx, _, replays) = same_transaction(WRITTEN, "two to x", Limits::default());
+    assert_eq!(replays, 0);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("((3 \"m\" 6) (1 \"m\" nil) \"seen\" (0 \"m\" 0) \"seen\")"), Print("((2 \"m\" nil) (0 \"m\" 0) \"seen\" (1 \"m\" nil))")]"#
     );
     // Past 40, the law writing under a number: the move is run again on the
     // interpreter, with the same outcome.

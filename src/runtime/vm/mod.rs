@@ -310,6 +310,10 @@ pub struct Machine {
     /// The entity a send the fast tier makes the general way from a body it runs directly
     /// names as its sender (that body's, whose join point it does not push).
     direct_sender: Option<Symbol>,
+    /// The attributes the laws of chains run directly (machine code, for a send) wrote
+    /// that their messages were sent without: where the message's attributes lie on the
+    /// stack, the name and the value, the innermost send's last.
+    written: Vec<(usize, Symbol, Value)>,
     /// The frame count at which [`Machine::exec`] stops with the value on top, when the
     /// fast tier runs a body it has no form of on the interpreter (0: run to the end).
     floor: usize,
@@ -415,6 +419,7 @@ impl Machine {
             fast_nest: 0,
             frameless: 0,
             direct_sender: None,
+            written: Vec::new(),
             floor: 0,
         }
     }
@@ -573,6 +578,7 @@ impl Machine {
     #[inline(never)]
     #[cold]
     fn empty(&mut self) {
+        self.written.clear();
         self.undo.clear();
         self.stack.clear();
         self.frames.clear();

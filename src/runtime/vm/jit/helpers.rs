@@ -702,11 +702,11 @@ pub(super) unsafe extern "C" fn form_outermost(jx: *mut Jx, site: *const Site) -
     }
 }
 
-/// `(update message attribute k to v)` in a body of a chain run directly, its operands
-/// handed over: the value sent under that name replaced where it lies on the machine's
-/// stack, or, for a name the message was sent without, kept beside it for the bodies
-/// after (as the interpreter writes it into the join point's message). A key that is
-/// not a name, or a value nested too deep, gives up.
+/// `(update message attribute k to v)` in a body of a chain run directly ([`run_direct`]),
+/// its operands handed over: the value sent under that name replaced where it lies on
+/// the machine's stack, or, for a name the message was sent without, kept beside it
+/// (`Machine::written`) for the bodies after, as the interpreter writes it into the join
+/// point's message. A key that is not a name, or a value nested too deep, gives up.
 unsafe fn update_attribute_direct(jx: *mut Jx) -> Raw {
     let fx = unsafe { fx(jx) };
     let (value, key) = match (fx.m.stack.pop(), fx.m.stack.pop()) {
@@ -717,24 +717,27 @@ unsafe fn update_attribute_direct(jx: *mut Jx) -> Raw {
         Value::Str(text) => text.symbol(),
         _ => None,
     };
-    let extra = unsafe { (*jx).extra };
     let shape = unsafe { (*jx).shape };
-    let Some(name) = name.filter(|_| !extra.is_null() && !shape.is_null()) else {
+    let Some(name) = name.filter(|_| !shape.is_null()) else {
         return unsafe { give_up(jx) };
     };
     if fx.m.meter.nest(&value).is_err() {
         return unsafe { give_up(jx) };
     }
-    // SAFETY: a chain run directly has its shape and its extra attributes (above).
-    let (shape, extra) = unsafe { (&*shape, &mut *extra) };
+    // SAFETY: a chain run directly has its shape (above).
+    let shape = unsafe { &*shape };
+    let attrs_at = unsafe { (*jx).attrs_at } as usize;
     match shape.names.iter().position(|&k| k == name) {
-        Some(i) => {
-            let at = unsafe { (*jx).attrs_at } as usize + i;
-            fx.m.stack[at] = value;
-        }
-        None => match extra.iter_mut().find(|(k, _)| *k == name) {
-            Some((_, v)) => *v = value,
-            None => extra.push((name, value)),
+        Some(i) => fx.m.stack[attrs_at + i] = value,
+        None => match fx
+            .m
+            .written
+            .iter_mut()
+            .rev()
+            .find(|w| w.0 == attrs_at && w.1 == name)
+        {
+            Some(w) => w.2 = value,
+            None => fx.m.written.push((attrs_at, name, value)),
         },
     }
     into_raw(Value::Nil)
@@ -965,16 +968,20 @@ unsafe fn run_direct(
         code: 0,
         entries: site.entries(),
         kept: unsafe { (*jx).kept },
-        extra: std::ptr::null_mut(),
     };
-    // The attributes the chain's laws write that the message does not have.
-    let mut extra = Vec::new();
-    inner.extra = &raw mut extra;
     let entries = site.entries();
     fx.m.fast_nest += 1;
     let v = unsafe { run_chain(jx, &mut inner, chain, behaviour, entries) };
     let fx = unsafe { self::fx(jx) };
     fx.m.fast_nest -= 1;
+    // What the chain's laws wrote that the message was sent without goes with it,
+    // however the chain ended (the sends it made took theirs).
+    if !fx.m.written.is_empty() {
+        let attrs_at = at + 1;
+        while fx.m.written.last().is_some_and(|w| w.0 >= attrs_at) {
+            fx.m.written.pop();
+        }
+    }
     let v = match v {
         Chained::Value(v) => v,
         Chained::Vetoed(_) => Value::Nil,
@@ -1084,12 +1091,10 @@ unsafe fn attribute_direct_slowly(jx: *mut Jx, site: &Site) -> Raw {
         Some(i) => into_raw(fx.m.stack[at + i].clone()),
         // One a law of the chain wrote, if any.
         None => {
-            let extra = unsafe { (*jx).extra };
-            // SAFETY: set by the chain's `run_direct`, which outlives its bodies.
-            let written = (!extra.is_null())
-                .then(|| unsafe { &*extra }.iter().find(|(k, _)| *k == site.name))
-                .flatten();
-            into_raw(written.map_or(Value::Nil, |(_, v)| v.clone()))
+            let written = fx.m.written.iter().rev();
+            let mut written = written.take_while(|w| w.0 >= at);
+            let found = written.find(|w| w.0 == at && w.1 == site.name);
+            into_raw(found.map_or(Value::Nil, |w| w.2.clone()))
         }
     }
 }

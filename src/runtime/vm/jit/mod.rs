@@ -81,10 +81,6 @@ pub(crate) struct Jx {
     /// Where the entities the game started with lie, as the machine keeps them
     /// (`vm/addresses.rs`): read in line by the code.
     kept: *const View,
-    /// For the bodies of a chain run directly: the attributes a law wrote that the
-    /// message sent does not have (`update message attribute`), which the bodies after
-    /// it read ([`helpers::form_outermost`]); null elsewhere.
-    extra: *mut Vec<(Symbol, crate::runtime::value::Value)>,
 }
 
 /// How many direct forms were taken away (by any game's generator), which a chain's note
@@ -243,7 +239,6 @@ impl Jx {
             code: 0,
             entries,
             kept: &raw const fx.m.addresses.view,
-            extra: std::ptr::null_mut(),
         }
     }
 }
