@@ -766,14 +766,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Push the top `k` operands on the machine's stack, the lowest first.
     fn hand_over(&mut self, k: usize) {
-        let values: Vec<(V, V)> = (self.h - k..self.h)
+        let values = self.take_operands(k);
+        self.push_values(&values);
+    }
+
+    /// Take the top `k` operands, the lowest first, with what they hold: the values,
+    /// whose counts go with them.
+    fn take_operands(&mut self, k: usize) -> Vec<(V, V)> {
+        let values = (self.h - k..self.h)
             .map(|i| {
                 self.own_s[i] = false;
                 self.read(self.stack[i])
             })
             .collect();
         self.h -= k;
-        self.push_values(&values);
+        values
     }
 
     /// Push `values` on the machine's stack, in order: one by one, or through the spill
@@ -1455,16 +1462,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
         if index == LIST_OF && argc > 2 {
             // The values in the spill area, made into the list there: the machine's
             // stack is not used.
-            let k = argc as usize;
-            let values: Vec<(V, V)> = (self.h - k..self.h)
-                .map(|i| {
-                    self.own_s[i] = false;
-                    self.read(self.stack[i])
-                })
-                .collect();
-            self.h -= k;
+            let values = self.take_operands(argc as usize);
             let at = self.spill(&values);
-            let n = self.int(k as u64);
+            let n = self.int(values.len() as u64);
             let r = self.call_value(helpers::list_from as *const () as usize, &[jx, at, n]);
             self.push(r);
             return;
