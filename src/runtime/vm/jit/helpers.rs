@@ -690,8 +690,9 @@ pub(super) unsafe extern "C" fn rare(jx: *mut Jx) -> Raw {
 }
 
 /// A form that reads the join point, its operands handed over: done by the machine for a
-/// body of the outermost join point (whose join point and frame are the machine's),
-/// given up on anywhere else.
+/// body of the outermost join point (whose join point and frame are the machine's);
+/// elsewhere `update message attribute` writes the message of the chain run directly
+/// ([`update_attribute_direct`]) and anything else gives up.
 pub(super) unsafe extern "C" fn form_outermost(jx: *mut Jx, site: *const Site) -> Raw {
     match unsafe { (*jx).outermost } {
         0 if unsafe { &*site }.form == FormOp::UpdateAttribute => unsafe {

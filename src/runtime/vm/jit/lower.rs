@@ -227,10 +227,10 @@ pub(super) fn quiet_bodies(codes: &[Code]) -> Vec<bool> {
 }
 
 /// The forms a body running without its join point does itself, hands to the machine
-/// at the outermost join point and gives up at elsewhere ([`Lowering::at_outermost`];
-/// rare there: `update message attribute` in a law for a move round the board, a name
-/// made at run time): any other form keeps the body at its join point (a write to
-/// another entity, a wait, ...).
+/// at the outermost join point and does or gives up at elsewhere
+/// ([`Lowering::at_outermost`]: `update message attribute` writes the message of the
+/// chain run directly; a name made at run time gives up, rare there): any other form
+/// keeps the body at its join point (a write to another entity, a wait, ...).
 fn direct_form(form: FormOp) -> bool {
     free_form(form)
         || transaction_form(form)
@@ -1404,7 +1404,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// A form or builtin that reads the join point, in a direct form: its `k` operands
     /// handed over to `helper` ([`helpers::form_outermost`] or
     /// [`helpers::builtin_outermost`]), which does it at the outermost join point and
-    /// gives up anywhere else.
+    /// gives up anywhere else (but for a message written, which it does there too).
     fn at_outermost(&mut self, k: usize, site: Site, helper: usize) {
         self.hand_over(k);
         let s = self.site(site);
