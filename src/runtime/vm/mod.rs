@@ -313,6 +313,7 @@ pub struct Machine {
     /// The attributes the laws of chains run directly (machine code, for a send) wrote
     /// that their messages were sent without: where the message's attributes lie on the
     /// stack, the name and the value, the innermost send's last.
+    #[cfg(feature = "jit")]
     written: Vec<(usize, Symbol, Value)>,
     /// The frame count at which [`Machine::exec`] stops with the value on top, when the
     /// fast tier runs a body it has no form of on the interpreter (0: run to the end).
@@ -419,6 +420,7 @@ impl Machine {
             fast_nest: 0,
             frameless: 0,
             direct_sender: None,
+            #[cfg(feature = "jit")]
             written: Vec::new(),
             floor: 0,
         }
@@ -578,6 +580,7 @@ impl Machine {
     #[inline(never)]
     #[cold]
     fn empty(&mut self) {
+        #[cfg(feature = "jit")]
         self.written.clear();
         self.undo.clear();
         self.stack.clear();

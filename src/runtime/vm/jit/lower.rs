@@ -1588,15 +1588,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let k = argc as usize;
         let places: Vec<Pair> = self.stack[self.h - k..self.h].to_vec();
         let values: Vec<(V, V)> = places.iter().map(|&p| self.read(p)).collect();
-        let mut ints = None;
-        for &(t, _) in &values {
+        let mut ints = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::Equal, values[0].0, INT as i64);
+        for &(t, _) in &values[1..] {
             let int = self.b.ins().icmp_imm_u(IntCC::Equal, t, INT as i64);
-            ints = Some(match ints {
-                Some(all) => self.b.ins().band(all, int),
-                None => int,
-            });
+            ints = self.b.ins().band(ints, int);
         }
-        let Some(ints) = ints else { return };
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();
