@@ -21,8 +21,10 @@ use flexrules::compile::program::Game;
 use flexrules::runtime::outside::parse_send;
 use flexrules::runtime::session::{Session, SessionOptions};
 use flexrules::runtime::trace::{Status, Transaction};
+use flexrules::runtime::value::Value;
 use flexrules::runtime::vm::{Limits, Tier, tier_counts};
 use flexrules::source::SourceMap;
+use flexrules::symbol::Symbol;
 use flexrules::syntax::load::{MemoryFs, parse_text_statements};
 
 fn flexrules(args: &[&str]) -> std::process::Output {
@@ -704,6 +706,44 @@ fn recursion_deeper_than_the_fast_tier_nests_runs_on_the_interpreter() {
     };
     let (tx, _, _) = same(defs, "(print (down 5000))", limits);
     assert!(matches!(tx.status, Status::Failed(_)));
+}
+
+/// Arguments a compiled function hands to a compiled callee apart from the machine's
+/// stack are let go when the call is not made (deeper than the fast tier nests): the
+/// list passed down holds no count more after the transaction than before, on the fast
+/// tier (which gives up there, the interpreter running the transaction again) as on the
+/// interpreter.
+#[test]
+fn arguments_of_a_call_not_made_are_let_go() {
+    let text = r#"
+#define down (n l) (if (= n 0) (length l) else (+ 0 (down (- n 1) l)))
+#entity box
+  #property l (list 1 2 3)
+  #state default
+    #onMessage go
+      (print (down (attribute "n") (property "l")))
+#instance x of box
+"#;
+    let counts = |s: &Session| {
+        let e = s.world().lookup(Symbol::intern("x")).expect("x");
+        let l = s
+            .world()
+            .entity(e)
+            .and_then(|e| e.property(&s.game, Symbol::intern("l")));
+        match l {
+            Some(Value::List(l)) => std::rc::Rc::strong_count(l),
+            other => panic!("l is {other:?}"),
+        }
+    };
+    for tier in [Tier::Interpreter, Tier::Fast] {
+        let mut s = session(text, tier, Limits::default());
+        let before = counts(&s);
+        for n in [3, 150, 400, 3] {
+            let (tx, _, _) = deliver(&mut s, &format!("go to x with n {n}"));
+            assert_eq!(format!("{:?}", tx.output), "[Print(\"3\")]", "{tier:?} {n}");
+            assert_eq!(counts(&s), before, "{tier:?} {n}");
+        }
+    }
 }
 
 /// Cells that pass a message `down` to their neighbour, counting down `n`: a function

@@ -747,6 +747,28 @@ impl Fx<'_, '_> {
         Ok(v)
     }
 
+    /// [`Fx::call_body_with`] of a function whose arguments are not on the machine's
+    /// stack (the code calling it hands them over apart): its locals start at the top,
+    /// nils. `None` when the call is not made (too deep, or stopped at a step check),
+    /// the arguments not taken.
+    #[inline(always)]
+    pub(crate) fn call_body_apart(
+        &mut self,
+        code: CodeId,
+        fast: &FastCode,
+        run: impl FnOnce(&mut Self) -> Done,
+    ) -> Option<Done> {
+        let m = &*self.m;
+        if m.fast_nest >= FAST_DEPTH
+            || m.frames.len() + m.frameless + m.jps.len() >= self.cx.limits.max_depth
+            || self.check().is_err()
+        {
+            return None;
+        }
+        let at = self.m.stack.len();
+        Some(self.call_body_with(code, fast, at, run))
+    }
+
     /// A form on the operands pushed from `at` (and `nattrs` key/value pairs after them):
     /// its value. A form that enters a join point (a send, a property change a
     /// representation observes) runs it here to its end ([`Fx::join`]).

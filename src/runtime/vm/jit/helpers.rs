@@ -557,28 +557,51 @@ unsafe fn pure_on(
     unsafe { give(jx, r) }
 }
 
-/// Function `site.code` on the `argc` arguments pushed.
+/// Function `site.code` on the `n` arguments at `at` (two words each, in the calling
+/// code's spill area, not on the machine's stack): once the callee has machine code
+/// they go to it there ([`Jx::params`]: its code takes them as its first locals);
+/// until then they are pushed, and the callee run as the instruction loop's `Call`
+/// would run it.
 ///
 /// From a body running without a join point (which calls only functions that need
 /// none), the join points and frames its calls stand for count against the depth limit
 /// as frames the fast tier does not push.
-pub(super) unsafe extern "C" fn call(jx: *mut Jx, site: *const Site) -> Raw {
+pub(super) unsafe extern "C" fn call(
+    jx: *mut Jx,
+    site: *const Site,
+    at: *const u64,
+    n: u64,
+) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
-    let at = fx.top() - usize::from(site.argc);
+    let n = n as usize;
     let hidden = 2 * unsafe { (*jx).nest } as usize;
     fx.m.frameless += hidden;
     let code = CodeId(site.index as u32);
-    // The callee's machine code, once it has some, called as its fast form's `run`
-    // would call it (the fast form's `ready` answers yes from then on, and counts
-    // nothing).
     // SAFETY: the code generator outlives the code it made, and so its sites.
     let entry = unsafe { &*site.jit }.joined[site.index].load(Ordering::Acquire);
     let r = match fx.cx.fast.get(code) {
-        Some(fast) if entry > 1 => fx.call_body_with(code, fast, at, |fx| {
+        // (Its code takes as many as it has parameters, which the checker has every
+        // call give.)
+        Some(fast)
+            if entry > 1 && usize::from(fx.cx.game.code(code).params) == n && fast.locals >= n =>
+        {
             // SAFETY: a compiled body's address, of this signature.
-            super::run(unsafe { std::mem::transmute::<usize, Entry>(entry) }, fx)
-        }),
-        _ => fx.call(code, at),
+            let entry = unsafe { std::mem::transmute::<usize, Entry>(entry) };
+            match fx.call_body_apart(code, fast, |fx| super::run_with(entry, fx, at)) {
+                Some(r) => r,
+                None => {
+                    // Not made: the arguments are still here.
+                    unsafe { let_go_all(at, n as u64) };
+                    Err(Exit::GiveUp)
+                }
+            }
+        }
+        _ => {
+            unsafe { push_all(jx, at, n as u64) };
+            let fx = unsafe { self::fx(jx) };
+            let base = fx.top() - n;
+            fx.call(code, base)
+        }
     };
     let fx = unsafe { self::fx(jx) };
     fx.m.frameless -= hidden;
@@ -969,6 +992,7 @@ unsafe fn run_direct(
         code: 0,
         entries: site.entries(),
         kept: unsafe { (*jx).kept },
+        params: std::ptr::null(),
     };
     let entries = site.entries();
     fx.m.fast_nest += 1;

@@ -816,8 +816,30 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let jx = self.jx;
         let params = usize::from(self.code.params).min(self.nlocals);
         if params > 0 {
+            // Where the caller's code put them (a call from compiled code), else from
+            // the machine's stack.
+            let flags = MemFlagsData::trusted();
+            let at = std::mem::offset_of!(Jx, params) as i32;
+            let apart = self.b.ins().load(I64, flags, jx, at);
+            let copy = self.b.create_block();
+            let take = self.b.create_block();
+            let start = self.b.create_block();
+            self.b.ins().brif(apart, copy, &[], take, &[]);
+            self.b.switch_to_block(copy);
+            self.b.seal_block(copy);
+            for i in 0..params {
+                let tag = self.b.ins().load(I64, flags, apart, 16 * i as i32);
+                let word = self.b.ins().load(I64, flags, apart, 16 * i as i32 + 8);
+                self.put_local(i, (tag, word));
+            }
+            self.b.ins().jump(start, &[]);
+            self.b.switch_to_block(take);
+            self.b.seal_block(take);
             let (fp, n) = (self.fp, self.int(params as u64));
             self.call(helpers::take_params as *const () as usize, &[jx, fp, n], 0);
+            self.b.ins().jump(start, &[]);
+            self.b.switch_to_block(start);
+            self.b.seal_block(start);
         }
         for i in params..self.nlocals {
             self.clear_local(i);
@@ -1241,12 +1263,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.push_plain((tag, r[0]));
             }
             Op::Call(callee, argc) => {
-                self.hand_over(argc as usize);
+                // The arguments in the spill area, handed to the callee's code there.
+                let values = self.take_operands(argc as usize);
+                let at = match values.is_empty() {
+                    true => self.int(0),
+                    false => self.spill(&values),
+                };
+                let n = self.int(values.len() as u64);
                 let mut site = self.plain_site(ip);
                 site.index = callee.0 as usize;
                 site.argc = argc;
                 let s = self.site(site);
-                let r = self.call_value(helpers::call as *const () as usize, &[jx, s]);
+                let f = helpers::call as *const () as usize;
+                let r = self.call_value(f, &[jx, s, at, n]);
                 self.push(r);
             }
             Op::Builtin(index, 2) if IntOp::of_builtin(index).is_some() => {

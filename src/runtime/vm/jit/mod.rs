@@ -81,6 +81,11 @@ pub(crate) struct Jx {
     /// Where the entities the game started with lie, as the machine keeps them
     /// (`vm/addresses.rs`): read in line by the code.
     kept: *const View,
+    /// For a function called from compiled code ([`helpers::call`]): its
+    /// arguments, two words each, in its caller's spill area, which its code takes
+    /// as its first locals (null: they are on the machine's stack, as the instruction
+    /// loop and the other tiers leave them).
+    params: *const u64,
 }
 
 /// How many direct forms were taken away (by any game's generator), which a chain's note
@@ -239,6 +244,7 @@ impl Jx {
             code: 0,
             entries,
             kept: &raw const fx.m.addresses.view,
+            params: std::ptr::null(),
         }
     }
 }
@@ -246,7 +252,14 @@ impl Jx {
 /// Run compiled body `entry` on the fast tier.
 #[inline(always)]
 fn run(entry: Entry, fx: &mut Fx<'_, '_>) -> Done {
+    run_with(entry, fx, std::ptr::null())
+}
+
+/// [`run`], the body's arguments at `params` (see [`Jx::params`]) when not null.
+#[inline(always)]
+fn run_with(entry: Entry, fx: &mut Fx<'_, '_>, params: *const u64) -> Done {
     let mut jx = Jx::on(fx, std::ptr::slice_from_raw_parts(std::ptr::null(), 0));
+    jx.params = params;
     // SAFETY: the code was generated for this body, and `jx` lives through the call.
     let r = unsafe { entry(&mut jx) };
     match jx.how {
