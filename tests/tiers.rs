@@ -925,6 +925,55 @@ fn laws_write_the_message_of_a_chain_run_directly_as_at_a_join_point() {
     assert_eq!(replays, 1);
 }
 
+/// `(label)` read by a law (which vetoes one label) and a side-effect bound to every
+/// label, and by the behaviours, in chains run directly for sends from a body and at the
+/// outermost join point: the label of the message each handles, on every tier, with
+/// nothing run again on the interpreter.
+const LABELS: &str = r#"
+#entity cell
+  #property log (list)
+  #property next nil
+  #state default
+    #onMessage ping
+      (update property "log" to (append (property "log") (list (label))))
+      (if (property "next") (send new message "pong" to (property "next") with "n" 1))
+    #onMessage pong
+      (update property "log" to (append (property "log") (list (label) (attribute "n"))))
+    #onMessage never
+      (update property "log" to (append (property "log") "not vetoed"))
+#law "labels" on * to cell in * is (if (= (label) "never") (return))
+#sideeffect on * to cell in * is (update property "log" to (append (property "log") (str "after " (label))))
+#instance a of cell with next "b"
+#instance b of cell
+#entity box
+  #state default
+    #onMessage run
+      (send new message "ping" to "a")
+      (send new message "pong" to "b" with "n" 2)
+      (send new message "never" to "b")
+      (print (property "log" of "a") (property "log" of "b"))
+#instance x of box
+"#;
+
+#[test]
+fn the_label_is_read_as_the_interpreter_reads_it_on_every_path() {
+    let (tx, _, replays) = same_transaction(LABELS, "run to x", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("((\"ping\") \"after ping\") ((\"pong\" 1) \"after pong\" (\"pong\" 2) \"after pong\")")]"#
+    );
+    assert_eq!(replays, 0);
+    // Each a move, at the outermost join point.
+    let moves = ["ping to a", "pong to b with n 5", "never to a", "ping to b"];
+    let txs = same_sends(LABELS, &moves, Limits::default());
+    assert!(
+        matches!(txs[2].status, Status::Vetoed { .. }),
+        "{:?}",
+        txs[2].status
+    );
+}
+
 /// A move's own chain (with machine code, run directly at the outermost join point):
 /// laws that open a checkpoint and write the world before another vetoes, a law that
 /// changes the message, a behaviour sending on to a whole chain (a value worked out by

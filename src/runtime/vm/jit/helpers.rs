@@ -712,6 +712,24 @@ pub(super) unsafe extern "C" fn rare(jx: *mut Jx) -> Raw {
     unsafe { give_up(jx) }
 }
 
+/// `(label)`: the label of the message the body handles, the join point's (the
+/// outermost one's too), or, in a chain run directly for a send, the send's.
+pub(super) unsafe extern "C" fn label(jx: *mut Jx) -> Raw {
+    let label = if unsafe { (*jx).direct != 0 && (*jx).outermost == 0 } {
+        // SAFETY: a chain run directly has the shape of its send, or none.
+        unsafe { (*jx).shape.as_ref() }.map(|shape| shape.label)
+    } else {
+        unsafe { fx(jx) }.m.current_jp().map(|jp| jp.msg.label)
+    };
+    match label {
+        Some(label) => Raw {
+            tag: STR,
+            word: sym_word(label),
+        },
+        None => unsafe { give_up(jx) },
+    }
+}
+
 /// A form that reads the join point, its operands handed over: done by the machine for a
 /// body of the outermost join point (whose join point and frame are the machine's);
 /// elsewhere `update message attribute` writes the message of the chain run directly

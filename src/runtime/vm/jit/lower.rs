@@ -1684,6 +1684,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.push_plain(r);
                 return Ok(());
             }
+            (FormOp::Label, 0, _) => {
+                let r = self.call_value(helpers::label as *const () as usize, &[jx]);
+                self.push_plain(r);
+                return Ok(());
+            }
             (FormOp::StateOf, 0, false) => {
                 let ((tag, word), _) = self.pop();
                 let s = self.site(site);
