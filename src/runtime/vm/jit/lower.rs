@@ -42,6 +42,9 @@ type V = ir::Value;
 
 const CONTAINS: u16 = builtin_index("contains");
 const APPEND: u16 = builtin_index("append");
+/// How many locals that may hold a count a body's end lets go of in line, each tested
+/// for one (more go to [`helpers::let_go_all`] in one call, which tests every local).
+const LET_GO_IN_LINE: usize = 4;
 const NOT: u16 = builtin_index("not");
 const LIST_OF: u16 = builtin_index("list");
 const EQ: u16 = builtin_index("=");
@@ -1783,12 +1786,20 @@ impl<'a, 'b> Lowering<'a, 'b> {
         })
     }
 
-    /// Let go of every local and operand that may hold a count (at the body's end).
+    /// Let go of every local and operand that may hold a count (at the body's end): a
+    /// few locals each in line (a test of its kind, a call only for a value with a
+    /// count), more in one call.
     fn let_go_held(&mut self) {
-        if self.own_l.iter().any(|&o| o) {
+        let owned: Vec<usize> = (0..self.nlocals).filter(|&i| self.own_l[i]).collect();
+        if owned.len() > LET_GO_IN_LINE {
             let n = self.int(self.nlocals as u64);
             let fp = self.fp;
             self.call(helpers::let_go_all as *const () as usize, &[fp, n], 0);
+        } else {
+            for i in owned {
+                let v = self.local(i);
+                self.let_go(v);
+            }
         }
         let held: Vec<Pair> = (0..self.h)
             .filter(|&i| self.own_s[i])
