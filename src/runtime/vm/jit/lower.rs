@@ -42,13 +42,14 @@ type V = ir::Value;
 
 const CONTAINS: u16 = builtin_index("contains");
 const APPEND: u16 = builtin_index("append");
-/// How many locals that may hold a count a body's end lets go of in line, each tested
-/// for one (more go to [`helpers::let_go_all`] in one call, which tests every local).
-const LET_GO_IN_LINE: usize = 4;
 const NOT: u16 = builtin_index("not");
 const LIST_OF: u16 = builtin_index("list");
 const EQ: u16 = builtin_index("=");
 const NE: u16 = builtin_index("!=");
+
+/// How many locals that may hold a count a body's end lets go of in line, each tested
+/// for one (more go to [`helpers::let_go_all`] in one call, which tests every local).
+const LET_GO_IN_LINE: usize = 4;
 
 /// Where plain instruction `op` at `ip` may go, with the change of the stack's height
 /// there (the verifier's reading); `None` for an instruction the generator does not take.
