@@ -751,6 +751,7 @@ impl Fx<'_, '_> {
     /// stack (the code calling it hands them over apart): its locals start at the top,
     /// nils. `None` when the call is not made (too deep, or stopped at a step check),
     /// the arguments not taken.
+    #[cfg(feature = "jit")]
     #[inline(always)]
     pub(crate) fn call_body_apart(
         &mut self,
