@@ -759,6 +759,44 @@ unsafe fn update_attribute_direct(jx: *mut Jx) -> Raw {
         Value::Str(text) => text.symbol(),
         _ => None,
     };
+    unsafe { write_attribute_direct(jx, name, value) }
+}
+
+/// `(update message attribute "key" to v)` of a key written in the code, the value
+/// given in registers: at a join point (the outermost one too), written into its
+/// message as the form writes it; in a chain run directly, as
+/// [`update_attribute_direct`] writes it. A value nested too deep gives up (the
+/// interpreter reports it).
+pub(super) unsafe extern "C" fn update_attribute(
+    jx: *mut Jx,
+    site: *const Site,
+    tag: u64,
+    word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let value = unsafe { value(tag, word) };
+    if unsafe { (*jx).direct != 0 && (*jx).outermost == 0 } {
+        return unsafe { write_attribute_direct(jx, Some(site.name), value) };
+    }
+    if fx.m.meter.nest(&value).is_err() {
+        return unsafe { give_up(jx) };
+    }
+    let m = &mut *fx.m;
+    let jp = m.frames.last().map(|f| f.jp as usize);
+    match jp.and_then(|jp| m.jps.get_mut(jp)) {
+        Some(jp) => {
+            Rc::make_mut(&mut jp.msg)
+                .attrs
+                .insert(Key::sym(site.name), value);
+            into_raw(Value::Nil)
+        }
+        None => unsafe { give_up(jx) },
+    }
+}
+
+/// [`update_attribute_direct`] of the key `name` (`None`: not a name) and `value`.
+unsafe fn write_attribute_direct(jx: *mut Jx, name: Option<Symbol>, value: Value) -> Raw {
+    let fx = unsafe { fx(jx) };
     let shape = unsafe { (*jx).shape };
     let Some(name) = name.filter(|_| !shape.is_null()) else {
         return unsafe { give_up(jx) };

@@ -1688,6 +1688,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.push_plain(r);
                 return Ok(());
             }
+            (FormOp::UpdateAttribute, 0, _) if self.names[self.h - 2].is_some() => {
+                site.name = self.names[self.h - 2].unwrap_or(site.name);
+                let ((tag, word), _) = self.pop();
+                self.pop();
+                let s = self.site(site);
+                let f = helpers::update_attribute as *const () as usize;
+                let r = self.call_value(f, &[jx, s, tag, word]);
+                self.push_plain(r);
+                return Ok(());
+            }
             (FormOp::Label, 0, _) => {
                 let r = self.call_value(helpers::label as *const () as usize, &[jx]);
                 self.push_plain(r);
