@@ -710,12 +710,10 @@ impl Fx<'_, '_> {
         at: usize,
         run: impl FnOnce(&mut Self) -> Done,
     ) -> Done {
-        let m = &mut *self.m;
-        if m.fast_nest >= FAST_DEPTH
-            || m.frames.len() + m.frameless + m.jps.len() >= self.cx.limits.max_depth
-        {
+        if self.too_deep_to_call() {
             return Err(Exit::GiveUp);
         }
+        let m = &mut *self.m;
         start_locals(&mut m.stack, at, fast.locals);
         if fast.frame {
             push_call(m, code, at, Kind::Function);
@@ -759,15 +757,20 @@ impl Fx<'_, '_> {
         fast: &FastCode,
         run: impl FnOnce(&mut Self) -> Done,
     ) -> Option<Done> {
-        let m = &*self.m;
-        if m.fast_nest >= FAST_DEPTH
-            || m.frames.len() + m.frameless + m.jps.len() >= self.cx.limits.max_depth
-            || self.check().is_err()
-        {
+        if self.too_deep_to_call() || self.check().is_err() {
             return None;
         }
         let at = self.m.stack.len();
         Some(self.call_body_with(code, fast, at, run))
+    }
+
+    /// Whether a call's frame would be past the fast tier's nesting of Rust calls or
+    /// the depth limit (the fast tier gives up; the interpreter goes on or reports it).
+    #[inline(always)]
+    fn too_deep_to_call(&self) -> bool {
+        let m = &*self.m;
+        m.fast_nest >= FAST_DEPTH
+            || m.frames.len() + m.frameless + m.jps.len() >= self.cx.limits.max_depth
     }
 
     /// A form on the operands pushed from `at` (and `nattrs` key/value pairs after them):

@@ -243,12 +243,9 @@ impl Machine {
                 if let Err(e) = self.meter.nest(&value) {
                     return Err(self.builtin_error(span, e));
                 }
-                let Some(f) = self.frames.last() else {
-                    return Err(self.no_message(span));
-                };
-                match self.jps.get_mut(f.jp as usize) {
-                    Some(jp) => {
-                        Rc::make_mut(&mut jp.msg).attrs.insert(key, value);
+                match self.message_to_write() {
+                    Some(msg) => {
+                        msg.attrs.insert(key, value);
                         Ok(Flow::Value(Value::Nil))
                     }
                     None => Err(self.no_message(span)),

@@ -856,6 +856,15 @@ impl Machine {
         });
     }
 
+    /// The message of the running body's join point, to write: copied first when
+    /// another holds it (a candidate's message, kept in the list of candidates).
+    #[inline]
+    pub(crate) fn message_to_write(&mut self) -> Option<&mut Message> {
+        let f = self.frames.last()?;
+        let jp = self.jps.get_mut(f.jp as usize)?;
+        Some(Rc::make_mut(&mut jp.msg))
+    }
+
     #[inline]
     fn current_jp(&self) -> Option<&JoinPoint> {
         let f = self.frames.last()?;

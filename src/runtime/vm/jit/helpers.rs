@@ -781,13 +781,9 @@ pub(super) unsafe extern "C" fn update_attribute(
     if fx.m.meter.nest(&value).is_err() {
         return unsafe { give_up(jx) };
     }
-    let m = &mut *fx.m;
-    let jp = m.frames.last().map(|f| f.jp as usize);
-    match jp.and_then(|jp| m.jps.get_mut(jp)) {
-        Some(jp) => {
-            Rc::make_mut(&mut jp.msg)
-                .attrs
-                .insert(Key::sym(site.name), value);
+    match fx.m.message_to_write() {
+        Some(msg) => {
+            msg.attrs.insert(Key::sym(site.name), value);
             into_raw(Value::Nil)
         }
         None => unsafe { give_up(jx) },
