@@ -746,6 +746,49 @@ fn arguments_of_a_call_not_made_are_let_go() {
     }
 }
 
+/// A chain run directly whose side-effect gives up after the behaviour gave a value (a
+/// list held by a property) lets that value go: the list holds no count more after the
+/// transaction (replayed on the interpreter) than before, on both tiers.
+#[test]
+fn a_chain_left_after_its_behaviour_lets_its_value_go() {
+    let text = r#"
+#entity box
+  #property l (list 1 2 3)
+  #state default
+    #onMessage give
+      (property "l")
+    #onMessage go
+      (print (length (send new message "give" to (self) with "n" (attribute "n"))))
+#sideeffect on give to box in * is (if (> (attribute "n") 1) (print "late"))
+#instance x of box
+"#;
+    let counts = |s: &Session| {
+        let e = s.world().lookup(Symbol::intern("x")).expect("x");
+        let l = s
+            .world()
+            .entity(e)
+            .and_then(|e| e.property(&s.game, Symbol::intern("l")));
+        match l {
+            Some(Value::List(l)) => std::rc::Rc::strong_count(l),
+            other => panic!("l is {other:?}"),
+        }
+    };
+    for tier in [Tier::Interpreter, Tier::Fast] {
+        let mut s = session(text, tier, Limits::default());
+        let before = counts(&s);
+        for n in [1, 2, 1, 2, 2] {
+            let (tx, _, _) = deliver(&mut s, &format!("go to x with n {n}"));
+            let printed = if n > 1 {
+                "[Print(\"late\"), Print(\"3\")]"
+            } else {
+                "[Print(\"3\")]"
+            };
+            assert_eq!(format!("{:?}", tx.output), printed, "{tier:?} {n}");
+            assert_eq!(counts(&s), before, "{tier:?} {n}");
+        }
+    }
+}
+
 /// Cells that pass a message `down` to their neighbour, counting down `n`: a function
 /// sends it, a law vetoes it at 7 (the send then gives nil), a side-effect prints every
 /// tenth, `sink` rolls the move back, and `slow` has a body the fast tier does not build

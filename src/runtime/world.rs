@@ -185,6 +185,10 @@ pub struct Chain {
     /// half says, less one (0: not known).
     #[cfg(feature = "jit")]
     pub direct: std::cell::Cell<u64>,
+    /// For the machine-code generator: the chain compiled as one function, by the
+    /// generator whose number is first: its address (0: not yet; 1: it could not be).
+    #[cfg(feature = "jit")]
+    pub code: std::cell::Cell<(u32, usize)>,
 }
 
 type NameMap = imbl::GenericHashMap<

@@ -3,7 +3,6 @@
 //! by the compiled module, or values as two words), and gives a value as two words, or
 //! [`EXIT`] having said in the `Jx` how the body leaves.
 
-use std::rc::Rc;
 use std::sync::atomic::Ordering;
 
 use crate::compile::builtins::index as builtin_index;
@@ -15,9 +14,9 @@ use super::super::super::budget::ENTRY_BYTES;
 use super::super::super::builtins::{contains_letter, list_of, read_fast};
 use super::super::super::entity::EntityId;
 use super::super::super::value::{Key, Value};
-use super::super::super::world::Chain;
 use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
 use super::super::stack::truncate_releasing;
+use super::chain::{self, ChainEntry, Chained};
 use super::raw::{
     BOOL, DONE, EXIT, FLOAT, INT, LIST, Raw, STR, copy_of, from_raw, into_raw, sym_word,
 };
@@ -852,9 +851,7 @@ pub(super) unsafe extern "C" fn send(jx: *mut Jx, site: *const Site) -> Raw {
         None
     };
     match target {
-        Some((id, name, chain, behaviour)) => unsafe {
-            run_direct(jx, fx, (id, name), &chain, behaviour, at, n, site)
-        },
+        Some((id, name, code)) => unsafe { run_direct(jx, fx, (id, name), code, at, n, site) },
         // Too deep for a direct call: the interpreter goes deeper (or stops at the
         // limit), and the direct form is kept for the sends that are not.
         None if direct && unsafe { too_deep(jx, fx) } => {
@@ -911,7 +908,7 @@ unsafe fn direct_target(
     fx: &mut Fx<'static, 'static>,
     site: &Site,
     at: usize,
-) -> Option<(EntityId, Symbol, Rc<Chain>, Option<CodeId>)> {
+) -> Option<(EntityId, Symbol, ChainEntry)> {
     let shape = site.shape.as_ref()?;
     if unsafe { too_deep(jx, fx) } {
         return None;
@@ -946,9 +943,8 @@ unsafe fn direct_target(
         return None;
     }
     // SAFETY: the code generator outlives the code it made.
-    unsafe { &*site.jit }
-        .chain_direct(&chain, behaviour)
-        .then_some((id, name, chain, behaviour))
+    let code = unsafe { &*site.jit }.chain_direct(&chain, behaviour)?;
+    Some((id, name, code))
 }
 
 /// Whether a direct call from the body `jx` runs would be too deep: past the fast tier's
@@ -961,62 +957,14 @@ unsafe fn too_deep(jx: *mut Jx, fx: &Fx<'static, 'static>) -> bool {
         || m.frames.len() + m.frameless + m.jps.len() + 2 * nest >= fx.cx.limits.max_depth
 }
 
-/// How a body run directly ended.
-enum Ended {
-    /// At its end, or by `return` (whose step it counted), with a value.
-    Value(Value, bool),
-    /// It left early: the transaction gives up or stops, as `Jx::exit` says.
-    Left,
-}
-
-/// Run body `code` of `chain` directly for entity `id`, with `inner` (whose `code` is
-/// set), and make the check after it.
-unsafe fn run_body(jx: *mut Jx, inner: &mut Jx, code: CodeId, entries: &[Direct]) -> Ended {
-    let Some(entry) = entry_of(entries, code) else {
-        // Taken away since the chain was looked at.
-        unsafe { (*jx).exit = Exit::GiveUp };
-        return Ended::Left;
-    };
-    if let Some(d) = entries.get(code.0 as usize) {
-        d.runs.fetch_add(1, Ordering::Relaxed);
-    }
-    inner.code = u64::from(code.0);
-    inner.how = 0;
-    // SAFETY: `entry` is a body's direct form, `inner` lives through the call.
-    let r = unsafe { entry(inner) };
-    let fx = unsafe { self::fx(jx) };
-    let ended = match inner.how {
-        0 => {
-            // The body's `End`.
-            fx.step(1);
-            Ended::Value(unsafe { from_raw(r) }, false)
-        }
-        1 => Ended::Value(unsafe { from_raw(r) }, true),
-        _ => {
-            unsafe { (*jx).exit = inner.exit };
-            return Ended::Left;
-        }
-    };
-    if let Err(exit) = fx.check() {
-        if let Ended::Value(v, _) = ended {
-            Value::release(v);
-        }
-        unsafe { (*jx).exit = exit };
-        return Ended::Left;
-    }
-    ended
-}
-
-/// Run `chain` (and `behaviour`) for entity `id`, the message's `n` values pushed after
-/// its recipient at `at`: each law in turn (one that leaves by `return` vetoes, and the
-/// send gives nil), the behaviour (whose value the send gives), each side-effect.
-#[allow(clippy::too_many_arguments)]
+/// Run the chain of `code` for entity `id`, the message's `n` values pushed after its
+/// recipient at `at`: each law in turn (one that leaves by `return` vetoes, and the send
+/// gives nil), the behaviour (whose value the send gives), each side-effect.
 unsafe fn run_direct(
     jx: *mut Jx,
     fx: &mut Fx<'static, 'static>,
     (id, name): (EntityId, Symbol),
-    chain: &Chain,
-    behaviour: Option<CodeId>,
+    code: ChainEntry,
     at: usize,
     n: usize,
     site: &Site,
@@ -1046,9 +994,8 @@ unsafe fn run_direct(
         kept: unsafe { (*jx).kept },
         params: std::ptr::null(),
     };
-    let entries = site.entries();
     fx.m.fast_nest += 1;
-    let v = unsafe { run_chain(jx, &mut inner, chain, behaviour, entries) };
+    let v = unsafe { chain::run(code, jx, &mut inner) };
     let fx = unsafe { self::fx(jx) };
     fx.m.fast_nest -= 1;
     // What the chain's laws wrote that the message was sent without goes with it,
@@ -1066,55 +1013,6 @@ unsafe fn run_direct(
     };
     truncate_releasing(&mut fx.m.stack, at);
     into_raw(v)
-}
-
-/// How a chain run directly ended.
-pub(super) enum Chained {
-    /// Every body ran: the behaviour's value (nil without one).
-    Value(Value),
-    /// The law of this index vetoed the message.
-    Vetoed(usize),
-    /// A body left early: the transaction gives up or stops, as `Jx::exit` says.
-    Left,
-}
-
-/// [`run_direct`]'s bodies (and [`super::outermost`]'s): each law in turn, the
-/// behaviour, each side-effect.
-pub(super) unsafe fn run_chain(
-    jx: *mut Jx,
-    inner: &mut Jx,
-    chain: &Chain,
-    behaviour: Option<CodeId>,
-    entries: &[Direct],
-) -> Chained {
-    for (i, law) in chain.laws.iter().enumerate() {
-        match unsafe { run_body(jx, inner, law.code, entries) } {
-            Ended::Value(v, vetoed) => {
-                Value::release(v);
-                if vetoed {
-                    return Chained::Vetoed(i);
-                }
-            }
-            Ended::Left => return Chained::Left,
-        }
-    }
-    let value = match behaviour {
-        Some(code) => match unsafe { run_body(jx, inner, code, entries) } {
-            Ended::Value(v, _) => v,
-            Ended::Left => return Chained::Left,
-        },
-        None => Value::Nil,
-    };
-    for se in &chain.side_effects {
-        match unsafe { run_body(jx, inner, se.code, entries) } {
-            Ended::Value(v, _) => Value::release(v),
-            Ended::Left => {
-                Value::release(value);
-                return Chained::Left;
-            }
-        }
-    }
-    Chained::Value(value)
 }
 
 /// `(update property "name" to v)` in a body running without a join point: a property

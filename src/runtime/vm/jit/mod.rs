@@ -21,6 +21,7 @@
 //! `FLEXRULES_FAST_ONLY=<text>[,<text>...]` keeps on the fast tier only the bodies whose
 //! name contains one of the texts.
 
+mod chain;
 mod helpers;
 mod lower;
 mod outermost;
@@ -48,6 +49,7 @@ use super::super::builtins::PureFn;
 use super::super::world::Chain;
 use super::addresses::View;
 use super::fast::{Done, Exit, FastCode, Fx, MessageShape};
+use chain::ChainEntry;
 use raw::{Raw, from_raw};
 
 /// What a compiled body runs with: the fast tier, where the generated code reads and
@@ -192,6 +194,8 @@ struct State {
     fctx: FunctionBuilderContext,
     ctx: cranelift_codegen::Context,
     sites: Sites,
+    /// How many chains were compiled ([`chain`]), which names the next.
+    chains: u32,
 }
 
 // SAFETY: the code generator is used under the lock; the compiled code and the sites
@@ -318,6 +322,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
             fctx: FunctionBuilderContext::new(),
             ctx,
             sites: Sites::default(),
+            chains: 0,
         }),
         codes: game.codes.clone(),
         joined: (0..n).map(|_| AtomicUsize::new(0)).collect(),
@@ -442,8 +447,30 @@ impl Jit {
     /// Whether every body of `chain` (its laws and side-effects) and `behaviour` has a
     /// direct form. Each without one is asked for ([`Jit::direct`]) in the same pass,
     /// so that a chain's bodies are compiled together; none is asked for when one of
-    /// them will never have one (it cannot, or it was taken away).
-    fn chain_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> bool {
+    /// them will never have one (it cannot, or it was taken away). When every body has
+    /// one, the chain's code ([`chain`]), compiled the first time.
+    fn chain_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> Option<ChainEntry> {
+        if !self.bodies_direct(chain, behaviour) {
+            return None;
+        }
+        let (number, mut at) = chain.code.get();
+        if number != self.number || at == 0 {
+            let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            at = chain::make(self, &mut guard, chain, behaviour).unwrap_or_else(|e| {
+                if self.report {
+                    eprintln!("jit: a chain not compiled: {e}");
+                }
+                1
+            });
+            chain.code.set((self.number, at));
+        }
+        // SAFETY: an address other than 0 and 1 is a chain's code, of this signature.
+        (at > 1).then(|| unsafe { std::mem::transmute::<usize, ChainEntry>(at) })
+    }
+
+    /// Whether every body of `chain` and `behaviour` has a direct form (see
+    /// [`Jit::chain_direct`]).
+    fn bodies_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> bool {
         // Known by this generator since no direct form was taken away. (A session
         // whose game gains a body gets a new generator, and keeps its chains.)
         let taken = TAKEN_AWAY.load(Ordering::Relaxed).wrapping_add(1).max(1);

@@ -22,7 +22,7 @@ use super::super::sends::{Phase, Then};
 use super::super::stack::truncate_releasing;
 use super::super::steps::next_check;
 use super::super::{Context, Flow, Kind, Machine};
-use super::helpers::{self, Chained};
+use super::chain::{self, Chained};
 use super::raw::sym_word;
 use super::{Jit, Jx};
 
@@ -59,12 +59,9 @@ pub(crate) fn outermost(
     if !first {
         return None;
     }
-    if !jit.chain_direct(chain, jp.behaviour) {
-        return None;
-    }
+    let code = jit.chain_direct(chain, jp.behaviour)?;
     let entries = &jit.entries[..];
     let chain = Rc::clone(chain);
-    let behaviour = jp.behaviour;
     let (me, name) = (jp.entity, jp.name);
     let base = frame.base as usize;
     // As the instruction loop sets it where a body starts.
@@ -82,7 +79,7 @@ pub(crate) fn outermost(
     };
     fx.m.fast_nest += 1;
     // SAFETY: `outer` and `inner` live through the call, on the `Fx` they name.
-    let ended = unsafe { helpers::run_chain(&mut outer, &mut inner, &chain, behaviour, entries) };
+    let ended = unsafe { chain::run(code, &mut outer, &mut inner) };
     fx.m.fast_nest -= 1;
     let status = match ended {
         Chained::Value(v) => Status::Committed(v),

@@ -1,0 +1,327 @@
+//! An advice chain compiled as one function: its laws, its behaviour and its
+//! side-effects called one after the other, as a join point runs them, from straight-line
+//! code instead of a loop of the machine's own (`docs/machine.md`, "Chains as
+//! functions"). Each body is called through its direct form's place in the generator's
+//! table, read at each call: a form taken away since the chain was compiled makes the
+//! chain give up, as the loop did. What the code does for each body is what the loop did:
+//! the body's run counted, its entity's `Jx` told which body runs, the body's `End` step
+//! counted, the step check after it, a law's veto, the values let go.
+
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::{self, AbiParam, AtomicRmwOp, InstBuilder, MemFlagsData, SigRef};
+use cranelift_codegen::ir::{UserFuncName, Value as V};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_module::{Linkage, Module};
+
+use crate::compile::bytecode::CodeId;
+
+use super::super::super::world::Chain;
+use super::super::fast::Exit;
+use super::raw::{EXIT, NIL, Raw, STR, from_raw, jit_drop};
+use super::{Jit, Jx, State, helpers};
+
+/// Not a value: a law of the chain vetoed the message (the payload says which).
+const VETOED: u64 = 253;
+
+/// A chain's code: run with the `Jx` of the body that sends (or of the outermost join
+/// point) and the one its bodies run with.
+pub(super) type ChainEntry = unsafe extern "C" fn(*mut Jx, *mut Jx) -> Raw;
+
+/// How a chain run directly ended.
+pub(super) enum Chained {
+    /// Every body ran: the behaviour's value (nil without one).
+    Value(super::super::super::value::Value),
+    /// The law of this index vetoed the message.
+    Vetoed(usize),
+    /// A body left early: the transaction gives up or stops, as the sender's
+    /// [`Jx::exit`] says.
+    Left,
+}
+
+/// Run the chain `code` was compiled for, from the body `jx` runs, its bodies on
+/// `inner` (whose entity, values and depth are set).
+///
+/// # Safety
+/// `jx` and `inner` are live and name the running machine; `code` is a chain's code of
+/// the generator whose direct forms `inner` names.
+pub(super) unsafe fn run(code: ChainEntry, jx: *mut Jx, inner: &mut Jx) -> Chained {
+    // SAFETY: as the function's contract says.
+    let r = unsafe { code(jx, inner) };
+    match r.tag {
+        EXIT => Chained::Left,
+        VETOED => Chained::Vetoed(r.word as usize),
+        // SAFETY: the code hands over the behaviour's value.
+        _ => Chained::Value(unsafe { from_raw(r) }),
+    }
+}
+
+/// What a body of the chain is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Law,
+    Behaviour,
+    SideEffect,
+}
+
+/// Compile `chain` (with `behaviour`): the code's address.
+pub(super) fn make(
+    jit: &Jit,
+    state: &mut State,
+    chain: &Chain,
+    behaviour: Option<CodeId>,
+) -> Result<usize, String> {
+    let Some(module) = state.module.as_mut() else {
+        return Err("no code generator".into());
+    };
+    let parts: Vec<(CodeId, Part)> = (chain.laws.iter().map(|a| (a.code, Part::Law)))
+        .chain(behaviour.map(|b| (b, Part::Behaviour)))
+        .chain(
+            chain
+                .side_effects
+                .iter()
+                .map(|a| (a.code, Part::SideEffect)),
+        )
+        .collect();
+    if parts
+        .iter()
+        .any(|(c, _)| jit.entries.get(c.0 as usize).is_none())
+    {
+        return Err("a body the generator does not have".into());
+    }
+    let target = module.isa().frontend_config();
+    let ctx = &mut state.ctx;
+    let signature = &mut ctx.func.signature;
+    signature.params.clear();
+    signature.returns.clear();
+    signature
+        .params
+        .extend([AbiParam::new(I64), AbiParam::new(I64)]);
+    signature
+        .returns
+        .extend([AbiParam::new(I64), AbiParam::new(I64)]);
+    state.chains += 1;
+    ctx.func.name = UserFuncName::user(2, state.chains);
+    let mut b = FunctionBuilder::new(&mut ctx.func, &mut state.fctx);
+    Lowering::new(&mut b).chain(jit, &parts);
+    b.seal_all_blocks();
+    b.finalize(target);
+    let defined = module
+        .declare_function(
+            &format!("chain{}", state.chains),
+            Linkage::Local,
+            &ctx.func.signature,
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|id| {
+            module
+                .define_function(id, ctx)
+                .map(|()| id)
+                .map_err(|e| format!("{e:?}"))
+        });
+    module.clear_context(ctx);
+    let id = defined?;
+    module
+        .finalize_definitions()
+        .map_err(|e| format!("could not be made ready: {e}"))?;
+    Ok(module.get_finalized_function(id) as usize)
+}
+
+/// The chain's function as it is built.
+struct Lowering<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    /// Signatures by (arguments, results).
+    sigs: Vec<((usize, usize), SigRef)>,
+}
+
+impl<'a, 'b> Lowering<'a, 'b> {
+    fn new(b: &'a mut FunctionBuilder<'b>) -> Self {
+        Lowering {
+            b,
+            sigs: Vec::new(),
+        }
+    }
+
+    fn int(&mut self, v: u64) -> V {
+        self.b.ins().iconst(I64, v as i64)
+    }
+
+    fn call(&mut self, f: V, args: &[V], rets: usize) -> Vec<V> {
+        let n = args.len();
+        let sig = match self.sigs.iter().find(|(k, _)| *k == (n, rets)) {
+            Some(&(_, s)) => s,
+            None => {
+                let mut sig = ir::Signature::new(self.b.func.signature.call_conv);
+                sig.params.extend((0..n).map(|_| AbiParam::new(I64)));
+                sig.returns.extend((0..rets).map(|_| AbiParam::new(I64)));
+                let s = self.b.import_signature(sig);
+                self.sigs.push(((n, rets), s));
+                s
+            }
+        };
+        let inst = self.b.ins().call_indirect(sig, f, args);
+        self.b.inst_results(inst).to_vec()
+    }
+
+    fn helper(&mut self, f: usize, args: &[V], rets: usize) -> Vec<V> {
+        let f = self.int(f as u64);
+        self.call(f, args, rets)
+    }
+
+    /// Let go of a value that may hold a count.
+    fn let_go(&mut self, (tag, word): (V, V)) {
+        let past = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThan, tag, STR as i64);
+        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
+        let low = self.b.ins().band_imm_u(word, 1);
+        let made = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
+        let made = self.b.ins().band(is_str, made);
+        let may = self.b.ins().bor(past, made);
+        let yes = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(may, yes, &[], cont, &[]);
+        self.b.switch_to_block(yes);
+        self.helper(jit_drop as *const () as usize, &[tag, word], 0);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// The function: each body in turn, then the behaviour's value.
+    fn chain(&mut self, jit: &Jit, parts: &[(CodeId, Part)]) {
+        let flags = MemFlagsData::trusted();
+        let start = self.b.create_block();
+        self.b.append_block_params_for_function_params(start);
+        self.b.switch_to_block(start);
+        let (outer, inner) = {
+            let p = self.b.block_params(start);
+            (p[0], p[1])
+        };
+        let steps = self
+            .b
+            .ins()
+            .load(I64, flags, inner, offset_of!(Jx, steps) as i32);
+        let check_at = self
+            .b
+            .ins()
+            .load(I64, flags, inner, offset_of!(Jx, check_at) as i32);
+        // Leaving early: the behaviour's value (nil before it ran) let go.
+        let left = self.b.create_block();
+        self.b.append_block_param(left, I64);
+        self.b.append_block_param(left, I64);
+        let nil = (self.int(NIL), self.int(0));
+        let mut value = nil;
+        let mut law = 0u64;
+        for &(code, part) in parts {
+            let d = &jit.entries[code.0 as usize];
+            let at = self.int(&d.entry as *const _ as u64);
+            let entry = self.b.ins().load(I64, flags, at, 0);
+            // Taken away since the chain was compiled: the transaction gives up.
+            let missing = self.b.create_block();
+            let there = self.b.create_block();
+            self.b.ins().brif(entry, there, &[], missing, &[]);
+            self.b.switch_to_block(missing);
+            self.helper(gave_up as *const () as usize, &[outer], 0);
+            self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+            self.b.switch_to_block(there);
+            let runs = self.int(&d.runs as *const _ as u64);
+            let one = self.b.ins().iconst(I32, 1);
+            self.b
+                .ins()
+                .atomic_rmw(I32, flags, AtomicRmwOp::Add, runs, one);
+            let c = self.int(u64::from(code.0));
+            self.b
+                .ins()
+                .store(flags, c, inner, offset_of!(Jx, code) as i32);
+            let zero = self.int(0);
+            self.b
+                .ins()
+                .store(flags, zero, inner, offset_of!(Jx, how) as i32);
+            let r = self.call(entry, &[inner], 2);
+            let r = (r[0], r[1]);
+            let how = self
+                .b
+                .ins()
+                .load(I64, flags, inner, offset_of!(Jx, how) as i32);
+            // At its `End`: one step; by `return`: counted; else it left early.
+            let ended = self.b.create_block();
+            let other = self.b.create_block();
+            let early = self.b.create_block();
+            let check = self.b.create_block();
+            self.b.ins().brif(how, other, &[], ended, &[]);
+            self.b.switch_to_block(ended);
+            let s = self.b.ins().load(I64, flags, steps, 0);
+            let s = self.b.ins().iadd_imm_u(s, 1);
+            self.b.ins().store(flags, s, steps, 0);
+            self.b.ins().jump(check, &[]);
+            self.b.switch_to_block(other);
+            let returned = self.b.ins().icmp_imm_u(IntCC::Equal, how, 1);
+            self.b.ins().brif(returned, check, &[], early, &[]);
+            self.b.switch_to_block(early);
+            self.helper(left_early as *const () as usize, &[outer, inner], 0);
+            self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+            // The check after each body.
+            self.b.switch_to_block(check);
+            let s = self.b.ins().load(I64, flags, steps, 0);
+            let due_at = self.b.ins().load(I64, flags, check_at, 0);
+            let due = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, s, due_at);
+            let slow = self.b.create_block();
+            let stop = self.b.create_block();
+            let cont = self.b.create_block();
+            self.b.ins().brif(due, slow, &[], cont, &[]);
+            self.b.switch_to_block(slow);
+            let stopped = self.helper(helpers::check as *const () as usize, &[outer], 1);
+            self.b.ins().brif(stopped[0], stop, &[], cont, &[]);
+            self.b.switch_to_block(stop);
+            self.let_go(r);
+            self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+            self.b.switch_to_block(cont);
+            match part {
+                Part::Law => {
+                    self.let_go(r);
+                    let vetoed = self.b.create_block();
+                    let next = self.b.create_block();
+                    let returned = self.b.ins().icmp_imm_u(IntCC::Equal, how, 1);
+                    self.b.ins().brif(returned, vetoed, &[], next, &[]);
+                    self.b.switch_to_block(vetoed);
+                    let tag = self.int(VETOED);
+                    let which = self.int(law);
+                    self.b.ins().return_(&[tag, which]);
+                    self.b.switch_to_block(next);
+                    law += 1;
+                }
+                Part::Behaviour => value = r,
+                Part::SideEffect => self.let_go(r),
+            }
+        }
+        self.b.ins().return_(&[value.0, value.1]);
+        self.b.switch_to_block(left);
+        let held = {
+            let p = self.b.block_params(left);
+            (p[0], p[1])
+        };
+        self.let_go(held);
+        let exit = self.int(EXIT);
+        let zero = self.int(0);
+        self.b.ins().return_(&[exit, zero]);
+    }
+}
+
+/// A body's direct form was taken away since its chain was compiled: the transaction
+/// gives up.
+unsafe extern "C" fn gave_up(jx: *mut Jx) {
+    // SAFETY: the chain's code passes the sender's `Jx`.
+    unsafe { (*jx).exit = Exit::GiveUp };
+}
+
+/// A body left early: the sender leaves as it did.
+unsafe extern "C" fn left_early(jx: *mut Jx, inner: *mut Jx) {
+    // SAFETY: the chain's code passes both, live.
+    unsafe { (*jx).exit = (*inner).exit };
+}
