@@ -496,6 +496,37 @@ fn loops_switches_and_collections_count_the_same_steps() {
     assert_eq!(replays, 0);
 }
 
+/// `(contains s c)` of names and one-letter names, the letters of each name kept by the
+/// fast tier (more names than it keeps, letters below 64, from 64 to 127 and past
+/// ASCII, a name made at run time): the same answers and steps on every tier.
+#[test]
+fn contains_of_names_answers_as_the_interpreter_does() {
+    let body = r#"
+  (var names (list "KQRBNP" "kqrbnp" "a-1 ?" "" "Zz~" "x9@" "h8" "abcdefgh12345678"
+                   "n1" "n2" "n3" "n4" "n5" "n6" "n7" "n8" "n9" "n10" "n11" "n12" "n13"
+                   "n14" "n15" "n16" "n17" "KQRBNP" (str "K" "Q")))
+  (foreach s in names
+    (foreach c in (list "K" "p" "-" " " "?" "a" "Z" "@" "9" "~" "8" "n" "1" "Q" "ab")
+      (if (contains s c) (print s c))))
+  (return (length names))
+"#;
+    let (tx, bodies, replays) = same("", body, Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    let printed = format!("{:?}", tx.output);
+    for seen in [
+        "\"KQRBNP K\"",
+        "\"a-1 ? -\"",
+        "\"Zz~ ~\"",
+        "\"x9@ @\"",
+        "\"KQ Q\"",
+    ] {
+        assert!(printed.contains(seen), "{seen} not in {printed}");
+    }
+    assert!(!printed.contains("\"kqrbnp K\""), "{printed}");
+    assert!(bodies >= 1);
+    assert_eq!(replays, 0);
+}
+
 /// Counts added where they lie (a dictionary nobody else holds, flat or in chunks) and
 /// counts into a dictionary a copy still holds: the same values, copies and steps on every
 /// tier; a count that would overflow fails the same way.

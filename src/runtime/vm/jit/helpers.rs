@@ -490,6 +490,23 @@ pub(super) unsafe extern "C" fn pure2<const WHICH: u8>(
     b_tag: u64,
     b_word: u64,
 ) -> Raw {
+    if WHICH == two::CONTAINS
+        && a_tag == STR
+        && b_tag == STR
+        && a_word & b_word & 1 == 1
+        && b_word >> 1 < 128
+    {
+        // An interned name and a one-letter (ASCII) name: nothing to let go.
+        let (len, found) = letter_in_name(a_word >> 1, (b_word >> 1) as u8);
+        let meter = &mut unsafe { fx(jx) }.m.meter;
+        if meter.work(len).is_err() {
+            return unsafe { give_up(jx) };
+        }
+        return Raw {
+            tag: BOOL,
+            word: u64::from(found),
+        };
+    }
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let numbers = |t: u64| t == INT || t == FLOAT;
     let mut answer = None;
@@ -518,6 +535,60 @@ pub(super) unsafe extern "C" fn pure2<const WHICH: u8>(
         }
         None => unsafe { pure_on(jx, fx, site, &mut args) },
     }
+}
+
+/// The letters of an interned name, kept per thread for the last few names asked
+/// about (a game's `(contains mine p)` tests a handful of names, each many times).
+#[derive(Clone, Copy, Default)]
+struct Letters {
+    /// The name's number, plus one (0: none).
+    name: u32,
+    len: u32,
+    /// Which of the bytes below 64, and from 64 to 127, the name has.
+    low: u64,
+    high: u64,
+}
+
+/// How many names' letters each thread keeps.
+const LETTER_SETS: usize = 16;
+
+thread_local! {
+    static LETTER_SETS_KEPT: std::cell::Cell<[Letters; LETTER_SETS]> =
+        const { std::cell::Cell::new([Letters { name: 0, len: 0, low: 0, high: 0 }; LETTER_SETS]) };
+}
+
+/// The length of the interned name numbered `name`, and whether it has the ASCII
+/// byte `letter` (as `contains` answers and counts it on a string and a one-letter name).
+fn letter_in_name(name: u64, letter: u8) -> (usize, bool) {
+    let key = name as u32 + 1;
+    let at = name as usize % LETTER_SETS;
+    let set = LETTER_SETS_KEPT.with(|kept| {
+        // SAFETY: the cell is this thread's, and nothing else borrows it here.
+        let sets = unsafe { &mut *kept.as_ptr() };
+        if sets[at].name != key {
+            let text = Symbol::from_id(name as u32).as_str();
+            let mut set = Letters {
+                name: key,
+                len: text.len() as u32,
+                low: 0,
+                high: 0,
+            };
+            for &b in text.as_bytes() {
+                match b {
+                    0..64 => set.low |= 1 << b,
+                    64..128 => set.high |= 1 << (b - 64),
+                    _ => {}
+                }
+            }
+            sets[at] = set;
+        }
+        sets[at]
+    });
+    let found = match letter {
+        0..64 => set.low >> letter & 1 == 1,
+        _ => set.high >> (letter - 64) & 1 == 1,
+    };
+    (set.len as usize, found)
 }
 
 /// A pure builtin on one argument given in registers.
