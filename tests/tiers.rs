@@ -820,6 +820,48 @@ fn a_chain_left_after_its_behaviour_lets_its_value_go() {
     }
 }
 
+/// One send reaching entities of one type in turn, whose state its behaviour changes,
+/// one of them named by a law of its own: each send runs the chain of its recipient's
+/// type, state and name, as on the interpreter, whatever the send reached before.
+#[test]
+fn a_send_reaching_other_states_and_instances_runs_their_chains() {
+    let text = r#"
+#entity cell
+  #state default
+    #onMessage poke
+      (changeState "on")
+      1
+  #state on
+    #onMessage poke
+      (changeState "default")
+      2
+#entity box
+  #state default
+    #onMessage go
+      (var t 0)
+      (foreach c in (list "a" "b" "c" "a" "a" "b" "c" "c")
+        (var t (+ (* t 10) (or (send new message "poke" to c) 7))))
+      (print t)
+#law "c says no when on" on poke to c in on is (return)
+#instance a of cell
+#instance b of cell
+#instance c of cell
+#instance x of box
+"#;
+    let sends = ["go to x"; 4];
+    let seen = same_sends(text, &sends, Limits::default());
+    let printed: Vec<String> = seen.iter().map(|t| format!("{:?}", t.output)).collect();
+    assert_eq!(
+        printed,
+        [
+            "[Print(\"11121277\")]",
+            "[Print(\"21712277\")]",
+            "[Print(\"11721277\")]",
+            "[Print(\"21712277\")]"
+        ]
+    );
+}
+
 /// Cells that pass a message `down` to their neighbour, counting down `n`: a function
 /// sends it, a law vetoes it at 7 (the send then gives nil), a side-effect prints every
 /// tenth, `sink` rolls the move back, and `slow` has a body the fast tier does not build

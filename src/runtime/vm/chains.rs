@@ -18,7 +18,7 @@ pub struct ChainCache {
     version: u64,
     chains: FxHashMap<(TypeId, Option<Symbol>, Symbol, Symbol), Rc<Chain>>,
     /// Instances that some advice names directly.
-    instance_targets: Vec<Symbol>,
+    pub(super) instance_targets: Vec<Symbol>,
     /// The chain of a representation's join point: no advice binds to representations.
     pub(super) empty: Rc<Chain>,
     /// The chains asked for last (a few, the oldest replaced first), with the behaviour
@@ -29,6 +29,27 @@ pub struct ChainCache {
     recent: [Option<Recent>; RECENT_CHAINS],
     /// The entry of `recent` to replace next.
     next_recent: usize,
+    /// For machine code: what each send (by its site's number) reached last, run
+    /// directly: a send to an entity of the same type in the same state under the same
+    /// advice finds its chain's code here without looking the chain up.
+    #[cfg(feature = "jit")]
+    pub(super) sends: Vec<SendMemo>,
+}
+
+/// What a send of machine code reached last ([`ChainCache::sends`]).
+#[cfg(feature = "jit")]
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SendMemo {
+    /// The advice table's version, and the generator's stamp (its number and how many
+    /// direct forms had been taken away), when it was kept (0: nothing kept).
+    pub version: u64,
+    pub stamp: u64,
+    /// The recipient's type and state (a recipient some advice names itself is not
+    /// kept).
+    pub ty: Option<TypeId>,
+    pub state: Option<Symbol>,
+    /// The code of the chain that runs.
+    pub code: usize,
 }
 
 /// How many chains a [`ChainCache`] keeps at hand.

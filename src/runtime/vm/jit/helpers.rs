@@ -14,6 +14,7 @@ use super::super::super::budget::ENTRY_BYTES;
 use super::super::super::builtins::{contains_letter, list_of, read_fast};
 use super::super::super::entity::EntityId;
 use super::super::super::value::{Key, Value};
+use super::super::chains::SendMemo;
 use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
 use super::super::stack::truncate_releasing;
 use super::chain::{self, ChainEntry, Chained};
@@ -1001,6 +1002,24 @@ unsafe fn direct_target(
     }
     let (id, e) = m.fixed_entity(&m.stack[at])?;
     let (ty, name, state) = (e.ty, e.name, e.state);
+    // SAFETY: the code generator outlives the code it made.
+    let jit = unsafe { &*site.jit };
+    // Where this send went last, if nothing it depends on has changed since.
+    let version = m.world.advice.version;
+    let stamp = jit.stamp();
+    let targets = &cx.cache.instance_targets;
+    if let Some(memo) = cx.cache.sends.get(site.send as usize)
+        && memo.version == version
+        && memo.ty == Some(ty)
+        && memo.state == Some(state)
+        && memo.stamp == stamp
+        && (targets.is_empty() || !targets.contains(&name))
+    {
+        // SAFETY: a chain's code, kept by this send.
+        return Some((id, name, unsafe {
+            std::mem::transmute::<usize, ChainEntry>(memo.code)
+        }));
+    }
     let (chain, behaviour) = cx
         .cache
         .get(cx.game, &m.world, ty, name, state, shape.label);
@@ -1013,8 +1032,22 @@ unsafe fn direct_target(
     {
         return None;
     }
-    // SAFETY: the code generator outlives the code it made.
-    let code = unsafe { &*site.jit }.chain_direct(&chain, behaviour)?;
+    let code = jit.chain_direct(&chain, behaviour)?;
+    // Kept at the stamp its chain's note was made at (the same, or the send is not
+    // run directly at all).
+    let at = site.send as usize;
+    if at != u32::MAX as usize && !cx.cache.instance_targets.contains(&name) {
+        if cx.cache.sends.len() <= at {
+            cx.cache.sends.resize(at + 1, SendMemo::default());
+        }
+        cx.cache.sends[at] = SendMemo {
+            version,
+            stamp: chain.direct.get(),
+            ty: Some(ty),
+            state: Some(state),
+            code: code as usize,
+        };
+    }
     Some((id, name, code))
 }
 

@@ -662,6 +662,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             guess: std::sync::atomic::AtomicU32::new(0),
             slot: std::sync::atomic::AtomicU64::new(0),
             jit: self.jit,
+            send: u32::MAX,
         }
     }
 
@@ -1732,6 +1733,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 if let Some(shape) = self.shape_of(form, nattrs, site.span) {
                     let send = shape.send;
                     site.shape = Some(shape);
+                    if send {
+                        // SAFETY: the generator outlives its lowerings.
+                        let sends = unsafe { &(*self.jit).sends };
+                        site.send = sends.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
                     // The label and the keys are names the site knows: only the
                     // recipient and the values go to the machine.
                     let base = self.h - k;

@@ -134,6 +134,9 @@ pub(crate) struct Site {
     /// The code generator: its table of direct forms, for sends, and the compiler of a
     /// direct form a send first asks for.
     jit: *const Jit,
+    /// For a send: its number among the generator's sends, by which a machine keeps
+    /// what the send reached last ([`ChainCache::sends`]).
+    send: u32,
 }
 
 impl Site {
@@ -183,6 +186,8 @@ pub(crate) struct Jit {
     report: bool,
     /// This generator's number in the process, which a chain's note names.
     number: u32,
+    /// How many sends its code has (each site's [`Site::send`]).
+    sends: AtomicU32,
     /// The code made for the bodies whose name contains this, printed (for work on the
     /// generator).
     dump: Option<String>,
@@ -348,6 +353,7 @@ pub(super) fn substitute(game: &Game, codes: &mut [Option<FastCode>]) -> Option<
         after,
         report,
         number: GENERATORS.fetch_add(1, Ordering::Relaxed),
+        sends: AtomicU32::new(0),
         dump: std::env::var("FLEXRULES_JIT_DUMP").ok(),
     });
     for (i, slot) in codes.iter_mut().enumerate() {
@@ -468,13 +474,20 @@ impl Jit {
         (at > 1).then(|| unsafe { std::mem::transmute::<usize, ChainEntry>(at) })
     }
 
+    /// This generator's number, and how many direct forms have been taken away (plus
+    /// one, never 0): what a chain's note ([`Chain::direct`]) and a send's
+    /// ([`ChainCache::sends`]) were made at.
+    fn stamp(&self) -> u64 {
+        let taken = TAKEN_AWAY.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        (u64::from(self.number) << 32) | u64::from(taken)
+    }
+
     /// Whether every body of `chain` and `behaviour` has a direct form (see
     /// [`Jit::chain_direct`]).
     fn bodies_direct(&self, chain: &Chain, behaviour: Option<CodeId>) -> bool {
         // Known by this generator since no direct form was taken away. (A session
         // whose game gains a body gets a new generator, and keeps its chains.)
-        let taken = TAKEN_AWAY.load(Ordering::Relaxed).wrapping_add(1).max(1);
-        let stamp = (u64::from(self.number) << 32) | u64::from(taken);
+        let stamp = self.stamp();
         if chain.direct.get() == stamp {
             return true;
         }
