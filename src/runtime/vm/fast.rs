@@ -697,24 +697,26 @@ impl Fx<'_, '_> {
     /// [`Fx::call`] of function `code`, of fast form `fast`, with a frame when it needs
     /// one ([`FastCode::frame`]).
     fn call_body(&mut self, code: CodeId, fast: &FastCode, at: usize) -> Done {
-        self.call_body_with(code, fast, at, |fx| (fast.run)(fx))
+        self.call_body_with(code, fast, at, fast.locals, |fx| (fast.run)(fx))
     }
 
     /// [`Fx::call_body`], the body run by `run` (its machine code, known to the caller,
-    /// in place of its fast form's `run`).
+    /// in place of its fast form's `run`), with `locals` slots on the machine's stack
+    /// from `at` (none for machine code that keeps its locals in its own frame).
     #[inline(always)]
     pub(crate) fn call_body_with(
         &mut self,
         code: CodeId,
         fast: &FastCode,
         at: usize,
+        locals: usize,
         run: impl FnOnce(&mut Self) -> Done,
     ) -> Done {
         if self.too_deep_to_call() {
             return Err(Exit::GiveUp);
         }
         let m = &mut *self.m;
-        start_locals(&mut m.stack, at, fast.locals);
+        start_locals(&mut m.stack, at, locals);
         if fast.frame {
             push_call(m, code, at, Kind::Function);
         } else {
@@ -746,9 +748,10 @@ impl Fx<'_, '_> {
     }
 
     /// [`Fx::call_body_with`] of a function whose arguments are not on the machine's
-    /// stack (the code calling it hands them over apart): its locals start at the top,
-    /// nils. `None` when the call is not made (too deep, or stopped at a step check),
-    /// the arguments not taken.
+    /// stack (the code calling it hands them over apart, and its code keeps its locals
+    /// in its own frame): its frame starts at the top, with no slots there. `None` when
+    /// the call is not made (too deep, or stopped at a step check), the arguments not
+    /// taken.
     #[cfg(feature = "jit")]
     #[inline(always)]
     pub(crate) fn call_body_apart(
@@ -761,7 +764,7 @@ impl Fx<'_, '_> {
             return None;
         }
         let at = self.m.stack.len();
-        Some(self.call_body_with(code, fast, at, run))
+        Some(self.call_body_with(code, fast, at, 0, run))
     }
 
     /// Whether a call's frame would be past the fast tier's nesting of Rust calls or
