@@ -497,8 +497,8 @@ fn loops_switches_and_collections_count_the_same_steps() {
 }
 
 /// `(contains s c)` of names and one-letter names, the letters of each name kept by the
-/// fast tier (more names than it keeps, letters below 64, from 64 to 127 and past
-/// ASCII, a name made at run time): the same answers and steps on every tier.
+/// fast tier (many names, letters below 64, from 64 to 127 and past ASCII, a name made
+/// at run time): the same answers and steps on every tier.
 #[test]
 fn contains_of_names_answers_as_the_interpreter_does() {
     let body = r#"

@@ -3,7 +3,7 @@
 //! by the compiled module, or values as two words), and gives a value as two words, or
 //! [`EXIT`] having said in the `Jx` how the body leaves.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::compile::builtins::index as builtin_index;
 use crate::compile::bytecode::{CodeId, IntOp, Read};
@@ -538,58 +538,50 @@ pub(super) unsafe extern "C" fn pure2<const WHICH: u8>(
     }
 }
 
-/// The letters of an interned name, kept per thread for the last few names asked
-/// about (a game's `(contains mine p)` tests a handful of names, each many times).
-#[derive(Clone, Copy, Default)]
-struct Letters {
-    /// The name's number, plus one (0: none).
-    name: u32,
-    len: u32,
-    /// Which of the bytes below 64, and from 64 to 127, the name has.
-    low: u64,
-    high: u64,
-}
+/// How many names' letters are kept ([`LETTERS`]): those numbered below this.
+const LETTER_NAMES: usize = 8192;
 
-/// How many names' letters each thread keeps.
-const LETTER_SETS: usize = 16;
-
-thread_local! {
-    static LETTER_SETS_KEPT: std::cell::Cell<[Letters; LETTER_SETS]> =
-        const { std::cell::Cell::new([Letters { name: 0, len: 0, low: 0, high: 0 }; LETTER_SETS]) };
-}
+/// The letters of each interned name asked about, by its number: which of the bytes
+/// below 64, and from 64 to 127, it has, and its length plus one (0: not kept yet).
+/// A name's text never changes, so threads that fill the same entry write the same
+/// words; the length is written last and read first.
+static LETTERS: [[AtomicU64; 3]; LETTER_NAMES] =
+    [const { [const { AtomicU64::new(0) }; 3] }; LETTER_NAMES];
 
 /// The length of the interned name numbered `name`, and whether it has the ASCII
 /// byte `letter` (as `contains` answers and counts it on a string and a one-letter name).
 fn letter_in_name(name: u64, letter: u8) -> (usize, bool) {
-    let key = name as u32 + 1;
-    let at = name as usize % LETTER_SETS;
-    let set = LETTER_SETS_KEPT.with(|kept| {
-        // SAFETY: the cell is this thread's, and nothing else borrows it here.
-        let sets = unsafe { &mut *kept.as_ptr() };
-        if sets[at].name != key {
+    let kept = LETTERS.get(name as usize);
+    let (low, high, len) = match kept {
+        Some([low, high, len]) if len.load(Ordering::Acquire) != 0 => (
+            low.load(Ordering::Relaxed),
+            high.load(Ordering::Relaxed),
+            len.load(Ordering::Relaxed) - 1,
+        ),
+        _ => {
             let text = Symbol::from_id(name as u32).as_str();
-            let mut set = Letters {
-                name: key,
-                len: text.len() as u32,
-                low: 0,
-                high: 0,
-            };
+            let (mut low, mut high) = (0u64, 0u64);
             for &b in text.as_bytes() {
                 match b {
-                    0..64 => set.low |= 1 << b,
-                    64..128 => set.high |= 1 << (b - 64),
+                    0..64 => low |= 1 << b,
+                    64..128 => high |= 1 << (b - 64),
                     _ => {}
                 }
             }
-            sets[at] = set;
+            let len = text.len() as u64;
+            if let Some([l, h, n]) = kept {
+                l.store(low, Ordering::Relaxed);
+                h.store(high, Ordering::Relaxed);
+                n.store(len + 1, Ordering::Release);
+            }
+            (low, high, len)
         }
-        sets[at]
-    });
-    let found = match letter {
-        0..64 => set.low >> letter & 1 == 1,
-        _ => set.high >> (letter - 64) & 1 == 1,
     };
-    (set.len as usize, found)
+    let found = match letter {
+        0..64 => low >> letter & 1 == 1,
+        _ => high >> (letter - 64) & 1 == 1,
+    };
+    (len as usize, found)
 }
 
 /// A pure builtin on one argument given in registers.
