@@ -21,7 +21,7 @@ use crate::compile::bytecode::CodeId;
 use super::super::super::world::Chain;
 use super::super::fast::Exit;
 use super::raw::{EXIT, NIL, Raw, STR, from_raw, jit_drop};
-use super::{Jit, Jx, State, helpers};
+use super::{Jit, Jx, State};
 
 /// Not a value: a law of the chain vetoed the message (the payload says which).
 const VETOED: u64 = 253;
@@ -276,7 +276,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             let cont = self.b.create_block();
             self.b.ins().brif(due, slow, &[], cont, &[]);
             self.b.switch_to_block(slow);
-            let stopped = self.helper(helpers::check as *const () as usize, &[outer], 1);
+            let stopped = self.helper(step_check as *const () as usize, &[outer], 1);
             self.b.ins().brif(stopped[0], stop, &[], cont, &[]);
             self.b.switch_to_block(stop);
             self.let_go(r);
@@ -310,6 +310,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let exit = self.int(EXIT);
         let zero = self.int(0);
         self.b.ins().return_(&[exit, zero]);
+    }
+}
+
+/// The step check after a body, when due: 1, the sender's exit set, when it stops the
+/// transaction.
+unsafe extern "C" fn step_check(jx: *mut Jx) -> u64 {
+    // SAFETY: the chain's code passes the sender's `Jx`, whose machine runs.
+    match unsafe { &mut *(*jx).fx }.check() {
+        Ok(()) => 0,
+        Err(exit) => {
+            unsafe { (*jx).exit = exit };
+            1
+        }
     }
 }
 
