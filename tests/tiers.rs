@@ -739,6 +739,19 @@ fn recursion_deeper_than_the_fast_tier_nests_runs_on_the_interpreter() {
     assert!(matches!(tx.status, Status::Failed(_)));
 }
 
+/// How many hold the list in property `property` of entity `entity`.
+fn list_count(s: &Session, entity: &str, property: &str) -> usize {
+    let e = s.world().lookup(Symbol::intern(entity)).expect(entity);
+    let l = s
+        .world()
+        .entity(e)
+        .and_then(|e| e.property(&s.game, Symbol::intern(property)));
+    match l {
+        Some(Value::List(l)) => std::rc::Rc::strong_count(l),
+        other => panic!("{property} is {other:?}"),
+    }
+}
+
 /// Arguments a compiled function hands to a compiled callee apart from the machine's
 /// stack are let go when the call is not made (deeper than the fast tier nests): the
 /// list passed down holds no count more after the transaction than before, on the fast
@@ -755,17 +768,7 @@ fn arguments_of_a_call_not_made_are_let_go() {
       (print (down (attribute "n") (property "l")))
 #instance x of box
 "#;
-    let counts = |s: &Session| {
-        let e = s.world().lookup(Symbol::intern("x")).expect("x");
-        let l = s
-            .world()
-            .entity(e)
-            .and_then(|e| e.property(&s.game, Symbol::intern("l")));
-        match l {
-            Some(Value::List(l)) => std::rc::Rc::strong_count(l),
-            other => panic!("l is {other:?}"),
-        }
-    };
+    let counts = |s: &Session| list_count(s, "x", "l");
     for tier in [Tier::Interpreter, Tier::Fast] {
         let mut s = session(text, tier, Limits::default());
         let before = counts(&s);
@@ -793,17 +796,7 @@ fn a_chain_left_after_its_behaviour_lets_its_value_go() {
 #sideeffect on give to box in * is (if (> (attribute "n") 1) (print "late"))
 #instance x of box
 "#;
-    let counts = |s: &Session| {
-        let e = s.world().lookup(Symbol::intern("x")).expect("x");
-        let l = s
-            .world()
-            .entity(e)
-            .and_then(|e| e.property(&s.game, Symbol::intern("l")));
-        match l {
-            Some(Value::List(l)) => std::rc::Rc::strong_count(l),
-            other => panic!("l is {other:?}"),
-        }
-    };
+    let counts = |s: &Session| list_count(s, "x", "l");
     for tier in [Tier::Interpreter, Tier::Fast] {
         let mut s = session(text, tier, Limits::default());
         let before = counts(&s);

@@ -11,7 +11,7 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{self, AbiParam, AtomicRmwOp, InstBuilder, MemFlagsData, SigRef};
+use cranelift_codegen::ir::{AbiParam, AtomicRmwOp, InstBuilder, MemFlagsData, SigRef};
 use cranelift_codegen::ir::{UserFuncName, Value as V};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{Linkage, Module};
@@ -20,7 +20,8 @@ use crate::compile::bytecode::CodeId;
 
 use super::super::super::world::Chain;
 use super::super::fast::Exit;
-use super::raw::{EXIT, NIL, Raw, STR, from_raw, jit_drop};
+use super::emit::{may_hold_count, signature};
+use super::raw::{EXIT, NIL, Raw, from_raw, jit_drop};
 use super::{Jit, Jx, State};
 
 /// Not a value: a law of the chain vetoed the message (the payload says which).
@@ -59,7 +60,7 @@ pub(super) unsafe fn run(code: ChainEntry, jx: *mut Jx, inner: &mut Jx) -> Chain
 }
 
 /// What a body of the chain is.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Part {
     Law,
     Behaviour,
@@ -149,18 +150,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     fn call(&mut self, f: V, args: &[V], rets: usize) -> Vec<V> {
-        let n = args.len();
-        let sig = match self.sigs.iter().find(|(k, _)| *k == (n, rets)) {
-            Some(&(_, s)) => s,
-            None => {
-                let mut sig = ir::Signature::new(self.b.func.signature.call_conv);
-                sig.params.extend((0..n).map(|_| AbiParam::new(I64)));
-                sig.returns.extend((0..rets).map(|_| AbiParam::new(I64)));
-                let s = self.b.import_signature(sig);
-                self.sigs.push(((n, rets), s));
-                s
-            }
-        };
+        let sig = signature(self.b, &mut self.sigs, args.len(), rets);
         let inst = self.b.ins().call_indirect(sig, f, args);
         self.b.inst_results(inst).to_vec()
     }
@@ -172,15 +162,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Let go of a value that may hold a count.
     fn let_go(&mut self, (tag, word): (V, V)) {
-        let past = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThan, tag, STR as i64);
-        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
-        let low = self.b.ins().band_imm_u(word, 1);
-        let made = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let made = self.b.ins().band(is_str, made);
-        let may = self.b.ins().bor(past, made);
+        let may = may_hold_count(self.b, tag, word);
         let yes = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(may, yes, &[], cont, &[]);

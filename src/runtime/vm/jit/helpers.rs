@@ -999,13 +999,12 @@ unsafe fn direct_target(
     // Where this send went last, if nothing it depends on has changed since.
     let version = m.world.advice.version;
     let stamp = jit.stamp();
-    let targets = &cx.cache.instance_targets;
     if let Some(memo) = cx.cache.sends.get(site.send as usize)
         && memo.version == version
         && memo.ty == Some(ty)
         && memo.state == Some(state)
         && memo.stamp == stamp
-        && (targets.is_empty() || !targets.contains(&name))
+        && !cx.cache.instance_targets.contains(&name)
     {
         // SAFETY: a chain's code, kept by this send.
         return Some((id, name, unsafe {

@@ -20,7 +20,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{self, AbiParam, Block, InstBuilder, MemFlagsData, SigRef};
+use cranelift_codegen::ir::{self, Block, InstBuilder, MemFlagsData, SigRef};
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
@@ -33,6 +33,7 @@ use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::addresses::{Entry as Kept, View};
 use super::super::fast::MessageShape;
+use super::emit::{may_hold_count, signature};
 use super::helpers::two;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
 use super::{Form, Jit, Jx, Site, Sites, helpers};
@@ -493,16 +494,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     fn sig(&mut self, args: usize, rets: usize) -> SigRef {
-        if let Some(&(_, s)) = self.sigs.iter().find(|(k, _)| *k == (args, rets)) {
-            return s;
-        }
-        let call_conv = self.b.func.signature.call_conv;
-        let mut sig = ir::Signature::new(call_conv);
-        sig.params.extend((0..args).map(|_| AbiParam::new(I64)));
-        sig.returns.extend((0..rets).map(|_| AbiParam::new(I64)));
-        let s = self.b.import_signature(sig);
-        self.sigs.push(((args, rets), s));
-        s
+        signature(&mut self.b, &mut self.sigs, args, rets)
     }
 
     fn call(&mut self, f: usize, args: &[V], rets: usize) -> Vec<V> {
@@ -668,17 +660,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Call `f` (a copy's count, or a let-go) on a value that may hold a count.
     fn counted(&mut self, f: usize, (tag, word): (V, V)) {
-        // A list, a dictionary, a message, or a string made at run time (an interned
-        // name's payload has its low bit set).
-        let past = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThan, tag, STR as i64);
-        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
-        let low = self.b.ins().band_imm_u(word, 1);
-        let made = self.b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-        let made = self.b.ins().band(is_str, made);
-        let may = self.b.ins().bor(past, made);
+        let may = may_hold_count(&mut self.b, tag, word);
         let yes = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(may, yes, &[], cont, &[]);

@@ -22,6 +22,7 @@
 //! name contains one of the texts.
 
 mod chain;
+mod emit;
 mod helpers;
 mod lower;
 mod outermost;
