@@ -527,6 +527,58 @@ fn contains_of_names_answers_as_the_interpreter_does() {
     assert_eq!(replays, 0);
 }
 
+/// `(contains "Rr" v)` of a string written in the code and a value the code computed
+/// (a property, an element), as chess's laws ask it: one-letter names in and out of the
+/// string, on both sides of 64, longer, made and non-ASCII strings; the same answers
+/// and steps on every tier, the same error for a value `contains` cannot look for in a
+/// string, and the step limit reached at the same place.
+#[test]
+fn letters_of_a_string_in_the_code_answer_as_the_interpreter_does() {
+    let text = r#"
+#entity square
+  #property piece nil
+  #state default
+    #onMessage go
+      (do
+        (var items (list "R" "r" "Q" "b" "" "Rr" "rR" (str "R" "") "@" "~" "A" "é"))
+        (var hits (list))
+        (foreach v in items
+          (do
+            (update property "piece" to v)
+            (if (contains "Rr" (property "piece")) (var hits (append hits v)))
+            (if (contains "KQRBNP" (first (list v))) (var hits (append hits (list v))))
+          end))
+        (if (attribute "bad") (contains "Bb" (attribute "bad")))
+        (print hits)
+      end)
+#instance e4 of square
+"#;
+    let (tx, bodies, replays) = same_transaction(text, "go to e4", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert_eq!(
+        format!("{:?}", tx.output),
+        r#"[Print("(\"R\" (\"R\") \"r\" (\"Q\") \"\" (\"\") \"Rr\" \"R\" (\"R\"))")]"#
+    );
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+    for bad in ["3", "true", "2.5"] {
+        let send = format!("go to e4 with bad {bad}");
+        let (tx, _, _) = same_transaction(text, &send, Limits::default());
+        let Status::Failed(e) = &tx.status else {
+            panic!("{:?}", tx.status)
+        };
+        assert!(e.message.contains("contains"), "{}", e.message);
+    }
+    for max_steps in 60..140 {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        let (tx, _, _) = same_transaction(text, "go to e4", limits);
+        assert!(matches!(tx.status, Status::Failed(_)), "{:?}", tx.status);
+    }
+}
+
 /// Counts added where they lie (a dictionary nobody else holds, flat or in chunks) and
 /// counts into a dictionary a copy still holds: the same values, copies and steps on every
 /// tier; a count that would overflow fails the same way.

@@ -25,7 +25,7 @@ use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 
 use crate::compile::builtins::{BUILTINS, index as builtin_index};
-use crate::compile::bytecode::{Code, IntOp, Op, Read, builtin_of, plain_successors};
+use crate::compile::bytecode::{Code, IntOp, Op, Read, builtin_of, letter_set, plain_successors};
 use crate::symbol::Symbol;
 use crate::syntax::ast::FormOp;
 
@@ -1007,62 +1007,83 @@ impl<'a, 'b> Lowering<'a, 'b> {
             // `(contains "KQRBNP" p)` on a one-letter name: a bit test, its work (the
             // string's length) counted as `contains` counts it.
             Op::LetterIn { s, letters, a } => {
-                let (tag, word) = self.local(a as usize);
-                let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
-                // An interned name of one ASCII letter: its number is the letter.
-                let name = self.b.ins().band_imm_u(word, 1);
-                let name = self.b.ins().icmp_imm_u(IntCC::NotEqual, name, 0);
-                let ascii = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, word, 256);
-                let letter = self.b.ins().band(is_str, name);
-                let letter = self.b.ins().band(letter, ascii);
-                let fast = self.b.create_block();
-                let slow = self.b.create_block();
-                let join = self.b.create_block();
-                self.b.append_block_param(join, I64);
-                self.b.ins().brif(letter, fast, &[], slow, &[]);
-                self.b.switch_to_block(fast);
-                self.b.seal_block(fast);
-                let pending = self.pending;
-                self.pending += w as u64 + u64::from(letters.count_ones());
-                self.flush();
-                // The work may reach the step check.
-                self.check();
-                let byte = self.b.ins().ushr_imm_u(word, 1);
-                let high = self
-                    .b
-                    .ins()
-                    .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, byte, 64);
-                let shift = self.b.ins().iadd_imm_u(byte, -64i64);
-                let set = self.int(letters);
-                let bits = self.b.ins().ushr(set, shift);
-                let bit = self.b.ins().band_imm_u(bits, 1);
-                let zero = self.int(0);
-                let found = self.b.ins().select(high, bit, zero);
-                self.b.ins().jump(join, &[found.into()]);
-                // Anything else: `contains` on a copy, by the machine.
-                self.b.switch_to_block(slow);
-                self.b.seal_block(slow);
-                self.pending = pending + w as u64;
-                self.flush();
-                self.copy((tag, word));
-                let mut site = self.plain_site(ip + 2);
-                site.index = CONTAINS as usize;
-                site.argc = 2;
-                site.pure = pure_fn(site.index);
-                let site = self.site(site);
-                let hay = self.constant(STR, sym_word(s));
-                let f = helpers::pure2::<{ two::CONTAINS }> as *const () as usize;
-                let r = self.call_value(f, &[jx, site, hay.0, hay.1, tag, word]);
-                self.b.ins().jump(join, &[r.1.into()]);
-                self.b.switch_to_block(join);
-                self.b.seal_block(join);
-                let found = self.b.block_params(join)[0];
+                let v = self.local(a as usize);
+                let found = self.letter_test(ip + 2, s, letters, v, w as u64, true);
                 let t = self.int(BOOL);
                 self.push_plain((t, found));
             }
             _ => return None,
         }
         Some(true)
+    }
+
+    /// `(contains s v)` for a string `s` of the distinct letters `letters` (see
+    /// [`letter_set`]): a bit test when `v` is a one-letter (ASCII) name, its work (the
+    /// string's length) counted as `contains` counts it; else `contains` by the machine
+    /// (its site at `site_ip`), on a copy of `v` when `copy` (a local lent), on `v`
+    /// itself otherwise (an operand taken). `steps` more are counted first either way.
+    /// The boolean's word.
+    fn letter_test(
+        &mut self,
+        site_ip: usize,
+        s: Symbol,
+        letters: u64,
+        (tag, word): (V, V),
+        steps: u64,
+        copy: bool,
+    ) -> V {
+        let jx = self.jx;
+        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
+        // An interned name of one ASCII letter: its number is the letter.
+        let name = self.b.ins().band_imm_u(word, 1);
+        let name = self.b.ins().icmp_imm_u(IntCC::NotEqual, name, 0);
+        let ascii = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, word, 256);
+        let letter = self.b.ins().band(is_str, name);
+        let letter = self.b.ins().band(letter, ascii);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, I64);
+        self.b.ins().brif(letter, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let pending = self.pending;
+        self.pending += steps + u64::from(letters.count_ones());
+        self.flush();
+        // The work may reach the step check.
+        self.check();
+        let byte = self.b.ins().ushr_imm_u(word, 1);
+        let high = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, byte, 64);
+        let shift = self.b.ins().iadd_imm_u(byte, -64i64);
+        let set = self.int(letters);
+        let bits = self.b.ins().ushr(set, shift);
+        let bit = self.b.ins().band_imm_u(bits, 1);
+        let zero = self.int(0);
+        let found = self.b.ins().select(high, bit, zero);
+        self.b.ins().jump(join, &[found.into()]);
+        // Anything else: `contains` on a copy, by the machine.
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        self.pending = pending + steps;
+        self.flush();
+        if copy {
+            self.copy((tag, word));
+        }
+        let mut site = self.plain_site(site_ip);
+        site.index = CONTAINS as usize;
+        site.argc = 2;
+        site.pure = pure_fn(site.index);
+        let site = self.site(site);
+        let hay = self.constant(STR, sym_word(s));
+        let f = helpers::pure2::<{ two::CONTAINS }> as *const () as usize;
+        let r = self.call_value(f, &[jx, site, hay.0, hay.1, tag, word]);
+        self.b.ins().jump(join, &[r.1.into()]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        self.b.block_params(join)[0]
     }
 
     /// `(update property "p" to (append (property "p") x))` at its `append`, the form
@@ -1447,6 +1468,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
         site.argc = argc;
         site.pure = pure_fn(index as usize);
         let jx = self.jx;
+        if index == CONTAINS
+            && argc == 2
+            && let Some(s) = self.names[self.h - 2]
+            && let Some(letters) = letter_set(s.as_str())
+        {
+            // `(contains "Rr" (property "piece"))`: the string written in the code.
+            let (v, _) = self.pop();
+            self.pop();
+            let found = self.letter_test(ip, s, letters, v, 0, false);
+            let t = self.int(BOOL);
+            self.push_plain((t, found));
+            return;
+        }
         if index == NOT && argc == 1 {
             // Cannot fail: no way out after it.
             let ((tag, word), _) = self.pop();
