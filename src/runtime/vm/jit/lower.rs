@@ -47,6 +47,21 @@ const NOT: u16 = builtin_index("not");
 const LIST_OF: u16 = builtin_index("list");
 const EQ: u16 = builtin_index("=");
 const NE: u16 = builtin_index("!=");
+/// Pure builtins whose value, when they give one, is a boolean or an integer: it holds
+/// no count, so nothing lets it go.
+const PLAIN_VALUED: [u16; 11] = [
+    EQ,
+    NE,
+    builtin_index("=="),
+    builtin_index("<"),
+    builtin_index(">"),
+    builtin_index("<="),
+    builtin_index(">="),
+    CONTAINS,
+    builtin_index("index-of"),
+    builtin_index("length"),
+    builtin_index("has"),
+];
 
 /// How many locals that may hold a count a body's end lets go of in line, each tested
 /// for one (more go to [`helpers::let_go_all`] in one call, which tests every local).
@@ -1506,7 +1521,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 _ => helpers::pure2::<{ two::ANY }> as *const () as usize,
             };
             let r = self.call_value(f, &args);
-            self.push(r);
+            self.push_owning(r, !PLAIN_VALUED.contains(&index));
             return;
         }
         if index == LIST_OF && argc > 2 {
