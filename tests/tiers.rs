@@ -1658,6 +1658,74 @@ fn reads_of_entities_kept_where_they_lie_are_the_same_on_every_tier() {
     );
 }
 
+/// Writes of a body's own property where the entity lies (the running entity written
+/// again after a write made it the world's alone): undone by a rollback and a failure,
+/// and never seen by a copy of the world taken since (a law that sends keeps one to put
+/// back when it vetoes, after the message it sent has bumped the count again). The same
+/// counts, steps and output after every send, on every tier.
+#[test]
+fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
+    let text = r#"
+#entity cell
+  #property n 0
+  #state default
+    #onMessage bump
+      (update property "n" to (+ (property "n") 1))
+    #onMessage guarded
+      (update property "n" to (+ (property "n") 1000))
+#entity driver
+  #state default
+    #onMessage go
+      (do
+        (var i 0)
+        (while (< i (attribute "times"))
+          (do (send new message "bump" to "c") (var i (+ i 1)) end))
+        (if (attribute "guard") (send new message "guarded" to "c"))
+        (var i 0)
+        (while (< i 3) (do (send new message "bump" to "c") (var i (+ i 1)) end))
+        (if (attribute "undo") (do (open checkpoint) (send new message "bump" to "c") (rollback "on purpose") end))
+        (if (attribute "fail") (fail "on purpose"))
+        (print (property "n" of "c"))
+      end)
+    #onMessage show
+      (print (property "n" of "c"))
+#instance c of cell
+#instance d of driver
+#law "Bump Then Veto" on guarded to cell in * is
+  (do (send new message "bump" to (self)) (send new message "bump" to (self)) (return) end)
+"#;
+    let sends = [
+        "go to d with times 5",
+        "go to d with times 5 guard true",
+        "go to d with times 2 undo true",
+        "show to d",
+        "go to d with times 4 fail true",
+        "show to d",
+        "go to d with times 1 guard true undo true",
+        "show to d",
+        "go to d with times 3",
+    ];
+    let seen = same_sends(text, &sends, Limits::default());
+    let printed: Vec<String> = seen.iter().map(|t| format!("{:?}", t.output)).collect();
+    // The vetoed law's bumps are gone; a rollback keeps what came before its checkpoint.
+    assert_eq!(printed[0], r#"[Print("8")]"#);
+    assert_eq!(printed[1], r#"[Print("16")]"#);
+    assert!(
+        matches!(seen[2].status, Status::RolledBack { .. }),
+        "{:?}",
+        seen[2].status
+    );
+    assert_eq!(printed[3], r#"[Print("21")]"#);
+    assert!(
+        matches!(seen[4].status, Status::Failed(_)),
+        "{:?}",
+        seen[4].status
+    );
+    assert_eq!(printed[5], r#"[Print("21")]"#);
+    assert_eq!(printed[7], r#"[Print("25")]"#);
+    assert_eq!(printed[8], r#"[Print("31")]"#);
+}
+
 /// `not`, and `=` and `!=` of values of two kinds, in line on the fast tier (in a
 /// function kept off the small loop, so that it runs as machine code with the feature):
 /// the answers and steps the builtins give, for every pair of kinds (an integer equals

@@ -15,6 +15,7 @@
 //! at a generation stays where it was found while the value keeps it: what lets the
 //! machine keep entities' addresses and read through them (`vm/addresses.rs`).
 
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -69,7 +70,6 @@ fn fresh_generation() -> u64 {
 }
 
 /// Entities by id; `None` where one was deleted.
-#[derive(Clone)]
 pub struct Entities {
     root: Rc<Node>,
     /// Levels of branches above the leaves.
@@ -78,6 +78,24 @@ pub struct Entities {
     /// Renewed whenever an entity may come to lie elsewhere (see the module's
     /// documentation); a clone keeps it, as it keeps every entity where it is.
     generation: u64,
+    /// Renewed, in this value and in the new one, whenever the value is cloned: while it
+    /// is the same, what this value made its own (an entity written, and the nodes above
+    /// it) is still its own, as only a clone shares an entity or a node (nothing else
+    /// holds them). Never 0.
+    owner: Cell<u64>,
+}
+
+impl Clone for Entities {
+    fn clone(&self) -> Entities {
+        self.owner.set(fresh_generation());
+        Entities {
+            root: Rc::clone(&self.root),
+            depth: self.depth,
+            len: self.len,
+            generation: self.generation,
+            owner: Cell::new(fresh_generation()),
+        }
+    }
 }
 
 impl Default for Entities {
@@ -94,6 +112,7 @@ impl Entities {
             depth: 0,
             len: 0,
             generation: fresh_generation(),
+            owner: Cell::new(fresh_generation()),
         }
     }
 
@@ -101,6 +120,14 @@ impl Entities {
     #[inline(always)]
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// Who this value is, as far as what it owns goes: renewed by each clone (see
+    /// `owner`'s field). An entity [`Entities::entity_mut`] gave while it is the same is
+    /// this value's alone, and may be written where it lies.
+    #[inline(always)]
+    pub fn owner(&self) -> u64 {
+        self.owner.get()
     }
 
     /// Where the generation is kept, for code that reads it while the value stays put.
@@ -155,6 +182,7 @@ impl Entities {
             depth,
             len,
             generation,
+            ..
         } = self;
         let e = path_mut(root, *depth, *len, i)?.as_mut()?;
         if Rc::get_mut(e).is_none() {
@@ -383,6 +411,22 @@ mod tests {
         let (a, b) = (v.get(50).unwrap(), before.get(50).unwrap());
         assert!(Rc::ptr_eq(a.as_ref().unwrap(), b.as_ref().unwrap()));
         assert!(v.slot_mut(100).is_none());
+    }
+
+    #[test]
+    fn a_clone_renews_the_owner_of_both_values_and_nothing_else_does() {
+        let mut v = Entities::new();
+        for i in 0..40 {
+            v.push_back(entity(i));
+        }
+        let o = v.owner();
+        assert_ne!(o, 0);
+        v.entity_mut(5).unwrap().state = Symbol::intern("written");
+        *v.slot_mut(7).unwrap() = entity(700);
+        v.push_back(entity(40));
+        assert_eq!(v.owner(), o);
+        let w = v.clone();
+        assert!(v.owner() != o && w.owner() != o && v.owner() != w.owner());
     }
 
     #[test]

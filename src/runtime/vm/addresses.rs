@@ -43,6 +43,11 @@ pub(crate) struct Entry {
     /// Its name's symbol number (a read by name checks it, as the fixed table's
     /// readers do: the world may not be the one the table was made from).
     pub(crate) name: u32,
+    /// The owner (`Entities::owner`) of the entities when a write made the entity and
+    /// the nodes above it theirs alone, kept with a pointer to its properties from that
+    /// write; 0 when found by a read. While both it and the generation are the same, the
+    /// entity may be written where it lies ([`Addresses::owned_property`]).
+    pub(crate) owned: u64,
 }
 
 const EMPTY: Entry = Entry {
@@ -52,6 +57,7 @@ const EMPTY: Entry = Entry {
     ty: 0,
     len: 0,
     name: 0,
+    owned: 0,
 };
 
 /// The addresses of the entities of one session's fixed table, by id.
@@ -203,8 +209,106 @@ impl Addresses {
             ty: found.ty.0,
             len: found.props.len() as u32,
             name: found.name.id(),
+            owned: 0,
         });
         Some(found)
+    }
+
+    /// Where the layout property at `place` (as a property read keeps it, see
+    /// [`place_of`]) of entity `id` lies, to be written there: when a write made the
+    /// entity theirs alone in this generation of `entities` and they have not been cloned
+    /// since (so nothing else holds it or the nodes above it).
+    #[inline(always)]
+    pub(super) fn owned_property(
+        &self,
+        entities: &Entities,
+        id: u32,
+        place: u64,
+    ) -> Option<*mut Value> {
+        let e = self.entries.get(id as usize)?.get();
+        let ty = u64::from(e.ty) + 1;
+        let at = place as u32;
+        (e.generation == entities.generation()
+            && e.owned == entities.owner()
+            && place >> 32 == ty
+            && at < e.len)
+            // SAFETY: the entity has `len` properties there, from a `&mut` to it.
+            .then(|| unsafe { e.props.cast_mut().add(at as usize) })
+    }
+}
+
+impl super::Machine {
+    /// [`super::Machine::write_layout_slot`] for the generated code: the running entity
+    /// `id`'s property `name` at `place` (the place the write kept, `place_of`), written
+    /// where it lies when [`Addresses::owned_property`] says it may be; else the general
+    /// way, after which the entity's place, its owner and the property's place are kept.
+    #[inline(always)]
+    pub(super) fn write_kept_slot(
+        &mut self,
+        cx: &super::Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        place: &std::sync::atomic::AtomicU64,
+        value: Value,
+    ) -> Result<(), Value> {
+        let at = place.load(std::sync::atomic::Ordering::Relaxed);
+        let free = !(self.world.canvas.active || id.is_representation() || cx.trace || cx.stepping);
+        match self
+            .addresses
+            .owned_property(&self.world.entities, id.0, at)
+        {
+            Some(p) if free => {
+                // SAFETY: the entity is the entities' alone and lies where it was written
+                // last (`owned_property`); nothing borrows it while the code runs.
+                let old = unsafe { std::ptr::replace(p, value) };
+                if self.logging() {
+                    self.log_slot(id, at as u16, old);
+                } else {
+                    Value::release(old);
+                }
+                Ok(())
+            }
+            _ => self.write_kept_slowly(cx, id, name, place, value),
+        }
+    }
+
+    #[inline(never)]
+    fn write_kept_slowly(
+        &mut self,
+        cx: &super::Context<'_>,
+        id: super::EntityId,
+        name: crate::symbol::Symbol,
+        place: &std::sync::atomic::AtomicU64,
+        value: Value,
+    ) -> Result<(), Value> {
+        self.write_layout_slot(cx, id, name, value)?;
+        // The entity, just written through `entity_mut`, is the entities' alone.
+        let entities = &mut self.world.entities;
+        let Some(e) = entities.entity_mut(id.0 as usize) else {
+            return Ok(());
+        };
+        let Some(slot) = cx.game.slot(e.ty, name) else {
+            return Ok(());
+        };
+        let ty = e.ty;
+        let kept = Entry {
+            generation: 0,
+            entity: &raw const *e,
+            props: e.props.as_mut_ptr(),
+            ty: e.ty.0,
+            len: e.props.len() as u32,
+            name: e.name.id(),
+            owned: 0,
+        };
+        if let Some(cell) = self.addresses.entries.get(id.0 as usize) {
+            cell.set(Entry {
+                generation: entities.generation(),
+                owned: entities.owner(),
+                ..kept
+            });
+            place.store(place_of(ty, slot), std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(())
     }
 }
 

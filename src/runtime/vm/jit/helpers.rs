@@ -1121,7 +1121,7 @@ pub(super) unsafe extern "C" fn update_property_direct(
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let v = unsafe { value(tag, word) };
     let id = EntityId(unsafe { (*jx).me } as u32);
-    match fx.m.write_layout_slot(fx.cx, id, site.name, v) {
+    match fx.m.write_kept_slot(fx.cx, id, site.name, &site.slot, v) {
         Ok(()) => into_raw(Value::Nil),
         Err(v) => {
             Value::release(v);
