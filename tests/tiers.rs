@@ -1661,8 +1661,9 @@ fn reads_of_entities_kept_where_they_lie_are_the_same_on_every_tier() {
 /// Writes of a body's own property where the entity lies (the running entity written
 /// again after a write made it the world's alone): undone by a rollback and a failure,
 /// and never seen by a copy of the world taken since (a law that sends keeps one to put
-/// back when it vetoes, after the message it sent has bumped the count again). The same
-/// counts, steps and output after every send, on every tier.
+/// back when it vetoes, after the message it sent has bumped the count again), nor by
+/// one a join point keeps whose behaviour then writes. The same counts, steps and output
+/// after every send, on every tier.
 #[test]
 fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
     let text = r#"
@@ -1673,6 +1674,8 @@ fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
       (update property "n" to (+ (property "n") 1))
     #onMessage guarded
       (update property "n" to (+ (property "n") 1000))
+    #onMessage kept
+      (update property "n" to (+ (property "n") 10))
 #entity driver
   #state default
     #onMessage go
@@ -1681,6 +1684,7 @@ fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
         (while (< i (attribute "times"))
           (do (send new message "bump" to "c") (var i (+ i 1)) end))
         (if (attribute "guard") (send new message "guarded" to "c"))
+        (if (attribute "keep") (send new message "kept" to "c"))
         (var i 0)
         (while (< i 3) (do (send new message "bump" to "c") (var i (+ i 1)) end))
         (if (attribute "undo") (do (open checkpoint) (send new message "bump" to "c") (rollback "on purpose") end))
@@ -1693,6 +1697,8 @@ fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
 #instance d of driver
 #law "Bump Then Veto" on guarded to cell in * is
   (do (send new message "bump" to (self)) (send new message "bump" to (self)) (return) end)
+#law "Bump Then Keep" on kept to cell in * is
+  (send new message "bump" to (self))
 "#;
     let sends = [
         "go to d with times 5",
@@ -1704,6 +1710,9 @@ fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
         "go to d with times 1 guard true undo true",
         "show to d",
         "go to d with times 3",
+        "go to d with times 2 keep true guard true",
+        "go to d with times 2 keep true fail true",
+        "go to d with times 1 keep true",
     ];
     let seen = same_sends(text, &sends, Limits::default());
     let printed: Vec<String> = seen.iter().map(|t| format!("{:?}", t.output)).collect();
@@ -1724,6 +1733,14 @@ fn writes_where_the_entity_lies_are_undone_and_unseen_by_copies() {
     assert_eq!(printed[5], r#"[Print("21")]"#);
     assert_eq!(printed[7], r#"[Print("25")]"#);
     assert_eq!(printed[8], r#"[Print("31")]"#);
+    // A behaviour at its join point (its law may change the world) writes after the law.
+    assert_eq!(printed[9], r#"[Print("47")]"#);
+    assert!(
+        matches!(seen[10].status, Status::Failed(_)),
+        "{:?}",
+        seen[10].status
+    );
+    assert_eq!(printed[11], r#"[Print("62")]"#);
 }
 
 /// `not`, and `=` and `!=` of values of two kinds, in line on the fast tier (in a

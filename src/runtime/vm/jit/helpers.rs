@@ -125,7 +125,14 @@ pub(super) unsafe extern "C" fn update_property(
 ) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let v = unsafe { value(tag, word) };
-    let r = fx.update_property(site.name, v, site.span);
+    // Where the entity lies when that may be written (as in a direct form), else the form.
+    let r = match fx.m.me() {
+        Some((id, _)) => match fx.m.write_kept_slot(fx.cx, id, site.name, &site.slot, v) {
+            Ok(()) => Ok(Value::Nil),
+            Err(v) => fx.update_property(site.name, v, site.span),
+        },
+        None => fx.update_property(site.name, v, site.span),
+    };
     unsafe { give(jx, r) }
 }
 
@@ -161,7 +168,7 @@ pub(super) unsafe extern "C" fn append_property<const DIRECT: bool>(
         let r = fx.update_property(site.name, list, site.span);
         return unsafe { give(jx, r) };
     }
-    match fx.m.write_layout_slot(fx.cx, id, site.name, list) {
+    match fx.m.write_kept_slot(fx.cx, id, site.name, &site.slot, list) {
         Ok(()) => into_raw(Value::Nil),
         Err(list) => {
             Value::release(list);

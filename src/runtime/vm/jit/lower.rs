@@ -1079,7 +1079,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let zero = self.int(0);
         let found = self.b.ins().select(high, bit, zero);
         self.b.ins().jump(join, &[found.into()]);
-        // Anything else: `contains` on a copy, by the machine.
+        // Anything else: `contains` by the machine (on a copy of a local).
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
         self.pending = pending + steps;
