@@ -22,6 +22,7 @@
 
 use std::cell::Cell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::super::entities::Entities;
 use super::super::entity::Entity;
@@ -248,10 +249,10 @@ impl super::Machine {
         cx: &super::Context<'_>,
         id: super::EntityId,
         name: crate::symbol::Symbol,
-        place: &std::sync::atomic::AtomicU64,
+        place: &AtomicU64,
         value: Value,
     ) -> Result<(), Value> {
-        let at = place.load(std::sync::atomic::Ordering::Relaxed);
+        let at = place.load(Ordering::Relaxed);
         let free = !(self.world.canvas.active || id.is_representation() || cx.trace || cx.stepping);
         match self
             .addresses
@@ -278,7 +279,7 @@ impl super::Machine {
         cx: &super::Context<'_>,
         id: super::EntityId,
         name: crate::symbol::Symbol,
-        place: &std::sync::atomic::AtomicU64,
+        place: &AtomicU64,
         value: Value,
     ) -> Result<(), Value> {
         self.write_layout_slot(cx, id, name, value)?;
@@ -290,8 +291,8 @@ impl super::Machine {
         let Some(slot) = cx.game.slot(e.ty, name) else {
             return Ok(());
         };
-        let ty = e.ty;
-        let kept = Entry {
+        let at = place_of(e.ty, slot);
+        let mut kept = Entry {
             generation: 0,
             entity: &raw const *e,
             props: e.props.as_mut_ptr(),
@@ -300,13 +301,10 @@ impl super::Machine {
             name: e.name.id(),
             owned: 0,
         };
+        (kept.generation, kept.owned) = (entities.generation(), entities.owner());
         if let Some(cell) = self.addresses.entries.get(id.0 as usize) {
-            cell.set(Entry {
-                generation: entities.generation(),
-                owned: entities.owner(),
-                ..kept
-            });
-            place.store(place_of(ty, slot), std::sync::atomic::Ordering::Relaxed);
+            cell.set(kept);
+            place.store(at, Ordering::Relaxed);
         }
         Ok(())
     }
