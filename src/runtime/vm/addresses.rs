@@ -283,6 +283,10 @@ impl super::Machine {
         value: Value,
     ) -> Result<(), Value> {
         self.write_layout_slot(cx, id, name, value)?;
+        // An entity the table has no place for (one made at run time) is not kept.
+        let Some(cell) = self.addresses.entries.get(id.0 as usize) else {
+            return Ok(());
+        };
         // The entity, just written through `entity_mut`, is the entities' alone.
         let entities = &mut self.world.entities;
         let Some(e) = entities.entity_mut(id.0 as usize) else {
@@ -302,10 +306,8 @@ impl super::Machine {
             owned: 0,
         };
         (kept.generation, kept.owned) = (entities.generation(), entities.owner());
-        if let Some(cell) = self.addresses.entries.get(id.0 as usize) {
-            cell.set(kept);
-            place.store(at, Ordering::Relaxed);
-        }
+        cell.set(kept);
+        place.store(at, Ordering::Relaxed);
         Ok(())
     }
 }
