@@ -285,6 +285,39 @@ fn chess_perft_counts_the_same_on_every_tier() {
     assert_eq!(counts[2], counts[0]);
 }
 
+/// With the usual warm-up, a body that runs in a chain run directly is compiled in that
+/// form only: its runs at its join point, while its chain could not yet run directly,
+/// count towards it, and the bodies of a chain are compiled together once one is due
+/// (chess's `endOfTurn`, sent by a side-effect that itself first runs at its join point,
+/// and its side-effects, one of which does nothing).
+#[cfg(feature = "jit")]
+#[test]
+fn a_body_run_directly_is_compiled_once() {
+    let out = flexrules_with(
+        &["perft", "games/chess", "4", "--jobs", "1"],
+        &[("FLEXRULES_JIT", "report"), ("FLEXRULES_JIT_AFTER", "1000")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let compiled: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("jit: compiled "))
+        .filter_map(|l| l.split(" at 0x").next())
+        .collect();
+    let direct: Vec<&str> = compiled
+        .iter()
+        .filter_map(|l| l.strip_suffix(", direct form,"))
+        .collect();
+    assert!(
+        direct.contains(&"behaviour game/default/endOfTurn"),
+        "{stderr}"
+    );
+    assert!(direct.contains(&"side-effect Variant Ending"), "{stderr}");
+    for body in &direct {
+        assert!(!compiled.contains(body), "{body} compiled twice: {stderr}");
+    }
+}
+
 #[test]
 fn an_unknown_tier_is_refused() {
     let out = flexrules(&["run", "benches/machine/empty.fr", "--tier", "quick"]);

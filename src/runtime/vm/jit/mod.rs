@@ -11,8 +11,9 @@
 //! as calls ([`Form::Direct`], [`helpers::send`]).
 //!
 //! With `FLEXRULES_JIT=off` nothing is compiled (the closures run, for comparison); with
-//! `FLEXRULES_JIT=report`, a line on standard error says which bodies were compiled and
-//! why any was not. `FLEXRULES_JIT_AFTER=<n>` sets how often a body runs before it is
+//! `FLEXRULES_JIT=report`, a line on standard error says which bodies (and chains) were
+//! compiled, at which address (to name the machine code in a profile), and why any was
+//! not. `FLEXRULES_JIT_AFTER=<n>` sets how often a body runs before it is
 //! compiled (1000, or [`compile_after`]'s), `FLEXRULES_JIT_DUMP=<text>` prints the code
 //! made for the bodies whose name contains the text, `FLEXRULES_JIT_OPT` Cranelift's
 //! optimisation level (`none`, measured best: the code as fast, compiling cheaper;
@@ -402,7 +403,7 @@ impl Jit {
         let joined = match self.make(&mut guard, i, Form::Joined) {
             Ok(at) => {
                 if self.report {
-                    eprintln!("jit: compiled {name}");
+                    eprintln!("jit: compiled {name} at {at:#x}");
                 }
                 at
             }
@@ -417,18 +418,15 @@ impl Jit {
         joined
     }
 
-    /// Body `i`'s direct form, compiled the first time a send asks for it once it has
-    /// been asked for half [`Jit::after`] times; `None` when it has none (yet). A body
-    /// only ever run directly is compiled once: a chess move's laws, run directly at the
+    /// Body `i`'s direct form, compiled the first time a send asks for it once its
+    /// chain is `due` ([`Jit::direct_due`]); `None` when it has none (yet). A body only
+    /// ever run directly is compiled once: a chess move's laws, run directly at the
     /// outermost join point ([`outermost`]) once their direct forms are made, before
     /// their joined forms have run often enough to be compiled.
     #[cold]
-    fn direct(&self, i: usize) -> Option<Entry> {
+    fn direct(&self, i: usize, due: bool) -> Option<Entry> {
         let d = self.entries.get(i)?;
-        if !self.advice[i]
-            || d.tried.load(Ordering::Relaxed)
-            || d.runs.fetch_add(1, Ordering::Relaxed) < self.after / 2
-        {
+        if !self.advice[i] || d.tried.load(Ordering::Relaxed) || !due {
             return None;
         }
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -438,7 +436,7 @@ impl Jit {
                 Ok(at) => {
                     d.entry.store(at, Ordering::Release);
                     if self.report {
-                        eprintln!("jit: compiled {name}, direct form");
+                        eprintln!("jit: compiled {name}, direct form, at {at:#x}");
                     }
                 }
                 Err(e) => {
@@ -469,6 +467,9 @@ impl Jit {
                 }
                 1
             });
+            if self.report && at > 1 {
+                eprintln!("jit: compiled a chain at {at:#x}");
+            }
             chain.code.set((self.number, at));
         }
         // SAFETY: an address other than 0 and 1 is a chain's code, of this signature.
@@ -510,9 +511,16 @@ impl Jit {
         }
         let mut all = true;
         if missing {
+            // The chain's bodies are compiled together once one of them is due.
+            let mut due = false;
             for code in bodies() {
                 if helpers::entry_of(&self.entries, code).is_none() {
-                    all &= self.direct(code.0 as usize).is_some();
+                    due |= self.direct_due(code.0 as usize);
+                }
+            }
+            for code in bodies() {
+                if helpers::entry_of(&self.entries, code).is_none() {
+                    all &= self.direct(code.0 as usize, due).is_some();
                 }
             }
         }
@@ -520,6 +528,19 @@ impl Jit {
             chain.direct.set(stamp);
         }
         all
+    }
+
+    /// One more ask for body `i`'s direct form, and whether it is due: asked for, or run
+    /// at its join point, half [`Jit::after`] times in all. (A body whose chain could not
+    /// yet run directly has run at its join point meanwhile; counting those runs makes
+    /// its direct form before its joined form is due, so that it is compiled once.)
+    fn direct_due(&self, i: usize) -> bool {
+        let asked = self
+            .entries
+            .get(i)
+            .map_or(0, |d| d.runs.fetch_add(1, Ordering::Relaxed));
+        let ran = self.calls.get(i).map_or(0, |c| c.load(Ordering::Relaxed));
+        asked.saturating_add(ran) >= self.after / 2
     }
 
     /// Compile body `i` in `form`: its address.
