@@ -1809,3 +1809,42 @@ fn not_and_comparisons_of_two_kinds_answer_the_same_on_every_tier() {
     assert!(bodies >= 1, "the fast tier ran no body");
     assert_eq!(replays, 0);
 }
+
+/// Attributes whose keys were made at run time (`str`) are read by their names as the
+/// interpreter reads them, where the compiled reads' guesses hit and where they miss,
+/// and keys written with the same letters replace them. (A key made before its text was
+/// interned, which the guess misses, is `attrs.rs`'s test.)
+#[test]
+fn attributes_keyed_by_texts_made_at_run_time_are_read_by_name() {
+    let text = r#"
+#entity box
+  #state default
+    #onMessage open
+      (do
+        (update message attribute (str "k" "ey") to 7)
+        (print (attribute "key") (attribute "other"))
+        (update message attribute "key" to 8)
+        (print (attribute "key"))
+        (update message attribute (str "ke" "y") to (+ (attribute "key") 1))
+        (print (attribute "key") (attribute "other"))
+      end)
+#instance b of box
+#sideeffect "Reads It After" on open to box in * is
+  (print (attribute "key") (attribute (str "o" "ther")))
+"#;
+    let sends = [
+        "open to b with other 1",
+        "open to b",
+        "open to b with key 3",
+    ];
+    let seen = same_sends(text, &sends, Limits::default());
+    let printed: Vec<String> = seen.iter().map(|t| format!("{:?}", t.output)).collect();
+    assert_eq!(
+        printed[0],
+        r#"[Print("7 1"), Print("8"), Print("9 1"), Print("9 1")]"#
+    );
+    assert_eq!(
+        printed[1],
+        r#"[Print("7 nil"), Print("8"), Print("9 nil"), Print("9 nil")]"#
+    );
+}

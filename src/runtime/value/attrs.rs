@@ -61,14 +61,21 @@ impl Attrs {
         self.0.is_empty()
     }
 
-    /// The value at place `i`, if its key is the name `key` (a guess at where `key` is,
-    /// checked).
+    /// The value at place `i`, if its key is the name `key` held as a symbol (a guess at
+    /// where `key` is, checked; a key of the same letters made at run time is missed, and
+    /// found by [`Attrs::find`]).
     #[inline]
     pub fn get_at(&self, i: usize, key: crate::symbol::Symbol) -> Option<&Value> {
         match self.0.get(i) {
-            Some((Key::Str(t), v)) if t.is(key) => Some(v),
+            Some((Key::Str(t), v)) if t.is_symbol_of(key) => Some(v),
             _ => None,
         }
+    }
+
+    /// The value at place `i`.
+    #[inline]
+    pub fn value_at(&self, i: usize) -> Option<&Value> {
+        self.0.get(i).map(|(_, v)| v)
     }
 
     /// Where `key` is, by symbol (or integer) equality.
@@ -427,5 +434,26 @@ mod tests {
             .collect();
         assert_eq!(a.len(), 1);
         assert_eq!(a.get(&s("x")), Some(&Value::Int(2)));
+    }
+
+    #[test]
+    fn a_guess_matches_symbols_only_and_the_search_finds_the_rest() {
+        // A key made at run time before its text was interned is held as text.
+        let text = "attrs-test-a-key-interned-late";
+        let early = Key::Str(super::super::Text::owned(text.into()));
+        let mut a = Attrs::new();
+        a.insert(s("alpha"), Value::Int(1));
+        a.insert(early, Value::Int(2));
+        let late = Symbol::intern(text);
+        assert_eq!(a.get_at(0, Symbol::intern("alpha")), Some(&Value::Int(1)));
+        assert_eq!(a.get_at(1, late), None);
+        assert_eq!(a.get_at(0, late), None);
+        assert_eq!(a.find(&Key::sym(late)), Some(1));
+        assert_eq!(a.value_at(1), Some(&Value::Int(2)));
+        assert_eq!(a.value_at(2), None);
+        // Held as the symbol, the guess finds it.
+        a.insert(Key::sym(late), Value::Int(3));
+        assert_eq!(a.len(), 2);
+        assert_eq!(a.get(&Key::sym(late)), Some(&Value::Int(3)));
     }
 }

@@ -170,6 +170,13 @@ impl Text {
             .filter(u8::is_ascii)
     }
 
+    /// Whether this is `sym` itself, held as a symbol (one compare; a text of the same
+    /// letters made at run time is not).
+    #[inline(always)]
+    pub fn is_symbol_of(&self, sym: Symbol) -> bool {
+        self.ptr.as_ptr().addr() == ((sym.id() as usize) << 1) | 1
+    }
+
     /// Whether this is the text of `sym`.
     #[inline]
     pub fn is(&self, sym: Symbol) -> bool {

@@ -99,7 +99,7 @@ unsafe fn attribute_slowly(jx: *mut Jx, site: &Site) -> Raw {
     match attrs.find(&Key::sym(site.name)) {
         Some(i) => {
             site.guess.store(i as u32, Ordering::Relaxed);
-            into_raw(attrs.get_at(i, site.name).cloned().unwrap_or_default())
+            into_raw(attrs.value_at(i).cloned().unwrap_or_default())
         }
         None => into_raw(Value::Nil),
     }
