@@ -421,12 +421,17 @@ pub(super) unsafe extern "C" fn push(jx: *mut Jx, tag: u64, word: u64) {
 /// Push the `n` values (two words each) at `at` on the machine's stack, in order.
 pub(super) unsafe extern "C" fn push_all(jx: *mut Jx, at: *const u64, n: u64) {
     let stack = &mut unsafe { fx(jx) }.m.stack;
-    stack.reserve(n as usize);
-    for i in 0..n as usize {
+    let n = n as usize;
+    stack.reserve(n);
+    let len = stack.len();
+    let end = stack.spare_capacity_mut();
+    for (i, slot) in end[..n].iter_mut().enumerate() {
         // SAFETY: the generated code put `n` live values there, whose counts it hands
         // over.
-        stack.push(unsafe { value(*at.add(2 * i), *at.add(2 * i + 1)) });
+        slot.write(unsafe { value(*at.add(2 * i), *at.add(2 * i + 1)) });
     }
+    // SAFETY: the `n` places after the stack's values were written just now.
+    unsafe { stack.set_len(len + n) };
 }
 
 /// `(list ...)` of the `n` values (two words each) at `at`, which go: the list, made
