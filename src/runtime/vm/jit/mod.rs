@@ -418,17 +418,14 @@ impl Jit {
         joined
     }
 
-    /// Body `i`'s direct form, compiled the first time a send asks for it once its
-    /// chain is `due` ([`Jit::direct_due`]); `None` when it has none (yet). A body only
-    /// ever run directly is compiled once: a chess move's laws, run directly at the
-    /// outermost join point ([`outermost`]) once their direct forms are made, before
-    /// their joined forms have run often enough to be compiled.
+    /// Body `i`'s direct form, compiled the first time its chain asks for it once the
+    /// chain is due ([`Jit::bodies_direct`], [`Jit::direct_due`]); `None` when it has
+    /// none. A body only ever run directly is compiled once: a chess move's laws, run
+    /// directly at the outermost join point ([`outermost`]) once their direct forms are
+    /// made, before their joined forms have run often enough to be compiled.
     #[cold]
-    fn direct(&self, i: usize, due: bool) -> Option<Entry> {
+    fn direct(&self, i: usize) -> Option<Entry> {
         let d = self.entries.get(i)?;
-        if !self.advice[i] || d.tried.load(Ordering::Relaxed) || !due {
-            return None;
-        }
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if !d.tried.swap(true, Ordering::Relaxed) {
             let name = &self.codes[i].name;
@@ -497,7 +494,8 @@ impl Jit {
             let advice = chain.laws.iter().chain(&chain.side_effects);
             advice.map(|a| a.code).chain(behaviour)
         };
-        let mut missing = false;
+        // The chain's missing bodies are compiled together once one of them is due.
+        let (mut missing, mut due) = (false, false);
         for code in bodies() {
             if helpers::entry_of(&self.entries, code).is_none() {
                 let never = self.entries.get(code.0 as usize).is_none_or(|d| {
@@ -507,21 +505,16 @@ impl Jit {
                     return false;
                 }
                 missing = true;
+                due |= self.direct_due(code.0 as usize);
             }
         }
+        if missing && !due {
+            return false;
+        }
         let mut all = true;
-        if missing {
-            // The chain's bodies are compiled together once one of them is due.
-            let mut due = false;
-            for code in bodies() {
-                if helpers::entry_of(&self.entries, code).is_none() {
-                    due |= self.direct_due(code.0 as usize);
-                }
-            }
-            for code in bodies() {
-                if helpers::entry_of(&self.entries, code).is_none() {
-                    all &= self.direct(code.0 as usize, due).is_some();
-                }
+        for code in bodies() {
+            if helpers::entry_of(&self.entries, code).is_none() {
+                all &= self.direct(code.0 as usize).is_some();
             }
         }
         if all {
