@@ -1848,3 +1848,62 @@ fn attributes_keyed_by_texts_made_at_run_time_are_read_by_name() {
         r#"[Print("7 nil"), Print("8"), Print("9 nil"), Print("9 nil")]"#
     );
 }
+
+/// Truth tests where the generated code knows the tag (a comparison's or a constant's
+/// boolean, also where an `and` or `or` meets its operand) or answers them without a
+/// second test (`(if (and a b) ...)`, `(if (or a b) ...)`, whose `and` goes straight to
+/// the `if`'s way): the same answers and steps on every tier, for operands of every
+/// kind, and the values an `and` or `or` drops or keeps (a property's list among them)
+/// let go of: the list holds no count more after the transactions than before.
+#[test]
+fn truth_tests_answer_as_the_interpreter_does_and_let_their_operands_go() {
+    let text = r#"
+#define tests (a b)
+  (var n 0)
+  (if (and a b) (var n (+ n 1)))
+  (if (or a b) (var n (+ n 2)))
+  (if (and (= a b) (not b)) (var n (+ n 4)))
+  (if (or (!= a b) (not a)) (var n (+ n 8)))
+  (if (not (and a (< 1 2) b)) (var n (+ n 16)))
+  (if (and (or a b) (or b a)) (var n (+ n 32)))
+  (if (or (and a b) (and (not a) (not b))) (var n (+ n 64)))
+  (if (contains "xy" (if a "x" else "z")) (var n (+ n 128)))
+  (while (and (< n 1000) (or a (not b))) (var n (+ n 300)))
+  (list n (and a b) (or a b) (not a) (not (not b)) (and (= a a) b) (or (= a b) a))
+#entity box
+  #property l (list 1 2 3)
+  #state default
+    #onMessage go
+      (var kinds (list nil true false 0 "" "a" (str "a" "b") (list) (property "l") (dict)
+                       (new message "m") (property "l")))
+      (var out (list))
+      (foreach a in kinds
+        (foreach b in kinds
+          (var out (append out (tests a b)))))
+      (foreach a in kinds
+        (do
+          (if (and a (property "l")) (var out (append out 1)))
+          (if (or (property "l") a) (var out (append out 2)))
+          (if (not (property "l")) (var out (append out 3)))
+        end))
+      (print (length out) (first out) (nth out 37) (nth out 77) (nth out 143))
+#instance x of box
+"#;
+    let (tx, bodies, replays) = same_transaction(text, "go to x", Limits::default());
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+    let printed = format!("{:?}", tx.output);
+    assert!(
+        printed.contains("Print(\"166 (1292 nil nil true false nil true)"),
+        "{printed}"
+    );
+    for tier in [Tier::Interpreter, Tier::Fast] {
+        let mut s = session(text, tier, Limits::default());
+        let before = list_count(&s, "x", "l");
+        for _ in 0..3 {
+            let (tx, _, _) = deliver(&mut s, "go to x");
+            assert_eq!(format!("{:?}", tx.output), printed, "{tier:?}");
+            assert_eq!(list_count(&s, "x", "l"), before, "{tier:?}");
+        }
+    }
+}

@@ -603,17 +603,6 @@ pub(super) unsafe extern "C" fn pure1(jx: *mut Jx, site: *const Site, tag: u64, 
     unsafe { pure_on(jx, fx, site, &mut args) }
 }
 
-/// `(not v)` of a value given in registers, which goes: whether it is false.
-pub(super) unsafe extern "C" fn not(tag: u64, word: u64) -> Raw {
-    let v = unsafe { value(tag, word) };
-    let r = !v.truthy();
-    Value::release(v);
-    Raw {
-        tag: BOOL,
-        word: u64::from(r),
-    }
-}
-
 /// Pure builtin `site.pure` on `args`, which go.
 #[inline(always)]
 unsafe fn pure_on(

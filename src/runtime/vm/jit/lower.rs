@@ -62,6 +62,18 @@ const PLAIN_VALUED: [u16; 11] = [
     builtin_index("length"),
     builtin_index("has"),
 ];
+/// Those of them whose value is always a boolean.
+const BOOL_VALUED: [u16; 9] = [
+    EQ,
+    NE,
+    builtin_index("=="),
+    builtin_index("<"),
+    builtin_index(">"),
+    builtin_index("<="),
+    builtin_index(">="),
+    CONTAINS,
+    builtin_index("has"),
+];
 
 /// How many locals that may hold a count a body's end lets go of in line, each tested
 /// for one (more go to [`helpers::let_go_all`] in one call, which tests every local).
@@ -315,6 +327,10 @@ pub(super) fn lower(
     Ok(())
 }
 
+/// What is known of an operand where a stretch starts: the interned name it is, the
+/// tag it has.
+type Known = (Option<Symbol>, Option<u64>);
+
 /// A value's two variables.
 #[derive(Clone, Copy)]
 struct Pair {
@@ -340,11 +356,15 @@ struct Lowering<'a, 'b> {
     stack: Vec<Pair>,
     /// The interned name each operand is known to be, in the stretch being lowered.
     names: Vec<Option<Symbol>>,
-    /// The names known where each stretch starts, from the jumps to it lowered so far
-    /// (each kept where every path agrees): a stretch that only forward jumps reach
-    /// starts with them (the label and keys of a send whose values are worked out by
-    /// an `if` stay known); one a loop jumps back to knows none.
-    incoming: Vec<Option<Vec<Option<Symbol>>>>,
+    /// The tag each operand is known to have (a constant's, a comparison's boolean), in
+    /// the stretch being lowered: its truth is then tested without the tag.
+    tags: Vec<Option<u64>>,
+    /// The names and tags known where each stretch starts, from the jumps to it lowered
+    /// so far (each kept where every path agrees): a stretch that only forward jumps
+    /// reach starts with them (the label and keys of a send whose values are worked out
+    /// by an `if` stay known, as does the boolean an `and` leaves); one a loop jumps back
+    /// to knows none.
+    incoming: Vec<Option<Vec<Known>>>,
     /// Whether a jump lands on each instruction from it or after it (a loop's start).
     back: Vec<bool>,
     h: usize,
@@ -411,6 +431,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             fp,
             stack,
             names: vec![None; shape.max],
+            tags: vec![None; shape.max],
             incoming: vec![None; shape.ops.len()],
             back: {
                 let mut back = vec![false; shape.ops.len()];
@@ -442,9 +463,29 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().iconst(I64, v as i64)
     }
 
+    /// Give operand `p` the value `(tag, word)`: its tag known no more (a push
+    /// learns it again).
     fn def(&mut self, p: Pair, (tag, word): (V, V)) {
         self.b.def_var(p.tag, tag);
         self.b.def_var(p.word, word);
+        if let Some(i) = self.stack.iter().position(|q| q.tag == p.tag) {
+            self.tags[i] = None;
+        }
+    }
+
+    /// The constant `v` is, when the instruction that gives it is one.
+    fn const_of(&self, v: V) -> Option<u64> {
+        let dfg = &self.b.func.dfg;
+        match dfg.value_def(dfg.resolve_aliases(v)) {
+            ir::ValueDef::Result(inst, 0) => match dfg.insts[inst] {
+                ir::InstructionData::UnaryImm {
+                    opcode: ir::Opcode::Iconst,
+                    imm,
+                } => Some(imm.bits() as u64),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     fn read(&mut self, p: Pair) -> (V, V) {
@@ -496,6 +537,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         let p = self.stack[self.h];
         self.def(p, v);
         self.names[self.h] = None;
+        self.tags[self.h] = self.const_of(v.0);
         self.own_s[self.h] = own;
         self.h += 1;
     }
@@ -695,12 +737,56 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.counted(raw::jit_clone as *const () as usize, v);
     }
 
-    /// Whether a value is true: neither nil nor false.
-    fn truthy(&mut self, (tag, word): (V, V)) -> V {
+    /// Whether a value is true: neither nil nor false. Of a value whose tag is `known`,
+    /// its word's test (a boolean), or a constant.
+    fn truthy(&mut self, (tag, word): (V, V), known: Option<u64>) -> V {
+        match known {
+            Some(BOOL) => return self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0),
+            Some(t) => return self.b.ins().iconst(ir::types::I8, i64::from(t != NIL)),
+            None => {}
+        }
         let is_bool = self.b.ins().icmp_imm_u(IntCC::Equal, tag, BOOL as i64);
         let bool_true = self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0);
         let not_nil = self.b.ins().icmp_imm_u(IntCC::NotEqual, tag, NIL as i64);
         self.b.ins().select(is_bool, bool_true, not_nil)
+    }
+
+    /// Where the test at `t` sends the value an `and` or `or` (`op`) keeps and jumps to
+    /// it with, when `t` only tests it (`(if (and a b) ...)`): the value is false for an
+    /// `and`'s jump and true for an `or`'s, so the test's answer is known.
+    fn tested_at(&self, op: Op, t: usize) -> Option<usize> {
+        let Op::JumpIfFalse(no) = *self.shape.ops.get(t)? else {
+            return None;
+        };
+        if self.code.ops()[t].weight() > 1 {
+            return None;
+        }
+        Some(match op {
+            Op::AndJump(_) => no as usize,
+            _ => t + 1,
+        })
+    }
+
+    /// The test at `t` (see [`Lowering::tested_at`]) of the top operand, lowered where
+    /// its answer is known: its step counted (and its step check, if it jumps back),
+    /// the operand let go of, and on `to`. The operand is the stretch's again after.
+    fn test_passed(&mut self, t: usize, to: usize) {
+        let own = self.own_s[self.h - 1];
+        self.pending += 1;
+        self.flush();
+        if let Op::JumpIfFalse(no) = self.shape.ops[t]
+            && no as usize <= t
+        {
+            self.check();
+        }
+        let (v, held) = self.pop();
+        if held {
+            self.let_go(v);
+        }
+        let next = self.block(to);
+        self.b.ins().jump(next, &[]);
+        self.h += 1;
+        self.own_s[self.h - 1] = own;
     }
 
     /// The step check where a loop goes round.
@@ -749,18 +835,21 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// of the names below its height, met with what the other jumps to it knew.
     fn arrive(&mut self, ip: usize) {
         let h = self.shape.heights.get(ip).copied().flatten().unwrap_or(0);
-        let here: Vec<Option<Symbol>> = (0..h)
+        let here: Vec<Known> = (0..h)
             .map(|i| match i < self.h {
-                true => self.names[i],
-                false => None,
+                true => (self.names[i], self.tags[i]),
+                false => (None, None),
             })
             .collect();
+        fn same<T: PartialEq>(a: Option<T>, b: Option<T>) -> Option<T> {
+            if a == b { a } else { None }
+        }
         let met = match self.incoming[ip].take() {
             None => here,
             Some(known) => known
                 .into_iter()
                 .zip(here)
-                .map(|(a, b)| if a == b { a } else { None })
+                .map(|((n, t), (m, u))| (same(n, m), same(t, u)))
                 .collect(),
         };
         self.incoming[ip] = Some(met);
@@ -868,10 +957,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 self.b.switch_to_block(block);
                 self.h = h;
                 self.names.iter_mut().for_each(|n| *n = None);
+                self.tags.iter_mut().for_each(|t| *t = None);
                 if let Some(known) = self.incoming[ip].take()
                     && !self.back[ip]
                 {
-                    self.names[..known.len()].copy_from_slice(&known);
+                    for (i, (name, tag)) in known.into_iter().enumerate() {
+                        self.names[i] = name;
+                        self.tags[i] = tag;
+                    }
                 }
                 // What is known of the values where paths meet: the operands below
                 // the height may hold counts, the locals may.
@@ -1242,8 +1335,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 if t as usize <= ip {
                     self.check();
                 }
+                let known = self.tags[self.h - 1];
                 let (v, own) = self.pop();
-                let c = self.truthy(v);
+                let c = self.truthy(v, known);
                 if own {
                     self.let_go(v);
                 }
@@ -1254,13 +1348,23 @@ impl<'a, 'b> Lowering<'a, 'b> {
             Op::AndJump(t) | Op::OrJump(t) => {
                 let top = self.stack[self.h - 1];
                 let v = self.read(top);
-                let c = self.truthy(v);
-                let keep = self.block(t as usize);
+                let c = self.truthy(v, self.tags[self.h - 1]);
+                let t = t as usize;
+                let through = self.tested_at(op, t);
+                let keep = match through {
+                    Some(_) => self.b.create_block(),
+                    None => self.block(t),
+                };
                 let drop = self.b.create_block();
                 if matches!(op, Op::AndJump(_)) {
                     self.b.ins().brif(c, drop, &[], keep, &[]);
                 } else {
                     self.b.ins().brif(c, keep, &[], drop, &[]);
+                }
+                if let Some(to) = through {
+                    self.b.switch_to_block(keep);
+                    self.b.seal_block(keep);
+                    self.test_passed(t, to);
                 }
                 self.b.switch_to_block(drop);
                 self.b.seal_block(drop);
@@ -1498,9 +1602,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
         }
         if index == NOT && argc == 1 {
             // Cannot fail: no way out after it.
-            let ((tag, word), _) = self.pop();
-            let r = self.call(helpers::not as *const () as usize, &[tag, word], 2);
-            self.push_plain((r[0], r[1]));
+            let known = self.tags[self.h - 1];
+            let (v, own) = self.pop();
+            let c = self.truthy(v, known);
+            if own {
+                self.let_go(v);
+            }
+            let c = self.b.ins().bxor_imm_u(c, 1);
+            let word = self.b.ins().uextend(I64, c);
+            let tag = self.int(BOOL);
+            self.push_plain((tag, word));
             return;
         }
         if site.pure.is_some() && (argc == 1 || argc == 2) {
@@ -1522,6 +1633,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
             };
             let r = self.call_value(f, &args);
             self.push_owning(r, !PLAIN_VALUED.contains(&index));
+            if BOOL_VALUED.contains(&index) {
+                self.tags[self.h - 1] = Some(BOOL);
+            }
             return;
         }
         if index == LIST_OF && argc > 2 {
@@ -1629,6 +1743,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         // A comparison gives a boolean on either path; arithmetic may give a string.
         self.own_s[self.h - 1] = cmp(op).is_none();
         self.names[self.h - 1] = None;
+        self.tags[self.h - 1] = cmp(op).map(|_| BOOL);
     }
 
     /// Go on where `overflow` (of `op` on `a` and `b`) is false; where it is true, the
@@ -1696,6 +1811,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         // Arithmetic may give a string on the builtin's path.
         self.own_s[self.h - 1] = true;
         self.names[self.h - 1] = None;
+        self.tags[self.h - 1] = None;
     }
 
     /// A form of the game model.
