@@ -29,9 +29,12 @@ use std::rc::Rc;
 
 use super::{Key, Text, Value};
 
+mod names;
 mod search;
 #[cfg(test)]
 mod tests;
+
+use names::Names;
 
 use search::{chunk_of, flat_search, int_chunk_of, int_search, scan_text};
 
@@ -60,6 +63,8 @@ type Chunk = Rc<Vec<Entry>>;
 /// A dictionary: values by [`Key`], in key order (see the module documentation).
 pub struct Dict {
     entries: Entries,
+    /// Where its interned names are, once it is looked up by name often (`names.rs`).
+    names: Names,
 }
 
 #[derive(Clone)]
@@ -128,6 +133,7 @@ impl Dict {
     pub fn new() -> Dict {
         Dict {
             entries: Entries::Flat(Vec::new()),
+            names: Names::default(),
         }
     }
 
@@ -163,7 +169,14 @@ impl Dict {
     #[inline(never)]
     fn get_other(&self, key: &Key) -> Option<&Value> {
         let v: &[Entry] = match &self.entries {
-            Entries::Flat(v) => v,
+            Entries::Flat(v) => {
+                if let Key::Str(t) = key
+                    && let Some(found) = self.by_name(v, t)
+                {
+                    return found;
+                }
+                v
+            }
             Entries::Chunks(chunks, _) => chunks.get(chunk_of(chunks, key))?,
         };
         match key {
@@ -172,11 +185,25 @@ impl Dict {
         }
     }
 
+    /// The value at the string key `t` of the one vector `v` of entries, by the table of
+    /// its names (`names.rs`), when `t` is an interned name and there is one.
+    #[inline(always)]
+    fn by_name<'a>(&self, v: &'a [Entry], t: &Text) -> Option<Option<&'a Value>> {
+        if v.len() < names::FEWEST || !t.is_symbol() {
+            return None;
+        }
+        let at = self.names.find(v, t.ptr.as_ptr().addr())?;
+        Some(at.map(|i| &v[i].1))
+    }
+
     /// [`Dict::get`] of the string key `t`, without making a key of it.
     #[inline(never)]
     pub fn get_text(&self, t: &Text) -> Option<&Value> {
         match &self.entries {
-            Entries::Flat(v) if v.len() <= SCAN_UP_TO => scan_text(v, t),
+            Entries::Flat(v) if v.len() <= SCAN_UP_TO => match self.by_name(v, t) {
+                Some(found) => found,
+                None => scan_text(v, t),
+            },
             _ => self.get_other(&Key::Str(t.clone())),
         }
     }
@@ -268,6 +295,7 @@ impl Dict {
             (Entries::Flat(v), Ok(i)) if i < v.len() => Some(std::mem::replace(&mut v[i].1, value)),
             (Entries::Flat(v), Err(i)) if v.len() < FLAT_MAX && i <= v.len() => {
                 v.insert(i, (key, value));
+                self.names.forget();
                 None
             }
             _ => self.insert_other(place, key, value),
@@ -277,6 +305,8 @@ impl Dict {
     /// [`Dict::insert_at`] into chunks, or into a full vector (which becomes chunks).
     #[inline(never)]
     fn insert_other(&mut self, place: Place, key: Key, value: Value) -> Option<Value> {
+        // (A key already there is not a change of the keys, but this way is rare.)
+        self.names.forget();
         // A key already there, in a chunk nobody else holds.
         if let (Entries::Chunks(chunks, _), Ok(i)) = (&mut self.entries, place.at)
             && let Some((k, v)) = chunks
@@ -365,6 +395,7 @@ impl Dict {
         let Ok(at) = place.at else {
             return None;
         };
+        self.names.forget();
         match &mut self.entries {
             Entries::Flat(v) => match v.get(at) {
                 Some((k, _)) if k == key => Some(v.remove(at).1),
@@ -449,7 +480,10 @@ impl Dict {
                 Entries::Chunks(copy, *len)
             }
         };
-        Dict { entries }
+        Dict {
+            entries,
+            names: Names::default(),
+        }
     }
 
     /// The entries in key order.
@@ -509,7 +543,10 @@ impl Dict {
             let len = entries.len();
             Entries::Chunks(chunked(entries), len)
         };
-        Dict { entries }
+        Dict {
+            entries,
+            names: Names::default(),
+        }
     }
 
     /// Whether the dictionary is one vector (for tests of the representation).
@@ -560,6 +597,7 @@ impl Clone for Dict {
     fn clone(&self) -> Dict {
         Dict {
             entries: self.entries.clone(),
+            names: Names::default(),
         }
     }
 }

@@ -318,3 +318,83 @@ fn later_pairs_win_and_any_order_is_sorted() {
         .collect();
     assert_eq!(shown, [(1, 5), (2, 4), (3, 3)]);
 }
+
+/// A dictionary of names looked up often answers by its table of names (`names.rs`) as a
+/// map does, through keys added and taken out (the table dropped and made again), values
+/// changed in place and copies held, for names there and not and for texts made at run
+/// time with a name's letters; and the table is made where it can be, and only there.
+#[test]
+fn the_table_of_names_answers_as_a_map() {
+    let name = |i: u64| Text::sym(Symbol::intern(&format!("dict-name-{i}")));
+    // (Interned above: the same name, as a string made at run time.)
+    let made = |i: u64| Text::new(&format!("dict-name-{i}"));
+    let mut rng = Rng(0x5EED_1234);
+    for universe in [4, 12, 40, 300] {
+        let mut d = Rc::new(Dict::new());
+        let mut model = BTreeMap::new();
+        let mut held = Vec::new();
+        let mut seen_made = false;
+        for step in 0..4000 {
+            let i = rng.below(universe);
+            match rng.below(12) {
+                0..=3 => {
+                    let v = Value::Int(step);
+                    let key = match rng.below(8) {
+                        0 => Key::Int(i as i64),
+                        _ => Key::Str(name(i)),
+                    };
+                    let place = d.search(&key);
+                    let old = Dict::insert_in(&mut d, place, key.clone(), v.clone());
+                    assert_eq!(old, model.insert(key, v));
+                }
+                4 => {
+                    let key = Key::Str(name(i));
+                    let place = d.search(&key);
+                    assert_eq!(Dict::remove_in(&mut d, place, &key), model.remove(&key));
+                }
+                5 => {
+                    let key = Key::Str(name(i));
+                    if let Some(v) = Dict::make_mut(&mut d, 0).get_mut(&key) {
+                        *v = Value::Int(-step);
+                        model.insert(key, Value::Int(-step));
+                    }
+                }
+                6 => held.push((d.clone(), model.clone())),
+                _ => {}
+            }
+            for _ in 0..6 {
+                let j = rng.below(universe + 3);
+                let want = model.get(&Key::Str(name(j)));
+                assert_eq!(d.get(&Key::Str(name(j))), want, "{universe} {step} {j}");
+                assert_eq!(d.get_text(&name(j)), want);
+                assert_eq!(d.get_text(&made(j)), want);
+                assert_eq!(d.get(&Key::Str(made(j))), want);
+            }
+            seen_made |= d.names.is_made();
+            if d.names.is_made() {
+                assert!(d.len() >= names::FEWEST);
+            }
+        }
+        assert_eq!(seen_made, universe >= 12, "{universe}");
+        for (h, m) in &held {
+            for j in 0..universe + 3 {
+                assert_eq!(h.get(&Key::Str(name(j))), m.get(&Key::Str(name(j))));
+            }
+        }
+    }
+    // A key made at run time before its letters were interned: no table, and the name
+    // of its letters, interned after, finds it by them.
+    let mut d = Dict::new();
+    d.insert(Key::Str(Text::new("dict-made-early")), Value::Int(-1));
+    for i in 0..20 {
+        d.insert(Key::Str(name(i)), Value::Int(i as i64));
+    }
+    let late = Text::sym(Symbol::intern("dict-made-early"));
+    for _ in 0..10 {
+        assert_eq!(d.get_text(&late), Some(&Value::Int(-1)));
+        assert_eq!(d.get(&Key::Str(late.clone())), Some(&Value::Int(-1)));
+        assert_eq!(d.get_text(&name(8)), Some(&Value::Int(8)));
+        assert_eq!(d.get_text(&name(20)), None);
+    }
+    assert!(!d.names.is_made());
+}
