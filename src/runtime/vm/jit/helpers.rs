@@ -74,6 +74,12 @@ pub(super) unsafe extern "C" fn property_of(
 
 /// `(attribute "key")` at the join point: looked for first where the site found it last.
 pub(super) unsafe extern "C" fn attribute(jx: *mut Jx, site: *const Site) -> Raw {
+    unsafe { attribute_at_join_point(jx, site) }
+}
+
+/// [`attribute`], in line in the helpers that read attributes at a join point.
+#[inline(always)]
+unsafe fn attribute_at_join_point(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
     // Where it was found last: nothing else in this function, which saves and restores
     // nothing (the search out of line).
@@ -1135,7 +1141,7 @@ pub(super) unsafe extern "C" fn update_property_direct(
 /// outermost join point, in the message, as at a join point).
 pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site) -> Raw {
     if unsafe { (*jx).outermost } != 0 {
-        return unsafe { attribute(jx, site) };
+        return unsafe { attribute_at_join_point(jx, site) };
     }
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let (shape, at) = unsafe { (&*(*jx).shape, (*jx).attrs_at as usize) };
