@@ -1907,3 +1907,45 @@ fn truth_tests_answer_as_the_interpreter_does_and_let_their_operands_go() {
         }
     }
 }
+
+/// Where paths meet, a local or an operand that holds a count on one path only (a
+/// property's list taken on one branch, nil on the other) is let go of as one that may:
+/// the list holds no count more after the transactions than before, whichever branches
+/// ran, on every tier (and the same steps and output).
+#[test]
+fn values_held_on_one_path_only_are_let_go_where_paths_meet() {
+    let text = r#"
+#entity box
+  #property l (list 1 2 3)
+  #state default
+    #onMessage go
+      (var x nil)
+      (var n 0)
+      (if (attribute "take") (var x (property "l")) else (var n 1))
+      (var x n)
+      (var y (if (attribute "take") (property "l") else nil))
+      (var z (if (attribute "take") nil else (property "l")))
+      (var y (list y z x))
+      (foreach v in (list 1 2)
+        (if (= v 2) (var x (property "l")) else (var x v)))
+      (print (length y) (if (attribute "take") (length (first y)) else (length (nth y 1))) x)
+#instance b of box
+"#;
+    let sends = ["go to b with take true", "go to b with take false"];
+    let all: Vec<&str> = sends.iter().cycle().take(6).copied().collect();
+    same_sends(text, &all, Limits::default());
+    for tier in [Tier::Interpreter, Tier::Fast] {
+        let mut s = session(text, tier, Limits::default());
+        let before = list_count(&s, "b", "l");
+        for send in &all {
+            let (tx, _, replays) = deliver(&mut s, send);
+            assert_eq!(
+                format!("{:?}", tx.output),
+                "[Print(\"3 3 (1 2 3)\")]",
+                "{tier:?}"
+            );
+            assert_eq!(replays, 0);
+            assert_eq!(list_count(&s, "b", "l"), before, "{tier:?} {send}");
+        }
+    }
+}

@@ -365,6 +365,10 @@ struct Lowering<'a, 'b> {
     /// by an `if` stay known, as does the boolean an `and` leaves); one a loop jumps back
     /// to knows none.
     incoming: Vec<Option<Vec<Known>>>,
+    /// Which locals, and which operands below its height, may hold a count where each
+    /// stretch starts, from the jumps to it lowered so far (any that may on one path
+    /// may there); as for `incoming`, a stretch a loop jumps back to assumes all may.
+    incoming_own: Vec<Option<(Vec<bool>, Vec<bool>)>>,
     /// Whether a jump lands on each instruction from it or after it (a loop's start).
     back: Vec<bool>,
     h: usize,
@@ -433,6 +437,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             names: vec![None; shape.max],
             tags: vec![None; shape.max],
             incoming: vec![None; shape.ops.len()],
+            incoming_own: vec![None; shape.ops.len()],
             back: {
                 let mut back = vec![false; shape.ops.len()];
                 for (ip, op) in shape.ops.iter().enumerate() {
@@ -853,6 +858,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 .collect(),
         };
         self.incoming[ip] = Some(met);
+        let locals = self.own_l.clone();
+        let operands: Vec<bool> = (0..h).map(|i| i >= self.h || self.own_s[i]).collect();
+        let met = match self.incoming_own[ip].take() {
+            None => (locals, operands),
+            Some((l, o)) => (
+                l.iter().zip(&locals).map(|(a, b)| a | b).collect(),
+                o.iter().zip(&operands).map(|(a, b)| a | b).collect(),
+            ),
+        };
+        self.incoming_own[ip] = Some(met);
     }
 
     /// Push the top `k` operands on the machine's stack, the lowest first.
@@ -966,11 +981,22 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         self.tags[i] = tag;
                     }
                 }
-                // What is known of the values where paths meet: the operands below
+                // What is known of the values where paths meet: where only jumps
+                // from before lead, what any of them knew; else the operands below
                 // the height may hold counts, the locals may.
-                self.own_l.iter_mut().for_each(|o| *o = true);
-                for (i, o) in self.own_s.iter_mut().enumerate() {
-                    *o = i < h;
+                match self.incoming_own[ip].take() {
+                    Some((locals, operands)) if !self.back[ip] => {
+                        self.own_l.copy_from_slice(&locals);
+                        for (i, o) in self.own_s.iter_mut().enumerate() {
+                            *o = operands.get(i).copied().unwrap_or(false);
+                        }
+                    }
+                    _ => {
+                        self.own_l.iter_mut().for_each(|o| *o = true);
+                        for (i, o) in self.own_s.iter_mut().enumerate() {
+                            *o = i < h;
+                        }
+                    }
                 }
             }
             open = match self.unit(ip) {
