@@ -29,14 +29,15 @@ pub(super) fn signature(
 }
 
 /// Whether the value `(tag, word)` may hold a count: a list, a dictionary, a message,
-/// or a string made at run time (an interned name's payload has its low bit set).
+/// or a string made at run time (an interned name's payload has its low bit set). One
+/// compare: `2 * tag + 1 - (word & 1)` is at least `2 * STR + 1` exactly then (a string's
+/// is `2 * STR + 1` when made, one less when a name; a tag past a string's gives more,
+/// one before it less).
 pub(super) fn may_hold_count(b: &mut FunctionBuilder<'_>, tag: V, word: V) -> V {
-    let past = b
-        .ins()
-        .icmp_imm_u(IntCC::UnsignedGreaterThan, tag, STR as i64);
-    let is_str = b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
+    let twice = b.ins().ishl_imm_u(tag, 1);
+    let odd = b.ins().iadd_imm_u(twice, 1);
     let low = b.ins().band_imm_u(word, 1);
-    let made = b.ins().icmp_imm_u(IntCC::Equal, low, 0);
-    let made = b.ins().band(is_str, made);
-    b.ins().bor(past, made)
+    let x = b.ins().isub(odd, low);
+    b.ins()
+        .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, x, 2 * STR as i64 + 1)
 }

@@ -722,6 +722,15 @@ impl<'a, 'b> Lowering<'a, 'b> {
 
     /// Call `f` (a copy's count, or a let-go) on a value that may hold a count.
     fn counted(&mut self, f: usize, (tag, word): (V, V)) {
+        // A constant tag: nothing to test.
+        match self.const_of(tag) {
+            Some(t) if t < STR => return,
+            Some(t) if t > STR && t <= raw::MESSAGE => {
+                self.call(f, &[tag, word], 0);
+                return;
+            }
+            _ => {}
+        }
         let may = may_hold_count(&mut self.b, tag, word);
         let yes = self.b.create_block();
         let cont = self.b.create_block();
