@@ -1909,9 +1909,10 @@ fn truth_tests_answer_as_the_interpreter_does_and_let_their_operands_go() {
 }
 
 /// Where paths meet, a local or an operand that holds a count on one path only (a
-/// property's list taken on one branch, nil on the other) is let go of as one that may:
-/// the list holds no count more after the transactions than before, whichever branches
-/// ran, on every tier (and the same steps and output).
+/// property's list taken on one branch, nil on the other) is let go of as one that may,
+/// and so is a local a loop sets (on the loop's next round, and after it): the list holds
+/// no count more after the transactions than before, whichever branches ran, on every
+/// tier (and the same steps and output).
 #[test]
 fn values_held_on_one_path_only_are_let_go_where_paths_meet() {
     let text = r#"
@@ -1928,6 +1929,12 @@ fn values_held_on_one_path_only_are_let_go_where_paths_meet() {
       (var y (list y z x))
       (foreach v in (list 1 2)
         (if (= v 2) (var x (property "l")) else (var x v)))
+      (foreach v in (list 1 2)
+        (do
+          (var u (property "l"))
+          (if (= v 2) (var w (property "l")) else (var w v))
+        end))
+      (var w (length u))
       (print (length y) (if (attribute "take") (length (first y)) else (length (nth y 1))) x)
 #instance b of box
 "#;

@@ -765,6 +765,30 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().select(is_bool, bool_true, not_nil)
     }
 
+    /// The locals that the code from `start` (a loop's start) to the last jump back to it
+    /// sets: the only ones that may hold a count there that did not on the way in.
+    fn set_in_loop(&self, start: usize) -> Vec<bool> {
+        let mut set = vec![false; self.nlocals];
+        let end = (start..self.shape.ops.len())
+            .filter(|&ip| {
+                self.shape.heights[ip].is_some()
+                    && edges(self.shape.ops[ip], ip)
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|&(to, _)| to == start)
+            })
+            .max()
+            .unwrap_or(self.shape.ops.len() - 1);
+        for op in &self.shape.ops[start..=end] {
+            if let Op::Store(a) | Op::SetLocal(a) | Op::IterNext { var: a, .. } = *op
+                && let Some(s) = set.get_mut(a as usize)
+            {
+                *s = true;
+            }
+        }
+        set
+    }
+
     /// Where the test at `t` sends the value an `and` or `or` (`op`) keeps and jumps to
     /// it with, when `t` only tests it (`(if (and a b) ...)`): the value is false for an
     /// `and`'s jump and true for an `or`'s, so the test's answer is known.
@@ -1000,7 +1024,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
                             *o = operands.get(i).copied().unwrap_or(false);
                         }
                     }
-                    _ => {
+                    // A loop's start: what the jumps from before knew, and every
+                    // local the loop sets.
+                    Some((locals, _)) => {
+                        let set = self.set_in_loop(ip);
+                        for (i, o) in self.own_l.iter_mut().enumerate() {
+                            *o = locals[i] || set[i];
+                        }
+                        for (i, o) in self.own_s.iter_mut().enumerate() {
+                            *o = i < h;
+                        }
+                    }
+                    None => {
                         self.own_l.iter_mut().for_each(|o| *o = true);
                         for (i, o) in self.own_s.iter_mut().enumerate() {
                             *o = i < h;
