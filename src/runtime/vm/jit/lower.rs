@@ -47,22 +47,8 @@ const NOT: u16 = builtin_index("not");
 const LIST_OF: u16 = builtin_index("list");
 const EQ: u16 = builtin_index("=");
 const NE: u16 = builtin_index("!=");
-/// Pure builtins whose value, when they give one, is a boolean or an integer: it holds
-/// no count, so nothing lets it go.
-const PLAIN_VALUED: [u16; 11] = [
-    EQ,
-    NE,
-    builtin_index("=="),
-    builtin_index("<"),
-    builtin_index(">"),
-    builtin_index("<="),
-    builtin_index(">="),
-    CONTAINS,
-    builtin_index("index-of"),
-    builtin_index("length"),
-    builtin_index("has"),
-];
-/// Those of them whose value is always a boolean.
+/// Pure builtins whose value, when they give one, is a boolean: it holds no count, so
+/// nothing lets it go, and its truth is its word.
 const BOOL_VALUED: [u16; 9] = [
     EQ,
     NE,
@@ -74,6 +60,8 @@ const BOOL_VALUED: [u16; 9] = [
     CONTAINS,
     builtin_index("has"),
 ];
+/// Those whose value is an integer: it holds no count either.
+const INT_VALUED: [u16; 2] = [builtin_index("index-of"), builtin_index("length")];
 
 /// How many locals that may hold a count a body's end lets go of in line, each tested
 /// for one (more go to [`helpers::let_go_all`] in one call, which tests every local).
@@ -1702,7 +1690,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 _ => helpers::pure2::<{ two::ANY }> as *const () as usize,
             };
             let r = self.call_value(f, &args);
-            self.push_owning(r, !PLAIN_VALUED.contains(&index));
+            self.push_owning(
+                r,
+                !BOOL_VALUED.contains(&index) && !INT_VALUED.contains(&index),
+            );
             if BOOL_VALUED.contains(&index) {
                 self.tags[self.h - 1] = Some(BOOL);
             }
