@@ -12,6 +12,7 @@
 use std::cell::{Cell, OnceCell};
 
 use super::Entry;
+use super::search::key_word;
 use crate::runtime::value::Key;
 
 /// How many lookups by a name a dictionary answers by its scan before the table is made:
@@ -34,16 +35,6 @@ pub(super) struct Names {
     /// By a name's hash (its number's, to the table's size, a power of two), the place of
     /// its entry plus one; 0 where no name is (a probe goes on to the next slot).
     table: OnceCell<Box<[u8]>>,
-}
-
-/// The word an interned name's key is held as, and a string key's (an integer key gives
-/// its bits, never a name's: names' words are odd and found as strings only).
-#[inline(always)]
-fn key_word(k: &Key) -> usize {
-    match k {
-        Key::Str(t) => t.ptr.as_ptr().addr(),
-        Key::Int(i) => *i as usize,
-    }
 }
 
 /// Where the name of word `word` hashes in a table of `mask + 1` slots.

@@ -75,12 +75,6 @@ pub(super) fn scan_text<'a>(entries: &'a [Entry], t: &Text) -> Option<&'a Value>
     };
     if t.is_symbol() {
         let word = t.ptr.as_ptr().addr();
-        // The word a string key is held as (an integer key, which is never among
-        // `strings`, gives its bits: read the same way, no branch on the kind).
-        let key_word = |k: &Key| match k {
-            Key::Str(e) => e.ptr.as_ptr().addr(),
-            Key::Int(i) => *i as usize,
-        };
         // A key made at run time has its low bit clear.
         let mut symbols_only = 1;
         // Four keys a round: a compare and a branch each, one loop test.
@@ -112,6 +106,17 @@ pub(super) fn scan_text<'a>(entries: &'a [Entry], t: &Text) -> Option<&'a Value>
         .iter()
         .find(|(k, _)| matches!(k, Key::Str(e) if e == t))
         .map(|(_, v)| v)
+}
+
+/// The word a string key is held as, an interned name's odd (an integer key, never
+/// among the string keys looked at, gives its bits: read the same way, no branch on the
+/// kind).
+#[inline(always)]
+pub(super) fn key_word(k: &Key) -> usize {
+    match k {
+        Key::Str(t) => t.ptr.as_ptr().addr(),
+        Key::Int(i) => *i as usize,
+    }
 }
 
 /// Which of `chunks` holds `key` or would take it: the last whose first key is not after
