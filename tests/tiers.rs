@@ -1908,6 +1908,53 @@ fn truth_tests_answer_as_the_interpreter_does_and_let_their_operands_go() {
     }
 }
 
+/// `(= x nil)`, `(!= nil x)` and the like, with the nil written in the code (which the
+/// generated code answers by the tag where `x` is no collection and holds no count):
+/// the same answers and steps on every tier for every kind of `x`, a long string made at
+/// run time and a property's list among them, and the list let go of as before.
+#[test]
+fn comparisons_with_a_written_nil_answer_as_the_interpreter_does() {
+    let text = r#"
+#define nils (a)
+  (list (= a nil) (= nil a) (!= a nil) (!= nil a) (if (= a nil) 1 else 2)
+        (if (!= nil a) 3 else 4))
+#entity box
+  #property l (list 1 2 3)
+  #state default
+    #onMessage go
+      (var long (str "a string made at run time, longer " "than the bytes of one step"))
+      (var kinds (list nil true false 0 -1 1.5 "" "a" (str "a" "b") long (list) (list nil)
+                       (property "l") (dict) (new message "m")))
+      (var out (list))
+      (foreach a in kinds (var out (append out (nils a))))
+      (print out)
+#instance x of box
+"#;
+    let (tx, bodies, replays) = same_transaction(text, "go to x", Limits::default());
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+    let printed = format!("{:?}", tx.output);
+    let nil = "(true true false false 1 4)";
+    let other = "(false false true true 2 3)";
+    let expected = std::iter::once(nil)
+        .chain(std::iter::repeat_n(other, 14))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        printed.contains(&format!("Print(\"({expected})\")")),
+        "{printed}"
+    );
+    for tier in [Tier::Interpreter, Tier::Fast] {
+        let mut s = session(text, tier, Limits::default());
+        let before = list_count(&s, "x", "l");
+        for _ in 0..3 {
+            let (tx, _, _) = deliver(&mut s, "go to x");
+            assert_eq!(format!("{:?}", tx.output), printed, "{tier:?}");
+            assert_eq!(list_count(&s, "x", "l"), before, "{tier:?}");
+        }
+    }
+}
+
 /// Where paths meet, a local or an operand that holds a count on one path only (a
 /// property's list taken on one branch, nil on the other) is let go of as one that may,
 /// and so is a local a loop sets (on the loop's next round, and after it): the list holds

@@ -1727,7 +1727,19 @@ impl<'a, 'b> Lowering<'a, 'b> {
             let b_int = self.b.ins().icmp_imm_u(IntCC::Equal, tb, INT as i64);
             self.b.ins().band(a_int, b_int)
         };
+        // `(= x nil)` (or `(= nil x)`) with the nil written in the code: of any `x` but
+        // a collection (whose comparison the builtin counts) or a string that holds a
+        // count, whether `x` is nil; nothing to let go.
+        let nil_side = match (self.const_of(ta), self.const_of(tb)) {
+            (_, Some(NIL)) => Some((ta, wa)),
+            (Some(NIL), _) => Some((tb, wb)),
+            _ => None,
+        };
         let here = match op {
+            IntOp::Eq | IntOp::Ne if let Some((t, w)) = nil_side => {
+                let may = may_hold_count(&mut self.b, t, w);
+                self.b.ins().bxor_imm_u(may, 1)
+            }
             IntOp::Eq | IntOp::Ne => {
                 // Same tag, and nil, a boolean, an integer, or two interned names.
                 let same = self.b.ins().icmp(IntCC::Equal, ta, tb);
@@ -1762,7 +1774,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
             _ => None,
         };
         if let Some(cc) = cmp(op) {
-            let c = self.b.ins().icmp(cc, wa, wb);
+            let c = match nil_side {
+                Some((t, _)) if matches!(op, IntOp::Eq | IntOp::Ne) => {
+                    self.b.ins().icmp_imm_u(cc, t, NIL as i64)
+                }
+                _ => self.b.ins().icmp(cc, wa, wb),
+            };
             let w = self.b.ins().uextend(I64, c);
             let t = self.int(BOOL);
             self.def(a_p, (t, w));
