@@ -1059,6 +1059,102 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
     );
 }
 
+/// Laws that start with a test of their entity's property and end when it fails,
+/// which the chain makes itself (`jit/chain.rs`, `Guard`): a letter test (`(if
+/// (contains "Kk" (property "piece")) ...)`, alone or first in an `and`) and a truth
+/// test (`(if (property "flag") ...)`), on every kind of value (a one-letter name in the
+/// letters or not, a longer name, a string made at run time, nil, which `contains`
+/// refuses; a boolean, a number, a list), in a chain sent from a body and at the
+/// outermost join point: the same vetoes, errors, output and steps on every tier, and at
+/// every step limit.
+const GUARDED: &str = r#"
+#entity cell
+  #property piece nil
+  #property flag nil
+  #property seen 0
+  #state default
+    #onMessage go
+      (update property "seen" to (+ (property "seen") 1))
+      (attribute "n")
+    #onMessage set
+      (update property "piece" to (attribute "piece"))
+      (update property "flag" to (attribute "flag"))
+#entity box
+  #state default
+    #onMessage run
+      (var out (list))
+      (var n 0)
+      (foreach p in (list "K" "k" "Q" "x" "KK" (str "k" "K"))
+        (foreach f in (list nil false true 0 (list 1) "f")
+          (do
+            (send new message "set" to "c" with "piece" p "flag" f)
+            (var out (append out (send new message "go" to "c" with "n" n)))
+            (var n (+ n 1))
+          end)))
+      (print out (property "seen" of "c"))
+#law "kings" on go to cell in * is
+  (if (contains "Kk" (property "piece")) (if (= (% (attribute "n") 3) 0) (return)))
+#law "kings and" on go to cell in * is
+  (if (and (contains "Kk" (property "piece")) (= (% (attribute "n") 5) 0)) (return))
+#law "flagged" on go to cell in * is
+  (if (property "flag") (if (= (% (attribute "n") 7) 0) (return)))
+#instance c of cell
+#instance x of box
+"#;
+
+#[test]
+fn laws_whose_first_test_fails_end_as_the_interpreter_ends_them() {
+    let (tx, bodies, replays) = same_transaction(GUARDED, "run to x", Limits::default());
+    assert!(matches!(tx.status, Status::Committed(_)), "{:?}", tx.status);
+    assert!(bodies >= 1, "the fast tier ran no body");
+    assert_eq!(replays, 0);
+    // Of the 36 messages, those vetoed: a king's at multiples of 3 and 5 (`K` 0 to 5,
+    // `k` 6 to 11; "kK" is not in "Kk"), a true flag's at multiples of 7 (of the flags
+    // nil, false, true, 0, a list and "f" of each piece in turn: 14, 21, 28 and 35).
+    let printed = format!("{:?}", tx.output);
+    let vetoed = [0, 3, 5, 6, 9, 10, 14, 21, 28, 35];
+    let out: Vec<String> = (0..36)
+        .map(|n| match vetoed.contains(&n) {
+            true => "nil".to_string(),
+            false => n.to_string(),
+        })
+        .collect();
+    let seen = 36 - vetoed.len();
+    assert!(
+        printed.contains(&format!("Print(\"({}) {seen}\")", out.join(" "))),
+        "{printed}"
+    );
+    // At the outermost join point, after each kind of value is set.
+    let mut sends = Vec::new();
+    let kinds = [
+        ("K", "nil"),
+        ("Q", "true"),
+        ("KK", "0"),
+        ("k", "false"),
+        ("nil", "1"),
+    ];
+    for (p, f) in kinds {
+        let piece = if p == "nil" {
+            p.to_string()
+        } else {
+            format!("\"{p}\"")
+        };
+        sends.push(format!("set to c with piece {piece} flag {f}"));
+        for n in [0, 1, 7, 15] {
+            sends.push(format!("go to c with n {n}"));
+        }
+    }
+    let sends: Vec<&str> = sends.iter().map(String::as_str).collect();
+    same_sends(GUARDED, &sends, Limits::default());
+    for max_steps in 1200..1300 {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        same_transaction(GUARDED, "run to x", limits);
+    }
+}
+
 /// Laws that write the message of a chain run directly: an attribute it was sent
 /// without (read by the laws, behaviour and side-effect after them, and not by the next
 /// message sent), one it was sent with (replaced, and passed on by the behaviour), and

@@ -11,21 +11,25 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I32, I64};
-use cranelift_codegen::ir::{AbiParam, AtomicRmwOp, InstBuilder, MemFlagsData, SigRef};
+use cranelift_codegen::ir::{AbiParam, AtomicRmwOp, Block, InstBuilder, MemFlagsData, SigRef};
 use cranelift_codegen::ir::{UserFuncName, Value as V};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{Linkage, Module};
 
-use crate::compile::bytecode::CodeId;
+use crate::compile::bytecode::{Code, CodeId, Op, letter_set};
 
 use super::super::super::world::Chain;
 use super::super::fast::Exit;
-use super::emit::{may_hold_count, signature};
+use super::emit::{letter_bit, may_hold_count, one_letter, signature, truth};
 use super::raw::{EXIT, NIL, Raw, from_raw, jit_drop};
-use super::{Jit, Jx, State};
+use super::{Jit, Jx, Site, Sites, State, helpers};
 
 /// Not a value: a law of the chain vetoed the message (the payload says which).
 const VETOED: u64 = 253;
+
+/// Where a guard goes when its read gives up: the sender's and the body's `Jx`, the
+/// behaviour's value so far, and the block that leaves the chain with it.
+type Out = (V, V, (V, V), Block);
 
 /// A chain's code: run with the `Jx` of the body that sends (or of the outermost join
 /// point) and the one its bodies run with.
@@ -59,12 +63,63 @@ pub(super) unsafe fn run(code: ChainEntry, jx: *mut Jx, inner: &mut Jx) -> Chain
     }
 }
 
-/// What a body of the chain is.
+/// What a body of the chain is: a law with the test it starts with, if it starts with
+/// one the chain makes itself ([`Guard`]).
 #[derive(Clone, Copy)]
 enum Part {
-    Law,
+    Law(Option<Guard>),
     Behaviour,
     SideEffect,
+}
+
+/// A law that starts with a test of a property of its entity and ends at once, giving
+/// nil, when the test fails (`(if (contains "Bb" (property "piece")) ...)`,
+/// `(if (property "king-home") ...)`, with nothing after the `if`): most laws of a
+/// game pass most messages so. The chain reads the property and makes the test itself,
+/// and calls the law only when the test passes (the law then makes it again), or when
+/// the value is not one it tests (then the law makes the test as ever). A failed test
+/// counts the steps the law would have: its instructions to its `End`, with the
+/// string's length that `contains` counts as its work.
+#[derive(Clone, Copy)]
+struct Guard {
+    /// The property's site (for [`helpers::property_direct`]).
+    site: u64,
+    /// The letters looked for (`contains` of a string of distinct letters, see
+    /// [`letter_set`]), or none: the property's truth.
+    letters: Option<u64>,
+    /// The steps of the law when the test fails, its `End` among them.
+    steps: u64,
+}
+
+impl Guard {
+    /// The guard `code` starts with, if it starts with one, its site kept in `sites`.
+    fn of(code: &Code, jit: &Jit, sites: &mut Sites) -> Option<Guard> {
+        let ops = code.ops();
+        let first = *ops.first()?;
+        let (name, letters, read, at) = match first {
+            // `Str Property Builtin(contains)`: 3 steps, and the string's length.
+            Op::LetterInProperty { s, name } => {
+                let letters = letter_set(s.as_str())?;
+                (name, Some(letters), 3 + u64::from(letters.count_ones()), 1)
+            }
+            Op::Property(name) => (name, None, 1, 0),
+            _ => return None,
+        };
+        // The test, ending the law when it fails: `JumpIfFalse` to `Nil End` (3 steps),
+        // or `AndJump` to such a `JumpIfFalse` (4).
+        let end = match *ops.get(first.weight() as usize)? {
+            Op::TestEnd(_) => 3,
+            Op::AndExit { ends: true, .. } => 4,
+            _ => return None,
+        };
+        let mut site = Site::plain(*code.spans.get(at)?, jit);
+        site.name = name;
+        Some(Guard {
+            site: sites.keep(site),
+            letters,
+            steps: read + end,
+        })
+    }
 }
 
 /// Compile `chain` (with `behaviour`): the code's address.
@@ -77,7 +132,15 @@ pub(super) fn make(
     let Some(module) = state.module.as_mut() else {
         return Err("no code generator".into());
     };
-    let parts: Vec<(CodeId, Part)> = (chain.laws.iter().map(|a| (a.code, Part::Law)))
+    let sites = &mut state.sites;
+    let mut law = |code: CodeId| {
+        let guard = jit
+            .codes
+            .get(code.0 as usize)
+            .and_then(|c| Guard::of(c, jit, sites));
+        (code, Part::Law(guard))
+    };
+    let parts: Vec<(CodeId, Part)> = (chain.laws.iter().map(|a| law(a.code)))
         .chain(behaviour.map(|b| (b, Part::Behaviour)))
         .chain(
             chain
@@ -172,6 +235,80 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.switch_to_block(cont);
     }
 
+    /// The test `guard` of the law about to be called, on the body's `Jx` (`inner`):
+    /// on to `failed` when it fails; on to `passed` when it passes, or when the property
+    /// is not a value it tests (the law makes the test then), the value let go; out of
+    /// the chain (by `left`, with the behaviour's `value`: none yet, in the laws) when
+    /// the read gives up.
+    fn guard(
+        &mut self,
+        guard: Guard,
+        (outer, inner, value, left): Out,
+        (passed, failed): (Block, Block),
+    ) {
+        let site = self.int(guard.site);
+        let read = helpers::property_direct as *const () as usize;
+        let r = self.helper(read, &[inner, site], 2);
+        let (tag, word) = (r[0], r[1]);
+        let gave_up = self.b.ins().icmp_imm_u(IntCC::Equal, tag, EXIT as i64);
+        let out = self.b.create_block();
+        let read = self.b.create_block();
+        self.b.ins().brif(gave_up, out, &[], read, &[]);
+        self.b.switch_to_block(out);
+        self.helper(left_early as *const () as usize, &[outer, inner], 0);
+        self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+        self.b.switch_to_block(read);
+        let call = self.b.create_block();
+        let test = match guard.letters {
+            // A one-letter name: the bit of its letter; anything else to the law.
+            Some(letters) => {
+                let letter = one_letter(self.b, tag, word);
+                let test = self.b.create_block();
+                self.b.ins().brif(letter, test, &[], call, &[]);
+                self.b.switch_to_block(test);
+                letter_bit(self.b, word, letters)
+            }
+            None => truth(self.b, tag, word),
+        };
+        // (A failed test's value is nil, false or a name: nothing to let go.)
+        self.b.ins().brif(test, call, &[], failed, &[]);
+        self.b.switch_to_block(call);
+        self.let_go((tag, word));
+        self.b.ins().jump(passed, &[]);
+    }
+
+    /// The step check after a body, when due (`steps`, `check_at`: where the count and
+    /// the step it is due at lie): on to `next`, or out of the chain by `left` with the
+    /// behaviour's `value` when it stops the transaction, the body's value (`held`, if
+    /// any) let go.
+    fn check_after(
+        &mut self,
+        outer: V,
+        (steps, check_at): (V, V),
+        next: Block,
+        (left, value): (Block, (V, V)),
+        held: Option<(V, V)>,
+    ) {
+        let flags = MemFlagsData::trusted();
+        let s = self.b.ins().load(I64, flags, steps, 0);
+        let due_at = self.b.ins().load(I64, flags, check_at, 0);
+        let due = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, s, due_at);
+        let slow = self.b.create_block();
+        let stop = self.b.create_block();
+        self.b.ins().brif(due, slow, &[], next, &[]);
+        self.b.switch_to_block(slow);
+        let stopped = self.helper(step_check as *const () as usize, &[outer], 1);
+        self.b.ins().brif(stopped[0], stop, &[], next, &[]);
+        self.b.switch_to_block(stop);
+        if let Some(r) = held {
+            self.let_go(r);
+        }
+        self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+    }
+
     /// The function: each body in turn, then the behaviour's value.
     fn chain(&mut self, jit: &Jit, parts: &[(CodeId, Part)]) {
         let flags = MemFlagsData::trusted();
@@ -218,6 +355,27 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.b
                 .ins()
                 .store(flags, c, inner, offset_of!(Jx, code) as i32);
+            // A law whose test the chain makes: on past it when the test fails.
+            let after = match part {
+                Part::Law(Some(guard)) => {
+                    let (after, failed, passed) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    let out = (outer, inner, value, left);
+                    self.guard(guard, out, (passed, failed));
+                    // Failed: the law's steps, and the check after it.
+                    self.b.switch_to_block(failed);
+                    let s = self.b.ins().load(I64, flags, steps, 0);
+                    let s = self.b.ins().iadd_imm_u(s, guard.steps as i64);
+                    self.b.ins().store(flags, s, steps, 0);
+                    self.check_after(outer, (steps, check_at), after, (left, value), None);
+                    self.b.switch_to_block(passed);
+                    Some(after)
+                }
+                _ => None,
+            };
             let zero = self.int(0);
             self.b
                 .ins()
@@ -247,25 +405,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
             // The check after each body.
             self.b.switch_to_block(check);
-            let s = self.b.ins().load(I64, flags, steps, 0);
-            let due_at = self.b.ins().load(I64, flags, check_at, 0);
-            let due = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, s, due_at);
-            let slow = self.b.create_block();
-            let stop = self.b.create_block();
             let cont = self.b.create_block();
-            self.b.ins().brif(due, slow, &[], cont, &[]);
-            self.b.switch_to_block(slow);
-            let stopped = self.helper(step_check as *const () as usize, &[outer], 1);
-            self.b.ins().brif(stopped[0], stop, &[], cont, &[]);
-            self.b.switch_to_block(stop);
-            self.let_go(r);
-            self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+            self.check_after(outer, (steps, check_at), cont, (left, value), Some(r));
             self.b.switch_to_block(cont);
             match part {
-                Part::Law => {
+                Part::Law(_) => {
                     self.let_go(r);
                     let vetoed = self.b.create_block();
                     let next = self.b.create_block();
@@ -276,6 +420,10 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     let which = self.int(law);
                     self.b.ins().return_(&[tag, which]);
                     self.b.switch_to_block(next);
+                    if let Some(after) = after {
+                        self.b.ins().jump(after, &[]);
+                        self.b.switch_to_block(after);
+                    }
                     law += 1;
                 }
                 Part::Behaviour => value = r,

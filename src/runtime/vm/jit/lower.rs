@@ -33,7 +33,7 @@ use super::super::super::builtins::pure_fn;
 use super::super::super::value::attrs::key_order;
 use super::super::addresses::{Entry as Kept, View};
 use super::super::fast::MessageShape;
-use super::emit::{may_hold_count, signature};
+use super::emit::{letter_bit, may_hold_count, one_letter, signature, truth};
 use super::helpers::two;
 use super::raw::{self, BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, STR, sym_word};
 use super::{Form, Jit, Jx, Site, Sites, helpers};
@@ -692,20 +692,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
     }
 
     fn plain_site(&self, ip: usize) -> Site {
-        Site {
-            name: Symbol::intern(""),
-            span: self.code.spans[ip],
-            form: FormOp::StateOf,
-            argc: 0,
-            index: 0,
-            pure: None,
-            shape: None,
-            default: None,
-            guess: std::sync::atomic::AtomicU32::new(0),
-            slot: std::sync::atomic::AtomicU64::new(0),
-            jit: self.jit,
-            send: u32::MAX,
-        }
+        Site::plain(self.code.spans[ip], self.jit)
     }
 
     /// Call `f` (a copy's count, or a let-go) on a value that may hold a count.
@@ -747,10 +734,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             Some(t) => return self.b.ins().iconst(ir::types::I8, i64::from(t != NIL)),
             None => {}
         }
-        let is_bool = self.b.ins().icmp_imm_u(IntCC::Equal, tag, BOOL as i64);
-        let bool_true = self.b.ins().icmp_imm_u(IntCC::NotEqual, word, 0);
-        let not_nil = self.b.ins().icmp_imm_u(IntCC::NotEqual, tag, NIL as i64);
-        self.b.ins().select(is_bool, bool_true, not_nil)
+        truth(&mut self.b, tag, word)
     }
 
     /// The locals that the code from `start` (a loop's start) to the last jump back to it
@@ -1199,13 +1183,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         copy: bool,
     ) -> V {
         let jx = self.jx;
-        let is_str = self.b.ins().icmp_imm_u(IntCC::Equal, tag, STR as i64);
-        // An interned name of one ASCII letter: its number is the letter.
-        let name = self.b.ins().band_imm_u(word, 1);
-        let name = self.b.ins().icmp_imm_u(IntCC::NotEqual, name, 0);
-        let ascii = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, word, 256);
-        let letter = self.b.ins().band(is_str, name);
-        let letter = self.b.ins().band(letter, ascii);
+        let letter = one_letter(&mut self.b, tag, word);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
         let join = self.b.create_block();
@@ -1218,17 +1196,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.flush();
         // The work may reach the step check.
         self.check();
-        let byte = self.b.ins().ushr_imm_u(word, 1);
-        let high = self
-            .b
-            .ins()
-            .icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, byte, 64);
-        let shift = self.b.ins().iadd_imm_u(byte, -64i64);
-        let set = self.int(letters);
-        let bits = self.b.ins().ushr(set, shift);
-        let bit = self.b.ins().band_imm_u(bits, 1);
-        let zero = self.int(0);
-        let found = self.b.ins().select(high, bit, zero);
+        let found = letter_bit(&mut self.b, word, letters);
         self.b.ins().jump(join, &[found.into()]);
         // Anything else: `contains` by the machine (on a copy of a local).
         self.b.switch_to_block(slow);

@@ -142,6 +142,24 @@ pub(crate) struct Site {
 }
 
 impl Site {
+    /// A site of the generator `jit` for the instruction at `span`, naming nothing yet.
+    fn plain(span: Span, jit: *const Jit) -> Site {
+        Site {
+            name: Symbol::intern(""),
+            span,
+            form: FormOp::StateOf,
+            argc: 0,
+            index: 0,
+            pure: None,
+            shape: None,
+            default: None,
+            guess: AtomicU32::new(0),
+            slot: AtomicU64::new(0),
+            jit,
+            send: u32::MAX,
+        }
+    }
+
     /// The direct forms of the game's bodies, by body.
     fn entries(&self) -> &[Direct] {
         // SAFETY: the code generator outlives the code it made, and so its sites.
