@@ -1059,19 +1059,21 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
     );
 }
 
-/// Laws that start with a test of their entity's property and end when it fails,
-/// which the chain makes itself (`jit/chain.rs`, `Guard`): a letter test (`(if
-/// (contains "Kk" (property "piece")) ...)`, alone or first in an `and`) and a truth
-/// test (`(if (property "flag") ...)`), on every kind of value (a one-letter name in the
+/// Laws and side-effects that start with a test and end when it fails, which the chain
+/// makes itself (`jit/chain.rs`, `Guard`): a letter test of the entity's property or of
+/// an attribute (`(if (contains "Kk" (property "piece")) ...)`, alone or first in an
+/// `and`) and a truth test of the entity's property, another entity's, or an attribute
+/// (`(if (property "flag") ...)`), on every kind of value (a one-letter name in the
 /// letters or not, a longer name, a string made at run time, nil, which `contains`
-/// refuses; a boolean, a number, a list), in a chain sent from a body and at the
-/// outermost join point: the same vetoes, errors, output and steps on every tier, and at
-/// every step limit.
+/// refuses; a boolean, a number, a list), and a side-effect that does nothing, in a
+/// chain sent from a body and at the outermost join point: the same vetoes, errors,
+/// output and steps on every tier, and at every step limit.
 const GUARDED: &str = r#"
 #entity cell
   #property piece nil
   #property flag nil
   #property seen 0
+  #property notes 0
   #state default
     #onMessage go
       (update property "seen" to (+ (property "seen") 1))
@@ -1079,6 +1081,11 @@ const GUARDED: &str = r#"
     #onMessage set
       (update property "piece" to (attribute "piece"))
       (update property "flag" to (attribute "flag"))
+#entity switch
+  #property over false
+  #state default
+    #onMessage flip
+      (update property "over" to (attribute "to"))
 #entity box
   #state default
     #onMessage run
@@ -1088,17 +1095,26 @@ const GUARDED: &str = r#"
         (foreach f in (list nil false true 0 (list 1) "f")
           (do
             (send new message "set" to "c" with "piece" p "flag" f)
-            (var out (append out (send new message "go" to "c" with "n" n)))
+            (send new message "flip" to "s" with "to" (= n 20))
+            (var out (append out (send new message "go" to "c" with "n" n "note" f "who" p)))
             (var n (+ n 1))
           end)))
-      (print out (property "seen" of "c"))
+      (print out (property "seen" of "c") (property "notes" of "c"))
 #law "kings" on go to cell in * is
   (if (contains "Kk" (property "piece")) (if (= (% (attribute "n") 3) 0) (return)))
 #law "kings and" on go to cell in * is
   (if (and (contains "Kk" (property "piece")) (= (% (attribute "n") 5) 0)) (return))
 #law "flagged" on go to cell in * is
   (if (property "flag") (if (= (% (attribute "n") 7) 0) (return)))
+#law "switched off" on go to cell in * is (if (property "over" of "s") (return))
+#sideeffect "noted" on go to cell in * is
+  (if (attribute "note") (update property "notes" to (+ (property "notes") 1)))
+#sideeffect "a king noted" on go to cell in * is
+  (if (and (contains "Kk" (attribute "who")) (attribute "note"))
+      (update property "notes" to (+ (property "notes") 100)))
+#sideeffect "idle" on go to cell in * is (do end)
 #instance c of cell
+#instance s of switch
 #instance x of box
 "#;
 
@@ -1110,9 +1126,12 @@ fn laws_whose_first_test_fails_end_as_the_interpreter_ends_them() {
     assert_eq!(replays, 0);
     // Of the 36 messages, those vetoed: a king's at multiples of 3 and 5 (`K` 0 to 5,
     // `k` 6 to 11; "kK" is not in "Kk"), a true flag's at multiples of 7 (of the flags
-    // nil, false, true, 0, a list and "f" of each piece in turn: 14, 21, 28 and 35).
+    // nil, false, true, 0, a list and "f" of each piece in turn: 14, 21, 28 and 35),
+    // and 20 (the switch on). Each message passed with a true flag is noted (`note`),
+    // a king's a hundred times more: 2, 4, 8 and 11 of the kings', 15, 16, 17, 22, 23,
+    // 26, 27, 29, 32, 33 and 34 of the others'.
     let printed = format!("{:?}", tx.output);
-    let vetoed = [0, 3, 5, 6, 9, 10, 14, 21, 28, 35];
+    let vetoed = [0, 3, 5, 6, 9, 10, 14, 20, 21, 28, 35];
     let out: Vec<String> = (0..36)
         .map(|n| match vetoed.contains(&n) {
             true => "nil".to_string(),
@@ -1120,8 +1139,9 @@ fn laws_whose_first_test_fails_end_as_the_interpreter_ends_them() {
         })
         .collect();
     let seen = 36 - vetoed.len();
+    let notes = 4 * 101 + 11;
     assert!(
-        printed.contains(&format!("Print(\"({}) {seen}\")", out.join(" "))),
+        printed.contains(&format!("Print(\"({}) {seen} {notes}\")", out.join(" "))),
         "{printed}"
     );
     // At the outermost join point, after each kind of value is set.
@@ -1141,9 +1161,11 @@ fn laws_whose_first_test_fails_end_as_the_interpreter_ends_them() {
         };
         sends.push(format!("set to c with piece {piece} flag {f}"));
         for n in [0, 1, 7, 15] {
-            sends.push(format!("go to c with n {n}"));
+            sends.push(format!("go to c with n {n} note {f} who {piece}"));
         }
     }
+    sends.push("flip to s with to true".into());
+    sends.push("go to c with n 1".into());
     let sends: Vec<&str> = sends.iter().map(String::as_str).collect();
     same_sends(GUARDED, &sends, Limits::default());
     for max_steps in 1200..1300 {

@@ -16,16 +16,21 @@ use cranelift_codegen::ir::{UserFuncName, Value as V};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{Linkage, Module};
 
+use crate::compile::builtins::index as builtin_index;
 use crate::compile::bytecode::{Code, CodeId, Op, letter_set};
+use crate::symbol::Symbol;
 
 use super::super::super::world::Chain;
 use super::super::fast::Exit;
 use super::emit::{letter_bit, may_hold_count, one_letter, signature, truth};
-use super::raw::{EXIT, NIL, Raw, from_raw, jit_drop};
+use super::raw::{EXIT, NIL, Raw, STR, from_raw, jit_drop, sym_word};
 use super::{Jit, Jx, Site, Sites, State, helpers};
 
 /// Not a value: a law of the chain vetoed the message (the payload says which).
 const VETOED: u64 = 253;
+
+/// The builtin `contains`, which a guard's letter test makes.
+const CONTAINS: u16 = builtin_index("contains");
 
 /// Where a guard goes when its read gives up: the sender's and the body's `Jx`, the
 /// behaviour's value so far, and the block that leaves the chain with it.
@@ -63,61 +68,102 @@ pub(super) unsafe fn run(code: ChainEntry, jx: *mut Jx, inner: &mut Jx) -> Chain
     }
 }
 
-/// What a body of the chain is: a law with the test it starts with, if it starts with
-/// one the chain makes itself ([`Guard`]).
+/// What a body of the chain is: a law or a side-effect with the test it starts with, if
+/// it starts with one the chain makes itself ([`Guard`]).
 #[derive(Clone, Copy)]
 enum Part {
     Law(Option<Guard>),
     Behaviour,
-    SideEffect,
+    SideEffect(Option<Guard>),
 }
 
-/// A law that starts with a test of a property of its entity and ends at once, giving
-/// nil, when the test fails (`(if (contains "Bb" (property "piece")) ...)`,
-/// `(if (property "king-home") ...)`, with nothing after the `if`): most laws of a
-/// game pass most messages so. The chain reads the property and makes the test itself,
-/// and calls the law only when the test passes (the law then makes it again), or when
-/// the value is not one it tests (then the law makes the test as ever). A failed test
-/// counts the steps the law would have: its instructions to its `End`, with the
-/// string's length that `contains` counts as its work.
+/// A law or a side-effect that starts with a test and ends at once, giving nil, when the
+/// test fails (`(if (contains "Bb" (property "piece")) ...)`, `(if (property
+/// "king-home") ...)`, `(if (attribute "promotion") ...)`, `(if (property "over" of
+/// "game") ...)`, with nothing after the `if`; or one that does nothing): most laws and
+/// side-effects of a game pass most messages so. The chain reads the value and makes
+/// the test itself, and calls the body only when the test passes (the body then makes
+/// it again), or when the value is not one it tests (then the body makes the test as
+/// ever). A failed test counts the steps the body would have: its instructions to its
+/// `End`, with the string's length that `contains` counts as its work.
 #[derive(Clone, Copy)]
 struct Guard {
-    /// The property's site (for [`helpers::property_direct`]).
-    site: u64,
+    /// What the test reads.
+    read: Read,
     /// The letters looked for (`contains` of a string of distinct letters, see
-    /// [`letter_set`]), or none: the property's truth.
+    /// [`letter_set`]), or none: the value's truth.
     letters: Option<u64>,
-    /// The steps of the law when the test fails, its `End` among them.
+    /// The steps of the body when the test fails, its `End` among them.
     steps: u64,
+}
+
+/// What a [`Guard`] reads, by its site: a property of the body's entity, of an entity
+/// of the game by its name, or an attribute of the message; or nothing (a body that
+/// does nothing fails every test).
+#[derive(Clone, Copy)]
+enum Read {
+    Property(u64),
+    PropertyOf(u64, Symbol),
+    Attribute(u64),
+    Nothing,
 }
 
 impl Guard {
     /// The guard `code` starts with, if it starts with one, its site kept in `sites`.
     fn of(code: &Code, jit: &Jit, sites: &mut Sites) -> Option<Guard> {
         let ops = code.ops();
-        let first = *ops.first()?;
-        let (name, letters, read, at) = match first {
-            // `Str Property Builtin(contains)`: 3 steps, and the string's length.
-            Op::LetterInProperty { s, name } => {
-                let letters = letter_set(s.as_str())?;
-                (name, Some(letters), 3 + u64::from(letters.count_ones()), 1)
+        let mut site = |at: usize, name: Symbol| {
+            let mut site = Site::plain(*code.spans.get(at)?, jit);
+            site.name = name;
+            Some(sites.keep(site))
+        };
+        // What is read (and its steps), and where the test follows.
+        let (read, letters, steps, next) = match ops {
+            [Op::NilEnd, ..] => {
+                return Some(Guard {
+                    read: Read::Nothing,
+                    letters: None,
+                    steps: 2,
+                });
             }
-            Op::Property(name) => (name, None, 1, 0),
+            // `Str Property Builtin(contains)`: 3 steps, and the string's length.
+            [Op::LetterInProperty { s, name }, ..] => {
+                let letters = letter_set(s.as_str())?;
+                let len = u64::from(letters.count_ones());
+                (Read::Property(site(1, *name)?), Some(letters), 3 + len, 3)
+            }
+            [
+                Op::Str(s),
+                Op::Attribute(name),
+                Op::Builtin(CONTAINS, 2),
+                ..,
+            ] => {
+                let letters = letter_set(s.as_str())?;
+                let len = u64::from(letters.count_ones());
+                (Read::Attribute(site(1, *name)?), Some(letters), 3 + len, 3)
+            }
+            [Op::Property(name), ..] => (Read::Property(site(0, *name)?), None, 1, 1),
+            // (Not an attribute first in an `and`: one that comes with most messages,
+            // `(and (attribute "from") ...)`, would be tested twice in most runs.)
+            [Op::Attribute(name), Op::TestEnd(_), ..] => {
+                (Read::Attribute(site(0, *name)?), None, 1, 1)
+            }
+            [Op::NamedPropertyOf { entity, name }, ..] => {
+                (Read::PropertyOf(site(1, *name)?, *entity), None, 2, 2)
+            }
             _ => return None,
         };
-        // The test, ending the law when it fails: `JumpIfFalse` to `Nil End` (3 steps),
-        // or `AndJump` to such a `JumpIfFalse` (4).
-        let end = match *ops.get(first.weight() as usize)? {
+        // The test, ending the body when it fails: `JumpIfFalse` to `Nil End` (3
+        // steps), or `AndJump` to such a `JumpIfFalse` (4).
+        let end = match ops.get(next)? {
             Op::TestEnd(_) => 3,
             Op::AndExit { ends: true, .. } => 4,
             _ => return None,
         };
-        let mut site = Site::plain(*code.spans.get(at)?, jit);
-        site.name = name;
         Some(Guard {
-            site: sites.keep(site),
+            read,
             letters,
-            steps: read + end,
+            steps: steps + end,
         })
     }
 }
@@ -133,22 +179,18 @@ pub(super) fn make(
         return Err("no code generator".into());
     };
     let sites = &mut state.sites;
-    let mut law = |code: CodeId| {
-        let guard = jit
-            .codes
-            .get(code.0 as usize)
-            .and_then(|c| Guard::of(c, jit, sites));
-        (code, Part::Law(guard))
+    let mut guard = |code: CodeId| {
+        let c = jit.codes.get(code.0 as usize);
+        c.and_then(|c| Guard::of(c, jit, sites))
     };
-    let parts: Vec<(CodeId, Part)> = (chain.laws.iter().map(|a| law(a.code)))
-        .chain(behaviour.map(|b| (b, Part::Behaviour)))
-        .chain(
-            chain
-                .side_effects
-                .iter()
-                .map(|a| (a.code, Part::SideEffect)),
-        )
-        .collect();
+    let mut parts: Vec<(CodeId, Part)> = Vec::new();
+    for a in &chain.laws {
+        parts.push((a.code, Part::Law(guard(a.code))));
+    }
+    parts.extend(behaviour.map(|b| (b, Part::Behaviour)));
+    for a in &chain.side_effects {
+        parts.push((a.code, Part::SideEffect(guard(a.code))));
+    }
     if parts
         .iter()
         .any(|(c, _)| jit.entries.get(c.0 as usize).is_none())
@@ -246,9 +288,28 @@ impl<'a, 'b> Lowering<'a, 'b> {
         (outer, inner, value, left): Out,
         (passed, failed): (Block, Block),
     ) {
-        let site = self.int(guard.site);
-        let read = helpers::property_direct as *const () as usize;
-        let r = self.helper(read, &[inner, site], 2);
+        let r = match guard.read {
+            // (The call after `passed` is then never reached.)
+            Read::Nothing => {
+                self.b.ins().jump(failed, &[]);
+                return;
+            }
+            Read::Property(site) => {
+                let f = helpers::property_direct as *const () as usize;
+                let site = self.int(site);
+                self.helper(f, &[inner, site], 2)
+            }
+            Read::Attribute(site) => {
+                let f = helpers::attribute_direct as *const () as usize;
+                let site = self.int(site);
+                self.helper(f, &[inner, site], 2)
+            }
+            Read::PropertyOf(site, entity) => {
+                let f = helpers::property_of_lent as *const () as usize;
+                let (site, tag, word) = (self.int(site), self.int(STR), self.int(sym_word(entity)));
+                self.helper(f, &[inner, site, tag, word], 2)
+            }
+        };
         let (tag, word) = (r[0], r[1]);
         let gave_up = self.b.ins().icmp_imm_u(IntCC::Equal, tag, EXIT as i64);
         let out = self.b.create_block();
@@ -355,9 +416,9 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.b
                 .ins()
                 .store(flags, c, inner, offset_of!(Jx, code) as i32);
-            // A law whose test the chain makes: on past it when the test fails.
+            // A body whose test the chain makes: on past it when the test fails.
             let after = match part {
-                Part::Law(Some(guard)) => {
+                Part::Law(Some(guard)) | Part::SideEffect(Some(guard)) => {
                     let (after, failed, passed) = (
                         self.b.create_block(),
                         self.b.create_block(),
@@ -427,7 +488,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     law += 1;
                 }
                 Part::Behaviour => value = r,
-                Part::SideEffect => self.let_go(r),
+                Part::SideEffect(_) => {
+                    self.let_go(r);
+                    if let Some(after) = after {
+                        self.b.ins().jump(after, &[]);
+                        self.b.switch_to_block(after);
+                    }
+                }
             }
         }
         self.b.ins().return_(&[value.0, value.1]);
