@@ -2015,6 +2015,12 @@ fn truth_tests_answer_as_the_interpreter_does_and_let_their_operands_go() {
         printed.contains("Print(\"166 (1292 nil nil true false nil true)"),
         "{printed}"
     );
+    go_again_and_again(text, &printed);
+}
+
+/// `go to x` delivered three times in one session on each tier: the output `printed`
+/// each time, and as many counts of `x`'s list `l` after each as before the first.
+fn go_again_and_again(text: &str, printed: &str) {
     for tier in [Tier::Interpreter, Tier::Fast] {
         let mut s = session(text, tier, Limits::default());
         let before = list_count(&s, "x", "l");
@@ -2062,15 +2068,7 @@ fn comparisons_with_a_written_nil_answer_as_the_interpreter_does() {
         printed.contains(&format!("Print(\"({expected})\")")),
         "{printed}"
     );
-    for tier in [Tier::Interpreter, Tier::Fast] {
-        let mut s = session(text, tier, Limits::default());
-        let before = list_count(&s, "x", "l");
-        for _ in 0..3 {
-            let (tx, _, _) = deliver(&mut s, "go to x");
-            assert_eq!(format!("{:?}", tx.output), printed, "{tier:?}");
-            assert_eq!(list_count(&s, "x", "l"), before, "{tier:?}");
-        }
-    }
+    go_again_and_again(text, &printed);
 }
 
 /// Where paths meet, a local or an operand that holds a count on one path only (a
