@@ -717,12 +717,32 @@ impl Fx<'_, '_> {
         }
         let m = &mut *self.m;
         start_locals(&mut m.stack, at, locals);
+        self.enter(code, fast, at);
+        self.check()?;
+        self.run_entered(fast, at, run)
+    }
+
+    /// A call's frame (or its place among the frames not pushed, for a function that
+    /// needs none), its checks made.
+    #[inline(always)]
+    fn enter(&mut self, code: CodeId, fast: &FastCode, at: usize) {
+        let m = &mut *self.m;
         if fast.frame {
             push_call(m, code, at, Kind::Function);
         } else {
             m.frameless += 1;
         }
-        self.check()?;
+    }
+
+    /// The body of a call [`Fx::enter`]ed, run by `run` with its locals from `at`: its
+    /// value, its `End` counted, its frame gone.
+    #[inline(always)]
+    fn run_entered(
+        &mut self,
+        fast: &FastCode,
+        at: usize,
+        run: impl FnOnce(&mut Self) -> Done,
+    ) -> Done {
         let base = std::mem::replace(&mut self.base, at);
         self.m.fast_nest += 1;
         let r = run(self);
@@ -764,7 +784,8 @@ impl Fx<'_, '_> {
             return None;
         }
         let at = self.m.stack.len();
-        Some(self.call_body_with(code, fast, at, 0, run))
+        self.enter(code, fast, at);
+        Some(self.run_entered(fast, at, run))
     }
 
     /// Whether a call's frame would be past the fast tier's nesting of Rust calls or

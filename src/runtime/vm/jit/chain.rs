@@ -437,10 +437,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 }
                 _ => None,
             };
-            let zero = self.int(0);
-            self.b
-                .ins()
-                .store(flags, zero, inner, offset_of!(Jx, how) as i32);
+            // (Every way out of a body says how it ended in `how`.)
             let r = self.call(entry, &[inner], 2);
             let r = (r[0], r[1]);
             let how = self
