@@ -24,7 +24,7 @@ use super::super::super::world::Chain;
 use super::super::fast::Exit;
 use super::emit::{letter_bit, may_hold_count, one_letter, signature, truth};
 use super::raw::{EXIT, NIL, Raw, STR, from_raw, jit_drop, sym_word};
-use super::{Jit, Jx, Site, Sites, State, helpers};
+use super::{GuardReads, Jit, Jx, Site, Sites, State};
 
 /// Not a value: a law of the chain vetoed the message (the payload says which).
 const VETOED: u64 = 253;
@@ -295,17 +295,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 return;
             }
             Read::Property(site) => {
-                let f = helpers::property_direct as *const () as usize;
+                let f = GuardReads::get().property;
                 let site = self.int(site);
                 self.helper(f, &[inner, site], 2)
             }
             Read::Attribute(site) => {
-                let f = helpers::attribute_direct as *const () as usize;
+                let f = GuardReads::get().attribute;
                 let site = self.int(site);
                 self.helper(f, &[inner, site], 2)
             }
             Read::PropertyOf(site, entity) => {
-                let f = helpers::property_of_lent as *const () as usize;
+                let f = GuardReads::get().property_of;
                 let (site, tag, word) = (self.int(site), self.int(STR), self.int(sym_word(entity)));
                 self.helper(f, &[inner, site, tag, word], 2)
             }

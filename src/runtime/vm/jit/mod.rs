@@ -167,6 +167,27 @@ impl Site {
     }
 }
 
+/// The helpers a chain's guards read their values with (`chain::Guard`), named here: the
+/// helpers run chains, so the chains' module does not name them.
+struct GuardReads {
+    /// A property of the body's entity ([`helpers::property_direct`]).
+    property: usize,
+    /// An attribute ([`helpers::attribute_direct`]).
+    attribute: usize,
+    /// A property of an entity by its name ([`helpers::property_of_lent`]).
+    property_of: usize,
+}
+
+impl GuardReads {
+    fn get() -> GuardReads {
+        GuardReads {
+            property: helpers::property_direct as *const () as usize,
+            attribute: helpers::attribute_direct as *const () as usize,
+            property_of: helpers::property_of_lent as *const () as usize,
+        }
+    }
+}
+
 /// The sites compiled code names, each boxed: the code holds its address, so it must
 /// not move when more are added.
 #[derive(Default)]
