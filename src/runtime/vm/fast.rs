@@ -722,8 +722,8 @@ impl Fx<'_, '_> {
         self.run_entered(fast, at, run)
     }
 
-    /// A call's frame (or its place among the frames not pushed, for a function that
-    /// needs none), its checks made.
+    /// Enter a call whose depth was checked: its frame pushed, or, for a function that
+    /// needs none, its place counted among the frames not pushed.
     #[inline(always)]
     fn enter(&mut self, code: CodeId, fast: &FastCode, at: usize) {
         let m = &mut *self.m;
