@@ -5,7 +5,9 @@
 //! table, read at each call: a form taken away since the chain was compiled makes the
 //! chain give up, as the loop did. What the code does for each body is what the loop did:
 //! the body's run counted, its entity's `Jx` told which body runs, the body's `End` step
-//! counted, the step check after it, a law's veto, the values let go.
+//! counted, the step check after it, a law's veto, the values let go. A law or
+//! side-effect whose first test ends it when false has that test made here ([`Guard`]),
+//! and is called only when it passes.
 
 use std::mem::offset_of;
 
