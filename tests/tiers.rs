@@ -1065,9 +1065,9 @@ fn whole_chains_sent_from_bodies_run_as_the_interpreter_runs_them() {
 /// `and`) and a truth test of the entity's property, another entity's, or an attribute
 /// (`(if (property "flag") ...)`), on every kind of value (a one-letter name in the
 /// letters or not, a longer name, a string made at run time, nil, which `contains`
-/// refuses; a boolean, a number, a list), and a side-effect that does nothing, in a
-/// chain sent from a body and at the outermost join point: the same vetoes, errors,
-/// output and steps on every tier, and at every step limit.
+/// refuses; a boolean, a number, a list), and a law and a side-effect that do nothing,
+/// in a chain sent from a body and at the outermost join point: the same vetoes (by the
+/// same law), errors, output and steps on every tier, and at every step limit.
 const GUARDED: &str = r#"
 #entity cell
   #property piece nil
@@ -1100,6 +1100,7 @@ const GUARDED: &str = r#"
             (var n (+ n 1))
           end)))
       (print out (property "seen" of "c") (property "notes" of "c"))
+#law "idle law" on go to cell in * is (do end)
 #law "kings" on go to cell in * is
   (if (contains "Kk" (property "piece")) (if (= (% (attribute "n") 3) 0) (return)))
 #law "kings and" on go to cell in * is

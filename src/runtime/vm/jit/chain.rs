@@ -34,8 +34,8 @@ const VETOED: u64 = 253;
 /// The builtin `contains`, which a guard's letter test makes.
 const CONTAINS: u16 = builtin_index("contains");
 
-/// Where a guard goes when its read gives up: the sender's and the body's `Jx`, the
-/// behaviour's value so far, and the block that leaves the chain with it.
+/// How a body (or its guard's read) that leaves early leaves the chain: the sender's and
+/// the body's `Jx`, the behaviour's value so far, and the block that leaves with it.
 type Out = (V, V, (V, V), Block);
 
 /// A chain's code: run with the `Jx` of the body that sends (or of the outermost join
@@ -279,22 +279,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.switch_to_block(cont);
     }
 
-    /// The test `guard` of the law about to be called, on the body's `Jx` (`inner`):
-    /// on to `failed` when it fails; on to `passed` when it passes, or when the property
-    /// is not a value it tests (the law makes the test then), the value let go; out of
-    /// the chain (by `left`, with the behaviour's `value`: none yet, in the laws) when
-    /// the read gives up.
-    fn guard(
-        &mut self,
-        guard: Guard,
-        (outer, inner, value, left): Out,
-        (passed, failed): (Block, Block),
-    ) {
+    /// The test `guard` of the body about to be called, on the body's `Jx` (`inner`):
+    /// on to `failed` when it fails; on to the block given back when it passes, or when
+    /// the value is not one it tests (the body makes the test then), the value let go
+    /// (none for a body that does nothing: it is never called); out of the chain (by
+    /// `left`, with the behaviour's `value`) when the read gives up.
+    fn guard(&mut self, guard: Guard, out: Out, failed: Block) -> Option<Block> {
+        let inner = out.1;
         let r = match guard.read {
-            // (The call after `passed` is then never reached.)
             Read::Nothing => {
                 self.b.ins().jump(failed, &[]);
-                return;
+                return None;
             }
             Read::Property(site) => {
                 let f = GuardReads::get().property;
@@ -314,12 +309,11 @@ impl<'a, 'b> Lowering<'a, 'b> {
         };
         let (tag, word) = (r[0], r[1]);
         let gave_up = self.b.ins().icmp_imm_u(IntCC::Equal, tag, EXIT as i64);
-        let out = self.b.create_block();
+        let early = self.b.create_block();
         let read = self.b.create_block();
-        self.b.ins().brif(gave_up, out, &[], read, &[]);
-        self.b.switch_to_block(out);
-        self.helper(left_early as *const () as usize, &[outer, inner], 0);
-        self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+        self.b.ins().brif(gave_up, early, &[], read, &[]);
+        self.b.switch_to_block(early);
+        self.leave_early(out);
         self.b.switch_to_block(read);
         let call = self.b.create_block();
         let test = match guard.letters {
@@ -337,7 +331,24 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.ins().brif(test, call, &[], failed, &[]);
         self.b.switch_to_block(call);
         self.let_go((tag, word));
+        let passed = self.b.create_block();
         self.b.ins().jump(passed, &[]);
+        Some(passed)
+    }
+
+    /// Out of the chain as a body that left early leaves it: the sender told how (by
+    /// the body's `Jx`), by `left` with the behaviour's value.
+    fn leave_early(&mut self, (outer, inner, value, left): Out) {
+        self.helper(left_early as *const () as usize, &[outer, inner], 0);
+        self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+    }
+
+    /// `n` more steps counted at `steps`.
+    fn add_steps(&mut self, steps: V, n: u64) {
+        let flags = MemFlagsData::trusted();
+        let s = self.b.ins().load(I64, flags, steps, 0);
+        let s = self.b.ins().iadd_imm_u(s, n as i64);
+        self.b.ins().store(flags, s, steps, 0);
     }
 
     /// The step check after a body, when due (`steps`, `check_at`: where the count and
@@ -418,23 +429,25 @@ impl<'a, 'b> Lowering<'a, 'b> {
             self.b
                 .ins()
                 .store(flags, c, inner, offset_of!(Jx, code) as i32);
+            let out = (outer, inner, value, left);
             // A body whose test the chain makes: on past it when the test fails.
             let after = match part {
                 Part::Law(Some(guard)) | Part::SideEffect(Some(guard)) => {
-                    let (after, failed, passed) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
-                    let out = (outer, inner, value, left);
-                    self.guard(guard, out, (passed, failed));
-                    // Failed: the law's steps, and the check after it.
+                    let (after, failed) = (self.b.create_block(), self.b.create_block());
+                    let passed = self.guard(guard, out, failed);
+                    // Failed: the body's steps, and the check after it.
                     self.b.switch_to_block(failed);
-                    let s = self.b.ins().load(I64, flags, steps, 0);
-                    let s = self.b.ins().iadd_imm_u(s, guard.steps as i64);
-                    self.b.ins().store(flags, s, steps, 0);
+                    self.add_steps(steps, guard.steps);
                     self.check_after(outer, (steps, check_at), after, (left, value), None);
-                    self.b.switch_to_block(passed);
+                    match passed {
+                        Some(passed) => self.b.switch_to_block(passed),
+                        // A body that does nothing is never called.
+                        None => {
+                            self.b.switch_to_block(after);
+                            law += u64::from(matches!(part, Part::Law(_)));
+                            continue;
+                        }
+                    }
                     Some(after)
                 }
                 _ => None,
@@ -453,16 +466,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
             let check = self.b.create_block();
             self.b.ins().brif(how, other, &[], ended, &[]);
             self.b.switch_to_block(ended);
-            let s = self.b.ins().load(I64, flags, steps, 0);
-            let s = self.b.ins().iadd_imm_u(s, 1);
-            self.b.ins().store(flags, s, steps, 0);
+            self.add_steps(steps, 1);
             self.b.ins().jump(check, &[]);
             self.b.switch_to_block(other);
             let returned = self.b.ins().icmp_imm_u(IntCC::Equal, how, 1);
             self.b.ins().brif(returned, check, &[], early, &[]);
             self.b.switch_to_block(early);
-            self.helper(left_early as *const () as usize, &[outer, inner], 0);
-            self.b.ins().jump(left, &[value.0.into(), value.1.into()]);
+            self.leave_early(out);
             // The check after each body.
             self.b.switch_to_block(check);
             let cont = self.b.create_block();
@@ -480,20 +490,14 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     let which = self.int(law);
                     self.b.ins().return_(&[tag, which]);
                     self.b.switch_to_block(next);
-                    if let Some(after) = after {
-                        self.b.ins().jump(after, &[]);
-                        self.b.switch_to_block(after);
-                    }
                     law += 1;
                 }
                 Part::Behaviour => value = r,
-                Part::SideEffect(_) => {
-                    self.let_go(r);
-                    if let Some(after) = after {
-                        self.b.ins().jump(after, &[]);
-                        self.b.switch_to_block(after);
-                    }
-                }
+                Part::SideEffect(_) => self.let_go(r),
+            }
+            if let Some(after) = after {
+                self.b.ins().jump(after, &[]);
+                self.b.switch_to_block(after);
             }
         }
         self.b.ins().return_(&[value.0, value.1]);

@@ -997,18 +997,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
                         }
                     }
                     // A loop's start: what the jumps from before knew, and every
-                    // local the loop sets.
-                    Some((locals, _)) => {
-                        let set = self.set_in_loop(ip);
+                    // local the loop sets (all of them where nothing is known).
+                    incoming => {
+                        let known = incoming.map(|(locals, _)| (locals, self.set_in_loop(ip)));
                         for (i, o) in self.own_l.iter_mut().enumerate() {
-                            *o = locals[i] || set[i];
+                            *o = known.as_ref().is_none_or(|(l, set)| l[i] || set[i]);
                         }
-                        for (i, o) in self.own_s.iter_mut().enumerate() {
-                            *o = i < h;
-                        }
-                    }
-                    None => {
-                        self.own_l.iter_mut().for_each(|o| *o = true);
                         for (i, o) in self.own_s.iter_mut().enumerate() {
                             *o = i < h;
                         }
@@ -1698,13 +1692,13 @@ impl<'a, 'b> Lowering<'a, 'b> {
         // `(= x nil)` (or `(= nil x)`) with the nil written in the code: of any `x` but
         // a collection (whose comparison the builtin counts) or a string that holds a
         // count, whether `x` is nil; nothing to let go.
-        let nil_side = match (self.const_of(ta), self.const_of(tb)) {
-            (_, Some(NIL)) => Some((ta, wa)),
-            (Some(NIL), _) => Some((tb, wb)),
+        let nil_side = match (op, self.const_of(ta), self.const_of(tb)) {
+            (IntOp::Eq | IntOp::Ne, _, Some(NIL)) => Some((ta, wa)),
+            (IntOp::Eq | IntOp::Ne, Some(NIL), _) => Some((tb, wb)),
             _ => None,
         };
         let here = match op {
-            IntOp::Eq | IntOp::Ne if let Some((t, w)) = nil_side => {
+            _ if let Some((t, w)) = nil_side => {
                 let may = may_hold_count(&mut self.b, t, w);
                 self.b.ins().bxor_imm_u(may, 1)
             }
@@ -1743,10 +1737,8 @@ impl<'a, 'b> Lowering<'a, 'b> {
         };
         if let Some(cc) = cmp(op) {
             let c = match nil_side {
-                Some((t, _)) if matches!(op, IntOp::Eq | IntOp::Ne) => {
-                    self.b.ins().icmp_imm_u(cc, t, NIL as i64)
-                }
-                _ => self.b.ins().icmp(cc, wa, wb),
+                Some((t, _)) => self.b.ins().icmp_imm_u(cc, t, NIL as i64),
+                None => self.b.ins().icmp(cc, wa, wb),
             };
             let w = self.b.ins().uextend(I64, c);
             let t = self.int(BOOL);
