@@ -1698,6 +1698,144 @@ fn appending_to_a_property_where_it_lies_is_the_same_on_every_tier() {
     assert!(e.message.contains("`append`"), "{}", e.message);
 }
 
+const BOARD: &str = r#"
+#entity keeper
+  #property board nil
+  #property seen 0
+  #state default
+    #onMessage start
+      (update property "board" to (list 0 0 0 0 0))
+    #onMessage set
+      (update property "board" to (put (property "board") (attribute "i") (attribute "v")))
+    #onMessage place
+      (update property "board" to (put (property "board") (attribute "i") (attribute "v")))
+    #onMessage vetoed
+    #onMessage fill
+      (var i 0)
+      (while (< i (attribute "n"))
+        (do
+          (send new message (attribute "how") to (self) with "i" (% i 5) "v" (+ i (attribute "from")))
+          (var i (+ i 1))
+        end))
+      (if (attribute "veto") (send new message "vetoed" to (self)))
+      (if (attribute "fail") (first 3))
+      (print (property "board"))
+    #onMessage kept
+      (update property "board" to (put (property "board") 1 "a"))
+      (var kept (property "board"))
+      (update property "board" to (put (property "board") 0 "k"))
+      (print kept (property "board"))
+    #onMessage undo
+      (open checkpoint)
+      (send new message "fill" to (self) with "n" 3 "from" 50 "how" "place")
+      (rollback "undone")
+    #onMessage other
+      (update property "board" to (put (property "board" of "k") 1 "j"))
+    #onMessage deep
+      (update property "board" to (put (property "board") 2 (list (list 1))))
+      (update property "board" to (put (property "board") 3 (list 2)))
+      (update property "board" to (put (property "board") 2 7))
+      (print (property "board"))
+    #onMessage long
+      (var l (list))
+      (while (< (length l) 600) (var l (append l (length l))))
+      (update property "board" to l)
+      (send new message "place" to (self) with "i" 0 "v" "first")
+      (send new message "place" to (self) with "i" 599 "v" "last")
+      (send new message "set" to (self) with "i" 598 "v" "next")
+      (if (attribute "fail") (first 3))
+      (print (first (property "board")) (nth (property "board") 598) (last (property "board")) (length (property "board")))
+    #onMessage deeper
+      (update property "board" to (put (property "board") 0 0))
+      (update property "board" to (put (property "board") 4 (list (list 1))))
+      (first 3)
+    #onMessage nest
+      (print (length (list (property "board"))))
+    #onMessage show
+      (print (property "board") (property "seen"))
+#instance k of keeper
+#instance j of keeper
+#law "Seen" on set to keeper in * is
+  (update property "seen" to (+ (property "seen") 1))
+#law "Put Then Veto" on vetoed to keeper in * is
+  (do
+    (update property "board" to (put (property "board") 4 "v"))
+    (send new message "place" to (self) with "i" 3 "v" "w")
+    (return)
+  end)
+"#;
+
+/// `(update property "p" to (put (property "p") i v))` of the running entity, at its
+/// join point (a law on `set`) and in a direct form (`place`): the element is replaced
+/// where the list lies when nobody else holds it and its bounds stay as they are, the
+/// list copied otherwise (while a variable keeps it, a list put into it raising its
+/// depth, another entity's list); a failed transaction, a rollback and a vetoing law
+/// (whose puts a copy of the world taken before them puts back) leave the list as it
+/// was, a long list (a tree) too; an index out of range fails. The same lists, steps and
+/// output on every tier.
+#[test]
+fn putting_into_a_property_where_it_lies_is_the_same_on_every_tier() {
+    let sends = [
+        "start to k",
+        "fill to k with n 7 from 10 how set",
+        "fill to k with n 3 from 0 how place fail true",
+        "show to k",
+        "undo to k",
+        "show to k",
+        "fill to k with n 2 from 20 how place veto true",
+        "show to k",
+        "kept to k",
+        "set to k with i 5 v 1",
+        "place to k with i -1 v 1",
+        "start to j",
+        "other to j",
+        "show to j",
+        "show to k",
+        "deep to k",
+        "long to k with fail true",
+        "long to k",
+    ];
+    let seen = same_sends(BOARD, &sends, Limits::default());
+    let printed = |i: usize| format!("{:?}", seen[i].output);
+    assert_eq!(printed(1), r#"[Print("(15 16 12 13 14)")]"#);
+    assert!(matches!(seen[2].status, Status::Failed(_)));
+    assert_eq!(printed(3), r#"[Print("(15 16 12 13 14) 7")]"#);
+    assert!(matches!(seen[4].status, Status::RolledBack { .. }));
+    assert_eq!(printed(5), printed(3));
+    assert_eq!(printed(6), r#"[Print("(20 21 12 13 14)")]"#);
+    assert_eq!(printed(7), r#"[Print("(20 21 12 13 14) 7")]"#);
+    assert_eq!(
+        printed(8),
+        r#"[Print("(20 \"a\" 12 13 14) (\"k\" \"a\" 12 13 14)")]"#
+    );
+    for (i, at) in [(9, "5"), (10, "-1")] {
+        let Status::Failed(e) = &seen[i].status else {
+            panic!("{:?}", seen[i].status)
+        };
+        assert!(
+            e.message.contains(&format!("index {at} is out of range")),
+            "{}",
+            e.message
+        );
+    }
+    assert_eq!(printed(13), r#"[Print("(\"k\" \"j\" 12 13 14) 0")]"#);
+    assert_eq!(printed(14), r#"[Print("(\"k\" \"a\" 12 13 14) 7")]"#);
+    assert_eq!(printed(15), r#"[Print("(\"k\" \"a\" 7 (2) 14)")]"#);
+    assert!(matches!(seen[16].status, Status::Failed(_)));
+    assert_eq!(printed(17), r#"[Print("first next last 600")]"#);
+    // A list whose depth bound a failed put raised: the bound is put back with the
+    // element, so that nesting the list costs the same steps before and after (with the
+    // bound at the limit, the check would walk the list).
+    let limits = Limits {
+        max_nesting: 3,
+        ..Limits::default()
+    };
+    let sends = ["start to k", "nest to k", "deeper to k", "nest to k"];
+    let seen = same_sends(BOARD, &sends, limits);
+    assert!(matches!(seen[2].status, Status::Failed(_)));
+    assert_eq!(seen[3].steps, seen[1].steps);
+}
+
 const KEPT: &str = r#"
 #define stones (cells)
   (var out (list))

@@ -359,6 +359,36 @@ impl List {
         last
     }
 
+    /// Whether putting `v`, which nests `d` deep, into the list leaves its bounds as
+    /// they are (its depth bound, and whether it is known plain): then
+    /// [`List::put_back`] undoes [`List::replace`].
+    #[inline]
+    pub fn keeps_bounds(&self, v: &Value, d: u32) -> bool {
+        above(d) <= self.depth() && (v.holds_nothing() || !self.is_plain())
+    }
+
+    /// Put `v`, which nests `d` deep, at `index` (below [`List::len`]) as [`List::set`]
+    /// does, and give back the element it replaces.
+    pub fn replace(&mut self, index: usize, v: Value, d: u32) -> Option<Value> {
+        self.holds(&v, d);
+        match &mut self.items {
+            Items::Flat(items) => items.get_mut(index).map(|slot| std::mem::replace(slot, v)),
+            Items::Tree(t) => (index < t.len()).then(|| t.set(index, v)),
+        }
+    }
+
+    /// Undo a [`List::replace`] at `index` that left the bounds as they were
+    /// ([`List::keeps_bounds`]): `old` back in its place; the element taken out is given
+    /// back.
+    pub fn put_back(&mut self, index: usize, old: Value) -> Option<Value> {
+        match &mut self.items {
+            Items::Flat(items) => items
+                .get_mut(index)
+                .map(|slot| std::mem::replace(slot, old)),
+            Items::Tree(t) => (index < t.len()).then(|| t.set(index, old)),
+        }
+    }
+
     /// Add `v`, which nests `d` deep, at the front.
     pub fn push_front(&mut self, v: Value, d: u32) {
         self.holds(&v, d);

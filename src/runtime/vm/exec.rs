@@ -55,6 +55,7 @@ pub(super) const CONTAINS: u16 = builtin_index("contains");
 /// The index of `append` (the instruction loop pushes onto a property's list where it
 /// lies when the form that writes the property back follows).
 pub(super) const APPEND: u16 = builtin_index("append");
+pub(super) const PUT: u16 = builtin_index("put");
 
 /// The indices of `first` and `last` (the instruction loop answers them itself for a
 /// list).
@@ -471,6 +472,19 @@ impl Machine {
                                 Some(Op::Form(FormOp::UpdateProperty, 0))
                             )
                             && out!(self.append_own_here(cx)) =>
+                    {
+                        left -= 1;
+                        pc = pc.skip(1);
+                    }
+                    // `(update property "p" to (put (property "p") i v))`: the element
+                    // replaced where the list lies, the form's step counted.
+                    Op::Builtin(PUT, 3)
+                        if room!(1)
+                            && matches!(
+                                code.ops.get(pc.index(code)),
+                                Some(Op::Form(FormOp::UpdateProperty, 0))
+                            )
+                            && out!(self.put_own_here(cx)) =>
                     {
                         left -= 1;
                         pc = pc.skip(1);

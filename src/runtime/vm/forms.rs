@@ -9,8 +9,9 @@ use crate::syntax::ast::FormOp;
 use super::super::budget::{ELEMENT_BYTES, ENTITY_BYTES, ENTRY_BYTES};
 use super::super::trace::{RuntimeError, Status, TraceEvent};
 use super::super::value::attrs::{INLINE, ORDER_UP_TO, key_order};
-use super::super::value::{Attrs, Dict, Key, Message, Value};
-use super::super::world::Entity;
+use super::super::value::{Attrs, Dict, Key, List, Message, Value};
+use super::super::world::{Entity, World};
+use super::addresses::Addresses;
 use super::{Context, Flow, Machine};
 
 /// Layout property `name` of game entity `id`, to write in place, and its slot: the
@@ -26,6 +27,82 @@ fn layout_place<'w>(
     let e = world.game_entity_mut(id)?;
     let slot = game.slot(e.ty, name)?;
     Some((slot, e.props.get_mut(slot as usize)?))
+}
+
+/// Whether the list operand `list` of a change to a property of game entity `id` may
+/// be changed where it lies, as far as can be told before the entity is looked up:
+/// nobody watches (no drawing canvas, trace or step), the entity is the game's, the
+/// list is held by two (the property and the operand, when it was read from there) and
+/// `fits` says the change fits it.
+#[inline(always)]
+fn lone_list(
+    m: &Machine,
+    cx: &Context<'_>,
+    id: super::EntityId,
+    list: &Value,
+    fits: impl FnOnce(&List) -> bool,
+) -> bool {
+    if m.world.canvas.active || id.is_representation() || cx.trace || cx.stepping {
+        return false;
+    }
+    match list {
+        Value::List(l) => Rc::strong_count(l) == 2 && Rc::weak_count(l) == 0 && fits(l),
+        _ => false,
+    }
+}
+
+/// The property whose list is changed where it lies: layout property `name` of game
+/// entity `id`, found at the place `kept` where the generated code keeps one
+/// (`place_of`, as its reads and writes keep it).
+#[derive(Clone, Copy)]
+pub(super) struct ListPlace {
+    pub(super) id: super::EntityId,
+    pub(super) name: Symbol,
+    pub(super) kept: Option<u64>,
+}
+
+/// Property `at` and its slot, when it holds the list `list` (the same one) and nobody
+/// else but `list` holds it: found at the place kept when the entity lies there and may
+/// be written there (`Addresses::owned_property`), else, with no place kept, by the
+/// entity's lookup. As the form would, that lookup copies an entity a snapshot shares
+/// first, which shares the list once more, so that it is not taken then.
+#[inline(always)]
+fn list_where_it_lies<'w>(
+    addresses: &Addresses,
+    world: &'w mut World,
+    cx: &Context<'_>,
+    at: ListPlace,
+    list: &Value,
+) -> Option<(u16, &'w mut Rc<List>)> {
+    let ListPlace { id, name, kept } = at;
+    let Value::List(l) = list else {
+        return None;
+    };
+    let (slot, place) = match kept {
+        Some(at) => {
+            let place = addresses.owned_property(&world.entities, id.0, at)?;
+            // SAFETY: the entity is the entities' alone and lies where it was
+            // written last (`owned_property`); nothing else borrows it meanwhile.
+            (at as u16, unsafe { &mut *place })
+        }
+        None => layout_place(world, cx.game, id, name)?,
+    };
+    let Value::List(held) = place else {
+        return None;
+    };
+    (Rc::ptr_eq(held, l) && Rc::strong_count(held) == 2).then_some((slot, held))
+}
+
+/// How deep `v` nests, where that is known without a walk and within `max_nesting`
+/// (a scalar, a list whose bound is low enough): what `append` and `put` would find,
+/// charging nothing. A dictionary or message, which they may walk, is not.
+#[inline(always)]
+fn depth_without_walk(v: &Value, max_nesting: usize) -> Option<u32> {
+    match v {
+        Value::List(l) if (l.depth() as usize) < max_nesting => Some(l.depth()),
+        Value::List(_) | Value::Dict(_) | Value::Message(_) => None,
+        _ => Some(0),
+    }
 }
 
 /// A message made by a form, and the recipient operand when the form sends it.
@@ -905,7 +982,7 @@ impl Machine {
 
     /// `(update property "p" to (append (property "p") x))` of the running entity, at its
     /// `append` (the form next), on the instruction loop's three operands: see
-    /// [`Machine::append_to_own_property`]. Whether it applied (the form's value, nil,
+    /// [`Machine::append_to_property`]. Whether it applied (the form's value, nil,
     /// then in place of the operands); when not, the operands are as they were.
     #[inline(never)]
     pub(super) fn append_own_here(&mut self, cx: &Context<'_>) -> bool {
@@ -913,12 +990,17 @@ impl Machine {
         let [named, Value::List(_), _] = &self.stack[n.saturating_sub(3)..] else {
             return false;
         };
-        let Some(name) = written_name(named) else {
+        let (Some(name), Some(id)) = (written_name(named), self.own_game_entity()) else {
             return false;
         };
         let element = self.stack.pop().unwrap_or_default();
         let list = self.stack.pop().unwrap_or_default();
-        match self.append_to_own_property(cx, name, list, element) {
+        let at = ListPlace {
+            id,
+            name,
+            kept: None,
+        };
+        match self.append_to_property(cx, at, list, element) {
             Ok(()) => {
                 // The name's place takes the form's value (a symbol's text: nothing to
                 // free).
@@ -933,7 +1015,7 @@ impl Machine {
         }
     }
 
-    /// `(update property "name" to (append list element))` of the running entity, where
+    /// `(update property "name" to (append list element))` of the property `at`, where
     /// `list` was read from that property: the element pushed onto the list where it
     /// lies in the property, when nobody else holds that list (the property and `list`
     /// are its only holders), instead of a copy with it that replaces the list. The
@@ -946,59 +1028,30 @@ impl Machine {
     /// ([`Machine::update_own_property_here`]): the same memory charged and the same
     /// list. When it does not apply, the two values come back and nothing changed that
     /// anyone can see.
-    pub(super) fn append_to_own_property(
-        &mut self,
-        cx: &Context<'_>,
-        name: Symbol,
-        list: Value,
-        element: Value,
-    ) -> Result<(), (Value, Value)> {
-        match self.own_game_entity() {
-            Some(id) => self.append_to_property(cx, id, name, list, element),
-            None => Err((list, element)),
-        }
-    }
-
-    /// [`Machine::append_to_own_property`] of game entity `id` (a body running without
-    /// its join point knows its entity).
     pub(super) fn append_to_property(
         &mut self,
         cx: &Context<'_>,
-        id: super::EntityId,
-        name: Symbol,
+        at: ListPlace,
         list: Value,
         element: Value,
     ) -> Result<(), (Value, Value)> {
-        if self.world.canvas.active || id.is_representation() || cx.trace || cx.stepping {
-            return Err((list, element));
-        }
-        let Value::List(l) = &list else {
-            return Err((list, element));
-        };
-        // The list's holders: the property and this operand, nobody else.
-        if Rc::strong_count(l) != 2 || Rc::weak_count(l) != 0 || !l.has_flat_room() {
-            return Err((list, element));
-        }
         let limits = &self.meter.limits;
-        let depth = match &element {
-            Value::List(e) if (e.depth() as usize) < limits.max_nesting => e.depth(),
-            Value::List(_) | Value::Dict(_) | Value::Message(_) => return Err((list, element)),
-            _ => 0,
+        let fits = |l: &List| {
+            l.has_flat_room()
+                && l.len() < limits.max_length
+                && depth_without_walk(&element, limits.max_nesting).is_some()
         };
-        if l.len() + 1 > limits.max_length || !self.meter.fits(ELEMENT_BYTES) {
+        let id = at.id;
+        if !lone_list(self, cx, id, &list, fits) || !self.meter.fits(ELEMENT_BYTES) {
             return Err((list, element));
         }
-        let ptr = Rc::as_ptr(l);
+        let depth = depth_without_walk(&element, self.meter.limits.max_nesting).unwrap_or(0);
         let logging = self.logging();
-        // As the form would, an entity a snapshot shares is copied first (which shares the
-        // list once more, so it is not taken here).
-        let Some((slot, Value::List(held))) = layout_place(&mut self.world, cx.game, id, name)
+        let Some((slot, held)) =
+            list_where_it_lies(&self.addresses, &mut self.world, cx, at, &list)
         else {
             return Err((list, element));
         };
-        if !std::ptr::eq(Rc::as_ptr(held), ptr) || Rc::strong_count(held) != 2 {
-            return Err((list, element));
-        }
         // What `append` charges, which cannot fail here.
         if self.meter.alloc(ELEMENT_BYTES).is_err() {
             return Err((list, element));
@@ -1006,11 +1059,101 @@ impl Machine {
         // The operand's hold let go, the property's is the only one.
         Value::release(list);
         // Nobody else holds it now: in place.
-        let held = super::super::value::List::make_mut(held, 1);
+        let held = List::make_mut(held, 1);
         let marks = held.marks();
         held.push_back(element, depth);
         if logging {
             self.log_pushed(id, slot, marks);
+        }
+        Ok(())
+    }
+
+    /// `(update property "p" to (put (property "p") i v))` of the running entity, at its
+    /// `put` (the form next), on the instruction loop's four operands: see
+    /// [`Machine::put_into_property`]. Whether it applied (the form's value, nil, then in
+    /// place of the operands); when not, the operands are as they were.
+    #[inline(never)]
+    pub(super) fn put_own_here(&mut self, cx: &Context<'_>) -> bool {
+        let n = self.stack.len();
+        let [named, Value::List(_), Value::Int(_), _] = &self.stack[n.saturating_sub(4)..] else {
+            return false;
+        };
+        let (Some(name), Some(id)) = (written_name(named), self.own_game_entity()) else {
+            return false;
+        };
+        let value = self.stack.pop().unwrap_or_default();
+        let index = self.stack.pop().unwrap_or_default();
+        let list = self.stack.pop().unwrap_or_default();
+        let at = ListPlace {
+            id,
+            name,
+            kept: None,
+        };
+        match self.put_into_property(cx, at, list, index, value) {
+            Ok(()) => {
+                // The name's place takes the form's value (a symbol's text: nothing to
+                // free).
+                self.stack[n - 4] = Value::Nil;
+                true
+            }
+            Err((list, index, value)) => {
+                self.stack.push(list);
+                self.stack.push(index);
+                self.stack.push(value);
+                false
+            }
+        }
+    }
+
+    /// `(update property "name" to (put list index value))` of the property `at`, where
+    /// `list` was read from that property: the element at `index` replaced where the list
+    /// lies in the property, when nobody else holds that list, instead of a copy with it
+    /// that replaces the list (as [`Machine::append_to_property`] pushes, and for the
+    /// same reasons: the copy and the old list the undo log would keep cost as much as
+    /// the list is long). The log keeps the element replaced
+    /// ([`Undo::Slot`](super::undo::Undo)). Taken only where `put` could not fail and
+    /// would charge nothing (an integer index within the list, a value whose nesting is
+    /// known without a walk), and the form would write in one pass: the same list. When
+    /// it does not apply, the three values come back and nothing changed that anyone
+    /// can see.
+    pub(super) fn put_into_property(
+        &mut self,
+        cx: &Context<'_>,
+        at: ListPlace,
+        list: Value,
+        index: Value,
+        value: Value,
+    ) -> Result<(), (Value, Value, Value)> {
+        let max_nesting = self.meter.limits.max_nesting;
+        let Some(depth) = depth_without_walk(&value, max_nesting) else {
+            return Err((list, index, value));
+        };
+        let element = match index {
+            // An index the undo log can keep (see `Undo::Slot`).
+            Value::Int(i) => u16::try_from(i).ok().filter(|&i| i != super::undo::WHOLE),
+            _ => None,
+        };
+        let id = at.id;
+        let fits = |i: u16, l: &List| usize::from(i) < l.len() && l.keeps_bounds(&value, depth);
+        let Some(element) = element.filter(|&i| lone_list(self, cx, id, &list, |l| fits(i, l)))
+        else {
+            return Err((list, index, value));
+        };
+        let logging = self.logging();
+        let Some((slot, held)) =
+            list_where_it_lies(&self.addresses, &mut self.world, cx, at, &list)
+        else {
+            return Err((list, index, value));
+        };
+        Value::release(list);
+        let held = List::make_mut(held, 0);
+        let old = held
+            .replace(usize::from(element), value, depth)
+            .unwrap_or_default();
+        if logging {
+            self.log_put(id, slot, element, old);
+        } else {
+            Value::release(old);
         }
         Ok(())
     }

@@ -193,8 +193,16 @@ impl Machine {
 /// [`Machine::start`]).
 #[derive(Debug)]
 pub(super) enum Undo {
-    /// Layout property `slot` of entity `id` held `old`.
-    Slot { id: EntityId, slot: u16, old: Value },
+    /// Layout property `slot` of entity `id` held `old`; or, when `element` is not
+    /// [`WHOLE`], element `element` of the list it holds did, replaced where the list
+    /// lies, which nobody else held, its bounds unchanged ([`Machine::put_own_here`]).
+    /// (One variant for both keeps a change in three words.)
+    Slot {
+        id: EntityId,
+        slot: u16,
+        element: u16,
+        old: Value,
+    },
     /// Entity `id` was in state `old`.
     State { id: EntityId, old: Symbol },
     /// The list in layout property `slot` of entity `id`, which nobody else held, had an
@@ -206,6 +214,13 @@ pub(super) enum Undo {
         marks: Marks,
     },
 }
+
+/// The `element` of an [`Undo::Slot`] that stands for the whole property.
+pub(super) const WHOLE: u16 = u16::MAX;
+
+// The log is written at every change a move makes and read back at its undoing: a
+// change is kept in three words.
+const _: () = assert!(std::mem::size_of::<Undo>() == 24);
 
 impl Machine {
     /// Before a change the undo log does not record: rebuild the world as it was when
@@ -237,7 +252,13 @@ impl Machine {
     /// Log that layout property `slot` of entity `id` held `old`.
     #[inline(always)]
     pub(super) fn log_slot(&mut self, id: EntityId, slot: u16, old: Value) {
-        self.undo.push(Undo::Slot { id, slot, old });
+        let element = WHOLE;
+        self.undo.push(Undo::Slot {
+            id,
+            slot,
+            element,
+            old,
+        });
     }
 
     /// Log that the list in layout property `slot` of entity `id` had an element pushed
@@ -245,6 +266,19 @@ impl Machine {
     #[inline(always)]
     pub(super) fn log_pushed(&mut self, id: EntityId, slot: u16, marks: Marks) {
         self.undo.push(Undo::Pushed { id, slot, marks });
+    }
+
+    /// Log that element `index` (below [`WHOLE`]) of the list in layout property `slot`
+    /// of entity `id` held `old` before it was replaced in place.
+    #[inline(always)]
+    pub(super) fn log_put(&mut self, id: EntityId, slot: u16, index: u16, old: Value) {
+        let element = index;
+        self.undo.push(Undo::Slot {
+            id,
+            slot,
+            element,
+            old,
+        });
     }
 
     /// Log that entity `id` was in state `old`.
@@ -292,9 +326,24 @@ pub(super) fn undo_down_to(world: &mut World, log: &mut Vec<Undo>, len: usize, r
             continue;
         };
         match u {
-            Undo::Slot { slot, old, .. } => {
+            Undo::Slot {
+                slot,
+                element: WHOLE,
+                old,
+                ..
+            } => {
                 if let Some(place) = e.props.get_mut(slot as usize) {
                     *place = old;
+                }
+            }
+            // The element put back, as a push is taken off below (and for the same
+            // reasons, on a copy or on a list that no longer matters).
+            Undo::Slot {
+                slot, element, old, ..
+            } => {
+                if let Some(Value::List(list)) = e.props.get_mut(slot as usize) {
+                    let list = List::make_mut(list, 0);
+                    Value::release(list.put_back(element as usize, old).unwrap_or_default());
                 }
             }
             Undo::State { old, .. } => e.state = old,

@@ -16,6 +16,7 @@ use super::super::super::entity::EntityId;
 use super::super::super::value::{Key, Value};
 use super::super::chains::SendMemo;
 use super::super::fast::{Done, Exit, FAST_DEPTH, Fx, MessageShape};
+use super::super::forms::ListPlace;
 use super::super::stack::truncate_releasing;
 use super::chain::{self, ChainEntry, Chained};
 use super::raw::{
@@ -157,23 +158,78 @@ pub(super) unsafe extern "C" fn append_property<const DIRECT: bool>(
 ) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
     let (list, element) = unsafe { (value(l_tag, l_word), value(e_tag, e_word)) };
-    let id = EntityId(unsafe { (*jx).me } as u32);
-    let in_place = if DIRECT {
-        fx.m.append_to_property(fx.cx, id, site.name, list, element)
-    } else {
-        fx.m.append_to_own_property(fx.cx, site.name, list, element)
+    let back = match unsafe { list_place::<DIRECT>(jx, site) } {
+        Some(at) => fx.m.append_to_property(fx.cx, at, list, element),
+        None => Err((list, element)),
     };
-    let (list, element) = match in_place {
-        Ok(()) => return into_raw(Value::Nil),
-        Err(back) => back,
+    match back {
+        Ok(()) => into_raw(Value::Nil),
+        Err((list, element)) => unsafe { write_made::<DIRECT, 2>(jx, site, [list, element]) },
+    }
+}
+
+/// `(update property "name" to (put (property "name") i x))` of the list, the index
+/// and the value given in registers, which go: the element replaced where the list
+/// lies when nobody else holds it (`Machine::put_into_property`), else as
+/// [`append_property`] goes on, with `put`.
+pub(super) unsafe extern "C" fn put_property<const DIRECT: bool>(
+    jx: *mut Jx,
+    site: *const Site,
+    l_tag: u64,
+    l_word: u64,
+    i_tag: u64,
+    i_word: u64,
+    v_tag: u64,
+    v_word: u64,
+) -> Raw {
+    let (fx, site) = unsafe { (fx(jx), &*site) };
+    let (list, index) = unsafe { (value(l_tag, l_word), value(i_tag, i_word)) };
+    let v = unsafe { value(v_tag, v_word) };
+    let back = match unsafe { list_place::<DIRECT>(jx, site) } {
+        Some(at) => fx.m.put_into_property(fx.cx, at, list, index, v),
+        None => Err((list, index, v)),
     };
-    let Some(list) = appended(fx, site, list, element) else {
+    match back {
+        Ok(()) => into_raw(Value::Nil),
+        Err((list, index, v)) => unsafe { write_made::<DIRECT, 3>(jx, site, [list, index, v]) },
+    }
+}
+
+/// The property `site.name` whose list is written where it lies: in a body running
+/// without its join point (`DIRECT`), of the entity it knows, at the place the site
+/// keeps; else of the join point's entity, when that is the game's.
+#[inline(always)]
+unsafe fn list_place<const DIRECT: bool>(jx: *mut Jx, site: &Site) -> Option<ListPlace> {
+    let (id, kept) = match DIRECT {
+        true => (EntityId(unsafe { (*jx).me } as u32), Some(slot(site))),
+        false => (unsafe { fx(jx) }.m.own_game_entity()?, None),
+    };
+    let name = site.name;
+    Some(ListPlace { id, name, kept })
+}
+
+/// The site's builtin (`append`, `put`) of `args`, which go, written to property
+/// `site.name` as the form writes it, or, in a body running without its join point
+/// (`DIRECT`), as [`update_property_direct`] writes it. A builtin that fails gives up
+/// (the interpreter then reports it).
+unsafe fn write_made<const DIRECT: bool, const N: usize>(
+    jx: *mut Jx,
+    site: &Site,
+    mut args: [Value; N],
+) -> Raw {
+    let fx = unsafe { fx(jx) };
+    let made = site.pure.map(|f| f(&mut args, &mut fx.m.meter));
+    for v in args {
+        Value::release(v);
+    }
+    let Some(Ok(list)) = made else {
         return unsafe { give_up(jx) };
     };
     if !DIRECT {
         let r = fx.update_property(site.name, list, site.span);
         return unsafe { give(jx, r) };
     }
+    let id = EntityId(unsafe { (*jx).me } as u32);
     match fx.m.write_kept_slot(fx.cx, id, site.name, &site.slot, list) {
         Ok(()) => into_raw(Value::Nil),
         Err(list) => {
@@ -181,17 +237,6 @@ pub(super) unsafe extern "C" fn append_property<const DIRECT: bool>(
             unsafe { give_up(jx) }
         }
     }
-}
-
-/// `list` with `element` added by the site's `append` (the two go), or `None` where it
-/// fails (the interpreter then reports it).
-fn appended(fx: &mut Fx<'_, '_>, site: &Site, list: Value, element: Value) -> Option<Value> {
-    let mut args = [list, element];
-    let r = site.pure.map(|append| append(&mut args, &mut fx.m.meter));
-    for v in args {
-        Value::release(v);
-    }
-    r?.ok()
 }
 
 pub(super) unsafe extern "C" fn message(jx: *mut Jx) -> Raw {

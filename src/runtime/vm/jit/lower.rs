@@ -43,6 +43,7 @@ type V = ir::Value;
 
 const CONTAINS: u16 = builtin_index("contains");
 const APPEND: u16 = builtin_index("append");
+const PUT: u16 = builtin_index("put");
 const NOT: u16 = builtin_index("not");
 const LIST_OF: u16 = builtin_index("list");
 const EQ: u16 = builtin_index("=");
@@ -1014,7 +1015,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                     past = ip + self.code.ops()[ip].weight() as usize;
                     open
                 }
-                None if self.append_update(ip) => {
+                None if self.list_update(ip) => {
                     past = ip + 2;
                     true
                 }
@@ -1214,43 +1215,54 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.block_params(join)[0]
     }
 
-    /// `(update property "p" to (append (property "p") x))` at its `append`, the form
-    /// next and the name known: both in one call ([`helpers::append_property`], its
-    /// direct form without the join point), which pushes the element onto the list
-    /// where it lies when nobody else holds it, as the instruction loop does. Whether it
-    /// was lowered so (the form with it).
-    fn append_update(&mut self, ip: usize) -> bool {
+    /// `(update property "p" to (append (property "p") x))` at its `append`, or
+    /// `(update property "p" to (put (property "p") i x))` at its `put`, the form next
+    /// and the name known: both in one call ([`helpers::append_property`],
+    /// [`helpers::put_property`], each with a direct form without the join point), which
+    /// pushes the element onto the list, or replaces the element, where the list lies
+    /// when nobody else holds it, as the instruction loop does. Whether it was lowered
+    /// so (the form with it).
+    fn list_update(&mut self, ip: usize) -> bool {
         let next = ip + 1;
-        if self.shape.ops[ip] != Op::Builtin(APPEND, 2)
-            || self.shape.ops.get(next) != Some(&Op::Form(FormOp::UpdateProperty, 0))
+        let argc = match self.shape.ops[ip] {
+            Op::Builtin(APPEND, 2) => 2,
+            Op::Builtin(PUT, 3) => 3,
+            _ => return false,
+        };
+        if self.shape.ops.get(next) != Some(&Op::Form(FormOp::UpdateProperty, 0))
             || self.blocks.get(next).copied().flatten().is_some()
-            || self.h < 3
+            || self.h < argc + 1
         {
             return false;
         }
-        let Some(name) = self.names[self.h - 3] else {
+        let Some(name) = self.names[self.h - argc - 1] else {
             return false;
         };
-        // Both steps before the call: the `append` can only give up.
+        // Both steps before the call: the builtin can only give up.
         self.pending += 2;
         self.flush();
-        let ((et, ew), _) = self.pop();
-        let ((lt, lw), _) = self.pop();
+        let mut args = vec![self.jx, self.jx];
+        for _ in 0..argc {
+            let ((tag, word), _) = self.pop();
+            args.splice(2..2, [tag, word]);
+        }
         self.pop();
         let mut site = self.plain_site(next);
         site.name = name;
-        site.index = APPEND as usize;
-        site.argc = 2;
+        site.index = if argc == 2 { APPEND } else { PUT } as usize;
+        site.argc = argc as u8;
         site.pure = pure_fn(site.index);
-        let (jx, s) = (self.jx, self.site(site));
-        if self.direct {
-            let f = helpers::append_property::<true> as *const () as usize;
-            let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
-            self.push_plain(r);
-        } else {
-            let f = helpers::append_property::<false> as *const () as usize;
-            let r = self.call_value(f, &[jx, s, lt, lw, et, ew]);
-            self.push(r);
+        args[1] = self.site(site);
+        let f = match (argc, self.direct) {
+            (2, true) => helpers::append_property::<true> as *const () as usize,
+            (2, false) => helpers::append_property::<false> as *const () as usize,
+            (_, true) => helpers::put_property::<true> as *const () as usize,
+            (_, false) => helpers::put_property::<false> as *const () as usize,
+        };
+        let r = self.call_value(f, &args);
+        match self.direct {
+            true => self.push_plain(r),
+            false => self.push(r),
         }
         true
     }
