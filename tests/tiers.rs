@@ -2068,8 +2068,9 @@ fn not_and_comparisons_of_two_kinds_answer_the_same_on_every_tier() {
 }
 
 /// Attributes whose keys were made at run time (`str`) are read by their names as the
-/// interpreter reads them, where the compiled reads' guesses hit and where they miss,
-/// and keys written with the same letters replace them. (A key made before its text was
+/// interpreter reads them, where the compiled reads' guesses hit, where they miss, and
+/// where the read found no such attribute last time, and keys written with the same
+/// letters replace them. (A key made before its text was
 /// interned, which the guess misses, is `attrs.rs`'s test.)
 #[test]
 fn attributes_keyed_by_texts_made_at_run_time_are_read_by_name() {
@@ -2085,6 +2086,10 @@ fn attributes_keyed_by_texts_made_at_run_time_are_read_by_name() {
         (update message attribute (str "ke" "y") to (+ (attribute "key") 1))
         (print (attribute "key") (attribute "other"))
       end)
+    #onMessage late
+      (print (attribute "late"))
+      (if (attribute "write") (update message attribute (str "la" "te") to 5))
+      (print (attribute "late"))
 #instance b of box
 #sideeffect "Reads It After" on open to box in * is
   (print (attribute "key") (attribute (str "o" "ther")))
@@ -2093,6 +2098,8 @@ fn attributes_keyed_by_texts_made_at_run_time_are_read_by_name() {
         "open to b with other 1",
         "open to b",
         "open to b with key 3",
+        "late to b",
+        "late to b with write true",
     ];
     let seen = same_sends(text, &sends, Limits::default());
     let printed: Vec<String> = seen.iter().map(|t| format!("{:?}", t.output)).collect();
@@ -2104,6 +2111,9 @@ fn attributes_keyed_by_texts_made_at_run_time_are_read_by_name() {
         printed[1],
         r#"[Print("7 nil"), Print("8"), Print("9 nil"), Print("9 nil")]"#
     );
+    // Not found by the read before: found after a key with its letters is written.
+    assert_eq!(printed[3], r#"[Print("nil"), Print("nil")]"#);
+    assert_eq!(printed[4], r#"[Print("nil"), Print("5")]"#);
 }
 
 /// Truth tests where the generated code knows the tag (a comparison's or a constant's

@@ -72,6 +72,16 @@ impl Attrs {
         }
     }
 
+    /// Whether `key` is surely not among the keys: each is a symbol, none of them
+    /// `key`. (A key that is a string made at run time may have its text.)
+    #[inline]
+    pub fn lacks_symbol(&self, key: crate::symbol::Symbol) -> bool {
+        self.0.iter().all(|(k, _)| match k {
+            Key::Str(t) => t.is_symbol() && !t.is_symbol_of(key),
+            Key::Int(_) => true,
+        })
+    }
+
     /// The value at place `i`.
     #[inline]
     pub fn value_at(&self, i: usize) -> Option<&Value> {
@@ -449,6 +459,14 @@ mod tests {
         assert_eq!(a.get_at(1, late), None);
         assert_eq!(a.get_at(0, late), None);
         assert_eq!(a.find(&Key::sym(late)), Some(1));
+        // Nor can a scan of symbols say the key is not there.
+        assert!(!a.lacks_symbol(late));
+        assert!(!a.lacks_symbol(Symbol::intern("alpha")));
+        let mut b = Attrs::new();
+        b.insert(s("alpha"), Value::Int(1));
+        b.insert(Key::Int(4), Value::Nil);
+        assert!(b.lacks_symbol(late));
+        assert!(!b.lacks_symbol(Symbol::intern("alpha")));
         assert_eq!(a.value_at(1), Some(&Value::Int(2)));
         assert_eq!(a.value_at(2), None);
         // Held as the symbol, the guess finds it.

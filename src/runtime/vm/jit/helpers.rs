@@ -20,7 +20,7 @@ use super::super::forms::ListPlace;
 use super::super::stack::truncate_releasing;
 use super::chain::{self, ChainEntry, Chained};
 use super::raw::{
-    BOOL, DONE, EXIT, FLOAT, INT, LIST, Raw, STR, copy_of, from_raw, into_raw, sym_word,
+    BOOL, DONE, EXIT, FLOAT, INT, LIST, NIL, Raw, STR, copy_of, from_raw, into_raw, sym_word,
 };
 use super::{Direct, Entry, Jx, Site};
 
@@ -82,18 +82,25 @@ pub(super) unsafe extern "C" fn attribute(jx: *mut Jx, site: *const Site) -> Raw
 #[inline(always)]
 unsafe fn attribute_at_join_point(jx: *mut Jx, site: *const Site) -> Raw {
     let (fx, site) = unsafe { (fx(jx), &*site) };
-    // Where it was found last: nothing else in this function, which saves and restores
-    // nothing (the search out of line).
-    if let Some(jp) = fx.m.current_jp()
-        && let Some(v) = jp
-            .msg
-            .attrs
-            .get_at(site.guess.load(Ordering::Relaxed) as usize, site.name)
-    {
-        return copy_of(v);
+    // Where it was found last, or not found (then its absence checked by a scan of the
+    // keys' symbols): nothing else in this function, which saves and restores nothing
+    // (the search out of line).
+    if let Some(jp) = fx.m.current_jp() {
+        let guess = site.guess.load(Ordering::Relaxed);
+        let attrs = &jp.msg.attrs;
+        if let Some(v) = attrs.get_at(guess as usize, site.name) {
+            return copy_of(v);
+        }
+        if guess == ABSENT && attrs.lacks_symbol(site.name) {
+            return Raw { tag: NIL, word: 0 };
+        }
     }
     unsafe { attribute_slowly(jx, site) }
 }
+
+/// The `guess` of an attribute's read that did not find it last: checked first by a
+/// scan for the name, which is short.
+const ABSENT: u32 = u32::MAX;
 
 /// [`attribute`] when the attribute is not where it was found last.
 #[inline(never)]
@@ -108,7 +115,10 @@ unsafe fn attribute_slowly(jx: *mut Jx, site: &Site) -> Raw {
             site.guess.store(i as u32, Ordering::Relaxed);
             into_raw(attrs.value_at(i).cloned().unwrap_or_default())
         }
-        None => into_raw(Value::Nil),
+        None => {
+            site.guess.store(ABSENT, Ordering::Relaxed);
+            into_raw(Value::Nil)
+        }
     }
 }
 
@@ -1197,6 +1207,13 @@ pub(super) unsafe extern "C" fn attribute_direct(jx: *mut Jx, site: *const Site)
     {
         return copy_of(v);
     }
+    // Not sent last time: not sent, nor written by a law of this chain, this time either?
+    if guess == ABSENT as usize
+        && fx.m.written.last().is_none_or(|w| w.0 < at)
+        && !shape.names.contains(&site.name)
+    {
+        return Raw { tag: NIL, word: 0 };
+    }
     unsafe { attribute_direct_slowly(jx, site) }
 }
 
@@ -1215,8 +1232,13 @@ unsafe fn attribute_direct_slowly(jx: *mut Jx, site: &Site) -> Raw {
         None => {
             let written = fx.m.written.iter().rev();
             let mut written = written.take_while(|w| w.0 >= at);
-            let found = written.find(|w| w.0 == at && w.1 == site.name);
-            into_raw(found.map_or(Value::Nil, |w| w.2.clone()))
+            match written.find(|w| w.0 == at && w.1 == site.name) {
+                Some(w) => into_raw(w.2.clone()),
+                None => {
+                    site.guess.store(ABSENT, Ordering::Relaxed);
+                    into_raw(Value::Nil)
+                }
+            }
         }
     }
 }
