@@ -11,7 +11,6 @@ use super::super::trace::{RuntimeError, Status, TraceEvent};
 use super::super::value::attrs::{INLINE, ORDER_UP_TO, key_order};
 use super::super::value::{Attrs, Dict, Key, List, Message, Value};
 use super::super::world::{Entity, World};
-use super::addresses::Addresses;
 use super::{Context, Flow, Machine};
 
 /// Layout property `name` of game entity `id`, to write in place, and its slot: the
@@ -62,30 +61,26 @@ pub(super) struct ListPlace {
 }
 
 /// Property `at` and its slot, when it holds the list `list` (the same one) and nobody
-/// else but `list` holds it: found at the place kept when the entity lies there and may
-/// be written there (`Addresses::owned_property`), else, with no place kept, by the
-/// entity's lookup. As the form would, that lookup copies an entity a snapshot shares
-/// first, which shares the list once more, so that it is not taken then.
+/// else but `list` holds it: with a place kept, where `owned` says the entity lies and
+/// may be written (`Machine::owned_place`), else by the entity's lookup. As the form
+/// would, that lookup copies an entity a snapshot shares first, which shares the list
+/// once more, so that it is not taken then.
 #[inline(always)]
 fn list_where_it_lies<'w>(
-    addresses: &Addresses,
     world: &'w mut World,
     cx: &Context<'_>,
     at: ListPlace,
+    owned: Option<*mut Value>,
     list: &Value,
 ) -> Option<(u16, &'w mut Rc<List>)> {
-    let ListPlace { id, name, kept } = at;
     let Value::List(l) = list else {
         return None;
     };
-    let (slot, place) = match kept {
-        Some(at) => {
-            let place = addresses.owned_property(&world.entities, id.0, at)?;
-            // SAFETY: the entity is the entities' alone and lies where it was
-            // written last (`owned_property`); nothing else borrows it meanwhile.
-            (at as u16, unsafe { &mut *place })
-        }
-        None => layout_place(world, cx.game, id, name)?,
+    let (slot, place) = match at.kept {
+        // SAFETY: the entity is the entities' alone and lies where it was written last
+        // (`Addresses::owned_property`); nothing else borrows it meanwhile.
+        Some(kept) => (kept as u16, unsafe { &mut *owned? }),
+        None => layout_place(world, cx.game, at.id, at.name)?,
     };
     let Value::List(held) = place else {
         return None;
@@ -1046,10 +1041,8 @@ impl Machine {
             return Err((list, element));
         }
         let depth = depth_without_walk(&element, self.meter.limits.max_nesting).unwrap_or(0);
-        let logging = self.logging();
-        let Some((slot, held)) =
-            list_where_it_lies(&self.addresses, &mut self.world, cx, at, &list)
-        else {
+        let (logging, owned) = (self.logging(), self.owned_place(at));
+        let Some((slot, held)) = list_where_it_lies(&mut self.world, cx, at, owned, &list) else {
             return Err((list, element));
         };
         // What `append` charges, which cannot fail here.
@@ -1066,6 +1059,21 @@ impl Machine {
             self.log_pushed(id, slot, marks);
         }
         Ok(())
+    }
+
+    /// Where property `at` lies, when its place was kept and the entity lies there and
+    /// may be written there (`Addresses::owned_property`).
+    #[cfg(feature = "jit")]
+    #[inline(always)]
+    fn owned_place(&self, at: ListPlace) -> Option<*mut Value> {
+        let entities = &self.world.entities;
+        self.addresses.owned_property(entities, at.id.0, at.kept?)
+    }
+
+    /// Without machine code, no place is kept.
+    #[cfg(not(feature = "jit"))]
+    fn owned_place(&self, _: ListPlace) -> Option<*mut Value> {
+        None
     }
 
     /// `(update property "p" to (put (property "p") i v))` of the running entity, at its
@@ -1139,10 +1147,8 @@ impl Machine {
         else {
             return Err((list, index, value));
         };
-        let logging = self.logging();
-        let Some((slot, held)) =
-            list_where_it_lies(&self.addresses, &mut self.world, cx, at, &list)
-        else {
+        let (logging, owned) = (self.logging(), self.owned_place(at));
+        let Some((slot, held)) = list_where_it_lies(&mut self.world, cx, at, owned, &list) else {
             return Err((list, index, value));
         };
         Value::release(list);
