@@ -252,13 +252,7 @@ impl Machine {
     /// Log that layout property `slot` of entity `id` held `old`.
     #[inline(always)]
     pub(super) fn log_slot(&mut self, id: EntityId, slot: u16, old: Value) {
-        let element = WHOLE;
-        self.undo.push(Undo::Slot {
-            id,
-            slot,
-            element,
-            old,
-        });
+        self.log_put(id, slot, WHOLE, old);
     }
 
     /// Log that the list in layout property `slot` of entity `id` had an element pushed
@@ -268,11 +262,11 @@ impl Machine {
         self.undo.push(Undo::Pushed { id, slot, marks });
     }
 
-    /// Log that element `index` (below [`WHOLE`]) of the list in layout property `slot`
-    /// of entity `id` held `old` before it was replaced in place.
+    /// Log that element `element` (below [`WHOLE`]) of the list in layout property
+    /// `slot` of entity `id` held `old` before it was replaced in place; or, for
+    /// `WHOLE`, that the property did.
     #[inline(always)]
-    pub(super) fn log_put(&mut self, id: EntityId, slot: u16, index: u16, old: Value) {
-        let element = index;
+    pub(super) fn log_put(&mut self, id: EntityId, slot: u16, element: u16, old: Value) {
         self.undo.push(Undo::Slot {
             id,
             slot,
