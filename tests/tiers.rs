@@ -1698,6 +1698,47 @@ fn appending_to_a_property_where_it_lies_is_the_same_on_every_tier() {
     assert!(e.message.contains("`append`"), "{}", e.message);
 }
 
+/// Comparisons the generated code leaves to the builtin (of lists, whose comparison the
+/// builtin counts as work, and of a list with a number, which fails), after steps the
+/// code has not counted yet (a comparison's own, and a read of a property that a body
+/// running without its join point makes): the steps before them are counted as the
+/// interpreter counts them, at every step limit, and at the failure.
+#[test]
+fn comparisons_left_to_the_builtin_count_the_steps_before_them() {
+    let text = r#"
+#entity box
+  #property l (list 1 2 3 4 5 6 7 8)
+  #state default
+    #onMessage go
+      (var n 0)
+      (while (< n 12)
+        (do
+          (if (= (property "l") (list 1 2 3 4 5 6 7 8)) (var n (+ n 1)))
+          (var n (+ n 1))
+        end))
+      (print n)
+      (print (< (property "l") (attribute "at")))
+#entity driver
+  #state default
+    #onMessage run
+      (send new message "go" to "b" with "at" 3)
+#instance b of box
+#instance d of driver
+"#;
+    let (tx, _, _) = same_transaction(text, "run to d", Limits::default());
+    let Status::Failed(e) = &tx.status else {
+        panic!("{:?}", tx.status)
+    };
+    assert!(e.message.contains('<'), "{}", e.message);
+    for max_steps in 20..220 {
+        let limits = Limits {
+            max_steps,
+            ..Limits::default()
+        };
+        same_transaction(text, "run to d", limits);
+    }
+}
+
 const BOARD: &str = r#"
 #entity keeper
   #property board nil

@@ -819,6 +819,28 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.seal_block(cont);
     }
 
+    /// Whether `op` is a read of the world that, in a body running without its join
+    /// point, can only give up (its helper never fails with an error, never runs code
+    /// nor checks or charges steps): its step, and those before it, are then counted
+    /// with the next ones rather than before its call. A transaction whose body gives
+    /// up is run again from its start on the interpreter, so the count a give-up leaves
+    /// is never seen; anything that can see it (an error, a call, a check, a builtin's
+    /// work, a jump) is counted before as ever.
+    fn quiet_read(&self, op: Op) -> bool {
+        let compare = |index| {
+            matches!(
+                IntOp::of_builtin(index),
+                Some(IntOp::Eq | IntOp::Ne | IntOp::Lt | IntOp::Gt | IntOp::Le | IntOp::Ge)
+            )
+        };
+        match op {
+            Op::Property(_) | Op::Attribute(_) | Op::PropertyOf(_) => self.direct,
+            // A comparison counts them on its way to the builtin (`Lowering::int_op`).
+            Op::Builtin(index, 2) => compare(index),
+            _ => false,
+        }
+    }
+
     /// Count the `w` steps of a fused sequence lowered as a unit, with those pending.
     fn count(&mut self, w: usize) {
         self.pending += w as u64;
@@ -828,12 +850,17 @@ impl<'a, 'b> Lowering<'a, 'b> {
     /// Count the steps of the instructions lowered since the last count.
     fn flush(&mut self) {
         let n = std::mem::take(&mut self.pending);
+        self.add_steps(n as i64);
+    }
+
+    /// `n` steps more (or fewer) in the count.
+    fn add_steps(&mut self, n: i64) {
         if n == 0 {
             return;
         }
         let flags = MemFlagsData::trusted();
         let s = self.b.ins().load(I64, flags, self.steps, 0);
-        let s = self.b.ins().iadd_imm_u(s, n as i64);
+        let s = self.b.ins().iadd_imm_s(s, n);
         self.b.ins().store(flags, s, self.steps, 0);
     }
 
@@ -1047,7 +1074,12 @@ impl<'a, 'b> Lowering<'a, 'b> {
             Op::LocalPropertyOf { name, .. }
             | Op::LocalPropertyTo { name, .. }
             | Op::NamedPropertyOf { name, .. } => {
-                self.count(w);
+                // A read that can only give up (without its join point): its steps
+                // counted with the next ones (see `Lowering::quiet_read`).
+                match self.direct {
+                    true => self.pending += w as u64,
+                    false => self.count(w),
+                }
                 let e = match op {
                     Op::NamedPropertyOf { entity, .. } => self.constant(STR, sym_word(entity)),
                     Op::LocalPropertyOf { a, .. } | Op::LocalPropertyTo { a, .. } => {
@@ -1291,7 +1323,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 | Op::SetLocal(_)
                 | Op::Pop
         );
-        if !cheap {
+        if !cheap && !self.quiet_read(op) {
             self.flush();
         }
         match op {
@@ -1779,11 +1811,16 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 }
             }
         }
-        // Anything else: the builtin.
+        // Anything else: the builtin, with the steps pending counted before it (it may
+        // fail, or count its work) and, past it, pending again as on the other path.
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
         let h = self.h;
+        let pending = std::mem::take(&mut self.pending);
+        self.add_steps(pending as i64);
         self.builtin(ip, index, 2);
+        self.add_steps(-(pending as i64));
+        self.pending = pending;
         self.h = h;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(join);
