@@ -819,14 +819,18 @@ impl<'a, 'b> Lowering<'a, 'b> {
         self.b.seal_block(cont);
     }
 
-    /// Whether `op` is a read of the world that, in a body running without its join
-    /// point, can only give up (its helper never fails with an error, never runs code
-    /// nor checks or charges steps): its step, and those before it, are then counted
-    /// with the next ones rather than before its call. A transaction whose body gives
-    /// up is run again from its start on the interpreter, so the count a give-up leaves
-    /// is never seen; anything that can see it (an error, a call, a check, a builtin's
-    /// work, a jump) is counted before as ever.
-    fn quiet_read(&self, op: Op) -> bool {
+    /// Whether the steps pending before `op` (its own too) may be counted with the next
+    /// ones rather than before it:
+    /// - a read of the world in a body running without its join point, which can only
+    ///   give up (its helper never fails with an error, runs no code, and neither
+    ///   checks nor charges steps); a transaction whose body gives up is run again from
+    ///   its start on the interpreter, so the count a give-up leaves is never seen;
+    /// - a comparison in line, which counts them itself on its way to the builtin
+    ///   ([`Lowering::int_op`]).
+    ///
+    /// Anything else that can see the count (an error, a call, a check, a builtin's
+    /// work, a jump) has it counted before, as ever.
+    fn counted_later(&self, op: Op) -> bool {
         let compare = |index| {
             matches!(
                 IntOp::of_builtin(index),
@@ -835,7 +839,6 @@ impl<'a, 'b> Lowering<'a, 'b> {
         };
         match op {
             Op::Property(_) | Op::Attribute(_) | Op::PropertyOf(_) => self.direct,
-            // A comparison counts them on its way to the builtin (`Lowering::int_op`).
             Op::Builtin(index, 2) => compare(index),
             _ => false,
         }
@@ -1075,7 +1078,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
             | Op::LocalPropertyTo { name, .. }
             | Op::NamedPropertyOf { name, .. } => {
                 // A read that can only give up (without its join point): its steps
-                // counted with the next ones (see `Lowering::quiet_read`).
+                // counted with the next ones (see `Lowering::counted_later`).
                 match self.direct {
                     true => self.pending += w as u64,
                     false => self.count(w),
@@ -1323,7 +1326,7 @@ impl<'a, 'b> Lowering<'a, 'b> {
                 | Op::SetLocal(_)
                 | Op::Pop
         );
-        if !cheap && !self.quiet_read(op) {
+        if !cheap && !self.counted_later(op) {
             self.flush();
         }
         match op {

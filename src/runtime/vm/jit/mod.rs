@@ -126,7 +126,8 @@ pub(crate) struct Site {
     /// The default of a fused `(get c k default)`.
     default: Option<i64>,
     /// Where the attribute an `(attribute "key")` reads was found last, in the message's
-    /// attributes (the messages a body handles most often have the same keys).
+    /// attributes (the messages a body handles most often have the same keys), or
+    /// `helpers::ABSENT` when it was not there.
     guess: AtomicU32,
     /// For a property read: the type of the entity it read last and the property's place
     /// in that type's layout, as `(type + 1) << 32 | place` (0 for none yet), which the
